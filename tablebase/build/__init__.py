@@ -1,0 +1,34 @@
+"""Building tables: job specs, the Dask driver, and the tasks its workers run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from tablebase.build.driver import DEFAULT_PARTITION_ROWS, TableSpec, build_table, dask_client
+from tablebase.errors import TablebaseError
+
+
+def build_tables(
+    specs: list[TableSpec],
+    out: Path,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    partition_rows: int | None = None,
+    quiet: bool = False,
+) -> Iterator[dict]:
+    """Build each table in turn on one Dask cluster, yielding each run's summary."""
+    rows = partition_rows or DEFAULT_PARTITION_ROWS
+    if rows < 1:
+        raise TablebaseError("--partition-rows must be at least 1")
+    if workers is not None and workers < 1:
+        raise TablebaseError("--workers must be at least 1")
+    if out.exists() and not out.is_dir():
+        raise TablebaseError(f"--out {out} is a file, not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    with dask_client(scheduler, workers) as client:
+        for spec in specs:
+            yield build_table(client, out.resolve(), spec, rows, every=float("inf") if quiet else 1.0)
+
+
+__all__ = ["DEFAULT_PARTITION_ROWS", "TableSpec", "build_table", "build_tables", "dask_client"]

@@ -1,0 +1,238 @@
+"""The ``tablebase`` command: build, lookup, query, stats, tables, games, cgt."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn, Sequence
+
+from tablebase.errors import TablebaseError
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+def _build_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument("--out", default=default, help="folder of the tablebase (created if missing)")
+    parser.add_argument("--table", default=default, help="table name (default: derived from the options)")
+    parser.add_argument("--scheduler", default=default, help="address of a running Dask scheduler, tcp://HOST:PORT")
+    parser.add_argument("--workers", type=int, default=default, help="worker processes of the local cluster")
+    parser.add_argument("--partition-rows", type=int, default=default, help="positions per Dask task")
+    parser.add_argument("--quiet", action="store_true", default=default, help="no progress on stderr")
+
+
+def make_parser() -> argparse.ArgumentParser:
+    from tablebase.games import GAMES
+
+    parser = _Parser(prog="tablebase", description="Build and query tablebases of combinatorial games.")
+    verbs = parser.add_subparsers(dest="verb", required=True, parser_class=_Parser)
+
+    build = verbs.add_parser("build", help="build tables", description="Build one table, or every table of --job FILE.")
+    build.add_argument("--job", help="a job spec (TOML) listing several tables")
+    _build_options(build, suppress=False)
+    games = build.add_subparsers(dest="game", parser_class=_Parser, metavar="GAME")
+    for name, game in GAMES.items():
+        sub = games.add_parser(name, help=game.summary, description=f"{game.summary}. Positions: {game.notation}.")
+        for option in game.options:
+            sub.add_argument(f"--{option.name}", type=option.kind, required=option.required, help=option.help)
+        _build_options(sub, suppress=True)
+
+    lookup = verbs.add_parser("lookup", help="a position's stored row and all its moves")
+    lookup.add_argument("--db", required=True)
+    lookup.add_argument("table")
+    lookup.add_argument("position")
+    lookup.add_argument("--json", action="store_true")
+
+    query = verbs.add_parser("query", help="run read-only DuckDB SQL; each table is a view of its name")
+    query.add_argument("--db", required=True)
+    query.add_argument("sql")
+    query.add_argument("--json", action="store_true")
+
+    stats = verbs.add_parser("stats", help="the named statistics of queries/*.sql for a table")
+    stats.add_argument("--db", required=True)
+    stats.add_argument("table")
+    stats.add_argument("--json", action="store_true")
+
+    tables = verbs.add_parser("tables", help="the tables of a tablebase folder")
+    tables.add_argument("--db", required=True)
+    tables.add_argument("--json", action="store_true")
+
+    listing = verbs.add_parser("games", help="every game with its build options and notation")
+    listing.add_argument("--json", action="store_true")
+
+    cgt = verbs.add_parser("cgt", help="evaluate a sum of short partizan games in CGSuite notation")
+    cgt.add_argument("expression")
+    cgt.add_argument("--json", action="store_true")
+    return parser
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from tablebase.build import build_tables
+    from tablebase.build.jobs import read_job, spec_for
+    from tablebase.games import GAMES
+
+    if (args.job is None) == (args.game is None):
+        raise TablebaseError("build needs a GAME with its options, or --job FILE (not both)")
+    if not args.out:
+        raise TablebaseError("build needs --out DIR")
+    settings: dict[str, Any] = {}
+    if args.job:
+        specs, settings = read_job(args.job)
+        if args.table:
+            raise TablebaseError("--table names one table; with --job give each table a 'name'")
+    else:
+        params = {o.key: getattr(args, o.key) for o in GAMES[args.game].options}
+        specs = [spec_for(args.game, params, args.table)]
+    partition_rows = args.partition_rows or settings.get("partition_rows")
+    for summary in build_tables(
+        specs, Path(args.out), scheduler=args.scheduler, workers=args.workers,
+        partition_rows=partition_rows, quiet=args.quiet,
+    ):
+        print(json.dumps(summary), flush=True)
+    return 0
+
+
+def _print_rows(table, as_json: bool) -> None:
+    rows = table.to_pylist()
+    if as_json:
+        print(json.dumps(rows, default=str))
+        return
+    names = table.column_names
+    cells = [[("" if r[n] is None else str(r[n])) for n in names] for r in rows]
+    widths = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(names)]
+    print("  ".join(n.ljust(w) for n, w in zip(names, widths)).rstrip())
+    for c in cells:
+        print("  ".join(v.ljust(w) for v, w in zip(c, widths)).rstrip())
+
+
+def _cmd_lookup(args: argparse.Namespace) -> int:
+    from tablebase import open as open_tb
+
+    with open_tb(args.db) as tb:
+        row = tb.lookup(args.table, args.position)
+    if args.json:
+        print(json.dumps(row))
+        return 0
+    figures = [f for f in ("grundy", "outcome", "misere_outcome", "remoteness", "best_move") if f in row]
+    print(f"{row['table']}  {row['position']}  (level {row['level']}, key {row['key']})")
+    print("  ".join(f"{f} {row[f] if row[f] is not None else '-'}" for f in figures))
+    if row["moves"]:
+        import pyarrow as pa
+
+        print(f"{len(row['moves'])} moves:")
+        _print_rows(pa.Table.from_pylist([{k: v for k, v in m.items() if k != "key"} for m in row["moves"]]), False)
+    else:
+        print("no moves")
+    return 0
+
+
+def _cmd_query(args: argparse.Namespace) -> int:
+    from tablebase import open as open_tb
+
+    with open_tb(args.db) as tb:
+        _print_rows(tb.sql(args.sql), args.json)
+    return 0
+
+
+def _cmd_stats(args: argparse.Namespace) -> int:
+    from tablebase import open as open_tb
+
+    with open_tb(args.db) as tb:
+        results = tb.stats(args.table)
+    if args.json:
+        print(json.dumps({title: t.to_pylist() for title, t in results}, default=str))
+        return 0
+    for i, (title, table) in enumerate(results):
+        print(("\n" if i else "") + f"== {title}")
+        _print_rows(table, False)
+    return 0
+
+
+def _cmd_tables(args: argparse.Namespace) -> int:
+    import pyarrow as pa
+
+    from tablebase import open as open_tb
+
+    with open_tb(args.db) as tb:
+        rows = tb.tables()
+    if args.json:
+        print(json.dumps(rows))
+    elif rows:
+        _print_rows(pa.Table.from_pylist([{**r, "params": json.dumps(r["params"])} for r in rows]), False)
+    else:
+        print(f"no tables in {args.db}")
+    return 0
+
+
+def _cmd_games(args: argparse.Namespace) -> int:
+    from tablebase.games import GAMES
+
+    listing = [
+        {
+            "game": name,
+            "kind": g.kind,
+            "summary": g.summary,
+            "options": [{"name": "--" + o.name, "type": o.kind.__name__, "required": o.required, "help": o.help} for o in g.options],
+            "position": g.notation,
+            "move": g.move_notation,
+        }
+        for name, g in GAMES.items()
+    ]
+    if args.json:
+        print(json.dumps(listing))
+        return 0
+    for i, g in enumerate(listing):
+        opts = " ".join(f"{o['name']} {o['type'].upper()}" if o["required"] else f"[{o['name']} {o['type'].upper()}]" for o in g["options"])
+        print(("\n" if i else "") + f"{g['game']} ({g['kind']}): {g['summary']}")
+        print(f"  build:    tablebase build {g['game']} {opts} --out DIR")
+        print(f"  position: {g['position']}")
+        print(f"  move:     {g['move']}")
+    return 0
+
+
+def _cmd_cgt(args: argparse.Namespace) -> int:
+    from tablebase.cgt import CGTSyntaxError, evaluate, format_report
+
+    try:
+        result = evaluate(args.expression)
+    except CGTSyntaxError as e:
+        raise TablebaseError(str(e)) from None
+    print(json.dumps(result) if args.json else format_report(result))
+    return 0
+
+
+COMMANDS = {
+    "build": _cmd_build,
+    "lookup": _cmd_lookup,
+    "query": _cmd_query,
+    "stats": _cmd_stats,
+    "tables": _cmd_tables,
+    "games": _cmd_games,
+    "cgt": _cmd_cgt,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.verb](args)
+    except TablebaseError as e:
+        print(f"tablebase: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("tablebase: interrupted; run the same command again to resume", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

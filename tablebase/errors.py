@@ -1,0 +1,13 @@
+"""Errors a user can cause. The CLI prints them as one line and exits with status 2."""
+
+
+class TablebaseError(Exception):
+    """Bad input or an unusable store: the message is a complete one-line explanation."""
+
+
+class PositionError(TablebaseError):
+    """A position that does not parse, or lies outside what a table holds."""
+
+
+class StoreError(TablebaseError):
+    """A table that is missing, locked, damaged or built with other parameters."""

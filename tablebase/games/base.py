@@ -1,0 +1,217 @@
+"""The narrow interface every game implements, and nothing else.
+
+A game module knows the rules: how to spell a position, its integer key, its
+level (the solve order: every move goes to a strictly lower level), and its
+moves. It knows nothing of Dask, Parquet or DuckDB. The solvers call it in
+vectorised form (arrays of keys in, arrays out) so that no Python loop runs per
+position on the hot path of games whose positions rank densely.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from tablebase.errors import PositionError, TablebaseError
+
+
+@dataclass(frozen=True)
+class Option:
+    """One build option of a game, as it appears on the command line and in job specs."""
+
+    name: str  # spelled with dashes on the command line, underscores in params
+    kind: type  # int or str
+    help: str
+    required: bool = True
+
+    @property
+    def key(self) -> str:
+        return self.name.replace("-", "_")
+
+
+class Children(NamedTuple):
+    """The moves of a batch of positions in compressed-row form.
+
+    The moves of position ``i`` are ``keys[offsets[i]:offsets[i+1]]`` (the child
+    positions' keys) and ``moves[...]`` (the game's integer move codes).
+    """
+
+    offsets: np.ndarray  # int64, len(positions) + 1
+    keys: np.ndarray  # int64
+    moves: np.ndarray  # int64
+
+
+class Texts(NamedTuple):
+    """A batch of strings as one UTF-8 buffer and offsets (Arrow's layout, numpy's types)."""
+
+    offsets: np.ndarray  # int64, len + 1
+    data: np.ndarray  # uint8
+
+    @classmethod
+    def from_strings(cls, strings: list[str]) -> "Texts":
+        encoded = [s.encode() for s in strings]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum([len(b) for b in encoded], out=offsets[1:])
+        return cls(offsets, np.frombuffer(b"".join(encoded), dtype=np.uint8))
+
+    def to_strings(self) -> list[str]:
+        raw = self.data.tobytes()
+        o = self.offsets
+        return [raw[o[i] : o[i + 1]].decode() for i in range(len(o) - 1)]
+
+
+class Game(ABC):
+    """A game with fixed parameters: the set of positions one table holds."""
+
+    name: ClassVar[str]
+    kind: ClassVar[str] = "impartial"
+    summary: ClassVar[str]
+    notation: ClassVar[str]  # how a position is written, with an example
+    move_notation: ClassVar[str]
+    options: ClassVar[tuple[Option, ...]]
+    #: Also store the outcome under misère play (the player who cannot move wins).
+    misere: ClassVar[bool] = False
+    #: Size of the key space when keys are dense ranks 0..key_space-1, else None.
+    key_space: int | None = None
+
+    def __init__(self, **params: Any) -> None:
+        self.params = self.check_params(params)
+
+    # -- parameters -----------------------------------------------------------
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> dict[str, Any]:
+        """Validate and normalise build options; raise TablebaseError naming the problem."""
+        known = {o.key for o in cls.options}
+        unknown = sorted(set(params) - known)
+        if unknown:
+            raise TablebaseError(
+                f"{cls.name}: unknown option {unknown[0]!r}; options are "
+                + ", ".join("--" + o.name for o in cls.options)
+            )
+        out = {}
+        for o in cls.options:
+            if params.get(o.key) is None:
+                if o.required:
+                    raise TablebaseError(f"{cls.name}: missing option --{o.name} ({o.help})")
+                continue
+            value = params[o.key]
+            if o.kind is int:
+                if isinstance(value, bool) or not isinstance(value, (int, str)):
+                    raise TablebaseError(f"{cls.name}: --{o.name} must be an integer, got {value!r}")
+                try:
+                    value = int(value)
+                except ValueError:
+                    raise TablebaseError(
+                        f"{cls.name}: --{o.name} must be an integer, got {value!r}"
+                    ) from None
+            else:
+                value = str(value)
+            out[o.key] = value
+        return out
+
+    def int_param(self, key: str, low: int, high: int) -> int:
+        value = self.params[key]
+        if not low <= value <= high:
+            raise TablebaseError(
+                f"{self.name}: --{key.replace('_', '-')} must be between {low} and {high}, got {value}"
+            )
+        return value
+
+    @property
+    @abstractmethod
+    def table(self) -> str:
+        """The default table name: a SQL identifier derived from the parameters."""
+
+    @property
+    def bounds(self) -> str:
+        """What the table holds, in words, for error messages."""
+        return ", ".join(f"{k.replace('_', '-')} {v}" for k, v in self.params.items())
+
+    # -- levels -----------------------------------------------------------------
+    @property
+    @abstractmethod
+    def max_level(self) -> int:
+        """The highest level; levels run from 0 to max_level."""
+
+    @abstractmethod
+    def level_size(self, level: int) -> int:
+        """How many positions the level holds."""
+
+    @abstractmethod
+    def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
+        """Keys ``start..stop-1`` of the level, in ascending key order (int64)."""
+
+    def child_levels(self, level: int) -> range:
+        """The levels a move from this level can reach (all lower ones unless narrower)."""
+        return range(level)
+
+    # -- positions and moves ----------------------------------------------------------
+    #: For games with dense keys: a numba-compiled ``moves(key, args, out_keys,
+    #: out_moves) -> count`` writing one position's moves into the buffers, the
+    #: ``args`` tuple it needs, and a bound on the number of moves of a position.
+    moves_kernel: Any = None
+    max_moves: int = 0
+
+    def kernel_args(self) -> tuple:
+        raise NotImplementedError
+
+    def children(self, keys: np.ndarray) -> Children:
+        """Every move of every position in ``keys`` (for lookups and sparse games)."""
+        keys = np.asarray(keys, dtype=np.int64)
+        args = self.kernel_args()
+        buf_keys = np.empty(self.max_moves, dtype=np.int64)
+        buf_moves = np.empty(self.max_moves, dtype=np.int64)
+        offsets = [0]
+        child_keys: list[np.ndarray] = []
+        moves: list[np.ndarray] = []
+        for key in keys:
+            n = self.moves_kernel(key, args, buf_keys, buf_moves)
+            child_keys.append(buf_keys[:n].copy())
+            moves.append(buf_moves[:n].copy())
+            offsets.append(offsets[-1] + n)
+        empty = np.empty(0, dtype=np.int64)
+        return Children(
+            np.array(offsets, dtype=np.int64),
+            np.concatenate(child_keys) if child_keys else empty,
+            np.concatenate(moves) if moves else empty,
+        )
+
+    @abstractmethod
+    def format_positions(self, keys: np.ndarray) -> Texts:
+        """The canonical notation of each key."""
+
+    @abstractmethod
+    def parse(self, text: str) -> int:
+        """The key of a position written in the game's notation (any spelling of it)."""
+
+    @abstractmethod
+    def level_of(self, key: int) -> int:
+        """The level of a position."""
+
+    @abstractmethod
+    def move_name(self, move: int) -> str:
+        """The notation of a move code (codes name moves independently of the position)."""
+
+    @property
+    def value_dtype(self) -> type:
+        """The narrowest unsigned type that holds every Grundy value and remoteness."""
+        return np.uint16 if max(self.max_level, self.max_moves) < 2**16 - 1 else np.uint32
+
+    # -- helpers for subclasses -----------------------------------------------------
+    def position_error(self, text: str, why: str) -> PositionError:
+        return PositionError(
+            f"{self.name}: bad position {text!r}: {why} "
+            f"(notation: {self.notation}; this table holds {self.bounds})"
+        )
+
+    def parse_ints(self, text: str, separators: str = " ,") -> list[int]:
+        cleaned = text
+        for sep in separators:
+            cleaned = cleaned.replace(sep, " ")
+        try:
+            return [int(t) for t in cleaned.split()]
+        except ValueError:
+            raise self.position_error(text, "expected whole numbers") from None

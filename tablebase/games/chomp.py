@@ -1,0 +1,118 @@
+"""Chomp on a rectangular bar: bite a square and everything below and to its right.
+
+A position is a Young diagram, written as its row lengths top row first
+(``5 5 3 2``); the poisoned square is the top-left corner. Taking it loses, so
+we play the equivalent normal-play game in which the poisoned square cannot be
+taken: the lone poisoned square (``1``) is the terminal, lost position. The
+empty diagram is not a position. Keys are lattice-path ranks (see ``young``).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from tablebase.games import young
+from tablebase.errors import TablebaseError
+from tablebase.games.base import Game, Option, Texts
+
+
+@numba.njit(cache=True)
+def _moves(key, args, out_keys, out_moves):
+    rows, cols, binom, lengths, term, row_term = args
+    young.unrank_into(key, rows, cols, binom, lengths)
+    for r in range(rows):
+        row_term[r] = term[lengths[r], r]
+    n = 0
+    height = rows
+    for c in range(lengths[0]):
+        while lengths[height - 1] <= c:
+            height -= 1
+        # Biting (r, c) cuts rows r..height-1 down to length c: walking r
+        # upwards adds one row's change of rank at a time.
+        delta = 0
+        for r in range(height - 1, -1, -1):
+            delta += term[c, r] - row_term[r]
+            if r == 0 and c == 0:
+                break  # the poisoned square
+            out_keys[n] = key + delta
+            out_moves[n] = r * cols + c
+            n += 1
+    return n
+
+
+class Chomp(Game):
+    name = "chomp"
+    summary = "Chomp: bite a square and all squares below and right of it; the poisoned corner loses"
+    notation = "row lengths top row first, non-increasing, e.g. '5 5 3 2'"
+    move_notation = "the square bitten as (row,column), counted from the poisoned corner (1,1)"
+    options = (
+        Option("rows", int, "rows of the bar"),
+        Option("cols", int, "columns of the bar"),
+    )
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.rows = self.int_param("rows", 1, 30)
+        self.cols = self.int_param("cols", 1, 30)
+        self.binom = young.binomials(self.rows + self.cols)
+        self.key_space = int(self.binom[self.rows + self.cols, self.rows])
+        if self.key_space > 2**40:
+            raise TablebaseError(f"chomp: a {self.rows}x{self.cols} bar has too many positions")
+        self.max_moves = self.rows * self.cols
+        self._sizes = young.level_sizes(self.rows, self.cols)
+        self._sizes[0] = 0  # the empty diagram is not a position
+
+    @property
+    def table(self) -> str:
+        return f"chomp_{self.rows}x{self.cols}"
+
+    @property
+    def bounds(self) -> str:
+        return f"diagrams in a {self.rows} x {self.cols} box"
+
+    @property
+    def max_level(self) -> int:
+        return self.rows * self.cols
+
+    def level_size(self, level: int) -> int:
+        return int(self._sizes[level])
+
+    def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
+        count = young.completions(self.rows, self.cols)
+        return young.level_keys(level, start, stop, self.rows, self.cols, self.binom, count)
+
+    moves_kernel = staticmethod(_moves)
+
+    def kernel_args(self) -> tuple:
+        # term[c, r]: row r's share of the rank when it has length c.
+        c = np.arange(self.cols + 1)[:, None]
+        i = self.rows - 1 - np.arange(self.rows)[None, :]
+        term = np.ascontiguousarray(self.binom[c + i, i + 1])
+        scratch = np.empty(self.rows, dtype=np.int64)
+        return (self.rows, self.cols, self.binom, scratch, term, scratch.copy())
+
+    def format_positions(self, keys: np.ndarray) -> Texts:
+        lengths = young.unrank_many(np.asarray(keys, dtype=np.int64), self.rows, self.cols, self.binom)
+        return young.format_rows(lengths, (lengths > 0).sum(axis=1))
+
+    def parse(self, text: str) -> int:
+        lengths = self.parse_ints(text)
+        while lengths and lengths[-1] == 0:
+            lengths.pop()
+        if not lengths:
+            raise self.position_error(text, "the poisoned square must remain")
+        if any(a < b for a, b in zip(lengths, lengths[1:])) or min(lengths) < 0:
+            raise self.position_error(text, "row lengths must be non-increasing")
+        if len(lengths) > self.rows or lengths[0] > self.cols:
+            raise self.position_error(text, "outside the table")
+        padded = np.zeros(self.rows, dtype=np.int64)
+        padded[: len(lengths)] = lengths
+        return int(young.rank(padded, self.binom))
+
+    def level_of(self, key: int) -> int:
+        return int(young.unrank_many(np.array([key], dtype=np.int64), self.rows, self.cols, self.binom).sum())
+
+    def move_name(self, move: int) -> str:
+        r, c = divmod(move, self.cols)
+        return f"({r + 1},{c + 1})"

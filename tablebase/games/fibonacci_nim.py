@@ -1,0 +1,97 @@
+"""Fibonacci nim: the first move takes any number but not all; then at most twice the last take.
+
+A position is ``n k``: n tokens left, at most k may be taken now (k is capped at
+n, so ``10 50`` is ``10 10``). A game on a heap of n starts at ``n n-1``, and a
+single number is read as that start position. Taking t leads to ``n-t 2t``.
+The key ranks pairs densely, ``n(n+1)/2 + k``; the level is n.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from tablebase.games.base import Game, Option, Texts
+from tablebase.games.young import format_rows
+
+
+@numba.njit(cache=True)
+def _moves(key, args, out_keys, out_moves):
+    n = int((np.sqrt(8.0 * key + 1.0) - 1.0) / 2.0)
+    while n * (n + 1) // 2 > key:
+        n -= 1
+    while (n + 1) * (n + 2) // 2 <= key:
+        n += 1
+    k = key - n * (n + 1) // 2
+    for t in range(1, k + 1):
+        left = n - t
+        out_keys[t - 1] = left * (left + 1) // 2 + min(2 * t, left)
+        out_moves[t - 1] = t
+    return k
+
+
+class FibonacciNim(Game):
+    name = "fibonacci-nim"
+    summary = "Fibonacci nim: first move any number but not all, then at most twice the last take"
+    notation = "'n k': n tokens, at most k may be taken now, e.g. '20 19'; a lone 'n' is the start 'n n-1'"
+    move_notation = "'-t': take t tokens"
+    options = (Option("max", int, "largest heap"),)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.top = self.int_param("max", 0, 100_000)
+        self.key_space = (self.top + 1) * (self.top + 2) // 2
+        self.max_moves = self.top
+
+    @property
+    def table(self) -> str:
+        return f"fibonacci_nim_n{self.top}"
+
+    @property
+    def bounds(self) -> str:
+        return f"0 <= k <= n <= {self.top}"
+
+    @property
+    def max_level(self) -> int:
+        return self.top
+
+    def level_size(self, level: int) -> int:
+        return level + 1
+
+    def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
+        return level * (level + 1) // 2 + np.arange(start, stop, dtype=np.int64)
+
+    moves_kernel = staticmethod(_moves)
+
+    def kernel_args(self) -> tuple:
+        return ()
+
+    def _split(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        keys = np.asarray(keys, dtype=np.int64)
+        n = ((np.sqrt(8.0 * keys + 1.0) - 1.0) / 2.0).astype(np.int64)
+        n -= n * (n + 1) // 2 > keys
+        n += (n + 1) * (n + 2) // 2 <= keys
+        return n, keys - n * (n + 1) // 2
+
+    def format_positions(self, keys: np.ndarray) -> Texts:
+        n, k = self._split(keys)
+        return format_rows(np.stack([n, k], axis=1), np.full(len(n), 2, dtype=np.int64))
+
+    def parse(self, text: str) -> int:
+        values = self.parse_ints(text)
+        if len(values) == 1:
+            values = [values[0], max(values[0] - 1, 0)]
+        if len(values) != 2:
+            raise self.position_error(text, "expected 'n k' or a lone heap size 'n'")
+        n, k = values
+        if n < 0 or k < 0:
+            raise self.position_error(text, "numbers cannot be negative")
+        if n > self.top:
+            raise self.position_error(text, "outside the table")
+        return n * (n + 1) // 2 + min(k, n)
+
+    def level_of(self, key: int) -> int:
+        return int(self._split(np.array([key]))[0][0])
+
+    def move_name(self, move: int) -> str:
+        return f"-{move}"

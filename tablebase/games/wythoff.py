@@ -1,0 +1,121 @@
+"""Wythoff's game: take any number from one heap, or the same number from both.
+
+A position is two heaps ``a b`` with a <= b (``b a`` is the same position). The
+key ranks pairs densely, ``b(b+1)/2 + a``, and the level is a + b.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from tablebase.games.base import Game, Option, Texts
+from tablebase.games.young import format_rows
+
+
+@numba.njit(cache=True)
+def _key(a, b):
+    if a > b:
+        a, b = b, a
+    return b * (b + 1) // 2 + a
+
+
+@numba.njit(cache=True)
+def _unkey(key):
+    b = int((np.sqrt(8.0 * key + 1.0) - 1.0) / 2.0)
+    while b * (b + 1) // 2 > key:
+        b -= 1
+    while (b + 1) * (b + 2) // 2 <= key:
+        b += 1
+    return key - b * (b + 1) // 2, b
+
+
+@numba.njit(cache=True)
+def _moves(key, args, out_keys, out_moves):
+    (top,) = args
+    a, b = _unkey(key)
+    n = 0
+    for d in range(1, a + 1):
+        out_keys[n] = _key(a - d, b)
+        out_moves[n] = d
+        n += 1
+    for d in range(1, b + 1):
+        out_keys[n] = _key(a, b - d)
+        out_moves[n] = (top + 1) + d
+        n += 1
+    for d in range(1, a + 1):
+        out_keys[n] = _key(a - d, b - d)
+        out_moves[n] = 2 * (top + 1) + d
+        n += 1
+    return n
+
+
+@numba.njit(cache=True)
+def _pairs(keys):
+    out = np.empty((keys.shape[0], 2), dtype=np.int64)
+    for i in range(keys.shape[0]):
+        out[i, 0], out[i, 1] = _unkey(keys[i])
+    return out
+
+
+class Wythoff(Game):
+    name = "wythoff"
+    summary = "Wythoff's game: take from one heap, or the same amount from both"
+    notation = "two heap sizes, e.g. '3 5' (order does not matter)"
+    move_notation = "'a-d' takes d from the first (smaller) heap, 'b-d' from the second, 'ab-d' from both"
+    options = (Option("max", int, "largest heap"),)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.top = self.int_param("max", 0, 1_000_000)
+        self.key_space = (self.top + 1) * (self.top + 2) // 2
+        self.max_moves = 3 * self.top
+
+    @property
+    def table(self) -> str:
+        return f"wythoff_n{self.top}"
+
+    @property
+    def bounds(self) -> str:
+        return f"heaps of 0..{self.top} tokens"
+
+    @property
+    def max_level(self) -> int:
+        return 2 * self.top
+
+    def _smallest_heaps(self, level: int) -> np.ndarray:
+        # Ascending key within a level is descending a (b = level - a grows).
+        return np.arange(level // 2, max(0, level - self.top) - 1, -1, dtype=np.int64)
+
+    def level_size(self, level: int) -> int:
+        return len(self._smallest_heaps(level))
+
+    def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
+        a = self._smallest_heaps(level)[start:stop]
+        b = level - a
+        return b * (b + 1) // 2 + a
+
+    moves_kernel = staticmethod(_moves)
+
+    def kernel_args(self) -> tuple:
+        return (self.top,)
+
+    def format_positions(self, keys: np.ndarray) -> Texts:
+        pairs = _pairs(np.asarray(keys, dtype=np.int64))
+        return format_rows(pairs, np.full(len(pairs), 2, dtype=np.int64))
+
+    def parse(self, text: str) -> int:
+        values = self.parse_ints(text)
+        if len(values) != 2:
+            raise self.position_error(text, "expected two heap sizes")
+        if min(values) < 0 or max(values) > self.top:
+            raise self.position_error(text, "outside the table")
+        return int(_key(values[0], values[1]))
+
+    def level_of(self, key: int) -> int:
+        a, b = _unkey(key)
+        return int(a + b)
+
+    def move_name(self, move: int) -> str:
+        kind, d = divmod(move, self.top + 1)
+        return ("a", "b", "ab")[kind] + f"-{d}"

@@ -1,0 +1,177 @@
+"""Young diagrams in an R x C box, ranked densely as lattice paths.
+
+A diagram is a non-increasing sequence of R row lengths, each at most C, top row
+first. Reading row j's length plus its distance from the bottom row gives a
+strictly increasing sequence, that is, an R-subset of 0..R+C-1, and the
+combinatorial number system ranks it: rank = sum over rows j of
+C(len_j + R-1-j, R-j). The rank is dense (0..C(R+C, R)-1), monotone under
+inclusion (a sub-diagram has a smaller rank), and ascending rank is
+lexicographic order on the row lengths, top row first.
+
+Chomp (rows of a chocolate bar) and Nim (heap sizes sorted in decreasing order)
+both use these ranks. Everything here is compiled with numba.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numba
+import numpy as np
+
+from tablebase.games.base import Texts
+
+
+@lru_cache(maxsize=None)
+def binomials(n: int) -> np.ndarray:
+    """Pascal's triangle up to row n as an (n+1) x (n+1) int64 table."""
+    table = np.zeros((n + 1, n + 1), dtype=np.int64)
+    for i in range(n + 1):
+        table[i, 0] = 1
+        for k in range(1, i + 1):
+            table[i, k] = table[i - 1, k - 1] + table[i - 1, k]
+    return table
+
+
+@lru_cache(maxsize=None)
+def completions(rows: int, cols: int) -> np.ndarray:
+    """count[n, m, s]: non-increasing sequences of n parts, each at most m, summing to s."""
+    return _completions(rows, cols)
+
+
+@numba.njit(cache=True)
+def _completions(rows, cols):
+    top = rows * cols
+    count = np.zeros((rows + 1, cols + 1, top + 1), dtype=np.int64)
+    for m in range(cols + 1):
+        count[0, m, 0] = 1
+    for n in range(1, rows + 1):
+        for m in range(cols + 1):
+            for s in range(min(top, n * m) + 1):
+                total = 0
+                for v in range(min(m, s) + 1):
+                    total += count[n - 1, v, s - v]
+                count[n, m, s] = total
+    return count
+
+
+@numba.njit(cache=True)
+def rank(lengths, binom):
+    """The rank of one diagram (row lengths, top row first)."""
+    rows = lengths.shape[0]
+    r = 0
+    for j in range(rows):
+        r += binom[lengths[j] + rows - 1 - j, rows - j]
+    return r
+
+
+@numba.njit(cache=True)
+def unrank_into(key, rows, cols, binom, out):
+    """Write the row lengths of the diagram ranked ``key`` into ``out``."""
+    rest = key
+    b = rows + cols - 1
+    for j in range(rows):
+        i = rows - 1 - j
+        while binom[b, i + 1] > rest:
+            b -= 1
+        rest -= binom[b, i + 1]
+        out[j] = b - i
+        b -= 1
+
+
+@numba.njit(cache=True)
+def unrank_many(keys, rows, cols, binom):
+    """Row lengths of many diagrams as a len(keys) x rows matrix."""
+    out = np.empty((keys.shape[0], rows), dtype=np.int64)
+    for t in range(keys.shape[0]):
+        unrank_into(keys[t], rows, cols, binom, out[t])
+    return out
+
+
+@numba.njit(cache=True)
+def level_keys(size, start, stop, rows, cols, binom, count):
+    """Ranks of the diagrams with ``size`` squares numbered start..stop-1 in rank order."""
+    out = np.empty(stop - start, dtype=np.int64)
+    if stop <= start:
+        return out
+    lengths = np.zeros(rows, dtype=np.int64)
+    # Unrank the start-th diagram of this size in lexicographic (= rank) order.
+    t = start
+    s = size
+    m = cols
+    for j in range(rows):
+        n = rows - 1 - j
+        for v in range(min(m, s) + 1):
+            c = count[n, v, s - v] if s - v <= n * v else 0
+            if t < c:
+                lengths[j] = v
+                s -= v
+                m = v
+                break
+            t -= c
+    out[0] = rank(lengths, binom)
+    for t in range(1, stop - start):
+        # Lexicographic successor with the same sum: raise the last row that can
+        # grow by one, then refill the rows below it as evenly as possible.
+        suffix = 0
+        j = rows - 1
+        while j >= 0:
+            bound = cols if j == 0 else lengths[j - 1]
+            if suffix >= 1 and lengths[j] + 1 <= bound:
+                break
+            suffix += lengths[j]
+            j -= 1
+        lengths[j] += 1
+        suffix -= 1
+        n = rows - 1 - j
+        q = suffix // n
+        extra = suffix - q * n
+        for i in range(n):
+            lengths[j + 1 + i] = q + 1 if i < extra else q
+        out[t] = rank(lengths, binom)
+    return out
+
+
+@numba.njit(cache=True)
+def join_ints(matrix, counts):
+    """Format row i of ``matrix`` (its first counts[i] entries) as space-separated text."""
+    n = matrix.shape[0]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    for i in range(n):
+        length = 0
+        for j in range(counts[i]):
+            v = matrix[i, j]
+            digits = 1
+            while v >= 10:
+                v //= 10
+                digits += 1
+            length += digits + (1 if j > 0 else 0)
+        offsets[i + 1] = offsets[i] + length
+    data = np.empty(offsets[n], dtype=np.uint8)
+    for i in range(n):
+        p = offsets[i]
+        for j in range(counts[i]):
+            if j > 0:
+                data[p] = 32
+                p += 1
+            v = matrix[i, j]
+            digits = 1
+            w = v
+            while w >= 10:
+                w //= 10
+                digits += 1
+            for d in range(digits - 1, -1, -1):
+                data[p + d] = 48 + v % 10
+                v //= 10
+            p += digits
+    return offsets, data
+
+
+def format_rows(matrix: np.ndarray, counts: np.ndarray) -> Texts:
+    offsets, data = join_ints(np.ascontiguousarray(matrix, dtype=np.int64), counts.astype(np.int64))
+    return Texts(offsets, data)
+
+
+def level_sizes(rows: int, cols: int) -> np.ndarray:
+    """How many diagrams of each size (0..rows*cols) fit in the box."""
+    return completions(rows, cols)[rows, cols].copy()

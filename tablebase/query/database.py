@@ -1,0 +1,179 @@
+"""A folder of tables, opened for reading: SQL through DuckDB, lookups through the game's key.
+
+Every table is a DuckDB view of its own name over its Parquet files. Queries
+run read-only: only SELECT and EXPLAIN statements are accepted, and DuckDB
+itself may read nothing outside the folder and write nothing anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from tablebase.errors import StoreError, TablebaseError
+from tablebase.games import Game, make_game
+from tablebase.query.lookup import lookup_position
+from tablebase.store import Manifest, list_tables, table_dir
+
+_ALLOWED = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
+
+
+class QueryError(TablebaseError):
+    """SQL that DuckDB rejects, or that would change something."""
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def named_queries() -> dict[str, str]:
+    """The named statistics shipped in queries/*.sql, by file stem."""
+    folder = resources.files("tablebase") / "queries"
+    return {p.name[:-4]: p.read_text() for p in sorted(folder.iterdir(), key=lambda p: p.name) if p.name.endswith(".sql")}
+
+
+class Tablebase:
+    """The tables under one folder. Use :func:`tablebase.open` to get one."""
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = Path(root)
+        if not self.root.is_dir():
+            raise StoreError(f"no tablebase folder at {self.root}")
+        self.manifests = {name: Manifest.load(self.root, name) for name in list_tables(self.root)}
+        self._games: dict[str, Game] = {}
+        self._con: duckdb.DuckDBPyConnection | None = None
+
+    # -- catalogue ------------------------------------------------------------
+    def tables(self) -> list[dict[str, Any]]:
+        """Each table with its game, parameters, levels and row counts."""
+        out = []
+        for name, m in self.manifests.items():
+            out.append(
+                {
+                    "table": name,
+                    "game": m.game,
+                    "params": m.params,
+                    "levels": f"{len(m.levels_done)}/{len(m.plan)}",
+                    "positions": m.positions,
+                    "bytes": m.bytes,
+                    "complete": m.complete,
+                }
+            )
+        return out
+
+    def manifest(self, table: str) -> Manifest:
+        if table not in self.manifests:
+            raise StoreError(
+                f"no table {table!r} in {self.root} (tables: {', '.join(self.manifests) or 'none'})"
+            )
+        return self.manifests[table]
+
+    def game(self, table: str) -> Game:
+        if table not in self._games:
+            m = self.manifest(table)
+            self._games[table] = make_game(m.game, m.params)
+        return self._games[table]
+
+    # -- SQL ------------------------------------------------------------------
+    @property
+    def connection(self) -> duckdb.DuckDBPyConnection:
+        if self._con is None:
+            con = duckdb.connect(":memory:")
+            for name, m in self.manifests.items():
+                if not m.files:
+                    continue
+                files = str(table_dir(self.root, name) / "level=*" / "part-*.parquet")
+                con.execute(
+                    f"CREATE VIEW {_quote(name)} AS SELECT key, position, level, "
+                    f"* EXCLUDE (key, position, level) FROM read_parquet('{files}', hive_partitioning = true)"
+                )
+            con.execute(f"SET allowed_directories = ['{self.root.resolve()}/']")
+            con.execute("SET enable_external_access = false")
+            con.execute("SET lock_configuration = true")
+            self._con = con
+        return self._con
+
+    def sql(self, query: str) -> pa.Table:
+        """Run one read-only SQL statement (SELECT or EXPLAIN) and return an Arrow table."""
+        con = self.connection
+        try:
+            statements = con.extract_statements(query)
+        except duckdb.Error as e:
+            raise QueryError(f"SQL error: {_first_line(e)}") from None
+        if len(statements) != 1:
+            raise QueryError(f"give exactly one SQL statement, got {len(statements)}")
+        if statements[0].type not in _ALLOWED:
+            raise QueryError(
+                f"only SELECT queries are allowed (tables are read-only), got {statements[0].type.name}"
+            )
+        try:
+            result = con.sql(query)
+            if result is None:
+                return pa.table({})
+            return result.to_arrow_table() if hasattr(result, "to_arrow_table") else result.arrow()
+        except duckdb.Error as e:
+            raise QueryError(f"SQL error: {_first_line(e)}") from None
+
+    def stats(self, table: str) -> list[tuple[str, pa.Table]]:
+        """The named statistics of queries/*.sql that apply to this table, plus storage figures."""
+        m = self.manifest(table)
+        if not m.files:
+            raise StoreError(f"table {table} has no rows yet")
+        columns = set(self.sql(f"SELECT * FROM {_quote(table)} LIMIT 0").column_names)
+        out = []
+        for name, text in named_queries().items():
+            needs = _header(text, "needs")
+            if needs and not set(needs.split()) <= columns:
+                continue
+            title = _header(text, "title") or name
+            out.append((title, self.sql(text.replace("{table}", _quote(table)))))
+        storage = pa.table(
+            {
+                "positions": [m.positions],
+                "files": [len(m.files)],
+                "bytes": [m.bytes],
+                "bytes_per_position": [round(m.bytes / max(m.positions, 1), 3)],
+                "bits_per_position": [round(8 * m.bytes / max(m.positions, 1), 2)],
+            }
+        )
+        out.append(("storage on disk", storage))
+        return out
+
+    # -- lookups ----------------------------------------------------------------
+    def lookup(self, table: str, position: str) -> dict[str, Any]:
+        """The stored row of a position, with every legal move and its child's stored figures."""
+        m = self.manifest(table)
+        return lookup_position(self.root, table, m, self.game(table), position)
+
+    def close(self) -> None:
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+
+    def __enter__(self) -> "Tablebase":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _header(text: str, field: str) -> str | None:
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith(f"-- {field}:"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def _first_line(error: Exception) -> str:
+    return " ".join(str(error).split("\n")[0].split())
+
+
+def open_tablebase(root: str | os.PathLike) -> Tablebase:
+    """Open the tables built under ``root`` for SQL and lookups."""
+    return Tablebase(root)

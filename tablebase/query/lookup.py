@@ -1,0 +1,59 @@
+"""Point lookups: a position's stored row and the rows of all its children."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from tablebase.errors import PositionError, StoreError
+from tablebase.games import Game
+from tablebase.store import Manifest, level_files, read_parquet
+
+FIGURES = ("grundy", "outcome", "misere_outcome", "remoteness", "best_move")
+
+
+def rows_by_key(root: Path, table: str, manifest: Manifest, level: int, keys: list[int]) -> dict[int, dict]:
+    """Stored rows of some keys of one level (row-group statistics skip most of the file)."""
+    if level not in manifest.levels_done:
+        raise StoreError(f"level {level} of table {table} is not built yet; finish the build first")
+    files = level_files(root, table, level)
+    data = read_parquet(files, filters=[("key", "in", pa.array(keys, pa.int64()))])
+    return {row["key"]: row for row in data.to_pylist()}
+
+
+def lookup_position(root: Path, table: str, manifest: Manifest, game: Game, text: str) -> dict[str, Any]:
+    key = game.parse(text)
+    level = game.level_of(key)
+    found = rows_by_key(root, table, manifest, level, [key]).get(key)
+    if found is None:
+        raise PositionError(f"{table}: position {text!r} is not stored (this table holds {game.bounds})")
+    result: dict[str, Any] = {"table": table, "position": found["position"], "key": key, "level": level}
+    result.update({f: found[f] for f in FIGURES if f in found})
+    offsets, child_keys, moves = game.children(np.array([key]))
+    by_level: dict[int, list[int]] = defaultdict(list)
+    for child in child_keys.tolist():
+        by_level[game.level_of(child)].append(child)
+    rows: dict[int, dict] = {}
+    for lower, keys in by_level.items():
+        rows.update(rows_by_key(root, table, manifest, lower, sorted(set(keys))))
+    listed = []
+    for child, move in zip(child_keys.tolist(), moves.tolist()):
+        row = rows[child]
+        entry = {"move": game.move_name(move), "position": row["position"], "key": child}
+        entry.update({f: row[f] for f in FIGURES if f in row and f != "best_move"})
+        listed.append((move, entry))
+    # Best first, as the solver chooses: moves to lost positions, quickest win
+    # first; then the longest defences; ties by move code.
+    listed.sort(
+        key=lambda m: (
+            m[1]["outcome"] != "P",
+            m[1]["remoteness"] if m[1]["outcome"] == "P" else -m[1]["remoteness"],
+            m[0],
+        )
+    )
+    result["moves"] = [entry for _, entry in listed]
+    return result

@@ -1,0 +1,161 @@
+"""Solving impartial games: Grundy value (mex), outcome, remoteness, best move.
+
+Given the keys of one partition of a level and the values of the lower levels,
+compute every row. Games with dense keys run a single compiled loop that asks
+the game's own compiled move generator for each position's moves; games with
+sparse keys hand over all moves at once and the children are found by binary
+search. Both paths settle a position with the same compiled rule.
+
+Remoteness is the number of moves to the end when the winner hurries and the
+loser delays (Winning Ways). The best move of a won position goes to a lost
+child of least remoteness; of a lost position, to the child of greatest
+remoteness; ties go to the smallest move code, so the choice is deterministic.
+Misère outcomes (the player who cannot move wins) are kept for games that ask.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from tablebase.games import Game
+
+NO_MOVE = -1
+
+
+@numba.njit(cache=True)
+def _settle(n, child, moves, values, misere, seen, use_misere):
+    """Grundy value, remoteness, best move and misère win of one position, in one pass.
+
+    ``child[:n]`` index the children in ``values`` (rows of Grundy value and
+    remoteness, side by side so that one cache line serves both). Grundy values
+    below 64 are marked in a bit mask; ``seen`` (all False, longer than n) takes
+    the rest.
+    """
+    if n == 0:
+        return 0, 0, NO_MOVE, True
+    mask = np.uint64(0)
+    spill = False
+    misere_win = False
+    win, win_r = NO_MOVE, 0  # quickest move to a lost child
+    hold, hold_r = NO_MOVE, 0  # slowest move of all
+    for i in range(n):
+        c = child[i]
+        g = values[c, 0]
+        r = values[c, 1]
+        m = moves[i]
+        if g < 64:
+            mask |= np.uint64(1) << np.uint64(g)
+        elif g < n:
+            seen[g] = True
+            spill = True
+        if g == 0 and (win == NO_MOVE or r < win_r or (r == win_r and m < win)):
+            win, win_r = m, r
+        if hold == NO_MOVE or r > hold_r or (r == hold_r and m < hold):
+            hold, hold_r = m, r
+        if use_misere and not misere[c]:
+            misere_win = True
+    mex = 0
+    while mex < 64 and (mask >> np.uint64(mex)) & np.uint64(1):
+        mex += 1
+    if mex == 64:
+        while seen[mex]:
+            mex += 1
+    if spill:
+        for i in range(n):
+            g = values[child[i], 0]
+            if 64 <= g < n:
+                seen[g] = False
+    if mex > 0:
+        return mex, win_r + 1, win, misere_win
+    return 0, hold_r + 1, hold, misere_win
+
+
+@numba.njit
+def _solve_dense(keys, moves_fn, args, max_moves, values, misere, out_g, out_r, out_best, out_mis):
+    child = np.empty(max_moves + 1, dtype=np.int64)
+    moves = np.empty(max_moves + 1, dtype=np.int64)
+    seen = np.zeros(max_moves + 2, dtype=np.bool_)
+    use_misere = misere.shape[0] > 0
+    for t in range(keys.shape[0]):
+        n = moves_fn(keys[t], args, child, moves)
+        out_g[t], out_r[t], out_best[t], out_mis[t] = _settle(n, child, moves, values, misere, seen, use_misere)
+
+
+@numba.njit(cache=True)
+def _solve_sparse(offsets, child, moves, values, misere, out_g, out_r, out_best, out_mis):
+    most = 0
+    for t in range(offsets.shape[0] - 1):
+        most = max(most, offsets[t + 1] - offsets[t])
+    seen = np.zeros(most + 2, dtype=np.bool_)
+    use_misere = misere.shape[0] > 0
+    for t in range(offsets.shape[0] - 1):
+        a, b = offsets[t], offsets[t + 1]
+        out_g[t], out_r[t], out_best[t], out_mis[t] = _settle(
+            b - a, child[a:b], moves[a:b], values, misere, seen, use_misere
+        )
+
+
+class KnownValues:
+    """The Grundy values, remoteness and misère outcomes of positions solved so far.
+
+    Dense games keep arrays indexed by key; sparse games keep arrays sorted by key.
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.dense = game.key_space is not None
+        self.dtype = game.value_dtype
+        size = game.key_space if self.dense else 0
+        self.keys = np.empty(0, dtype=np.int64)
+        self.values = np.zeros((size, 2), dtype=self.dtype)  # Grundy value, remoteness
+        self.misere = np.zeros(size if game.misere else 0, dtype=np.bool_)
+        self.with_misere = game.misere
+        self.levels: set[int] = set()
+
+    def add(self, keys: np.ndarray, grundy: np.ndarray, remoteness: np.ndarray, misere: np.ndarray) -> None:
+        if self.dense:
+            self.values[keys, 0] = grundy
+            self.values[keys, 1] = remoteness
+            if self.with_misere:
+                self.misere[keys] = misere
+            return
+        keys = np.concatenate([self.keys, keys])
+        order = np.argsort(keys, kind="stable")
+        self.keys = keys[order]
+        added = np.stack([grundy, remoteness], axis=1).astype(self.dtype)
+        self.values = np.concatenate([self.values, added])[order]
+        if self.with_misere:
+            self.misere = np.concatenate([self.misere, misere.astype(np.bool_)])[order]
+
+    def index(self, keys: np.ndarray) -> np.ndarray:
+        """Where each key's values are; every key must be known."""
+        if self.dense:
+            return keys
+        where = np.searchsorted(self.keys, keys)
+        if len(keys) and (where.max() >= len(self.keys) or not np.array_equal(self.keys[where], keys)):
+            raise RuntimeError("a move leads to a position of a level that is not loaded")
+        return where
+
+
+def solve(game: Game, keys: np.ndarray, known: KnownValues) -> dict[str, np.ndarray]:
+    """Solve the positions ``keys`` (all of one level) from the values of lower levels.
+
+    Returns arrays: grundy, remoteness, best_move (move code or -1), and, for
+    games that keep misère outcomes, misere_win.
+    """
+    keys = np.ascontiguousarray(keys, dtype=np.int64)
+    n = len(keys)
+    out_g = np.empty(n, dtype=known.dtype)
+    out_r = np.empty(n, dtype=known.dtype)
+    out_best = np.empty(n, dtype=np.int64)
+    out_mis = np.empty(n, dtype=np.bool_)
+    values = (known.values, known.misere, out_g, out_r, out_best, out_mis)
+    if known.dense:
+        _solve_dense(keys, game.moves_kernel, game.kernel_args(), game.max_moves, *values)
+    else:
+        offsets, child_keys, moves = game.children(keys)
+        _solve_sparse(offsets, known.index(child_keys), moves, *values)
+    rows = {"grundy": out_g, "remoteness": out_r, "best_move": out_best}
+    if known.with_misere:
+        rows["misere_win"] = out_mis
+    return rows

@@ -1,0 +1,45 @@
+"""Turn solved arrays into the rows of the data contract, as an Arrow table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from tablebase.games import Game, Texts
+
+OUTCOMES = pa.array(["P", "N"])
+
+
+def text_array(texts: Texts) -> pa.Array:
+    """Arrow strings straight from an offsets+bytes buffer, without Python strings."""
+    n = len(texts.offsets) - 1
+    data = pa.py_buffer(np.ascontiguousarray(texts.data))
+    if texts.offsets[-1] < 2**31:
+        return pa.StringArray.from_buffers(n, pa.py_buffer(texts.offsets.astype(np.int32)), data)
+    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(texts.offsets), data)
+
+
+def outcome_array(won: np.ndarray) -> pa.Array:
+    return pa.DictionaryArray.from_arrays(pa.array(won.astype(np.int8)), OUTCOMES)
+
+
+def move_array(game: Game, codes: np.ndarray) -> pa.Array:
+    """Move names, dictionary-encoded: few distinct moves name many positions."""
+    distinct, index = np.unique(codes, return_inverse=True)
+    names = [game.move_name(int(c)) if c >= 0 else "" for c in distinct]
+    indices = pa.array(index.astype(np.int32), mask=codes < 0)
+    return pa.DictionaryArray.from_arrays(indices, pa.array(names))
+
+
+def impartial_rows(game: Game, keys: np.ndarray, solved: dict[str, np.ndarray]) -> pa.Table:
+    columns = {
+        "key": pa.array(keys, type=pa.int64()),
+        "position": text_array(game.format_positions(keys)),
+        "grundy": pa.array(solved["grundy"]),
+        "outcome": outcome_array(solved["grundy"] > 0),
+    }
+    if "misere_win" in solved:
+        columns["misere_outcome"] = outcome_array(solved["misere_win"])
+    columns["remoteness"] = pa.array(solved["remoteness"])
+    columns["best_move"] = move_array(game, solved["best_move"])
+    return pa.table(columns)

@@ -1,0 +1,49 @@
+"""Shared fixtures: one real Dask cluster (scheduler and worker processes over TCP on loopback)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from distributed import LocalCluster
+
+import tablebase
+from tablebase.build import build_tables
+from tablebase.build.jobs import spec_for
+
+
+@pytest.fixture(scope="session")
+def scheduler() -> str:
+    """The address of a LocalCluster of two worker processes, shared by the whole session."""
+    with LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    ) as cluster:
+        yield cluster.scheduler_address
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory, scheduler):
+    """build(game, **params) -> (root, table): each distinct table is built once per session."""
+    cache: dict = {}
+    root = tmp_path_factory.mktemp("tables")
+
+    def build(game: str, partition_rows: int | None = None, **params) -> tuple[Path, str]:
+        key = (game, partition_rows, tuple(sorted(params.items())))
+        if key not in cache:
+            spec = spec_for(game, params)
+            list(build_tables([spec], root, scheduler=scheduler, partition_rows=partition_rows, quiet=True))
+            cache[key] = (root, spec.name)
+        return cache[key]
+
+    return build
+
+
+def rows_of(root: Path, table: str) -> list[dict]:
+    with tablebase.open(root) as tb:
+        return tb.sql(f"SELECT * FROM {table} ORDER BY key").to_pylist()
