@@ -21,7 +21,7 @@ def scheduler() -> str:
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=None,
+        dashboard_address=":0",
         silence_logs=logging.ERROR,
     ) as cluster:
         yield cluster.scheduler_address

@@ -57,7 +57,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
             n_workers=n,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",
             silence_logs=logging.ERROR,
         )
     with cluster, Client(cluster) as client:

@@ -1,0 +1,5 @@
+import sys
+
+from tablebase.cli import main
+
+sys.exit(main())

@@ -1,0 +1,129 @@
+"""The command line as a user meets it: build, lookup, query, stats, tables, games, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+
+import psutil
+import pytest
+
+from helpers import assert_clean_error, file_hashes, tablebase
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory, scheduler):
+    root = tmp_path_factory.mktemp("cli")
+    result = tablebase("build", "chomp", "--rows", 4, "--cols", 5, "--out", root, "--scheduler", scheduler)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["table"] == "chomp_4x5"
+    assert summary["positions"] == 125  # C(9, 4) diagrams, less the empty one
+    assert summary["levels"] == 20 and summary["seconds"] > 0
+    assert "ETA" in result.stderr and "level 20/20" in result.stderr
+    return root
+
+
+def test_games_lists_every_game_with_options_and_notation():
+    result = tablebase("games", "--json")
+    assert result.returncode == 0
+    games = {g["game"]: g for g in json.loads(result.stdout)}
+    assert set(games) == {"nim", "subtraction", "wythoff", "fibonacci-nim", "chomp", "green-hackenbush"}
+    assert [o["name"] for o in games["chomp"]["options"]] == ["--rows", "--cols"]
+    assert "row lengths" in games["chomp"]["position"]
+    text = tablebase("games").stdout
+    assert "tablebase build nim --heaps INT --max-heap INT --out DIR" in text
+
+
+def test_lookup_lists_the_row_and_every_move(db):
+    result = tablebase("lookup", "--db", db, "chomp_4x5", "5 5 2", "--json")
+    assert result.returncode == 0, result.stderr
+    row = json.loads(result.stdout)
+    assert row["position"] == "5 5 2" and row["level"] == 12
+    assert len(row["moves"]) == 11  # every square but the poisoned one
+    assert row["moves"][0]["move"] == row["best_move"]
+    assert {m["position"] for m in row["moves"]} >= {"5 5", "1 1 1", "5 1 1"}
+    # Another spelling of the same diagram finds the same row.
+    again = json.loads(tablebase("lookup", "--db", db, "chomp_4x5", "5,5,2,0", "--json").stdout)
+    assert again["key"] == row["key"]
+    text = tablebase("lookup", "--db", db, "chomp_4x5", "5 5 2").stdout
+    assert "11 moves" in text and "best_move" in text
+
+
+def test_query_runs_sql_over_views_named_after_tables(db):
+    result = tablebase(
+        "query", "--db", db, "SELECT outcome, count(*) AS n FROM chomp_4x5 GROUP BY outcome ORDER BY outcome", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    counts = {r["outcome"]: r["n"] for r in json.loads(result.stdout)}
+    assert sum(counts.values()) == 125 and counts["P"] > 0
+    text = tablebase("query", "--db", db, "SELECT position, grundy FROM chomp_4x5 WHERE level = 1").stdout
+    assert text.split() == ["position", "grundy", "1", "0"]
+
+
+def test_stats_and_tables(db):
+    result = tablebase("stats", "--db", db, "chomp_4x5")
+    assert result.returncode == 0, result.stderr
+    for title in ("outcomes per level", "Grundy values", "longest games", "storage on disk", "summary"):
+        assert title in result.stdout
+    tables = json.loads(tablebase("tables", "--db", db, "--json").stdout)
+    assert tables == [
+        {
+            "table": "chomp_4x5", "game": "chomp", "params": {"rows": 4, "cols": 5}, "levels": "20/20",
+            "positions": 125, "bytes": tables[0]["bytes"], "complete": True,
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["build", "go", "--out", "{new}"], ["invalid choice", "go"]),
+        (["build", "chomp", "--rows", "3", "--out", "{new}"], ["--cols"]),
+        (["build", "chomp", "--rows", "x", "--cols", "3", "--out", "{new}"], ["--rows", "int"]),
+        (["build", "chomp", "--rows", "0", "--cols", "3", "--out", "{new}"], ["--rows", "between 1 and 30"]),
+        (["build", "subtraction", "--max", "9", "--out", "{new}"], ["--set, --bash or --take"]),
+        (["build", "subtraction", "--set", "1,a", "--max", "9", "--out", "{new}"], ["--set"]),
+        (["build", "subtraction", "--take", "5..2", "--max", "9", "--out", "{new}"], ["--take"]),
+        (["build", "--job", "{new}/nothing.toml", "--out", "{new}"], ["no job file"]),
+        (["build", "chomp", "--rows", "2", "--cols", "2"], ["--out"]),
+        (["lookup", "--db", "{db}", "chomp_4x5", "2 3"], ["non-increasing", "row lengths"]),
+        (["lookup", "--db", "{db}", "chomp_4x5", "6 1"], ["outside", "4 x 5"]),
+        (["lookup", "--db", "{db}", "chomp_4x5", "5 five"], ["whole numbers"]),
+        (["lookup", "--db", "{db}", "chomp_4x5", "0"], ["poisoned"]),
+        (["lookup", "--db", "{db}", "nim_3x3", "1 2"], ["no table", "chomp_4x5"]),
+        (["lookup", "--db", "{new}", "chomp_4x5", "1"], ["no tablebase folder"]),
+        (["query", "--db", "{db}", "SELEC 1"], ["SQL error"]),
+        (["query", "--db", "{db}", "SELECT * FROM nosuch"], ["nosuch"]),
+        (["query", "--db", "{db}", "DELETE FROM chomp_4x5"], ["only SELECT"]),
+        (["query", "--db", "{db}", "COPY chomp_4x5 TO '{db}/x.csv'"], ["only SELECT"]),
+        (["query", "--db", "{db}", "ATTACH '{db}/x.duckdb'"], ["only SELECT"]),
+        (["query", "--db", "{db}", "INSTALL httpfs"], ["only SELECT"]),
+        (["query", "--db", "{db}", "SELECT * FROM read_csv('/etc/passwd')"], ["SQL error"]),
+        (["stats", "--db", "{db}", "chomp"], ["no table"]),
+    ],
+)
+def test_bad_input_is_one_clean_line_and_changes_nothing(db, tmp_path, args, words):
+    new = tmp_path / "new"
+    before = file_hashes(db)
+    result = tablebase(*[a.replace("{new}", str(new)).replace("{db}", str(db)) for a in args])
+    assert_clean_error(result, *words)
+    assert file_hashes(db) == before
+    assert not new.exists()
+
+
+def test_a_running_build_holds_its_table(tmp_path, scheduler):
+    table = tmp_path / "chomp_2x2"
+    table.mkdir()
+    # This test's own process stands in for a running build.
+    me = {"pid": os.getpid(), "host": socket.gethostname(), "started": psutil.Process().create_time()}
+    (table / ".lock").write_text(json.dumps(me))
+    result = tablebase("build", "chomp", "--rows", 2, "--cols", 2, "--out", tmp_path, "--scheduler", scheduler)
+    assert_clean_error(result, "being built by process", str(os.getpid()))
+    assert sorted(p.name for p in table.iterdir()) == [".lock"]
+    # A lock left by a process that is gone does not block.
+    (table / ".lock").write_text(json.dumps({**me, "pid": 2**22 + 12345}))
+    result = tablebase("build", "chomp", "--rows", 2, "--cols", 2, "--out", tmp_path, "--scheduler", scheduler)
+    assert result.returncode == 0, result.stderr
+    assert not (table / ".lock").exists()
