@@ -1,0 +1,102 @@
+"""Comparison of canonical forms by id, with a cache of every answer.
+
+``leq(g, h)`` decides ``G <= H`` by the definition (no Left option of G is
+``>= H`` and no Right option of H is ``<= G``), with two shortcuts:
+
+* two NUS values compare in closed form;
+* against a number x, only the other side's options matter (number
+  avoidance): ``x <= H`` iff no ``HR <= x``, and ``G <= x`` iff no ``GL >= x``.
+"""
+
+from __future__ import annotations
+
+from . import _table as T
+
+_leq_cache: dict[int, bool] = {}
+
+_nus = T._nus
+_left = T._left
+_right = T._right
+
+
+def nus_nonnegative(x, ups: int, nim: int) -> bool:
+    """Whether ``x + ups.^ + *nim >= 0``."""
+    if x != 0:
+        return x > 0
+    if ups >= 2:
+        return True
+    if ups == 1:
+        return nim != 1  # ^* is confused with 0, ^*k (k>1) is positive
+    if ups == 0:
+        return nim == 0
+    return False
+
+
+def leq(g: int, h: int) -> bool:
+    """Whether ``G <= H``."""
+    if g == h:
+        return True
+    key = (g << 32) | h
+    r = _leq_cache.get(key)
+    if r is not None:
+        return r
+    ng = _nus[g]
+    nh = _nus[h]
+    if ng is not None and nh is not None:
+        r = nus_nonnegative(nh[0] - ng[0], nh[1] - ng[1], nh[2] ^ ng[2])
+    elif ng is not None and ng[1] == 0 and ng[2] == 0:
+        r = True
+        for hr in _right[h]:  # h is general, so its options exist
+            if leq(hr, g):
+                r = False
+                break
+    elif nh is not None and nh[1] == 0 and nh[2] == 0:
+        r = True
+        for gl in _left[g]:
+            if leq(h, gl):
+                r = False
+                break
+    else:
+        r = True
+        lo = _left[g]
+        if lo is None:
+            lo = T.left_options(g)
+        for gl in lo:
+            if leq(h, gl):
+                r = False
+                break
+        if r:
+            ro = _right[h]
+            if ro is None:
+                ro = T.right_options(h)
+            for hr in ro:
+                if leq(hr, g):
+                    r = False
+                    break
+    _leq_cache[key] = r
+    return r
+
+
+def compare(g: int, h: int) -> str:
+    """One of ``'='``, ``'<'``, ``'>'``, ``'||'`` (confused)."""
+    if g == h:
+        return "="
+    a = leq(g, h)
+    b = leq(h, g)
+    if a:
+        return "<"
+    return ">" if b else "||"
+
+
+def outcome(g: int) -> str:
+    """Outcome class: ``L``, ``R``, ``N`` (first player wins) or ``P``."""
+    zero = T.ZERO
+    ge = leq(zero, g)
+    le = leq(g, zero)
+    if ge and le:
+        return "P"
+    if ge:
+        return "L"
+    if le:
+        return "R"
+    return "N"

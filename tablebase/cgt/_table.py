@@ -1,0 +1,159 @@
+"""The intern table: every canonical form stored once under an integer id.
+
+Ids are process-local indices into parallel lists. Two kinds of entries exist:
+
+* number + up-multiple + nimber values ("NUS", e.g. ``3/4``, ``*2``, ``^^*``)
+  kept in closed form as a triple ``(number, ups, nim)``. Their options are
+  built only when something asks for them, so ``integer(10**9)`` costs one
+  entry, not a billion.
+* every other canonical form, stored as two tuples of option ids, each sorted
+  ascending by id.
+
+``_by_options`` maps a canonical option pair to its id, so constructing the
+same value twice yields the same id; ``_by_nus`` does the same for triples.
+The construction module is responsible for never registering a NUS value as a
+general entry (it recognises NUS option patterns before interning).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Union
+
+Number = Union[int, Fraction]
+Options = tuple[int, ...]
+
+# Parallel lists indexed by id. ``_left[g] is None`` means "NUS whose options
+# have not been built yet".
+_left: list[Options | None] = []
+_right: list[Options | None] = []
+_nus: list[tuple[Number, int, int] | None] = []
+_by_options: dict[tuple[Options, Options], int] = {}
+_by_nus: dict[tuple[Number, int, int], int] = {}
+
+
+def normalize_number(x: Number) -> Number:
+    """Return ``x`` as an int when integral, else as a dyadic Fraction.
+
+    Raises ValueError when the denominator is not a power of two: short games
+    only contain dyadic rationals.
+    """
+    if isinstance(x, int):
+        return int(x)
+    x = Fraction(x)
+    d = x.denominator
+    if d == 1:
+        return x.numerator
+    if d & (d - 1):
+        raise ValueError(f"{x} is not a dyadic rational")
+    return x
+
+
+def nus_id(x: Number, ups: int = 0, nim: int = 0) -> int:
+    """Id of ``x + ups.^ + *nim`` (``x`` must already be normalised)."""
+    key = (x, ups, nim)
+    g = _by_nus.get(key)
+    if g is None:
+        if nim < 0:
+            raise ValueError("nim value must be non-negative")
+        g = len(_nus)
+        _left.append(None)
+        _right.append(None)
+        _nus.append(key)
+        _by_nus[key] = g
+    return g
+
+
+def number_id(x: Number) -> int:
+    """Id of the number ``x`` (int or dyadic Fraction)."""
+    return nus_id(normalize_number(x), 0, 0)
+
+
+def is_number(g: int) -> bool:
+    t = _nus[g]
+    return t is not None and t[1] == 0 and t[2] == 0
+
+
+def number_value(g: int) -> Number | None:
+    """The number ``g`` stands for, or None when ``g`` is not a number."""
+    t = _nus[g]
+    if t is not None and t[1] == 0 and t[2] == 0:
+        return t[0]
+    return None
+
+
+def nus_parts(g: int) -> tuple[Number, int, int] | None:
+    return _nus[g]
+
+
+def _nus_options(x: Number, ups: int, nim: int) -> tuple[list[int], list[int]]:
+    """Canonical options of ``x + ups.^ + *nim`` (as in Winning Ways)."""
+    if ups == 0 and nim == 0:
+        if x == 0:
+            return [], []
+        if isinstance(x, int):
+            return ([nus_id(x - 1)], []) if x > 0 else ([], [nus_id(x + 1)])
+        step = Fraction(1, x.denominator)
+        return [nus_id(normalize_number(x - step))], [nus_id(normalize_number(x + step))]
+    if ups == 0:
+        opts = [nus_id(x, 0, j) for j in range(nim)]
+        return opts, list(opts)
+    base = nus_id(x)
+    # ^* = {0,*|0} is the one value whose pattern differs from {x | x+(n-1)^ + *(k^1)}.
+    if ups == 1 and nim == 1:
+        return [base, nus_id(x, 0, 1)], [base]
+    if ups == -1 and nim == 1:
+        return [base], [base, nus_id(x, 0, 1)]
+    if ups > 0:
+        return [base], [nus_id(x, ups - 1, nim ^ 1)]
+    return [nus_id(x, ups + 1, nim ^ 1)], [base]
+
+
+def options(g: int) -> tuple[Options, Options]:
+    """Left and right option ids of ``g`` (each sorted by id)."""
+    lo = _left[g]
+    if lo is None:
+        x, ups, nim = _nus[g]  # type: ignore[misc]
+        lefts, rights = _nus_options(x, ups, nim)
+        lo = tuple(sorted(set(lefts)))
+        ro = tuple(sorted(set(rights)))
+        _left[g] = lo
+        _right[g] = ro
+        _by_options.setdefault((lo, ro), g)
+        return lo, ro
+    return lo, _right[g]  # type: ignore[return-value]
+
+
+def left_options(g: int) -> Options:
+    lo = _left[g]
+    return lo if lo is not None else options(g)[0]
+
+
+def right_options(g: int) -> Options:
+    ro = _right[g]
+    return ro if ro is not None else options(g)[1]
+
+
+def lookup(lo: Options, ro: Options) -> int | None:
+    """Id registered for these sorted option tuples, if any."""
+    return _by_options.get((lo, ro))
+
+
+def register_general(lo: Options, ro: Options) -> int:
+    """Store a new canonical, non-NUS form; the caller guarantees both."""
+    g = len(_nus)
+    _left.append(lo)
+    _right.append(ro)
+    _nus.append(None)
+    _by_options[(lo, ro)] = g
+    return g
+
+
+def size() -> int:
+    """Number of ids handed out so far in this process."""
+    return len(_nus)
+
+
+ZERO = nus_id(0)
+STAR = nus_id(0, 0, 1)
+options(ZERO)
