@@ -23,7 +23,7 @@ from distributed import Client, LocalCluster, as_completed
 
 import tablebase
 from tablebase.build.progress import Progress
-from tablebase.build.tasks import barrier, solve_partition
+from tablebase.build.tasks import barrier, solve_slices
 from tablebase.errors import StoreError, TablebaseError
 from tablebase.games import Game
 from tablebase.store import BuildLock, Manifest, table_dir
@@ -104,82 +104,117 @@ def _start_manifest(root: Path, spec: TableSpec, partition_rows: int) -> Manifes
     return old
 
 
+Slice = tuple[int, int, int, int]  # level, part, first position, end position
+
+
+def schedule(manifest: Manifest) -> list[list[list[Slice]]]:
+    """Steps of tasks of slices, leaving out the partitions already built.
+
+    A step's tasks run in parallel once the step before is done. A large level
+    is one step of one task per partition; a run of small consecutive levels
+    is one task, solved in order, so that tiny levels do not cost a task each.
+    """
+    steps: list[list[list[Slice]]] = []
+    group: list[Slice] = []
+    group_rows = 0
+    for level in sorted(int(k) for k in manifest.plan):
+        size = manifest.plan[str(level)]["positions"]
+        parts = manifest.plan[str(level)]["parts"]
+        todo = [
+            (level, part, part * size // parts, (part + 1) * size // parts)
+            for part in range(parts)
+            if f"level={level}/part-{part:05d}.parquet" not in manifest.files
+        ]
+        if not todo:
+            continue
+        if parts == 1 and group_rows + size <= manifest.partition_rows:
+            group += todo
+            group_rows += size
+            continue
+        if group:
+            steps.append([group])
+            group, group_rows = [], 0
+        if parts == 1:
+            group, group_rows = todo, size
+        else:
+            steps.append([[s] for s in todo])
+    if group:
+        steps.append([group])
+    return steps
+
+
 def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int, every: float = 1.0) -> dict:
     """Build (or finish building) one table; return the summary of the run."""
     began = time.perf_counter()
-    lock = BuildLock(table_dir(root, spec.name))
-    with lock:
+    with BuildLock(table_dir(root, spec.name)):
         manifest = _start_manifest(root, spec, partition_rows)
         manifest.complete = False
-        levels = sorted(int(k) for k in manifest.plan)
         total = sum(v["positions"] for v in manifest.plan.values())
-        progress = Progress(spec.name, total, spec.game.max_level, every=every)
-        run = uuid.uuid4().hex
-        futures = []
-        barriers = []
-        after = None
-        skipped = 0
-        for level in levels:
-            size = manifest.plan[str(level)]["positions"]
-            parts = manifest.plan[str(level)]["parts"]
-            level_futures = []
-            for part in range(parts):
-                name = f"level={level}/part-{part:05d}.parquet"
-                if name in manifest.files:
-                    skipped += 1
-                    progress.resumed(manifest.files[name]["rows"])
-                    continue
-                start = part * size // parts
-                stop = (part + 1) * size // parts
-                level_futures.append(
-                    client.submit(
-                        solve_partition, run, str(root), spec.name, spec.game.name, spec.game.params,
-                        level, part, start, stop, after,
-                        key=f"solve-{spec.name}-{level}-{part}-{run}", pure=False,
-                    )
-                )
-            if level_futures:
-                futures.extend(level_futures)
-                after = client.submit(barrier, *level_futures, key=f"level-{spec.name}-{level}-{run}", pure=False)
-                barriers.append(after)
         n_parts = sum(v["parts"] for v in manifest.plan.values())
+        skipped = len(manifest.files)
+        progress = Progress(spec.name, total, spec.game.max_level, every=every)
+        progress.resumed(sum(f["rows"] for f in manifest.files.values()))
         progress.say(
-            f"{total:,} positions in {len(levels)} levels, {n_parts} partitions"
+            f"{total:,} positions in {len(manifest.plan)} levels, {n_parts} partitions"
             + (f" ({skipped} already built, skipped)" if skipped else "")
             + f", {len(client.scheduler_info()['workers'])} workers"
         )
-        done_in_level: dict[int, int] = {}
-        for name in manifest.files:
-            level = int(name.split("/")[0].split("=")[1])
-            done_in_level[level] = done_in_level.get(level, 0) + 1
-        last_save = time.perf_counter()
+        run = uuid.uuid4().hex
+        tasks, barriers = [], []
+        after = None
+        for number, step in enumerate(schedule(manifest)):
+            futures = [
+                client.submit(
+                    solve_slices, run, str(root), spec.name, spec.game.name, spec.game.params, slices, after,
+                    key=f"solve-{spec.name}-{number}.{i}-{run}", pure=False,
+                )
+                for i, slices in enumerate(step)
+            ]
+            tasks += futures
+            after = client.submit(barrier, *futures, key=f"step-{spec.name}-{number}-{run}", pure=False)
+            barriers.append(after)
         try:
-            for future in as_completed(futures):
-                record = future.result()
-                level = record.pop("level")
-                record.pop("part")
-                record.pop("seconds")
-                manifest.files[record.pop("file")] = record
-                done_in_level[level] = done_in_level.get(level, 0) + 1
-                parts = manifest.plan[str(level)]["parts"]
-                progress.part_done(level, record["rows"], done_in_level[level], parts, done_in_level[level] == parts)
-                if time.perf_counter() - last_save > MANIFEST_EVERY:
-                    manifest.levels_done = sorted(l for l, n in done_in_level.items() if n == manifest.plan[str(l)]["parts"])
-                    manifest.save(root)
-                    last_save = time.perf_counter()
+            _collect(root, manifest, tasks, progress)
         finally:
-            manifest.levels_done = sorted(l for l, n in done_in_level.items() if n == manifest.plan[str(l)]["parts"])
-            manifest.complete = len(manifest.levels_done) == len(levels)
+            manifest.complete = len(manifest.levels_done) == len(manifest.plan)
             manifest.save(root)
-            unfinished = [f for f in futures + barriers if not f.done()]
+            unfinished = [f for f in tasks + barriers if not f.done()]
             if unfinished:
                 client.cancel(unfinished)
     return {
         "table": spec.name,
         "positions": manifest.positions,
-        "levels": len(levels),
+        "levels": len(manifest.plan),
         "seconds": round(time.perf_counter() - began, 3),
         "partitions": n_parts,
         "skipped_partitions": skipped,
         "bytes": manifest.bytes,
     }
+
+
+def _collect(root: Path, manifest: Manifest, tasks: list, progress: Progress) -> None:
+    """Record each finished partition in the manifest (saved now and then) and report progress."""
+    done_in_level: dict[int, int] = {}
+    for name in manifest.files:
+        level = int(name.split("/")[0].split("=")[1])
+        done_in_level[level] = done_in_level.get(level, 0) + 1
+
+    def finished() -> list[int]:
+        return sorted(lvl for lvl, n in done_in_level.items() if n == manifest.plan[str(lvl)]["parts"])
+
+    last_save = time.perf_counter()
+    try:
+        for future in as_completed(tasks):
+            for record in future.result():
+                level = record.pop("level")
+                record.pop("seconds")  # the manifest holds only what a rebuild reproduces
+                manifest.files[record.pop("file")] = record
+                done_in_level[level] = done_in_level.get(level, 0) + 1
+                parts = manifest.plan[str(level)]["parts"]
+                progress.part_done(level, record["rows"], done_in_level[level], parts, done_in_level[level] == parts)
+            if time.perf_counter() - last_save > MANIFEST_EVERY:
+                manifest.levels_done = finished()
+                manifest.save(root)
+                last_save = time.perf_counter()
+    finally:
+        manifest.levels_done = finished()

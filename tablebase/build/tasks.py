@@ -50,40 +50,43 @@ def _load_level(root: str, table: str, level: int, game: Game, known: KnownValue
     known.levels.add(level)
 
 
-def solve_partition(
+def solve_slices(
     run: str,
     root: str,
     table: str,
     game_name: str,
     params: dict[str, Any],
-    level: int,
-    part: int,
-    start: int,
-    stop: int,
+    slices: list[tuple[int, int, int, int]],
     after: Any = None,
-) -> dict[str, Any]:
-    """Solve positions start..stop-1 of a level and write them as one Parquet file.
+) -> list[dict[str, Any]]:
+    """Solve each slice (level, part, start, stop) in order and write it as one Parquet file.
 
-    ``after`` is the previous level's barrier: Dask runs this task only once it is done.
+    Slices of one task are consecutive small levels or one partition of a large
+    level. ``after`` is the previous step's barrier: Dask runs this task only
+    once it is done.
     """
-    began = time.perf_counter()
     game, known = _known(run, game_name, params)
-    for lower in game.child_levels(level):
-        if lower not in known.levels:
-            _load_level(root, table, lower, game, known)
-    keys = game.level_keys(level, start, stop)
-    rows = impartial_rows(game, keys, solve(game, keys, known))
-    path = part_path(root, table, level, part)
-    record = write_parquet(rows, path)
-    return {
-        "file": f"{path.parent.name}/{path.name}",
-        "level": level,
-        "part": part,
-        **record,
-        "seconds": time.perf_counter() - began,
-    }
+    records = []
+    for level, part, start, stop in slices:
+        began = time.perf_counter()
+        for lower in game.child_levels(level):
+            if lower not in known.levels:
+                _load_level(root, table, lower, game, known)
+        keys = game.level_keys(level, start, stop)
+        solved = solve(game, keys, known)
+        if start == 0 and stop == game.level_size(level):
+            # A whole level solved here is known here: no need to read it back.
+            known.add(keys, solved["grundy"], solved["remoteness"], solved.get("misere_win"))
+            known.levels.add(level)
+        path = part_path(root, table, level, part)
+        record = write_parquet(impartial_rows(game, keys, solved), path)
+        records.append(
+            {"file": f"{path.parent.name}/{path.name}", "level": level, **record,
+             "seconds": round(time.perf_counter() - began, 3)}
+        )
+    return records
 
 
 def barrier(*records: Any) -> int:
-    """Done when every partition of a level is: the next level's tasks wait on it."""
+    """Done when every task of a step is: the next step's tasks wait on it."""
     return len(records)

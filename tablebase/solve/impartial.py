@@ -112,7 +112,9 @@ class KnownValues:
         self.with_misere = game.misere
         self.levels: set[int] = set()
 
-    def add(self, keys: np.ndarray, grundy: np.ndarray, remoteness: np.ndarray, misere: np.ndarray) -> None:
+    def add(
+        self, keys: np.ndarray, grundy: np.ndarray, remoteness: np.ndarray, misere: np.ndarray | None
+    ) -> None:
         if self.dense:
             self.values[keys, 0] = grundy
             self.values[keys, 1] = remoteness

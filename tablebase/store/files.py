@@ -80,7 +80,7 @@ def write_parquet(table: pa.Table, path: Path) -> dict:
             use_dictionary=dictionary,
             column_encoding=encodings,
             write_statistics=["key"],
-            store_schema=True,
+            store_schema=False,
         )
 
     write_atomic(path, write)
