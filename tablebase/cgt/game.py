@@ -1,0 +1,207 @@
+"""``Game``: a light handle on a canonical form, and the constructors.
+
+A ``Game`` holds only the integer id of its canonical form, so equal values
+are equal handles and hashing is cheap. Code that builds millions of forms
+(tablebase solvers) should stay on ids: ``from_option_ids`` and ``sum_ids``
+take and return plain ints, and ``Game(id)`` / ``game.id`` convert.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Iterable, Sequence, Union
+
+from . import _table as T
+from ._arith import add, neg, sum_all
+from ._build import construct
+from ._compare import compare, leq, outcome
+from ._parse import parse_id
+from ._print import number_text, sorted_options, to_text
+from ._thermo import birthday, mean, stops, temperature
+
+Number = Union[int, Fraction]
+
+
+class Game:
+    """A short partizan game in canonical form (immutable, hashable)."""
+
+    __slots__ = ("id",)
+
+    def __init__(self, game_id: int) -> None:
+        """Wrap the process-local id of an interned canonical form."""
+        if not 0 <= game_id < T.size():
+            raise ValueError(f"no canonical form has id {game_id}")
+        self.id = game_id
+
+    # -- algebra ---------------------------------------------------------------
+    def __add__(self, other: "Game") -> "Game":
+        return Game(add(self.id, _coerce(other).id))
+
+    __radd__ = __add__
+
+    def __sub__(self, other: "Game") -> "Game":
+        return Game(add(self.id, neg(_coerce(other).id)))
+
+    def __rsub__(self, other: "Game") -> "Game":
+        return Game(add(_coerce(other).id, neg(self.id)))
+
+    def __neg__(self) -> "Game":
+        return Game(neg(self.id))
+
+    def __pos__(self) -> "Game":
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Game):
+            return self.id == other.id
+        if isinstance(other, (int, Fraction)):
+            return self.id == _coerce(other).id
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(("Game", self.id))
+
+    def __le__(self, other: "Game") -> bool:
+        return leq(self.id, _coerce(other).id)
+
+    def __ge__(self, other: "Game") -> bool:
+        return leq(_coerce(other).id, self.id)
+
+    def __lt__(self, other: "Game") -> bool:
+        return compare(self.id, _coerce(other).id) == "<"
+
+    def __gt__(self, other: "Game") -> bool:
+        return compare(self.id, _coerce(other).id) == ">"
+
+    def compare(self, other: "Game") -> str:
+        """``'='``, ``'<'``, ``'>'`` or ``'||'`` (confused, incomparable)."""
+        return compare(self.id, _coerce(other).id)
+
+    def is_confused_with(self, other: "Game") -> bool:
+        """Whether ``self || other``: neither ``<=`` nor ``>=`` holds."""
+        return self.compare(other) == "||"
+
+    # -- structure -----------------------------------------------------------
+    @property
+    def left_options(self) -> list["Game"]:
+        """Left options of the canonical form, in CGSuite's order."""
+        return [Game(g) for g in sorted_options(self.id)[0]]
+
+    @property
+    def right_options(self) -> list["Game"]:
+        """Right options of the canonical form, in CGSuite's order."""
+        return [Game(g) for g in sorted_options(self.id)[1]]
+
+    @property
+    def is_number(self) -> bool:
+        return T.is_number(self.id)
+
+    @property
+    def number(self) -> Number | None:
+        """The value as an int or Fraction when the game is a number, else None."""
+        return T.number_value(self.id)
+
+    @property
+    def is_nimber(self) -> bool:
+        p = T.nus_parts(self.id)
+        return p is not None and p[0] == 0 and p[1] == 0
+
+    @property
+    def birthday(self) -> int:
+        return birthday(self.id)
+
+    # -- figures -------------------------------------------------------------
+    @property
+    def outcome(self) -> str:
+        """``'L'``, ``'R'``, ``'N'`` (player to move wins) or ``'P'`` (the other wins)."""
+        return outcome(self.id)
+
+    @property
+    def left_stop(self) -> Number:
+        return stops(self.id)[0]
+
+    @property
+    def right_stop(self) -> Number:
+        return stops(self.id)[1]
+
+    @property
+    def mean(self) -> Fraction:
+        return mean(self.id)
+
+    @property
+    def temperature(self) -> Fraction:
+        """Temperature from the thermograph (CGSuite: -1 for integers, -1/2^k for m/2^k)."""
+        return temperature(self.id)
+
+    def __str__(self) -> str:
+        return to_text(self.id)
+
+    def __repr__(self) -> str:
+        return f"Game('{to_text(self.id)}')"
+
+
+def _coerce(x: Union[Game, int, Fraction]) -> Game:
+    if isinstance(x, Game):
+        return x
+    if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
+        return dyadic(x)
+    raise TypeError(f"cannot treat {x!r} as a game")
+
+
+def integer(n: int) -> Game:
+    """The integer ``n``."""
+    return Game(T.number_id(int(n)))
+
+
+def dyadic(x: Union[int, Fraction, str]) -> Game:
+    """The number ``x`` (a dyadic rational: its denominator a power of 2)."""
+    return Game(T.number_id(Fraction(x)))
+
+
+def nimber(n: int) -> Game:
+    """The nimber ``*n``."""
+    if n < 0:
+        raise ValueError("a nimber needs n >= 0")
+    return Game(T.nus_id(0, 0, int(n)))
+
+
+def up(n: int = 1) -> Game:
+    """``n`` ups (``^`` for 1, ``^^`` for 2, downs when ``n < 0``)."""
+    return Game(T.nus_id(0, int(n), 0))
+
+
+def number_up_star(x: Union[int, Fraction], ups: int = 0, nim: int = 0) -> Game:
+    """``x + ups.^ + *nim`` in closed form."""
+    return Game(T.nus_id(T.normalize_number(Fraction(x)), int(ups), int(nim)))
+
+
+def from_options(lefts: Iterable[Game], rights: Iterable[Game]) -> Game:
+    """The canonical form of ``{lefts | rights}``."""
+    return Game(construct([_coerce(g).id for g in lefts], [_coerce(g).id for g in rights]))
+
+
+def from_option_ids(lefts: Sequence[int], rights: Sequence[int]) -> int:
+    """Id-level ``from_options``: option ids in, canonical id out (the fast path)."""
+    return construct(lefts, rights)
+
+
+def sum_ids(ids: Iterable[int]) -> int:
+    """Id of the sum of the forms with these ids (0 for none)."""
+    return sum_all(ids)
+
+
+def parse(text: str) -> Game:
+    """Read a game (or a sum/difference of games) in CGSuite's notation.
+
+    Raises ``CGTSyntaxError`` (a ValueError) with a one-line message.
+    """
+    return Game(parse_id(text))
+
+
+def format_number(x: Number) -> str:
+    """CGSuite's text for a dyadic rational: ``3``, ``-3/8``."""
+    return number_text(T.normalize_number(x))
+
+
+ZERO = Game(T.ZERO)
+STAR = Game(T.STAR)

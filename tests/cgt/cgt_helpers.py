@@ -1,0 +1,91 @@
+"""Shared helpers for the tests of tablebase.cgt: random games and cgt-py."""
+
+from __future__ import annotations
+
+import sys
+import types
+from fractions import Fraction
+
+import pytest
+from hypothesis import strategies as st
+
+from tablebase.cgt import Game, from_options, number_up_star
+
+# A raw game is a pair (left options, right options) of raw games: a game
+# tree with no simplification at all.
+RawGame = tuple
+
+EMPTY: RawGame = ((), ())
+
+
+def raw_games(max_leaves: int = 8, width: int = 3) -> st.SearchStrategy:
+    """Random raw game trees (small birthday)."""
+    return st.recursive(
+        st.just(EMPTY),
+        lambda kids: st.tuples(
+            st.lists(kids, max_size=width).map(tuple),
+            st.lists(kids, max_size=width).map(tuple),
+        ),
+        max_leaves=max_leaves,
+    )
+
+
+def canonical(raw: RawGame) -> Game:
+    """Our canonical form of a raw tree (built bottom-up with from_options)."""
+    lefts, rights = raw
+    return from_options([canonical(x) for x in lefts], [canonical(x) for x in rights])
+
+
+def raw_of(g: Game) -> RawGame:
+    """The canonical form of ``g`` as a raw tree."""
+    return (tuple(raw_of(x) for x in g.left_options), tuple(raw_of(x) for x in g.right_options))
+
+
+dyadics = st.builds(
+    lambda n, k: Fraction(n, 2**k), st.integers(-12, 12), st.integers(0, 3)
+)
+nus_values = st.builds(
+    number_up_star, dyadics, st.integers(-4, 4), st.integers(0, 5)
+)
+
+
+@st.composite
+def games(draw) -> Game:
+    """Canonical forms of several shapes: raw trees, NUS values and their sums."""
+    kind = draw(st.integers(0, 3))
+    if kind == 0:
+        return draw(nus_values)
+    g = canonical(draw(raw_games()))
+    if kind == 2:
+        g = g + draw(nus_values)
+    if kind == 3:
+        g = g + canonical(draw(raw_games(max_leaves=5)))
+    return g
+
+
+def import_cgt_py():
+    """Import cgt-py (a test-only dependency), or skip the test without it.
+
+    Its widget helpers need anywidget and traitlets at import time; the engine
+    does not, so plain stand-ins are installed when those are missing.
+    """
+    class _Anything:
+        def __init__(self, *args, **kwargs) -> None:
+            pass
+
+        def tag(self, **kwargs):
+            return self
+
+    def _stub_attribute(attr: str):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Anything
+
+    for name in ("anywidget", "traitlets"):
+        try:
+            __import__(name)
+        except ImportError:
+            stub = types.ModuleType(name)
+            stub.__getattr__ = _stub_attribute  # type: ignore[attr-defined]
+            sys.modules[name] = stub
+    return pytest.importorskip("cgt_py")

@@ -1,0 +1,104 @@
+"""The algebra against the definition of game equality, by plain search.
+
+G = H means G - H is a second-player win. Here "G - H" is never computed by
+the algebra: the search plays the sum of the raw tree of G and the negated
+raw tree of H directly, so it shares no code with tablebase.cgt's sums,
+simplification or comparison.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cgt_helpers import canonical, raw_games, raw_of
+from tablebase.cgt import number_up_star
+
+
+def negate(raw):
+    lefts, rights = raw
+    return (tuple(negate(x) for x in rights), tuple(negate(x) for x in lefts))
+
+
+@lru_cache(maxsize=None)
+def wins_moving_first(position: tuple, left_to_move: bool) -> bool:
+    """Whether the player to move wins the sum of the raw games in ``position``."""
+    side = 0 if left_to_move else 1
+    for i, part in enumerate(position):
+        for option in part[side]:
+            after = position[:i] + (option,) + position[i + 1:]
+            if not wins_moving_first(after, not left_to_move):
+                return True
+    return False
+
+
+def is_second_player_win(*parts) -> bool:
+    return not wins_moving_first(parts, True) and not wins_moving_first(parts, False)
+
+
+def left_wins_moving_second(*parts) -> bool:
+    """``sum >= 0``: Left wins when Right starts."""
+    return not wins_moving_first(parts, False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw_games())
+def test_game_minus_its_canonical_form_is_a_second_player_win(raw):
+    g = canonical(raw)
+    assert is_second_player_win(raw, negate(raw_of(g)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(raw_games(max_leaves=6), raw_games(max_leaves=6))
+def test_comparison_agrees_with_play(a, b):
+    g, h = canonical(a), canonical(b)
+    # G <= H  iff  H - G >= 0  iff  Left wins H - G when Right starts.
+    assert (g <= h) == left_wins_moving_second(b, negate(a))
+    assert (h <= g) == left_wins_moving_second(a, negate(b))
+    assert (g == h) == is_second_player_win(a, negate(b))
+
+
+@settings(max_examples=200, deadline=None)
+@given(raw_games(max_leaves=6), raw_games(max_leaves=6))
+def test_sum_agrees_with_play(a, b):
+    total = canonical(a) + canonical(b)
+    assert is_second_player_win(a, b, negate(raw_of(total)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(raw_games())
+def test_outcome_agrees_with_play(raw):
+    left_first = wins_moving_first((raw,), True)
+    right_first = wins_moving_first((raw,), False)
+    expected = {(True, True): "N", (True, False): "L", (False, True): "R", (False, False): "P"}
+    assert canonical(raw).outcome == expected[(left_first, right_first)]
+
+
+EMPTY = ((), ())
+ONE = ((EMPTY,), ())
+
+
+def raw_nimber(k: int):
+    opts = tuple(raw_nimber(j) for j in range(k))
+    return (opts, opts)
+
+
+RAW_UP = ((EMPTY,), (raw_nimber(1),))
+RAW_HALF = ((EMPTY,), (ONE,))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from([(0, (), 0), (1, (ONE,), 0), (Fraction(1, 2), (RAW_HALF,), 0),
+                        (-1, (), 1)]), st.integers(-3, 3), st.integers(0, 3))
+def test_closed_forms_by_definition(number, ups, nim):
+    """x + n.^ + *k kept in closed form equals the sum played out in full."""
+    x, raw_x, negate_x = number
+    parts = list(raw_x) + [raw_nimber(nim)]
+    parts += [RAW_UP if ups > 0 else negate(RAW_UP)] * abs(ups)
+    if negate_x:
+        parts.append(negate(ONE))
+    g = number_up_star(x, ups, nim)
+    assert is_second_player_win(*parts, negate(raw_of(g)))
