@@ -1,0 +1,98 @@
+"""Stable ids, values-table rows and the calculator."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+
+from cgt_helpers import games
+from tablebase.cgt import CGTSyntaxError, evaluate, format_report, parse, stable_id, value_row
+
+TEXTS = ["0", "*", "^", "-3/8", "{2|-1/2}", "+-{0,{{2|0},2Tiny(2)|{2|0},Miny(2)}}", "{3||2|1}", "2Tiny(2)"]
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_stable_ids_agree_across_processes():
+    # The other process meets the values in reverse order, after unrelated ones.
+    script = (
+        "import json; from tablebase.cgt import parse, stable_id\n"
+        "[parse(t) for t in ('{5|4||3}', '^3*2', '+-{7|6}')]\n"
+        f"texts = {TEXTS!r}\n"
+        "ids = {t: stable_id(parse(t)) for t in reversed(texts)}\n"
+        "print(json.dumps(ids))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO)
+    theirs = json.loads(out.stdout)
+    assert theirs == {t: stable_id(parse(t)) for t in TEXTS}
+
+
+@settings(max_examples=100, deadline=None)
+@given(games(), games())
+def test_stable_ids_are_63_bit_and_follow_equality(g, h):
+    a, b = stable_id(g), stable_id(h)
+    assert 0 <= a < 2**63
+    assert (a == b) == (g == h)
+
+
+def test_value_row():
+    row = value_row(parse("{2|-1/2}"))
+    assert row == {
+        "id": stable_id(parse("{2|-1/2}")),
+        "text": "{2|-1/2}",
+        "left_ids": [stable_id(parse("2"))],
+        "right_ids": [stable_id(parse("-1/2"))],
+        "is_number": False,
+        "number": None,
+        "mean": "3/4",
+        "temperature": "5/4",
+        "left_stop": "2",
+        "right_stop": "-1/2",
+        "birthday": 3,
+    }
+    number_row = value_row(parse("-3/8"))
+    assert number_row["is_number"] and number_row["number"] == "-3/8"
+    assert number_row["temperature"] == "-1/8" and number_row["birthday"] == 4
+
+
+def test_evaluate():
+    result = evaluate("{2|-1/2} + ^ - *")
+    assert result == {
+        "value": "{2^*|-1/2^*}",
+        "outcome": "N",
+        "left_stop": "2",
+        "right_stop": "-1/2",
+        "mean": "3/4",
+        "temperature": "5/4",
+    }
+    assert evaluate("^ + ^")["value"] == "^^"
+    assert evaluate("-(3/4) + 1")["value"] == "1/4"
+    assert evaluate("{1|0} - {1|0}") == {
+        "value": "0", "outcome": "P", "left_stop": "0", "right_stop": "0", "mean": "0", "temperature": "-1",
+    }
+    assert evaluate("^*")["outcome"] == "N" and evaluate("^")["outcome"] == "L" and evaluate("v3")["outcome"] == "R"
+
+
+def test_format_report():
+    text = format_report(evaluate("{2|-1/2}"))
+    assert "{2|-1/2}" in text and "3/4" in text and "5/4" in text and "N" in text
+    assert len(text.splitlines()) == 5
+
+
+def test_evaluate_reports_syntax_errors():
+    with pytest.raises(CGTSyntaxError, match=r"^at column 5: expected '\|' or '}'"):
+        evaluate("{2|1")
+
+
+def test_docstring_examples():
+    import doctest
+
+    import tablebase.cgt
+    import tablebase.cgt.calculator
+
+    for module in (tablebase.cgt, tablebase.cgt.calculator):
+        assert doctest.testmod(module).failed == 0
