@@ -121,7 +121,7 @@ def _cmd_lookup(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(row))
         return 0
-    figures = [f for f in ("grundy", "outcome", "misere_outcome", "remoteness", "best_move") if f in row]
+    figures = [f for f in row if f not in ("table", "position", "key", "level", "moves")]
     print(f"{row['table']}  {row['position']}  (level {row['level']}, key {row['key']})")
     print("  ".join(f"{f} {row[f] if row[f] is not None else '-'}" for f in figures))
     if row["moves"]:

@@ -10,44 +10,18 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import numpy as np
-import pyarrow.compute as pc
-
-from tablebase.games import Game, make_game
-from tablebase.solve.impartial import KnownValues, solve
-from tablebase.solve.rows import impartial_rows
+from tablebase.games import make_game
+from tablebase.solve import Solver, solver_for
 from tablebase.store import level_files, part_path, read_parquet, write_parquet
 
-_state: dict[str, tuple[Game, KnownValues]] = {}
+_state: dict[str, Solver] = {}
 
 
-def _known(run: str, game_name: str, params: dict[str, Any]) -> tuple[Game, KnownValues]:
+def _solver(run: str, game_name: str, params: dict[str, Any]) -> Solver:
     if run not in _state:
         _state.clear()  # one build at a time per worker: free the last one's memory
-        game = make_game(game_name, params)
-        _state[run] = (game, KnownValues(game))
+        _state[run] = solver_for(make_game(game_name, params))
     return _state[run]
-
-
-def _load_level(root: str, table: str, level: int, game: Game, known: KnownValues) -> None:
-    files = level_files(root, table, level)
-    if not files:
-        known.levels.add(level)
-        return
-    columns = ["key", "grundy", "remoteness"] + (["misere_outcome"] if game.misere else [])
-    data = read_parquet(files, columns)
-    misere = (
-        pc.equal(data["misere_outcome"].cast("string"), "N").to_numpy(zero_copy_only=False)
-        if game.misere
-        else np.empty(0, dtype=np.bool_)
-    )
-    known.add(
-        data["key"].to_numpy(),
-        data["grundy"].to_numpy(),
-        data["remoteness"].to_numpy(),
-        misere,
-    )
-    known.levels.add(level)
 
 
 def solve_slices(
@@ -65,21 +39,20 @@ def solve_slices(
     level. ``after`` is the previous step's barrier: Dask runs this task only
     once it is done.
     """
-    game, known = _known(run, game_name, params)
+    solver = _solver(run, game_name, params)
+    game = solver.game
     records = []
     for level, part, start, stop in slices:
         began = time.perf_counter()
         for lower in game.child_levels(level):
-            if lower not in known.levels:
-                _load_level(root, table, lower, game, known)
-        keys = game.level_keys(level, start, stop)
-        solved = solve(game, keys, known)
+            if lower not in solver.levels:
+                files = level_files(root, table, lower)
+                solver.remember(lower, read_parquet(files, solver.columns) if files else None)
+        rows = solver.solve(game.level_keys(level, start, stop))
         if start == 0 and stop == game.level_size(level):
-            # A whole level solved here is known here: no need to read it back.
-            known.add(keys, solved["grundy"], solved["remoteness"], solved.get("misere_win"))
-            known.levels.add(level)
+            solver.remember(level, rows)  # solved here, so known here: no need to read it back
         path = part_path(root, table, level, part)
-        record = write_parquet(impartial_rows(game, keys, solved), path)
+        record = write_parquet(rows, path)
         records.append(
             {"file": f"{path.parent.name}/{path.name}", "level": level, **record,
              "seconds": round(time.perf_counter() - began, 3)}

@@ -13,7 +13,7 @@ from tablebase.errors import PositionError, StoreError
 from tablebase.games import Game
 from tablebase.store import Manifest, level_files, read_parquet
 
-FIGURES = ("grundy", "outcome", "misere_outcome", "remoteness", "best_move")
+IDENTITY = ("key", "position")
 
 
 def rows_by_key(root: Path, table: str, manifest: Manifest, level: int, keys: list[int]) -> dict[int, dict]:
@@ -32,7 +32,7 @@ def lookup_position(root: Path, table: str, manifest: Manifest, game: Game, text
     if found is None:
         raise PositionError(f"{table}: position {text!r} is not stored (this table holds {game.bounds})")
     result: dict[str, Any] = {"table": table, "position": found["position"], "key": key, "level": level}
-    result.update({f: found[f] for f in FIGURES if f in found})
+    result.update({f: v for f, v in found.items() if f not in IDENTITY})
     offsets, child_keys, moves = game.children(np.array([key]))
     by_level: dict[int, list[int]] = defaultdict(list)
     for child in child_keys.tolist():
@@ -44,16 +44,17 @@ def lookup_position(root: Path, table: str, manifest: Manifest, game: Game, text
     for child, move in zip(child_keys.tolist(), moves.tolist()):
         row = rows[child]
         entry = {"move": game.move_name(move), "position": row["position"], "key": child}
-        entry.update({f: row[f] for f in FIGURES if f in row and f != "best_move"})
+        entry.update({f: v for f, v in row.items() if f not in IDENTITY and not f.startswith("best_")})
         listed.append((move, entry))
-    # Best first, as the solver chooses: moves to lost positions, quickest win
-    # first; then the longest defences; ties by move code.
-    listed.sort(
-        key=lambda m: (
-            m[1]["outcome"] != "P",
-            m[1]["remoteness"] if m[1]["outcome"] == "P" else -m[1]["remoteness"],
-            m[0],
+    if "remoteness" in result:
+        # Best first, as the solver chooses: moves to lost positions, quickest
+        # win first; then the longest defences; ties by move code.
+        listed.sort(
+            key=lambda m: (
+                m[1]["outcome"] != "P",
+                m[1]["remoteness"] if m[1]["outcome"] == "P" else -m[1]["remoteness"],
+                m[0],
+            )
         )
-    )
     result["moves"] = [entry for _, entry in listed]
     return result

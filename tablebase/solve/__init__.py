@@ -1,0 +1,40 @@
+"""Solvers, one per kind of game (not per game).
+
+A solver takes a game, is told the stored rows of lower levels with
+``remember(level, rows)``, and computes the rows of a slice of a level with
+``solve(keys)``. ``columns`` names what it needs to read back of a lower level;
+``levels`` says which levels it has taken in. It knows kinds of games (impartial,
+partizan, loopy scored), not individual games, and nothing of Dask or files.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+import pyarrow as pa
+
+from tablebase.errors import TablebaseError
+from tablebase.games import Game
+
+
+class Solver(Protocol):
+    game: Game
+    columns: list[str]
+
+    @property
+    def levels(self) -> set[int]: ...
+
+    def remember(self, level: int, rows: pa.Table | None) -> None: ...
+
+    def solve(self, keys: np.ndarray) -> pa.Table: ...
+
+
+def solver_for(game: Game) -> Solver:
+    """The solver of the game's kind."""
+    from tablebase.solve.impartial import ImpartialSolver
+
+    kinds = {"impartial": ImpartialSolver}
+    if game.kind not in kinds:
+        raise TablebaseError(f"{game.name}: no solver for games of kind {game.kind!r}")
+    return kinds[game.kind](game)

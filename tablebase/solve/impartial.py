@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from tablebase.games import Game
+from tablebase.solve.rows import impartial_rows
 
 NO_MOVE = -1
 
@@ -161,3 +164,33 @@ def solve(game: Game, keys: np.ndarray, known: KnownValues) -> dict[str, np.ndar
     if known.with_misere:
         rows["misere_win"] = out_mis
     return rows
+
+
+class ImpartialSolver:
+    """Solves an impartial game's levels in order, remembering the values of the levels it has seen."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.known = KnownValues(game)
+        self.columns = ["key", "grundy", "remoteness"] + (["misere_outcome"] if game.misere else [])
+
+    @property
+    def levels(self) -> set[int]:
+        return self.known.levels
+
+    def remember(self, level: int, rows: pa.Table | None) -> None:
+        """Take in the stored rows of a whole level (None: the level has no positions)."""
+        if rows is not None and rows.num_rows:
+            misere = (
+                pc.equal(rows["misere_outcome"].cast(pa.string()), "N").to_numpy(zero_copy_only=False)
+                if self.game.misere
+                else None
+            )
+            self.known.add(
+                rows["key"].to_numpy(), rows["grundy"].to_numpy(), rows["remoteness"].to_numpy(), misere
+            )
+        self.known.levels.add(level)
+
+    def solve(self, keys: np.ndarray) -> pa.Table:
+        """The rows of these positions of one level, in key order."""
+        return impartial_rows(self.game, keys, solve(self.game, keys, self.known))
