@@ -70,7 +70,8 @@ def plan(game: Game, partition_rows: int) -> dict[str, dict[str, int]]:
     for level in range(game.max_level + 1):
         size = game.level_size(level)
         if size:
-            out[str(level)] = {"positions": size, "parts": -(-size // partition_rows)}
+            parts = 1 if game.whole_levels else -(-size // partition_rows)
+            out[str(level)] = {"positions": size, "parts": parts}
     return out
 
 
@@ -127,7 +128,7 @@ def schedule(manifest: Manifest) -> list[list[list[Slice]]]:
         ]
         if not todo:
             continue
-        if parts == 1 and group_rows + size <= manifest.partition_rows:
+        if parts == 1 and group_rows + size <= max(manifest.partition_rows, 1):
             group += todo
             group_rows += size
             continue

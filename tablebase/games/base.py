@@ -144,6 +144,12 @@ class Game(ABC):
     def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
         """Keys ``start..stop-1`` of the level, in ascending key order (int64)."""
 
+    @property
+    def whole_levels(self) -> bool:
+        """Whether a level must be solved in one piece: moves within a level (a
+        loopy game's passes) tie its positions together."""
+        return self.kind == "loopy"
+
     def child_levels(self, level: int) -> range:
         """The levels a move from this level can reach (all lower ones unless narrower)."""
         return range(level)
