@@ -128,7 +128,7 @@ def schedule(manifest: Manifest) -> list[list[list[Slice]]]:
         ]
         if not todo:
             continue
-        if parts == 1 and group_rows + size <= max(manifest.partition_rows, 1):
+        if parts == 1 and group_rows + size <= manifest.partition_rows:
             group += todo
             group_rows += size
             continue

@@ -25,7 +25,16 @@ def outcome_array(won: np.ndarray) -> pa.Array:
 
 def move_array(game: Game, codes: np.ndarray) -> pa.Array:
     """Move names, dictionary-encoded: few distinct moves name many positions."""
-    distinct, index = np.unique(codes, return_inverse=True)
+    shifted = codes + 1  # -1 (no move) becomes 0
+    top = int(shifted.max(initial=0))
+    if top > 4 * len(codes) + 4096:
+        distinct, index = np.unique(codes, return_inverse=True)
+    else:
+        # Codes are small: a table beats sorting.
+        present = np.zeros(top + 1, dtype=np.bool_)
+        present[shifted] = True
+        distinct = np.flatnonzero(present) - 1
+        index = (np.cumsum(present) - 1)[shifted]
     names = [game.move_name(int(c)) if c >= 0 else "" for c in distinct]
     indices = pa.array(index.astype(np.int32), mask=codes < 0)
     return pa.DictionaryArray.from_arrays(indices, pa.array(names))

@@ -1,0 +1,99 @@
+"""Chomp end to end: a full build against a plain memoised Python solver, in one run.
+
+    python benchmarks/bench_chomp.py                 # 13x13 build, 9x9 plain solver
+    python benchmarks/bench_chomp.py --rows 10 --cols 10 --plain 7
+
+Prints the build's wall time (cluster start included and not), positions per
+second, peak memory of the driver and its workers, bytes per position on disk;
+the compiled solver alone on one core (no Dask, no Parquet); and the plain
+solver's positions per second with the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from common import PeakMemory, report  # noqa: E402
+
+from tablebase.build import build_tables  # noqa: E402
+from tablebase.build.jobs import spec_for  # noqa: E402
+from tablebase.games import make_game  # noqa: E402
+from tablebase.solve import solver_for  # noqa: E402
+
+
+def plain_chomp(rows: int, cols: int) -> tuple[int, float]:
+    """The obvious solver: frozenset boards, a dict memo, mex by definition."""
+    sys.setrecursionlimit(100_000)
+    memo: dict[frozenset, int] = {}
+
+    def grundy(board: frozenset) -> int:
+        if board in memo:
+            return memo[board]
+        seen = set()
+        for r, c in board:
+            if (r, c) != (0, 0):
+                seen.add(grundy(frozenset((x, y) for x, y in board if x < r or y < c)))
+        g = 0
+        while g in seen:
+            g += 1
+        memo[board] = g
+        return g
+
+    began = time.perf_counter()
+    grundy(frozenset((r, c) for r in range(rows) for c in range(cols)))
+    return len(memo), time.perf_counter() - began
+
+
+def kernel_alone(rows: int, cols: int) -> tuple[int, float]:
+    """The compiled solver on one core, level by level, in memory."""
+    game = make_game("chomp", dict(rows=rows, cols=cols))
+    solver = solver_for(game)
+    solver.solve(game.level_keys(2, 0, 0))  # compile outside the clock
+    began = time.perf_counter()
+    n = 0
+    for level in range(1, game.max_level + 1):
+        keys = game.level_keys(level, 0, game.level_size(level))
+        solver.remember(level, solver.solve(keys))
+        n += len(keys)
+    return n, time.perf_counter() - began
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=13)
+    parser.add_argument("--cols", type=int, default=13)
+    parser.add_argument("--plain", type=int, default=9, help="side of the square the plain solver solves")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as out, PeakMemory() as memory:
+        began = time.perf_counter()
+        spec = spec_for("chomp", dict(rows=args.rows, cols=args.cols))
+        (summary,) = build_tables([spec], Path(out), workers=args.workers, quiet=True)
+        wall = time.perf_counter() - began
+    n = summary["positions"]
+    report(
+        f"build chomp {args.rows}x{args.cols}",
+        positions=n,
+        wall_s=wall,
+        table_s=summary["seconds"],
+        positions_per_s=int(n / summary["seconds"]),
+        peak_mib=memory.mib,
+        bytes_per_position=summary["bytes"] / n,
+        workers=args.workers,
+    )
+    kn, kt = kernel_alone(args.rows, args.cols)
+    report("compiled solver, one core", positions=kn, seconds=kt, positions_per_s=int(kn / kt))
+    pn, pt = plain_chomp(args.plain, args.plain)
+    report(f"plain solver {args.plain}x{args.plain}", positions=pn, seconds=pt, positions_per_s=int(pn / pt))
+    report("ratio", build_over_plain=(n / summary["seconds"]) / (pn / pt), kernel_over_plain=(kn / kt) / (pn / pt))
+
+
+if __name__ == "__main__":
+    main()

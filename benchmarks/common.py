@@ -1,0 +1,48 @@
+"""Small helpers shared by the benchmarks: peak memory of a process tree, and printing."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import psutil
+
+
+class PeakMemory:
+    """Samples the resident memory of this process and all its children (Dask workers included)."""
+
+    def __init__(self, every: float = 0.05) -> None:
+        self.every = every
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        me = psutil.Process()
+        while not self._stop.is_set():
+            total = 0
+            for p in [me] + me.children(recursive=True):
+                try:
+                    total += p.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak = max(self.peak, total)
+            time.sleep(self.every)
+
+    def __enter__(self) -> "PeakMemory":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def mib(self) -> float:
+        return self.peak / 2**20
+
+
+def report(name: str, **figures) -> None:
+    parts = [f"{k}={v:,.3f}" if isinstance(v, float) else f"{k}={v:,}" if isinstance(v, int) else f"{k}={v}"
+             for k, v in figures.items()]
+    print(f"{name:<28} " + "  ".join(parts), flush=True)
