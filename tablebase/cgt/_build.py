@@ -77,15 +77,31 @@ def _lists_leq_id(lo, ro, h: int) -> bool:
 
 
 def _undominated_left(opts: list[int]) -> list[int]:
+    """Left options not ``<=`` another Left option."""
     if len(opts) < 2:
         return opts
-    return [a for a in opts if not any(b != a and leq(a, b) for b in opts)]
+    keep = []
+    for a in opts:
+        for b in opts:
+            if b != a and leq(a, b):
+                break
+        else:
+            keep.append(a)
+    return keep
 
 
 def _undominated_right(opts: list[int]) -> list[int]:
+    """Right options not ``>=`` another Right option."""
     if len(opts) < 2:
         return opts
-    return [a for a in opts if not any(b != a and leq(b, a) for b in opts)]
+    keep = []
+    for a in opts:
+        for b in opts:
+            if b != a and leq(b, a):
+                break
+        else:
+            keep.append(a)
+    return keep
 
 
 def _simplify(lo: list[int], ro: list[int]) -> tuple[list[int], list[int]]:

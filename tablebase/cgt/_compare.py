@@ -5,7 +5,9 @@
 
 * two NUS values compare in closed form;
 * against a number x, only the other side's options matter (number
-  avoidance): ``x <= H`` iff no ``HR <= x``, and ``G <= x`` iff no ``GL >= x``.
+  avoidance): ``x <= H`` iff no ``HR <= x``, and ``G <= x`` iff no ``GL >= x``;
+* stops settle many cases at once: ``G <= H`` implies ``L(G) <= L(H)`` and
+  ``R(G) <= R(H)``, and ``L(G) < R(H)`` implies ``G < H``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ _leq_cache: dict[int, bool] = {}
 _nus = T._nus
 _left = T._left
 _right = T._right
+_lstop = T._lstop
+_rstop = T._rstop
 
 
 def nus_nonnegative(x, ups: int, nim: int) -> bool:
@@ -42,7 +46,11 @@ def leq(g: int, h: int) -> bool:
         return r
     ng = _nus[g]
     nh = _nus[h]
-    if ng is not None and nh is not None:
+    if _lstop[g] > _lstop[h] or _rstop[g] > _rstop[h]:
+        r = False
+    elif _lstop[g] < _rstop[h]:
+        r = True
+    elif ng is not None and nh is not None:
         r = nus_nonnegative(nh[0] - ng[0], nh[1] - ng[1], nh[2] ^ ng[2])
     elif ng is not None and ng[1] == 0 and ng[2] == 0:
         r = True

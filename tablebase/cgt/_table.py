@@ -28,6 +28,10 @@ Options = tuple[int, ...]
 _left: list[Options | None] = []
 _right: list[Options | None] = []
 _nus: list[tuple[Number, int, int] | None] = []
+# Left and right stops, known for every id from the moment it exists: they
+# let comparisons answer many questions without looking at options.
+_lstop: list[Number] = []
+_rstop: list[Number] = []
 _by_options: dict[tuple[Options, Options], int] = {}
 _by_nus: dict[tuple[Number, int, int], int] = {}
 
@@ -50,16 +54,21 @@ def normalize_number(x: Number) -> Number:
 
 
 def nus_id(x: Number, ups: int = 0, nim: int = 0) -> int:
-    """Id of ``x + ups.^ + *nim`` (``x`` must already be normalised)."""
+    """Id of ``x + ups.^ + *nim`` (``x`` an int or a dyadic Fraction)."""
     key = (x, ups, nim)
     g = _by_nus.get(key)
     if g is None:
         if nim < 0:
             raise ValueError("nim value must be non-negative")
+        # Sums of Fractions may be integral: store ints so printing stays canonical.
+        x = normalize_number(x)
+        key = (x, ups, nim)
         g = len(_nus)
         _left.append(None)
         _right.append(None)
         _nus.append(key)
+        _lstop.append(x)
+        _rstop.append(x)
         _by_nus[key] = g
     return g
 
@@ -145,6 +154,8 @@ def register_general(lo: Options, ro: Options) -> int:
     _left.append(lo)
     _right.append(ro)
     _nus.append(None)
+    _lstop.append(max(_rstop[x] for x in lo))
+    _rstop.append(min(_lstop[x] for x in ro))
     _by_options[(lo, ro)] = g
     return g
 

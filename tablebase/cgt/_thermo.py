@@ -21,24 +21,13 @@ from . import _table as T
 
 Wall = tuple[tuple[tuple[Fraction, Fraction], ...], Fraction]
 
-_stops: dict[int, tuple] = {}
 _thermo: dict[int, tuple[Wall, Wall, Fraction, Fraction]] = {}
 _birthday: dict[int, int] = {}
 
 
 def stops(g: int) -> tuple:
     """``(left stop, right stop)`` of ``g`` as numbers."""
-    r = _stops.get(g)
-    if r is not None:
-        return r
-    p = T.nus_parts(g)
-    if p is not None:
-        r = (p[0], p[0])
-    else:
-        lo, ro = T.options(g)
-        r = (max(stops(x)[1] for x in lo), min(stops(x)[0] for x in ro))
-    _stops[g] = r
-    return r
+    return T._lstop[g], T._rstop[g]
 
 
 def _const(x) -> Wall:

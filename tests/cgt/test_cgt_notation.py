@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import pytest
@@ -15,6 +16,14 @@ from tablebase.cgt import CGTSyntaxError, dyadic, from_options, integer, nimber,
 @given(games())
 def test_parse_of_str_is_the_same_form(g):
     assert parse(str(g)).id == g.id
+
+
+@settings(max_examples=200, deadline=None)
+@given(games(), games())
+def test_numbers_print_in_lowest_terms(g, h):
+    text = str(g + h)
+    assert not re.search(r"/1(?!\d)", text), text
+    assert not re.search(r"\d/(?!\d)", text), text
 
 
 @settings(max_examples=100, deadline=None)
