@@ -59,7 +59,9 @@ class Game:
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash(("Game", self.id))
+        # A number equals the int/Fraction it stands for, so it must hash alike.
+        value = T.number_value(self.id)
+        return hash(value) if value is not None else hash(("Game", self.id))
 
     def __le__(self, other: "Game") -> bool:
         return leq(self.id, _coerce(other).id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import types
 from fractions import Fraction
+from functools import lru_cache
 
 import pytest
 from hypothesis import strategies as st
@@ -61,6 +62,19 @@ def games(draw) -> Game:
     if kind == 3:
         g = g + canonical(draw(raw_games(max_leaves=5)))
     return g
+
+
+@lru_cache(maxsize=None)
+def domineering(cells: frozenset) -> Game:
+    """Value of a Domineering board (Left places vertical dominoes), by its options."""
+    lefts = [domineering(cells - {(r, c), (r + 1, c)}) for r, c in cells if (r + 1, c) in cells]
+    rights = [domineering(cells - {(r, c), (r, c + 1)}) for r, c in cells if (r, c + 1) in cells]
+    return from_options(lefts, rights)
+
+
+def rectangle(rows: int, cols: int) -> Game:
+    """Value of the empty Domineering board with these rows and columns."""
+    return domineering(frozenset((r, c) for r in range(rows) for c in range(cols)))
 
 
 def import_cgt_py():

@@ -20,23 +20,10 @@ Sources:
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
-
 import pytest
 
+from cgt_helpers import rectangle
 from tablebase.cgt import ZERO, from_options, integer, parse
-
-
-@lru_cache(maxsize=None)
-def domineering(cells: frozenset) -> object:
-    """Value of a Domineering board (Left places vertical dominoes), by its options."""
-    lefts = [domineering(cells - {(r, c), (r + 1, c)}) for r, c in cells if (r + 1, c) in cells]
-    rights = [domineering(cells - {(r, c), (r, c + 1)}) for r, c in cells if (r, c + 1) in cells]
-    return from_options(lefts, rights)
-
-
-def rectangle(rows: int, cols: int):
-    return domineering(frozenset((r, c) for r in range(rows) for c in range(cols)))
 
 
 def texts(games) -> list[str]:

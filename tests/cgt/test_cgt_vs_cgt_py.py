@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cgt_helpers import games, import_cgt_py
+from cgt_helpers import games, import_cgt_py, rectangle
 from tablebase.cgt import Game, from_options, parse
 
 cgt_py = import_cgt_py()
@@ -83,8 +83,6 @@ def test_same_comparisons(g, h):
 
 @pytest.mark.parametrize("rows, cols", [(2, 2), (2, 4), (3, 3), (3, 4), (4, 2), (3, 5), (4, 4)])
 def test_same_domineering_values(rows, cols):
-    from test_cgt_published import rectangle
-
     theirs = cgt_py.Domineering("|".join("." * cols for _ in range(rows))).canonical_form
     assert ours(theirs) == rectangle(rows, cols)
 
