@@ -1,4 +1,4 @@
-"""The ``tablebase`` command: build, lookup, query, stats, tables, games, cgt."""
+"""The ``tablebase`` command: build, verify, lookup, query, stats, tables, games, cgt."""
 
 from __future__ import annotations
 
@@ -60,6 +60,11 @@ def make_parser() -> argparse.ArgumentParser:
     stats.add_argument("--db", required=True)
     stats.add_argument("table")
     stats.add_argument("--json", action="store_true")
+
+    verify = verbs.add_parser("verify", help="check a table's files and re-derive every row from its children")
+    verify.add_argument("--db", required=True)
+    verify.add_argument("table")
+    verify.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
     tables = verbs.add_parser("tables", help="the tables of a tablebase folder")
     tables.add_argument("--db", required=True)
@@ -156,6 +161,23 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from tablebase.build.verify import verify_table
+
+    def say(text: str) -> None:
+        if not args.quiet:
+            print(f"[{args.table}] {text}", file=sys.stderr, flush=True)
+
+    checked, problems = verify_table(args.db, args.table, say)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{args.table}: {len(problems)} problems in {checked:,} rows checked", file=sys.stderr)
+        return 1
+    print(f"{args.table}: {checked:,} rows verified, no problems")
+    return 0
+
+
 def _cmd_tables(args: argparse.Namespace) -> int:
     import pyarrow as pa
 
@@ -214,6 +236,7 @@ COMMANDS = {
     "lookup": _cmd_lookup,
     "query": _cmd_query,
     "stats": _cmd_stats,
+    "verify": _cmd_verify,
     "tables": _cmd_tables,
     "games": _cmd_games,
     "cgt": _cmd_cgt,

@@ -1,0 +1,119 @@
+"""Verify a built table: files against the manifest, and every row against its children.
+
+Each level is solved again from the *stored* rows of the lower levels and the
+result compared, column by column, with what is stored. A damaged or missing
+file is reported, and its level's recomputed rows stand in for it so that the
+levels above can still be checked.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pyarrow as pa
+
+from tablebase.errors import StoreError
+from tablebase.games import make_game
+from tablebase.solve import solver_for
+from tablebase.store import Manifest, read_parquet, table_dir
+from tablebase.store.files import sha256_of
+
+MAX_PER_FILE = 5  # mismatches reported per file; the count says how many more
+
+
+@dataclass
+class Problem:
+    table: str
+    file: str
+    position: str | None
+    what: str
+
+    def __str__(self) -> str:
+        where = f"{self.table} {self.file}" + (f" position {self.position!r}" if self.position else "")
+        return f"{where}: {self.what}"
+
+
+def _check_files(root: Path, m: Manifest) -> tuple[list[Problem], set[str]]:
+    """Manifest records against the files on disk; returns problems and the names of files present."""
+    problems, present = [], set()
+    folder = table_dir(root, m.table)
+    on_disk = {str(p.relative_to(folder)) for p in folder.glob("level=*/part-*.parquet")}
+    for name in sorted(on_disk - set(m.files)):
+        problems.append(Problem(m.table, name, None, "file is not in the manifest"))
+    for name, record in sorted(m.files.items()):
+        path = folder / name
+        if not path.is_file():
+            problems.append(Problem(m.table, name, None, "file is missing"))
+            continue
+        present.add(name)
+        if path.stat().st_size != record["bytes"]:
+            problems.append(Problem(m.table, name, None, f"{path.stat().st_size} bytes, the manifest says {record['bytes']}"))
+        if sha256_of(path) != record["sha256"]:
+            problems.append(Problem(m.table, name, None, "sha256 differs from the manifest"))
+    for level, plan in m.plan.items():
+        names = [f"level={level}/part-{p:05d}.parquet" for p in range(plan["parts"])]
+        if int(level) in m.levels_done and not all(n in m.files for n in names):
+            problems.append(Problem(m.table, f"level={level}", None, "level marked done but files are missing"))
+    return problems, present
+
+
+def _compare(table: str, name: str, stored: pa.Table, derived: pa.Table) -> list[Problem]:
+    if stored.column("key") != derived.column("key"):
+        return [Problem(table, name, None, f"holds {stored.num_rows} keys, the level's partition has {derived.num_rows} other ones")]
+    problems, count = [], 0
+    for column in derived.column_names:
+        if column not in stored.column_names:
+            problems.append(Problem(table, name, None, f"column {column!r} is missing"))
+            continue
+        a = stored.column(column).cast(pa.string()).to_pylist()
+        b = derived.column(column).cast(pa.string()).to_pylist()
+        for i in (i for i in range(len(a)) if a[i] != b[i]):
+            count += 1
+            if count <= MAX_PER_FILE:
+                position = derived.column("position")[i].as_py()
+                problems.append(Problem(table, name, position, f"{column} stored {a[i]}, derived {b[i]}"))
+    if count > MAX_PER_FILE:
+        problems.append(Problem(table, name, None, f"{count - MAX_PER_FILE} more mismatches"))
+    return problems
+
+
+def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None] = lambda s: None) -> tuple[int, list[Problem]]:
+    """Check one table; return the number of rows checked and the problems found."""
+    root = Path(root)
+    m = Manifest.load(root, table)
+    game = make_game(m.game, m.params)
+    solver = solver_for(game)
+    problems, present = _check_files(root, m)
+    checked = 0
+    began = time.perf_counter()
+    levels = sorted(int(k) for k in m.plan)
+    for done, level in enumerate(levels, 1):
+        if level not in m.levels_done:
+            say(f"level {level} is not built; stopping there")
+            break
+        size, parts = m.plan[str(level)]["positions"], m.plan[str(level)]["parts"]
+        pieces = []
+        for part in range(parts):
+            name = f"level={level}/part-{part:05d}.parquet"
+            derived = solver.solve(game.level_keys(level, part * size // parts, (part + 1) * size // parts))
+            stored = None
+            if name in present:
+                try:
+                    stored = read_parquet([table_dir(root, table) / name])
+                except StoreError as e:
+                    problems.append(Problem(table, name, None, str(e)))
+            if stored is not None:
+                stored = stored.select(derived.column_names) if set(derived.column_names) <= set(stored.column_names) else stored
+                problems += _compare(table, name, stored, derived)
+                checked += stored.num_rows
+                pieces.append(stored if stored.schema == derived.schema else derived)
+            else:
+                pieces.append(derived)
+        solver.remember(level, pa.concat_tables(pieces))
+        say(f"level {level} ({done}/{len(levels)}): {checked:,} rows checked, "
+            f"{len(problems)} problems, {time.perf_counter() - began:.1f}s")
+    return checked, problems
