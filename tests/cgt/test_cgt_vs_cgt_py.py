@@ -91,3 +91,18 @@ def test_same_domineering_values(rows, cols):
 def test_cgt_py_reads_what_we_mean(text):
     # Texts both engines read the same way.
     assert ours(CF(text)) == parse(text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 4), st.integers(2, 4), st.data())
+def test_same_values_of_domineering_boards_with_holes(rows, cols, data):
+    from cgt_helpers import domineering
+
+    holes = data.draw(st.sets(st.tuples(st.integers(0, rows - 1), st.integers(0, cols - 1)), max_size=6))
+    grid = "|".join("".join("#" if (r, c) in holes else "." for c in range(cols)) for r in range(rows))
+    cells = frozenset((r, c) for r in range(rows) for c in range(cols) if (r, c) not in holes)
+    theirs = cgt_py.Domineering(grid).canonical_form
+    g = domineering(cells)
+    assert ours(theirs) == g
+    if not g.is_number:
+        assert number(theirs.temperature) == g.temperature
