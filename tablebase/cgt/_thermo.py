@@ -136,16 +136,16 @@ def _cut(w: Wall, temp: Fraction) -> Wall:
     """The wall below ``temp`` and the vertical mast above it."""
     pts = [(t, x) for t, x in w[0] if t < temp]
     pts.append((temp, _value_at(w, temp)))
-    if len(pts) > 1 and pts[0][0] == pts[1][0]:
-        pts = pts[1:]
     return tuple(pts), Fraction(0)
 
 
 def mean(g: int) -> Fraction:
+    """Where the thermograph's mast stands."""
     return thermograph(g)[3]
 
 
 def temperature(g: int) -> Fraction:
+    """Where the thermograph's walls meet (CGSuite's negative values for numbers)."""
     return thermograph(g)[2]
 
 

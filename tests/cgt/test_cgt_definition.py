@@ -102,3 +102,29 @@ def test_closed_forms_by_definition(number, ups, nim):
         parts.append(negate(ONE))
     g = number_up_star(x, ups, nim)
     assert is_second_player_win(*parts, negate(raw_of(g)))
+
+
+def simplest_by_search(a, b):
+    """The number born first strictly between a and b (None = unbounded), by search."""
+    born = [Fraction(0)]
+    seen = {Fraction(0)}
+    for _ in range(14):
+        if any((a is None or a < x) and (b is None or x < b) for x in born):
+            # among those born on the same day only one lies strictly between
+            return next(x for x in born if (a is None or a < x) and (b is None or x < b))
+        points = sorted(seen)
+        born = [points[0] - 1, points[-1] + 1] + [(p + q) / 2 for p, q in zip(points, points[1:])]
+        seen.update(born)
+    raise AssertionError("not found")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.none(), st.builds(Fraction, st.integers(-12, 12), st.sampled_from([1, 2, 4, 8]))),
+       st.one_of(st.none(), st.builds(Fraction, st.integers(-12, 12), st.sampled_from([1, 2, 4, 8]))))
+def test_options_that_are_numbers_give_the_simplest_number_between(a, b):
+    from tablebase.cgt import dyadic, from_options
+
+    if a is not None and b is not None and a >= b:
+        return
+    g = from_options([] if a is None else [dyadic(a)], [] if b is None else [dyadic(b)])
+    assert g.is_number and g.number == simplest_by_search(a, b)
