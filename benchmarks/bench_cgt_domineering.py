@@ -17,9 +17,7 @@ import sys
 import time
 import types
 
-from tablebase.cgt import Game, from_option_ids, from_options
-from tablebase.cgt._arith import add
-from tablebase.cgt._table import ZERO
+from tablebase.cgt import Game, from_option_ids, from_options, sum_ids
 
 class Evaluator:
     """Values of Domineering boards over tablebase.cgt, memoised by region.
@@ -38,12 +36,13 @@ class Evaluator:
     def board(self, mask: int) -> int:
         g = self.boards.get(mask)
         if g is None:
-            g = ZERO
+            parts = []
             rest = mask
             while rest:
                 comp = self._component(rest)
                 rest &= ~comp
-                g = add(g, self.region(self._to_origin(comp)))
+                parts.append(self.region(self._to_origin(comp)))
+            g = parts[0] if len(parts) == 1 else sum_ids(parts)
             self.boards[mask] = g
         return g
 
