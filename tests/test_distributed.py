@@ -23,6 +23,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_for_workers(address: str, n: int, timeout: float = 60) -> None:
+    """Until the scheduler at address answers and has n workers."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with Client(address, timeout="5s") as client:
+                client.wait_for_workers(n, timeout=max(1, deadline - time.monotonic()))
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
 @pytest.fixture
 def cluster():
     address = f"tcp://127.0.0.1:{free_port()}"
@@ -37,16 +51,7 @@ def cluster():
                 subprocess.Popen([DASK, "worker", address, "--nthreads", "1", "--nworkers", "1", "--no-dashboard"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             )
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with Client(address, timeout="5s") as client:
-                    client.wait_for_workers(2, timeout=max(1, deadline - time.monotonic()))
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.5)
+        wait_for_workers(address, 2)
         yield address
     finally:
         for p in reversed(procs):

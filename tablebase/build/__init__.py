@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Iterator
 
 from tablebase.build.driver import DEFAULT_PARTITION_ROWS, TableSpec, build_table, dask_client
 from tablebase.errors import TablebaseError
+from tablebase.store import BuildLock, table_dir
 
 
 def build_tables(
@@ -26,9 +28,13 @@ def build_tables(
     if out.exists() and not out.is_dir():
         raise TablebaseError(f"--out {out} is a file, not a folder")
     out.mkdir(parents=True, exist_ok=True)
-    with dask_client(scheduler, workers) as client:
+    with ExitStack() as held:
+        # Every table is claimed before the cluster starts, so a clash is refused at once.
         for spec in specs:
-            yield build_table(client, out.resolve(), spec, rows, every=float("inf") if quiet else 1.0)
+            held.enter_context(BuildLock(table_dir(out, spec.name)))
+        with dask_client(scheduler, workers) as client:
+            for spec in specs:
+                yield build_table(client, out.resolve(), spec, rows, every=float("inf") if quiet else 1.0)
 
 
 __all__ = ["DEFAULT_PARTITION_ROWS", "TableSpec", "build_table", "build_tables", "dask_client"]

@@ -26,7 +26,7 @@ from tablebase.build.progress import Progress
 from tablebase.build.tasks import barrier, solve_slices
 from tablebase.errors import StoreError, TablebaseError
 from tablebase.games import Game
-from tablebase.store import BuildLock, Manifest, table_dir
+from tablebase.store import Manifest, remove_leftovers, table_dir
 
 DEFAULT_PARTITION_ROWS = 65_536
 MANIFEST_EVERY = 1.0  # seconds between manifest saves while a table builds
@@ -58,7 +58,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
             threads_per_worker=1,
             processes=True,
             dashboard_address=":0",
-            silence_logs=logging.ERROR,
+            silence_logs=logging.CRITICAL,
         )
     with cluster, Client(cluster) as client:
         yield client
@@ -145,43 +145,47 @@ def schedule(manifest: Manifest) -> list[list[list[Slice]]]:
 
 
 def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int, every: float = 1.0) -> dict:
-    """Build (or finish building) one table; return the summary of the run."""
+    """Build (or finish building) one table; return the summary of the run.
+
+    The caller holds the table's build lock.
+    """
     began = time.perf_counter()
-    with BuildLock(table_dir(root, spec.name)):
-        manifest = _start_manifest(root, spec, partition_rows)
-        manifest.complete = False
-        total = sum(v["positions"] for v in manifest.plan.values())
-        n_parts = sum(v["parts"] for v in manifest.plan.values())
-        skipped = len(manifest.files)
-        progress = Progress(spec.name, total, spec.game.max_level, every=every)
-        progress.resumed(sum(f["rows"] for f in manifest.files.values()))
-        progress.say(
-            f"{total:,} positions in {len(manifest.plan)} levels, {n_parts} partitions"
-            + (f" ({skipped} already built, skipped)" if skipped else "")
-            + f", {len(client.scheduler_info()['workers'])} workers"
-        )
-        run = uuid.uuid4().hex
-        tasks, barriers = [], []
-        after = None
-        for number, step in enumerate(schedule(manifest)):
-            futures = [
-                client.submit(
-                    solve_slices, run, str(root), spec.name, spec.game.name, spec.game.params, slices, after,
-                    key=f"solve-{spec.name}-{number}.{i}-{run}", pure=False,
-                )
-                for i, slices in enumerate(step)
-            ]
-            tasks += futures
-            after = client.submit(barrier, *futures, key=f"step-{spec.name}-{number}-{run}", pure=False)
-            barriers.append(after)
-        try:
-            _collect(root, manifest, tasks, progress)
-        finally:
-            manifest.complete = len(manifest.levels_done) == len(manifest.plan)
-            manifest.save(root)
-            unfinished = [f for f in tasks + barriers if not f.done()]
-            if unfinished:
-                client.cancel(unfinished)
+    manifest = _start_manifest(root, spec, partition_rows)
+    remove_leftovers(table_dir(root, spec.name))
+    manifest.complete = False
+    total = sum(v["positions"] for v in manifest.plan.values())
+    n_parts = sum(v["parts"] for v in manifest.plan.values())
+    skipped = len(manifest.files)
+    progress = Progress(spec.name, total, spec.game.max_level, every=every)
+    progress.resumed(sum(f["rows"] for f in manifest.files.values()))
+    progress.say(
+        f"{total:,} positions in {len(manifest.plan)} levels, {n_parts} partitions"
+        + (f" ({skipped} already built, skipped)" if skipped else "")
+        + f", {len(client.scheduler_info()['workers'])} workers"
+    )
+    run = uuid.uuid4().hex
+    tasks, barriers = [], []
+    after = None
+    for number, step in enumerate(schedule(manifest)):
+        futures = [
+            client.submit(
+                solve_slices, run, str(root), spec.name, spec.game.name, spec.game.params, slices, after,
+                key=f"solve-{spec.name}-{number}.{i}-{run}", pure=False,
+            )
+            for i, slices in enumerate(step)
+        ]
+        tasks += futures
+        after = client.submit(barrier, *futures, key=f"step-{spec.name}-{number}-{run}", pure=False)
+        barriers.append(after)
+    try:
+        _collect(root, manifest, tasks, progress)
+        remove_leftovers(table_dir(root, spec.name))
+    finally:
+        manifest.complete = len(manifest.levels_done) == len(manifest.plan)
+        manifest.save(root)
+        unfinished = [f for f in tasks + barriers if not f.done()]
+        if unfinished:
+            client.cancel(unfinished)
     return {
         "table": spec.name,
         "positions": manifest.positions,

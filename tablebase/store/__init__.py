@@ -5,7 +5,14 @@ one level, sorted by key; ``<root>/<table>/_manifest.json`` says what was built
 and how. This layer knows files and columns, never the rules of a game.
 """
 
-from tablebase.store.files import level_files, part_path, read_parquet, table_dir, write_parquet
+from tablebase.store.files import (
+    level_files,
+    part_path,
+    read_parquet,
+    remove_leftovers,
+    table_dir,
+    write_parquet,
+)
 from tablebase.store.lock import BuildLock
 from tablebase.store.manifest import Manifest, list_tables
 
@@ -16,6 +23,7 @@ __all__ = [
     "list_tables",
     "part_path",
     "read_parquet",
+    "remove_leftovers",
     "table_dir",
     "write_parquet",
 ]

@@ -55,6 +55,14 @@ def write_atomic(path: Path, write) -> None:
             tmp.unlink()
 
 
+def remove_leftovers(folder: Path) -> int:
+    """Delete temporary files that a killed writer left behind; only call while holding the build lock."""
+    leftovers = list(folder.glob("level=*/.part-*.tmp-*")) + list(folder.glob(".*.tmp-*"))
+    for path in leftovers:
+        path.unlink(missing_ok=True)
+    return len(leftovers)
+
+
 def write_parquet(table: pa.Table, path: Path) -> dict:
     """Write rows (already sorted by key) atomically; return the file's record.
 

@@ -62,6 +62,10 @@ class BuildLock:
         if self.held:
             self.path.unlink(missing_ok=True)
             self.held = False
+            try:
+                self.path.parent.rmdir()  # a build that wrote nothing leaves nothing
+            except OSError:
+                pass
 
     def __enter__(self) -> "BuildLock":
         self.acquire()

@@ -1,0 +1,130 @@
+"""Builds that survive faults: a worker killed, the driver killed or interrupted, a second build refused.
+
+Each test really does it to real processes and checks that the finished table is
+byte-identical to an undisturbed build of the same table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pyarrow.parquet as pq
+import pytest
+
+from helpers import assert_clean_error, file_hashes, tablebase
+from test_distributed import DASK, free_port, wait_for_workers
+
+GAME = ["chomp", "--rows", "10", "--cols", "11"]  # 352,715 positions
+PARAMS = dict(rows=10, cols=11)
+PARTITION_ROWS = 4000
+
+
+def start_build(out: Path, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tablebase", "build", *GAME, "--out", str(out),
+         "--partition-rows", str(PARTITION_ROWS), *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+def wait_for_files(table: Path, at_least: int, proc: subprocess.Popen, timeout: float = 120) -> None:
+    """Until the manifest records some finished partitions, while the build still runs."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the build ended before the fault could be injected"
+        try:
+            if len(json.loads((table / "_manifest.json").read_text())["files"]) >= at_least:
+                return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
+    raise AssertionError("no progress")
+
+
+def assert_no_half_files(table: Path) -> None:
+    for path in table.glob("level=*/part-*.parquet"):
+        pq.read_metadata(path)  # a file under its final name is always whole
+
+
+@pytest.fixture(scope="module")
+def undisturbed(built):
+    root, name = built("chomp", partition_rows=PARTITION_ROWS, **PARAMS)
+    return file_hashes(root / name)
+
+
+def test_driver_killed_mid_level_resumes_to_identical_files(tmp_path, undisturbed):
+    table = tmp_path / "chomp_10x11"
+    proc = start_build(tmp_path)
+    wait_for_files(table, 40, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert_no_half_files(table)
+    assert (table / ".lock").exists()  # left behind by the killed build: stale, not blocking
+    resumed = start_build(tmp_path)
+    out, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, err
+    summary = json.loads(out)
+    assert 0 < summary["skipped_partitions"] < summary["partitions"]
+    assert f"({summary['skipped_partitions']} already built, skipped)" in err
+    assert file_hashes(table) == undisturbed
+
+
+def test_ctrl_c_stops_cleanly_and_resumes(tmp_path, undisturbed):
+    table = tmp_path / "chomp_10x11"
+    proc = start_build(tmp_path)
+    wait_for_files(table, 40, proc)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130
+    assert "interrupted; run the same command again to resume" in err and "Traceback" not in err, err
+    assert not (table / ".lock").exists()
+    manifest = json.loads((table / "_manifest.json").read_text())
+    assert not manifest["complete"] and manifest["files"]
+    resumed = start_build(tmp_path)
+    out, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, err
+    assert json.loads(out)["skipped_partitions"] >= len(manifest["files"])
+    assert file_hashes(table) == undisturbed
+
+
+def test_a_second_build_is_refused_while_the_first_runs(tmp_path, undisturbed):
+    first = start_build(tmp_path)
+    wait_for_files(tmp_path / "chomp_10x11", 1, first)
+    second = tablebase("build", *GAME, "--out", tmp_path, "--partition-rows", PARTITION_ROWS)
+    assert_clean_error(second, "being built by process", str(first.pid))
+    out, err = first.communicate(timeout=300)
+    assert first.returncode == 0, err
+    assert file_hashes(tmp_path / "chomp_10x11") == undisturbed
+
+
+def test_a_worker_killed_mid_level_does_not_change_the_table(tmp_path, undisturbed):
+    address = f"tcp://127.0.0.1:{free_port()}"
+    port = address.rsplit(":", 1)[1]
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    scheduler = subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", port, "--no-dashboard"], **quiet)
+    workers = [
+        subprocess.Popen([DASK, "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard"], **quiet)
+        for _ in range(2)
+    ]
+    try:
+        wait_for_workers(address, 2)
+        build = start_build(tmp_path, "--scheduler", address)
+        wait_for_files(tmp_path / "chomp_10x11", 40, build)
+        os.kill(workers[0].pid, signal.SIGKILL)
+        out, err = build.communicate(timeout=300)
+        assert build.returncode == 0, err
+        assert workers[0].wait() == -signal.SIGKILL
+        assert file_hashes(tmp_path / "chomp_10x11") == undisturbed
+        assert not list((tmp_path / "chomp_10x11").rglob("*.tmp-*"))
+    finally:
+        for p in workers + [scheduler]:
+            if p.poll() is None:
+                p.terminate()
+            p.wait(timeout=30)
