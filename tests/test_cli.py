@@ -127,3 +127,18 @@ def test_a_running_build_holds_its_table(tmp_path, scheduler):
     result = tablebase("build", "chomp", "--rows", 2, "--cols", 2, "--out", tmp_path, "--scheduler", scheduler)
     assert result.returncode == 0, result.stderr
     assert not (table / ".lock").exists()
+
+
+def test_cgt_calculator():
+    result = tablebase("cgt", "{2|-1/2}", "--json")
+    assert result.returncode == 0, result.stderr
+    # Domineering 2 rows x 3 columns is {2|-1/2}: mean 3/4, temperature 5/4.
+    assert json.loads(result.stdout) == {
+        "value": "{2|-1/2}", "outcome": "N", "left_stop": "2", "right_stop": "-1/2",
+        "mean": "3/4", "temperature": "5/4",
+    }
+    # Adding infinitesimals moves neither the mean nor the temperature.
+    hot = json.loads(tablebase("cgt", "{2|-1/2} + ^ + *", "--json").stdout)
+    assert (hot["mean"], hot["temperature"]) == ("3/4", "5/4")
+    assert "^^*" in tablebase("cgt", "^ + ^ + *").stdout
+    assert_clean_error(tablebase("cgt", "{2|1"), "at column")
