@@ -11,10 +11,11 @@ from tablebase.games.fibonacci_nim import FibonacciNim
 from tablebase.games.green_hackenbush import GreenHackenbush
 from tablebase.games.nim import Nim
 from tablebase.games.subtraction import Subtraction
+from tablebase.games.tanhinmin import Tanhinmin
 from tablebase.games.wythoff import Wythoff
 
 GAMES: dict[str, type[Game]] = {
-    g.name: g for g in (Nim, Subtraction, Wythoff, FibonacciNim, Chomp, GreenHackenbush)
+    g.name: g for g in (Nim, Subtraction, Wythoff, FibonacciNim, Chomp, GreenHackenbush, Tanhinmin)
 }
 
 

@@ -33,8 +33,9 @@ class Solver(Protocol):
 def solver_for(game: Game) -> Solver:
     """The solver of the game's kind."""
     from tablebase.solve.impartial import ImpartialSolver
+    from tablebase.solve.loopy import LoopySolver
 
-    kinds = {"impartial": ImpartialSolver}
+    kinds = {"impartial": ImpartialSolver, "loopy": LoopySolver}
     if game.kind not in kinds:
         raise TablebaseError(f"{game.name}: no solver for games of kind {game.kind!r}")
     return kinds[game.kind](game)

@@ -1,0 +1,263 @@
+"""Two-player Tanhinmin: Daifugo cut down to single cards and a pass.
+
+Rules. Each player holds a multiset of card strengths 1..K. The player to move
+either plays one card stronger than the field card (any card on an empty
+field), which becomes the field card, or passes; a pass clears the field and
+the opponent leads. The first player to empty their hand wins.
+
+A position is the mover's hand, the opponent's hand and the field card, written
+``1 1 3 4 / 1 2 3 5 / 0``: hands in increasing order, ``0`` for an empty
+field. An empty hand prints as ``-``; on input ``-`` or nothing between the
+slashes both mean an empty hand (and an empty field), and spaces or commas
+separate cards. The level is the number of cards in both hands: a play goes
+one level down, a pass stays in the level, so levels are loopy (two passes in
+a row come back to the same position) and are solved whole.
+
+Positions where a hand is empty are terminal and have no moves:
+
+* the opponent's hand is empty: the opponent has gone out and the mover has
+  lost, keeping all their cards (outcome P, score minus the mover's cards);
+* only the mover's hand is empty (no game reaches this, it is stored for
+  completeness): the mover has gone out and won (outcome N, score plus the
+  opponent's cards);
+* both hands empty (level 0, unreachable as well) counts as the first case:
+  lost, score 0.
+
+Keys are dense. A hand's rank orders hands by size, then within a size by the
+Young-diagram rank of its cards (see ``young``); the key of a position is
+``(rank(mover) * hands + rank(opponent)) * (K + 1) + field``. Moves are coded
+``0`` for the pass and ``c`` for playing a card of strength c.
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+import numba
+import numpy as np
+
+from tablebase.errors import TablebaseError
+from tablebase.games import young
+from tablebase.games.base import Game, Option, Texts
+
+PASS = 0
+
+
+@numba.njit(cache=True)
+def _moves(key, args, out_keys, out_moves):
+    hands, fields, sizes, remove = args
+    field = key % fields
+    mover = key // fields // hands
+    other = key // fields % hands
+    if sizes[mover] == 0 or sizes[other] == 0:
+        return 0  # someone has gone out: the game is over
+    out_keys[0] = (other * hands + mover) * fields  # the field clears and the opponent leads
+    out_moves[0] = PASS
+    n = 1
+    for card in range(field + 1, fields):
+        left = remove[mover, card]
+        if left >= 0:
+            out_keys[n] = (other * hands + left) * fields + card
+            out_moves[n] = card
+            n += 1
+    return n
+
+
+@numba.njit(cache=True)
+def _hand_rank(cards_down, size, offsets, binom):
+    """Rank of a hand given as its cards in decreasing order (the first ``size`` entries)."""
+    return offsets[size] + young.rank(cards_down[:size] - 1, binom)
+
+
+@numba.njit(cache=True)
+def _removal_table(cards_down, sizes, offsets, binom, top):
+    """remove[h, c]: the rank of hand h less one card c, or -1 if h holds no c."""
+    count = sizes.shape[0]
+    remove = np.full((count, top + 1), -1, dtype=np.int64)
+    work = np.empty(cards_down.shape[1], dtype=np.int64)
+    for h in range(count):
+        s = sizes[h]
+        for i in range(s):
+            c = cards_down[h, i]
+            if remove[h, c] >= 0:
+                continue
+            m = 0
+            for j in range(s):
+                if j != i:
+                    work[m] = cards_down[h, j]
+                    m += 1
+            remove[h, c] = _hand_rank(work, s - 1, offsets, binom)
+    return remove
+
+
+@numba.njit(cache=True)
+def _join_positions(keys, hands, fields, hand_offsets, hand_data, field_offsets, field_data):
+    """'mover / opponent / field' for each key, from the texts of every hand and field card."""
+    n = keys.shape[0]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    for t in range(n):
+        parts = (keys[t] // fields // hands, keys[t] // fields % hands)
+        length = 6  # two ' / '
+        for h in parts:
+            length += max(hand_offsets[h + 1] - hand_offsets[h], 1)  # '-' for an empty hand
+        f = keys[t] % fields
+        offsets[t + 1] = offsets[t] + length + field_offsets[f + 1] - field_offsets[f]
+    data = np.empty(offsets[n], dtype=np.uint8)
+    for t in range(n):
+        p = offsets[t]
+        parts = (keys[t] // fields // hands, keys[t] // fields % hands)
+        for h in parts:
+            a, b = hand_offsets[h], hand_offsets[h + 1]
+            if a == b:
+                data[p] = 45  # '-'
+                p += 1
+            else:
+                data[p : p + b - a] = hand_data[a:b]
+                p += b - a
+            data[p : p + 3] = np.array([32, 47, 32], dtype=np.uint8)  # ' / '
+            p += 3
+        f = keys[t] % fields
+        a, b = field_offsets[f], field_offsets[f + 1]
+        data[p : p + b - a] = field_data[a:b]
+    return offsets, data
+
+
+class Tanhinmin(Game):
+    name = "tanhinmin"
+    kind = "loopy"
+    summary = "two-player Tanhinmin: play a stronger single card or pass; first to empty their hand wins"
+    notation = (
+        "'mover's hand / opponent's hand / field', e.g. '1 1 3 4 / 1 2 3 5 / 0' "
+        "(cards 1..max-card, field 0 when empty; an empty hand is '-' or nothing)"
+    )
+    move_notation = "'play c' puts a card of strength c on the field; 'pass' clears it for the opponent"
+    options = (
+        Option("max-card", int, "strongest card (cards are 1..max-card)"),
+        Option("max-hand", int, "most cards in one hand"),
+    )
+    #: The move code of a pass (loopy solvers count passes).
+    pass_move = PASS
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.top = self.int_param("max_card", 1, 60)
+        self.most = self.int_param("max_hand", 0, 60)
+        self.fields = self.top + 1
+        # Hands of s cards are Young diagrams in an s x (K-1) box (card - 1 per row).
+        self.per_size = np.array([comb(s + self.top - 1, s) for s in range(self.most + 1)], dtype=np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(self.per_size)]).astype(np.int64)
+        self.hands = int(self.offsets[-1])
+        self.key_space = self.hands * self.hands * self.fields
+        if self.key_space > 2**40:
+            raise TablebaseError(f"tanhinmin: {self.bounds} make too many positions")
+        self.max_moves = self.fields
+        self.binom = young.binomials(self.most + self.top)
+        self.cards_down = np.zeros((self.hands, max(self.most, 1)), dtype=np.int64)
+        self.sizes = np.zeros(self.hands, dtype=np.int64)
+        for s in range(1, self.most + 1):
+            rows = young.unrank_many(np.arange(self.per_size[s], dtype=np.int64), s, self.top - 1, self.binom)
+            self.cards_down[self.offsets[s] : self.offsets[s + 1], :s] = rows + 1
+            self.sizes[self.offsets[s] : self.offsets[s + 1]] = s
+        self.remove = _removal_table(self.cards_down, self.sizes, self.offsets, self.binom, self.top)
+        # Each hand's cards in increasing order, left-aligned, for printing.
+        width = self.cards_down.shape[1]
+        shift = (np.arange(width) + (width - self.sizes)[:, None]) % width
+        up = np.take_along_axis(np.sort(self.cards_down, axis=1), shift, axis=1)
+        self._hand_texts = young.format_rows(up, self.sizes)
+        self._field_texts = Texts.from_strings([str(f) for f in range(self.fields)])
+
+    @property
+    def table(self) -> str:
+        return f"tanhinmin_k{self.top}_h{self.most}"
+
+    @property
+    def bounds(self) -> str:
+        return f"hands of at most {self.most} cards of strength 1..{self.top}"
+
+    # -- levels ---------------------------------------------------------------------
+    @property
+    def max_level(self) -> int:
+        return 2 * self.most
+
+    def _segments(self, level: int) -> list[tuple[int, int]]:
+        """(mover's cards, opponent's cards) of the level, in key order."""
+        return [(a, level - a) for a in range(max(0, level - self.most), min(self.most, level) + 1)]
+
+    def level_size(self, level: int) -> int:
+        return sum(int(self.per_size[a] * self.per_size[b]) * self.fields for a, b in self._segments(level))
+
+    def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
+        out = np.empty(max(stop - start, 0), dtype=np.int64)
+        done, base = 0, 0
+        for a, b in self._segments(level):
+            count = int(self.per_size[a] * self.per_size[b]) * self.fields
+            lo, hi = max(start, base), min(stop, base + count)
+            if lo < hi:
+                i, rest = np.divmod(np.arange(lo - base, hi - base, dtype=np.int64), self.per_size[b] * self.fields)
+                j, field = np.divmod(rest, self.fields)
+                out[done : done + hi - lo] = ((self.offsets[a] + i) * self.hands + self.offsets[b] + j) * self.fields + field
+                done += hi - lo
+            base += count
+        return out
+
+    def child_levels(self, level: int) -> range:
+        # A play goes one level down; a pass stays in the level (the solver's business).
+        return range(level - 1, level) if level else range(0)
+
+    # -- positions and moves ------------------------------------------------------------
+    moves_kernel = staticmethod(_moves)
+
+    def kernel_args(self) -> tuple:
+        return (self.hands, self.fields, self.sizes, self.remove)
+
+    def split(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Mover's hand rank, opponent's hand rank and field card of each key."""
+        keys = np.asarray(keys, dtype=np.int64)
+        rest, field = np.divmod(keys, self.fields)
+        mover, other = np.divmod(rest, self.hands)
+        return mover, other, field
+
+    def final_results(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For positions without moves (a hand is empty): has the mover won, and the signed score."""
+        mover, other, _ = self.split(keys)
+        won = self.sizes[other] > 0  # only the mover's hand is empty
+        return won, np.where(won, self.sizes[other], -self.sizes[mover]).astype(np.int64)
+
+    def format_positions(self, keys: np.ndarray) -> Texts:
+        hand, field = self._hand_texts, self._field_texts
+        offsets, data = _join_positions(
+            np.asarray(keys, dtype=np.int64), self.hands, self.fields, hand.offsets, hand.data, field.offsets, field.data
+        )
+        return Texts(offsets, data)
+
+    def _parse_hand(self, text: str, part: str) -> list[int]:
+        part = part.strip()
+        cards = [] if part in ("", "-") else self.parse_ints(part)
+        if any(not 1 <= c <= self.top for c in cards):
+            raise self.position_error(text, f"cards are 1..{self.top}")
+        if len(cards) > self.most:
+            raise self.position_error(text, f"a hand holds at most {self.most} cards here")
+        return sorted(cards, reverse=True)
+
+    def parse(self, text: str) -> int:
+        parts = text.split("/")
+        if len(parts) != 3:
+            raise self.position_error(text, "expected two '/' between mover's hand, opponent's hand and field")
+        mover, other = (self._parse_hand(text, p) for p in parts[:2])
+        field_text = parts[2].strip()
+        field = 0 if field_text in ("", "-") else self.parse_ints(field_text)
+        if isinstance(field, list):
+            if len(field) != 1 or not 0 <= field[0] <= self.top:
+                raise self.position_error(text, f"the field is one card 1..{self.top}, or 0 when empty")
+            field = field[0]
+        ranks = [
+            int(_hand_rank(np.array(h + [0], dtype=np.int64), len(h), self.offsets, self.binom)) for h in (mover, other)
+        ]
+        return (ranks[0] * self.hands + ranks[1]) * self.fields + field
+
+    def level_of(self, key: int) -> int:
+        mover, other, _ = self.split(np.array([key]))
+        return int(self.sizes[mover[0]] + self.sizes[other[0]])
+
+    def move_name(self, move: int) -> str:
+        return "pass" if move == PASS else f"play {move}"
