@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pyarrow as pa
@@ -25,10 +25,21 @@ def rows_by_key(root: Path, table: str, manifest: Manifest, level: int, keys: li
     return {row["key"]: row for row in data.to_pylist()}
 
 
-def lookup_position(root: Path, table: str, manifest: Manifest, game: Game, text: str) -> dict[str, Any]:
+Fetch = Callable[[int, list[int]], dict[int, dict]]  # (level, keys) -> stored rows by key
+
+
+def lookup_position(
+    root: Path, table: str, manifest: Manifest, game: Game, text: str, fetch: Fetch | None = None
+) -> dict[str, Any]:
+    """The row of a position and every move with its child's row.
+
+    ``fetch`` reads stored rows; by default straight from the level's files.
+    """
+    if fetch is None:
+        fetch = lambda level, keys: rows_by_key(root, table, manifest, level, keys)  # noqa: E731
     key = game.parse(text)
     level = game.level_of(key)
-    found = rows_by_key(root, table, manifest, level, [key]).get(key)
+    found = fetch(level, [key]).get(key)
     if found is None:
         raise PositionError(f"{table}: position {text!r} is not stored (this table holds {game.bounds})")
     result: dict[str, Any] = {"table": table, "position": found["position"], "key": key, "level": level}
@@ -39,7 +50,7 @@ def lookup_position(root: Path, table: str, manifest: Manifest, game: Game, text
         by_level[game.level_of(child)].append(child)
     rows: dict[int, dict] = {}
     for lower, keys in by_level.items():
-        rows.update(rows_by_key(root, table, manifest, lower, sorted(set(keys))))
+        rows.update(fetch(lower, sorted(set(keys))))
     listed = []
     for child, move in zip(child_keys.tolist(), moves.tolist()):
         row = rows[child]
