@@ -44,6 +44,25 @@ class Children(NamedTuple):
     moves: np.ndarray  # int64
 
 
+class SumMoves(NamedTuple):
+    """One side's moves of a batch of partizan positions, each leading to a sum.
+
+    A move may split a position into independent parts (a Domineering region
+    falling apart), so it leads to a list of stored positions whose values
+    add up; an empty list is the zero game. The moves of position ``i`` are
+    ``moves[offsets[i]:offsets[i+1]]``; move ``j`` leads to the sum of the
+    components ``keys[starts[j]:starts[j+1]]``, each negated where ``negate``
+    says so (a stored position standing for its mirror image with the roles
+    of Left and Right swapped, such as a transposed Domineering region).
+    """
+
+    offsets: np.ndarray  # int64, len(positions) + 1
+    moves: np.ndarray  # int64 move codes, one per move
+    starts: np.ndarray  # int64, len(moves) + 1
+    keys: np.ndarray  # int64 component keys
+    negate: np.ndarray  # bool, one per component key
+
+
 class Texts(NamedTuple):
     """A batch of strings as one UTF-8 buffer and offsets (Arrow's layout, numpy's types)."""
 
@@ -185,6 +204,10 @@ class Game(ABC):
             np.concatenate(moves) if moves else empty,
         )
 
+    def left_right_moves(self, keys: np.ndarray) -> tuple[SumMoves, SumMoves]:
+        """Partizan games only: Left's and Right's moves of every position in ``keys``."""
+        raise NotImplementedError(f"{self.name} is not a partizan game")
+
     @abstractmethod
     def format_positions(self, keys: np.ndarray) -> Texts:
         """The canonical notation of each key."""
@@ -192,6 +215,23 @@ class Game(ABC):
     @abstractmethod
     def parse(self, text: str) -> int:
         """The key of a position written in the game's notation (any spelling of it)."""
+
+    def parse_many(self, texts: Texts) -> np.ndarray:
+        """Keys of many positions (int64); raises PositionError naming the first bad one.
+
+        Games with dense keys override this with a compiled reader.
+        """
+        return np.array([self.parse(t) for t in texts.to_strings()], dtype=np.int64)
+
+    def parse_rest(self, texts: Texts, keys: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """Fill in, one by one with parse(), the texts a compiled reader did not accept.
+
+        parse() either reads an unusual spelling or raises the precise error.
+        """
+        raw = texts.data.tobytes()
+        for i in np.flatnonzero(~ok):
+            keys[i] = self.parse(raw[texts.offsets[i] : texts.offsets[i + 1]].decode(errors="replace"))
+        return keys
 
     @abstractmethod
     def level_of(self, key: int) -> int:

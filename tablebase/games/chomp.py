@@ -15,6 +15,7 @@ import numpy as np
 from tablebase.games import young
 from tablebase.errors import TablebaseError
 from tablebase.games.base import Game, Option, Texts
+from tablebase.games.notation import split_ints
 
 
 @numba.njit(cache=True)
@@ -109,6 +110,14 @@ class Chomp(Game):
         padded = np.zeros(self.rows, dtype=np.int64)
         padded[: len(lengths)] = lengths
         return int(young.rank(padded, self.binom))
+
+    def parse_many(self, texts: Texts) -> np.ndarray:
+        lengths, _, ok = split_ints(texts, self.rows)
+        ok &= (lengths[:, 0] >= 1) & (lengths[:, 0] <= self.cols)
+        ok &= np.all(lengths[:, :-1] >= lengths[:, 1:], axis=1)
+        keys = np.zeros(len(ok), dtype=np.int64)
+        keys[ok] = young.rank_many(lengths[ok], self.binom)
+        return self.parse_rest(texts, keys, ok)
 
     def level_of(self, key: int) -> int:
         return int(young.unrank_many(np.array([key], dtype=np.int64), self.rows, self.cols, self.binom).sum())

@@ -12,6 +12,7 @@ import numba
 import numpy as np
 
 from tablebase.games.base import Game, Option, Texts
+from tablebase.games.notation import split_ints
 from tablebase.games.young import format_rows
 
 
@@ -89,6 +90,13 @@ class FibonacciNim(Game):
         if n > self.top:
             raise self.position_error(text, "outside the table")
         return n * (n + 1) // 2 + min(k, n)
+
+    def parse_many(self, texts: Texts) -> np.ndarray:
+        pairs, counts, ok = split_ints(texts, 2)
+        n = pairs[:, 0]
+        k = np.where(counts == 1, np.maximum(n - 1, 0), np.minimum(pairs[:, 1], n))
+        ok &= (counts >= 1) & (n <= self.top)
+        return self.parse_rest(texts, np.where(ok, n * (n + 1) // 2 + k, 0), ok)
 
     def level_of(self, key: int) -> int:
         return int(self._split(np.array([key]))[0][0])

@@ -14,6 +14,7 @@ import numpy as np
 from tablebase.errors import TablebaseError
 from tablebase.games import young
 from tablebase.games.base import Game, Option, Texts
+from tablebase.games.notation import split_ints
 
 
 @numba.njit(cache=True)
@@ -102,6 +103,14 @@ class Nim(Game):
         padded = np.zeros(self.heaps, dtype=np.int64)
         padded[: len(sizes)] = sizes
         return int(young.rank(padded, self.binom))
+
+    def parse_many(self, texts: Texts) -> np.ndarray:
+        sizes, _, ok = split_ints(texts, self.heaps)
+        sizes = np.ascontiguousarray(-np.sort(-sizes, axis=1))
+        ok &= sizes[:, 0] <= self.top
+        keys = np.zeros(len(ok), dtype=np.int64)
+        keys[ok] = young.rank_many(sizes[ok], self.binom)
+        return self.parse_rest(texts, keys, ok)
 
     def level_of(self, key: int) -> int:
         return int(young.unrank_many(np.array([key], dtype=np.int64), self.heaps, self.top, self.binom).sum())

@@ -12,6 +12,7 @@ import numpy as np
 
 from tablebase.errors import TablebaseError
 from tablebase.games.base import Game, Option, Texts
+from tablebase.games.notation import split_ints
 from tablebase.games.young import format_rows
 
 
@@ -122,6 +123,11 @@ class Subtraction(Game):
         if not 0 <= values[0] <= self.top:
             raise self.position_error(text, "outside the table")
         return values[0]
+
+    def parse_many(self, texts: Texts) -> np.ndarray:
+        values, counts, ok = split_ints(texts, 1)
+        ok &= (counts == 1) & (values[:, 0] <= self.top)
+        return self.parse_rest(texts, np.where(ok, values[:, 0], 0), ok)
 
     def level_of(self, key: int) -> int:
         return int(key)

@@ -10,6 +10,7 @@ import numba
 import numpy as np
 
 from tablebase.games.base import Game, Option, Texts
+from tablebase.games.notation import split_ints
 from tablebase.games.young import format_rows
 
 
@@ -111,6 +112,12 @@ class Wythoff(Game):
         if min(values) < 0 or max(values) > self.top:
             raise self.position_error(text, "outside the table")
         return int(_key(values[0], values[1]))
+
+    def parse_many(self, texts: Texts) -> np.ndarray:
+        pairs, counts, ok = split_ints(texts, 2)
+        a, b = pairs.min(axis=1), pairs.max(axis=1)
+        ok &= (counts == 2) & (b <= self.top)
+        return self.parse_rest(texts, np.where(ok, b * (b + 1) // 2 + a, 0), ok)
 
     def level_of(self, key: int) -> int:
         a, b = _unkey(key)

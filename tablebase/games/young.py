@@ -66,6 +66,15 @@ def rank(lengths, binom):
 
 
 @numba.njit(cache=True)
+def rank_many(matrix, binom):
+    """Ranks of many diagrams, one per row of ``matrix``."""
+    out = np.empty(matrix.shape[0], dtype=np.int64)
+    for t in range(matrix.shape[0]):
+        out[t] = rank(matrix[t], binom)
+    return out
+
+
+@numba.njit(cache=True)
 def unrank_into(key, rows, cols, binom, out):
     """Write the row lengths of the diagram ranked ``key`` into ``out``."""
     rest = key

@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
-from tablebase.errors import StoreError, TablebaseError
+from tablebase.errors import PositionError, StoreError, TablebaseError
 from tablebase.games import Game, make_game
+from tablebase.query.index import TableIndex, texts_of
 from tablebase.query.lookup import lookup_position
 from tablebase.store import Manifest, list_tables, table_dir
 
@@ -46,6 +48,7 @@ class Tablebase:
             raise StoreError(f"no tablebase folder at {self.root}")
         self.manifests = {name: Manifest.load(self.root, name) for name in list_tables(self.root)}
         self._games: dict[str, Game] = {}
+        self._indexes: dict[str, TableIndex] = {}
         self._con: duckdb.DuckDBPyConnection | None = None
 
     # -- catalogue ------------------------------------------------------------
@@ -145,10 +148,53 @@ class Tablebase:
         return out
 
     # -- lookups ----------------------------------------------------------------
+    def index(self, table: str) -> TableIndex:
+        """The table's rows in memory (loaded on first use) for fast lookups."""
+        if table not in self._indexes:
+            self._indexes[table] = TableIndex(self.root, table, self.manifest(table), self.game(table))
+        return self._indexes[table]
+
     def lookup(self, table: str, position: str) -> dict[str, Any]:
-        """The stored row of a position, with every legal move and its child's stored figures."""
-        m = self.manifest(table)
-        return lookup_position(self.root, table, m, self.game(table), position)
+        """The stored row of a position, with every legal move and its child's stored figures.
+
+        The first lookup of a table loads it in memory (see :meth:`index`).
+        """
+        index = self.index(table)
+
+        def fetch(level: int, keys: list[int]) -> dict[int, dict]:
+            rows = {k: index.row(k) for k in keys}
+            return {k: {**r, "position": None} for k, r in rows.items() if r is not None}
+
+        result = lookup_position(self.root, table, self.manifest(table), self.game(table), position, fetch)
+        game = self.game(table)
+        result["position"] = game.format_positions(np.array([result["key"]])).to_strings()[0]
+        if result["moves"]:
+            spelt = game.format_positions(np.array([m["key"] for m in result["moves"]])).to_strings()
+            for move, text in zip(result["moves"], spelt):
+                move["position"] = text
+        return result
+
+    def probe(self, table: str, position: str) -> dict[str, Any]:
+        """The stored figures of one position, from memory: the fast point lookup."""
+        game = self.game(table)
+        key = game.parse(position)
+        row = self.index(table).row(key)
+        if row is None:
+            raise PositionError(f"{table}: position {position!r} is not stored (this table holds {game.bounds})")
+        return row
+
+    def lookup_many(self, table: str, positions: Any, with_positions: bool = True) -> pa.Table:
+        """Stored rows of many positions (a list of str, an Arrow array or a DataFrame column), in order.
+
+        Positions are read by the game's compiled reader and found by binary
+        search in memory; a malformed position raises PositionError naming it.
+        """
+        game = self.game(table)
+        try:
+            texts = texts_of(positions)
+        except (ValueError, TypeError, pa.ArrowException) as e:
+            raise PositionError(f"{table}: positions must be text: {e}") from None
+        return self.index(table).rows(game.parse_many(texts), with_positions)
 
     def close(self) -> None:
         if self._con is not None:

@@ -95,12 +95,17 @@ def write_parquet(table: pa.Table, path: Path) -> dict:
     return {"rows": table.num_rows, "bytes": path.stat().st_size, "sha256": sha256_of(path)}
 
 
-def read_parquet(paths: list[Path], columns: list[str] | None = None, filters=None) -> pa.Table:
-    """Read and concatenate files; a damaged file is a StoreError naming it."""
+def read_parquet(
+    paths: list[Path], columns: list[str] | None = None, filters=None, dictionary: list[str] | None = None
+) -> pa.Table:
+    """Read and concatenate files; a damaged file is a StoreError naming it.
+
+    Columns named in ``dictionary`` come back dictionary-encoded.
+    """
     tables = []
     for path in paths:
         try:
-            tables.append(pq.read_table(path, columns=columns, filters=filters))
+            tables.append(pq.read_table(path, columns=columns, filters=filters, read_dictionary=dictionary))
         except (OSError, pa.ArrowException) as e:
             raise StoreError(f"cannot read {path}: {str(e).splitlines()[0]}") from None
     if not tables:

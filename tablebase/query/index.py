@@ -1,0 +1,140 @@
+"""A table in memory for lookups from other programs: sorted keys and the stored figures.
+
+Loaded once per table (positions are not kept: they are re-spelt from keys on
+demand), then a point lookup is a binary search and a batch lookup a sorted
+search followed by gathers, with no SQL on the way. DuckDB remains the path for
+queries.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from tablebase.errors import StoreError
+from tablebase.games import Game, Texts
+from tablebase.solve.rows import text_array
+from tablebase.store import Manifest, read_parquet, table_dir
+
+
+class TableIndex:
+    """Every stored row of one table, sorted by key, columns as numpy arrays."""
+
+    def __init__(self, root: Path, table: str, manifest: Manifest, game: Game) -> None:
+        self.table = table
+        self.game = game
+        names = sorted(manifest.files)
+        if not names:
+            self.keys = np.empty(0, dtype=np.int64)
+            self.columns: dict[str, tuple[np.ndarray, list | None]] = {}
+            return
+        folder = table_dir(root, table)
+        try:
+            schema = pq.read_schema(folder / names[0])
+        except (OSError, pa.ArrowException) as e:
+            raise StoreError(f"cannot read {folder / names[0]}: {str(e).splitlines()[0]}") from None
+        # Positions are not kept: they are re-spelt from keys when asked for.
+        wanted = [f.name for f in schema if f.name != "position"]
+        texts = [f.name for f in schema if f.name in wanted and _is_text(f.type)]
+        dictionaries: dict[str, dict[str, int]] = {name: {} for name in texts}
+        pieces: dict[str, list[np.ndarray]] = {name: [] for name in wanted + ["level"]}
+        for name in names:
+            data = read_parquet([folder / name], wanted, dictionary=texts)
+            pieces["level"].append(np.full(data.num_rows, int(name.split("/")[0].split("=")[1]), dtype=np.int32))
+            for column in wanted:
+                values = data.column(column).combine_chunks()
+                if column in dictionaries:
+                    values = _codes(values, dictionaries[column])
+                else:
+                    values = values.to_numpy(zero_copy_only=False)
+                pieces[column].append(values)
+        keys = np.concatenate(pieces.pop("key"))
+        order = np.argsort(keys, kind="stable")
+        self.keys = np.ascontiguousarray(keys[order])
+        self.columns = {}
+        for column, parts in pieces.items():
+            known = dictionaries.get(column)
+            self.columns[column] = (np.concatenate(parts)[order], list(known) if known is not None else None)
+
+    def find(self, keys: np.ndarray) -> np.ndarray:
+        """Row numbers of keys, -1 where a key is not stored."""
+        if not len(self.keys):
+            return np.full(len(keys), -1, dtype=np.int64)
+        if len(keys) > 64:
+            # Searching in key order walks the index once, cache-friendly.
+            order = np.argsort(keys, kind="stable")
+            where = np.empty(len(keys), dtype=np.int64)
+            where[order] = np.searchsorted(self.keys, keys[order])
+        else:
+            where = np.searchsorted(self.keys, keys)
+        np.minimum(where, len(self.keys) - 1, out=where)
+        return np.where(self.keys[where] == keys, where, -1)
+
+    def row(self, key: int) -> dict[str, Any] | None:
+        """One stored row (without its position), or None."""
+        i = int(np.searchsorted(self.keys, key))
+        if i == len(self.keys) or self.keys[i] != key:
+            return None
+        out: dict[str, Any] = {"key": key}
+        for name, (values, dictionary) in self.columns.items():
+            v = values[i]
+            if dictionary is None:
+                out[name] = v.item()
+            else:
+                out[name] = dictionary[v] if v >= 0 else None
+        return out
+
+    def rows(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table:
+        """Stored rows of many keys, in the order given; missing keys give null figures."""
+        keys = np.asarray(keys, dtype=np.int64)
+        where = self.find(keys)
+        missing = where < 0
+        any_missing = bool(missing.any())
+        safe = np.where(missing, 0, where) if any_missing else where
+        absent = missing if any_missing else None
+        out: dict[str, pa.Array] = {"key": pa.array(keys)}
+        if with_positions:
+            out["position"] = text_array(self.game.format_positions(keys))
+        for name, (values, dictionary) in self.columns.items():
+            taken = values[safe]
+            if dictionary is None:
+                out[name] = pa.array(taken, mask=absent)
+            else:
+                nulls = taken < 0
+                if any_missing:
+                    nulls |= missing
+                indices = pa.array(np.maximum(taken, 0), mask=nulls if nulls.any() else None)
+                out[name] = pa.DictionaryArray.from_arrays(indices, pa.array(dictionary, pa.string()))
+        return pa.table(out)
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
+def _codes(values: pa.DictionaryArray, codes: dict[str, int]) -> np.ndarray:
+    """A file's dictionary indices as codes of one table-wide dictionary (-1 for null)."""
+    mapping = np.array([codes.setdefault(v, len(codes)) for v in values.dictionary.to_pylist()] + [-1], dtype=np.int32)
+    indices = values.indices.fill_null(len(mapping) - 1).to_numpy(zero_copy_only=False)
+    return mapping[indices]
+
+
+def texts_of(positions: Any) -> Texts:
+    """Positions given as a list of str, an Arrow string array, or a pandas/numpy column."""
+    if isinstance(positions, pa.ChunkedArray):
+        positions = positions.combine_chunks()
+    if not isinstance(positions, pa.Array):
+        positions = pa.array(list(positions) if not isinstance(positions, list) else positions, pa.string())
+    if pa.types.is_large_string(positions.type) or not pa.types.is_string(positions.type):
+        positions = positions.cast(pa.string())
+    if positions.null_count:
+        raise ValueError("a position is null")
+    offsets = np.frombuffer(positions.buffers()[1], dtype=np.int32)[positions.offset : positions.offset + len(positions) + 1]
+    data = np.frombuffer(positions.buffers()[2], dtype=np.uint8) if positions.buffers()[2] else np.empty(0, np.uint8)
+    return Texts(offsets.astype(np.int64), data)

@@ -1,0 +1,56 @@
+"""The Python API: tablebase.open, sql, lookup, probe and lookup_many agree with each other."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import tablebase
+from tablebase.errors import PositionError, StoreError
+
+
+@pytest.fixture(scope="module")
+def tb(built):
+    root, _ = built("nim", heaps=3, max_heap=12, partition_rows=50)
+    built("chomp", rows=4, cols=5)
+    with tablebase.open(root) as handle:
+        yield handle
+
+
+def test_sql_returns_arrow(tb):
+    table = tb.sql("SELECT count(*) AS n FROM nim_3x12")
+    assert isinstance(table, pa.Table) and table.column("n").to_pylist() == [455]  # C(15, 3)
+
+
+def test_probe_and_lookup_agree_with_sql(tb):
+    stored = {r["position"]: r for r in tb.sql("SELECT * FROM nim_3x12").to_pylist()}
+    for position, row in list(stored.items())[::17]:
+        probed = tb.probe("nim_3x12", " ".join(reversed(position.split())))
+        looked = tb.lookup("nim_3x12", position)
+        for column in ("key", "level", "grundy", "outcome", "misere_outcome", "remoteness", "best_move"):
+            assert probed[column] == row[column] == looked[column], (position, column)
+        assert looked["position"] == position
+        assert len(looked["moves"]) == len({m["position"] for m in looked["moves"]})
+        for move in looked["moves"]:
+            assert stored[move["position"]]["grundy"] == move["grundy"]
+
+
+def test_lookup_many_from_lists_and_arrow_arrays(tb):
+    positions = tb.sql("SELECT position FROM chomp_4x5 ORDER BY key DESC").column("position")
+    expected = tb.sql("SELECT key, position, grundy, outcome, remoteness, best_move FROM chomp_4x5 ORDER BY key DESC")
+    for given in (positions, positions.to_pylist(), np.array(positions.to_pylist())):
+        got = tb.lookup_many("chomp_4x5", given)
+        assert got.select(expected.column_names).to_pylist() == expected.to_pylist()
+    # Other spellings of the same diagrams find the same rows.
+    respelt = [p.replace(" ", ",") + ",0" for p in positions.to_pylist()[:10]]
+    assert tb.lookup_many("chomp_4x5", respelt).column("key").to_pylist() == expected.column("key").to_pylist()[:10]
+
+
+def test_batch_errors_name_the_bad_position(tb):
+    with pytest.raises(PositionError, match="'5 6'.*non-increasing"):
+        tb.lookup_many("chomp_4x5", ["5 5 2", "5 6"])
+    with pytest.raises(PositionError, match="outside"):
+        tb.probe("nim_3x12", "1 2 13")
+    with pytest.raises(StoreError, match="no table"):
+        tb.probe("nim_9x9", "1")
