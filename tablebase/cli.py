@@ -1,4 +1,4 @@
-"""The ``tablebase`` command: build, verify, lookup, query, stats, tables, games, cgt."""
+"""The ``tablebase`` command: build, verify, lookup, query, stats, tables, serve, games, cgt."""
 
 from __future__ import annotations
 
@@ -69,6 +69,12 @@ def make_parser() -> argparse.ArgumentParser:
     tables = verbs.add_parser("tables", help="the tables of a tablebase folder")
     tables.add_argument("--db", required=True)
     tables.add_argument("--json", action="store_true")
+
+    serve = verbs.add_parser("serve", help="serve a read-only JSON API over HTTP")
+    serve.add_argument("--db", required=True)
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1, help="server processes")
 
     listing = verbs.add_parser("games", help="every game with its build options and notation")
     listing.add_argument("--json", action="store_true")
@@ -220,6 +226,16 @@ def _cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from tablebase.serve import serve
+
+    if not 0 < args.port < 65536:
+        raise TablebaseError(f"--port must be between 1 and 65535, got {args.port}")
+    print(f"serving {args.db} on http://{args.host}:{args.port} (API description at /docs)", file=sys.stderr, flush=True)
+    serve(args.db, args.host, args.port, args.workers)
+    return 0
+
+
 def _cmd_cgt(args: argparse.Namespace) -> int:
     from tablebase.cgt import CGTSyntaxError, evaluate, format_report
 
@@ -238,6 +254,7 @@ COMMANDS = {
     "stats": _cmd_stats,
     "verify": _cmd_verify,
     "tables": _cmd_tables,
+    "serve": _cmd_serve,
     "games": _cmd_games,
     "cgt": _cmd_cgt,
 }

@@ -1,0 +1,89 @@
+"""The HTTP API, over real HTTP on loopback, served by `tablebase serve` in its own process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from test_distributed import free_port
+
+
+def call(base: str, path: str, body: dict | None = None) -> tuple[int, dict]:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(base + path, data=data, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+@pytest.fixture(scope="module")
+def server(built):
+    root, _ = built("chomp", rows=4, cols=5)
+    built("nim", heaps=3, max_heap=6, partition_rows=7)
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tablebase", "serve", "--db", str(root), "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if call(base, "/health")[0] == 200:
+                break
+        except OSError:
+            pass
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() else "timeout"
+        time.sleep(0.2)
+    yield base
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def q(position: str) -> str:
+    return urllib.parse.quote(position)
+
+
+def test_tables_and_openapi(server):
+    status, tables = call(server, "/tables")
+    assert status == 200 and {t["table"] for t in tables} >= {"chomp_4x5", "nim_3x6"}
+    status, spec = call(server, "/openapi.json")
+    assert status == 200
+    assert {"/tables", "/tables/{table}/lookup", "/tables/{table}/probe", "/tables/{table}/lookup-many"} <= set(spec["paths"])
+
+
+def test_lookup_probe_and_batch_agree(server):
+    status, row = call(server, f"/tables/chomp_4x5/lookup?position={q('5 5 2')}")
+    assert status == 200 and row["position"] == "5 5 2" and len(row["moves"]) == 11
+    status, probed = call(server, f"/tables/chomp_4x5/probe?position={q('5,5,2')}")
+    assert status == 200 and probed["grundy"] == row["grundy"] and probed["key"] == row["key"]
+    positions = [m["position"] for m in row["moves"]]
+    status, batch = call(server, "/tables/chomp_4x5/lookup-many", {"positions": positions})
+    assert status == 200
+    assert [(r["position"], r["grundy"], r["remoteness"]) for r in batch["rows"]] == [
+        (m["position"], m["grundy"], m["remoteness"]) for m in row["moves"]
+    ]
+
+
+def test_bad_requests_get_clear_4xx(server):
+    status, body = call(server, "/tables/nosuch/probe?position=1")
+    assert status == 404 and "nosuch" in body["detail"]
+    status, body = call(server, f"/tables/chomp_4x5/probe?position={q('2 3')}")
+    assert status == 400 and "non-increasing" in body["detail"]
+    status, body = call(server, f"/tables/chomp_4x5/lookup?position={q('9 9')}")
+    assert status == 400 and "outside" in body["detail"]
+    status, body = call(server, "/tables/chomp_4x5/probe")
+    assert status == 422
+    status, body = call(server, "/tables/nim_3x6/lookup-many", {"positions": ["1 2 3", "x"]})
+    assert status == 400 and "'x'" in body["detail"]
+    status, body = call(server, "/tables/nim_3x6/lookup-many", {"nope": []})
+    assert status == 422
