@@ -13,6 +13,7 @@ from typing import Any
 from tablebase.games import make_game
 from tablebase.solve import Solver, solver_for
 from tablebase.store import level_files, part_path, read_parquet, write_parquet
+from tablebase.store.files import flush_to_disk
 
 _state: dict[str, Solver] = {}
 
@@ -52,11 +53,13 @@ def solve_slices(
         if start == 0 and stop == game.level_size(level):
             solver.remember(level, rows)  # solved here, so known here: no need to read it back
         path = part_path(root, table, level, part)
-        record = write_parquet(rows, path)
+        record = write_parquet(rows, path, durable=len(slices) == 1)
         records.append(
             {"file": f"{path.parent.name}/{path.name}", "level": level, **record,
              "seconds": round(time.perf_counter() - began, 3)}
         )
+    if len(slices) > 1:
+        flush_to_disk()  # once for many small files, before the driver records them
     return records
 
 

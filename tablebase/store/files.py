@@ -38,21 +38,32 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def write_atomic(path: Path, write) -> None:
-    """Call ``write(tmp_path)``, then fsync and rename: readers never see half a file."""
+def write_atomic(path: Path, write, durable: bool = True) -> None:
+    """Call ``write(tmp_path)``, then rename: readers never see half a file.
+
+    ``durable`` also syncs the file to disk before the rename; a writer of many
+    small files may instead call :func:`flush_to_disk` once after all of them
+    (and before anything records them as done).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         write(tmp)
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        if durable:
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
         os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def flush_to_disk() -> None:
+    """Sync written files to disk: one call for a batch instead of one fsync per file."""
+    os.sync()
 
 
 def remove_leftovers(folder: Path) -> int:
@@ -63,7 +74,7 @@ def remove_leftovers(folder: Path) -> int:
     return len(leftovers)
 
 
-def write_parquet(table: pa.Table, path: Path) -> dict:
+def write_parquet(table: pa.Table, path: Path, durable: bool = True) -> dict:
     """Write rows (already sorted by key) atomically; return the file's record.
 
     Keys are unique and sorted, so delta encoding beats a dictionary for them;
@@ -91,7 +102,7 @@ def write_parquet(table: pa.Table, path: Path) -> dict:
             store_schema=False,
         )
 
-    write_atomic(path, write)
+    write_atomic(path, write, durable)
     return {"rows": table.num_rows, "bytes": path.stat().st_size, "sha256": sha256_of(path)}
 
 
