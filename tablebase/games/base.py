@@ -243,8 +243,14 @@ class Game(ABC):
 
     @property
     def value_dtype(self) -> type:
-        """The narrowest unsigned type that holds every Grundy value and remoteness."""
-        return np.uint16 if max(self.max_level, self.max_moves) < 2**16 - 1 else np.uint32
+        """The narrowest unsigned type that holds every Grundy value and remoteness.
+
+        Remoteness is below the highest level and a Grundy value at most the
+        number of moves; a narrow type keeps the solved values of big tables in
+        the processor's cache.
+        """
+        bound = max(self.max_level, self.max_moves)
+        return np.uint8 if bound < 2**8 - 1 else np.uint16 if bound < 2**16 - 1 else np.uint32
 
     # -- helpers for subclasses -----------------------------------------------------
     def position_error(self, text: str, why: str) -> PositionError:
