@@ -7,15 +7,17 @@ from typing import Any
 from tablebase.errors import TablebaseError
 from tablebase.games.base import Children, Game, Option, Texts
 from tablebase.games.chomp import Chomp
+from tablebase.games.domineering import Domineering
 from tablebase.games.fibonacci_nim import FibonacciNim
 from tablebase.games.green_hackenbush import GreenHackenbush
+from tablebase.games.hackenbush import Hackenbush
 from tablebase.games.nim import Nim
 from tablebase.games.subtraction import Subtraction
 from tablebase.games.tanhinmin import Tanhinmin
 from tablebase.games.wythoff import Wythoff
 
 GAMES: dict[str, type[Game]] = {
-    g.name: g for g in (Nim, Subtraction, Wythoff, FibonacciNim, Chomp, GreenHackenbush, Tanhinmin)
+    g.name: g for g in (Nim, Subtraction, Wythoff, FibonacciNim, Chomp, GreenHackenbush, Tanhinmin, Hackenbush, Domineering)
 }
 
 

@@ -95,6 +95,8 @@ class Tablebase:
                     f"CREATE VIEW {_quote(name)} AS SELECT key, position, level, "
                     f"* EXCLUDE (key, position, level) FROM read_parquet('{files}', hive_partitioning = true)"
                 )
+                if m.kind == "partizan":
+                    con.execute(_values_view(name))
             con.execute(f"SET allowed_directories = ['{self.root.resolve()}/']")
             con.execute("SET enable_external_access = false")
             con.execute("SET lock_configuration = true")
@@ -159,6 +161,9 @@ class Tablebase:
 
         The first lookup of a table loads it in memory (see :meth:`index`).
         """
+        if self.game(table).kind == "partizan":
+            # Sums of regions, transposes and searches: see tablebase.query.partizan.
+            return lookup_position(self.root, table, self.manifest(table), self.game(table), position)
         index = self.index(table)
 
         def fetch(level: int, keys: list[int]) -> dict[int, dict]:
@@ -206,6 +211,24 @@ class Tablebase:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _values_view(table: str) -> str:
+    """``<table>_values``: each canonical form once, from the value columns of the table's rows.
+
+    The rows carry their value's option ids and figures, so every form that is
+    the value of some stored position is here; an option of a value that is
+    no position's value is named by its id only.
+    """
+    return (
+        f"CREATE VIEW {_quote(table + '_values')} AS SELECT value_id AS id, any_value(value) AS value, "
+        "any_value(left_option_ids) AS left_ids, any_value(right_option_ids) AS right_ids, "
+        "any_value(temperature) < 0 AS is_number, "
+        "CASE WHEN any_value(temperature) < 0 THEN any_value(value) END AS number, "
+        "any_value(mean) AS mean, any_value(temperature) AS temperature, any_value(left_stop) AS left_stop, "
+        "any_value(right_stop) AS right_stop, any_value(birthday) AS birthday, count(*) AS positions, "
+        f"min(level) AS first_level FROM {_quote(table)} GROUP BY value_id"
+    )
 
 
 def _header(text: str, field: str) -> str | None:

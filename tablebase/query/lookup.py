@@ -35,6 +35,10 @@ def lookup_position(
 
     ``fetch`` reads stored rows; by default straight from the level's files.
     """
+    if game.kind == "partizan":
+        from tablebase.query.partizan import lookup_partizan
+
+        return lookup_partizan(root, table, manifest, game, text)
     if fetch is None:
         fetch = lambda level, keys: rows_by_key(root, table, manifest, level, keys)  # noqa: E731
     key = game.parse(text)

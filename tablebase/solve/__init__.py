@@ -34,8 +34,9 @@ def solver_for(game: Game) -> Solver:
     """The solver of the game's kind."""
     from tablebase.solve.impartial import ImpartialSolver
     from tablebase.solve.loopy import LoopySolver
+    from tablebase.solve.partizan import PartizanSolver
 
-    kinds = {"impartial": ImpartialSolver, "loopy": LoopySolver}
+    kinds = {"impartial": ImpartialSolver, "loopy": LoopySolver, "partizan": PartizanSolver}
     if game.kind not in kinds:
         raise TablebaseError(f"{game.name}: no solver for games of kind {game.kind!r}")
     return kinds[game.kind](game)

@@ -1,0 +1,182 @@
+"""Domineering on connected regions: Left places vertical dominoes, Right horizontal ones.
+
+A position is one connected region of empty cells, written as CGSuite does:
+rows of ``.`` (empty) and ``#`` (filled), top row first, joined by ``|``
+(``..#|...``); other separators (``/``, ``,``, spaces, newlines) are read too.
+The level is the number of empty cells.
+
+Each region is stored once for the four symmetries that keep its value (the
+two flips and the half turn) and once for its transpose too, which is worth
+the negative (rows and columns swap, and so do the players): see
+``regions.normal_form``. A move that splits a region leads to the sum of its
+parts; a cell that no domino can use any more is filled, so parts of one cell
+are left out.
+
+Keys pack the normal form's height, width and row-major cells
+(``regions.pack``). A move is named by the two cells of the domino in the
+stored orientation, columns as letters from ``a`` and rows as numbers from
+1 at the top: ``b1-b2`` (vertical, Left), ``a3-b3`` (horizontal, Right).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from tablebase.errors import TablebaseError
+from tablebase.games import regions as R
+from tablebase.games.base import Game, Option, SumMoves, Texts
+
+MAX_CELLS = 13  # the normal form's cells must fit the 55 bits of a key
+
+
+class Domineering(Game):
+    name = "domineering"
+    kind = "partizan"
+    summary = "Domineering on connected regions of empty cells; Left places vertical dominoes"
+    notation = "rows of '.' (empty) and '#' (filled), top first, joined by '|': '..#|...'"
+    move_notation = "the domino's two cells, column letter and row number from the top-left: 'b1-b2' (Left), 'a3-b3' (Right)"
+    options = (
+        Option("max-cells", int, "largest number of empty cells"),
+        Option("max-rows", int, "largest number of rows (in either orientation)", required=False),
+        Option("max-cols", int, "largest number of columns (in either orientation)", required=False),
+    )
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.top = self.int_param("max_cells", 1, MAX_CELLS)
+        rows = self.params.get("max_rows", self.top)
+        cols = self.params.get("max_cols", self.top)
+        if rows < 1 or cols < 1:
+            raise TablebaseError("domineering: --max-rows and --max-cols must be at least 1")
+        # The stored orientation is never taller than wide, so the table holds
+        # every region that fits the box in one orientation or the other.
+        self.short, self.long = min(rows, cols, self.top), min(max(rows, cols), self.top)
+        self.max_moves = 2 * self.top
+
+    @property
+    def table(self) -> str:
+        name = f"domineering_c{self.top}"
+        if "max_rows" in self.params or "max_cols" in self.params:
+            name += f"_{self.params.get('max_rows', self.top)}x{self.params.get('max_cols', self.top)}"
+        return name
+
+    @property
+    def bounds(self) -> str:
+        return f"connected regions of at most {self.top} empty cells within {self.short}x{self.long} (either way round)"
+
+    @property
+    def max_level(self) -> int:
+        return self.top
+
+    # -- positions -----------------------------------------------------------
+    def holds(self, height: int, width: int, cells: int) -> bool:
+        """Whether a region whose normal form has this size is in the table."""
+        return cells <= self.top and height <= self.short and width <= self.long
+
+    @lru_cache(maxsize=None)
+    def _level_forms(self, level: int) -> tuple[int, ...]:
+        """Board masks (at the origin) of the level's regions, in key order."""
+        if level == 0:
+            return ()
+        if level == 1:
+            forms = {(1, 1, 1, False)}
+        else:
+            forms = R.grow(set(self._level_forms(level - 1)))
+        keys = sorted({R.pack(h, w, m) for h, w, m, _ in forms if self.holds(h, w, level)})
+        return tuple(R.board_of(*R.unpack(k)) for k in keys)
+
+    @lru_cache(maxsize=None)
+    def _level(self, level: int) -> np.ndarray:
+        return np.array([self.key_of_board(m)[0] for m in self._level_forms(level)], dtype=np.int64)
+
+    def level_size(self, level: int) -> int:
+        return len(self._level(level))
+
+    def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
+        return self._level(level)[start:stop]
+
+    def key_of_board(self, region: int) -> tuple[int, bool, bool]:
+        """(key, transposed, stored) of a connected region given as a board mask.
+
+        The key is that of the stored normal form; when ``transposed`` is true
+        the region's value is the negative of the stored one.
+        """
+        h, w, m, flip = _normal_form(region)
+        return R.pack(h, w, m), flip, self.holds(h, w, m.bit_count())
+
+    def board_of_key(self, key: int) -> int:
+        return R.board_of(*R.unpack(int(key)))
+
+    def split(self, board: int) -> tuple[tuple[int, bool], ...]:
+        """The stored parts of a board, as (key, negated) pairs; lone cells are left out.
+
+        Every part must fit the table, which holds for the results of moves
+        from stored positions.
+        """
+        return tuple(sorted(self.key_of_board(c)[:2] for c in R.live_components(board)))
+
+    # -- moves -----------------------------------------------------------------
+    def left_right_moves(self, keys: np.ndarray) -> tuple[SumMoves, SumMoves]:
+        sides = [([0], [], [0], [], []), ([0], [], [0], [], [])]  # offsets, codes, starts, keys, negate
+        for key in np.asarray(keys, dtype=np.int64).tolist():
+            board = self.board_of_key(key)
+            for (offsets, codes, starts, parts, negate), (spots, step, vertical) in zip(
+                sides, ((R.vertical_spots(board), R.STRIDE, 1), (R.horizontal_spots(board), 1, 0))
+            ):
+                while spots:
+                    b = spots & -spots
+                    spots ^= b
+                    codes.append((b.bit_length() - 1) << 1 | vertical)
+                    for part, flip in self.split(board ^ b ^ (b << step)):
+                        parts.append(part)
+                        negate.append(flip)
+                    starts.append(len(parts))
+                offsets.append(len(codes))
+        return tuple(
+            SumMoves(*(np.array(x, dtype=np.bool_ if i == 4 else np.int64) for i, x in enumerate(side)))
+            for side in sides
+        )
+
+    def move_name(self, move: int) -> str:
+        cell, vertical = move >> 1, move & 1
+        r, c = divmod(cell, R.STRIDE)
+        r2, c2 = (r + 1, c) if vertical else (r, c + 1)
+        return f"{_column(c)}{r + 1}-{_column(c2)}{r2 + 1}"
+
+    # -- text -------------------------------------------------------------------
+    def format_positions(self, keys: np.ndarray) -> Texts:
+        return Texts.from_strings([R.spell(self.board_of_key(k)) for k in np.asarray(keys).tolist()])
+
+    def read_board(self, text: str) -> int:
+        """The board mask of any board, as written (not cropped, not normalised)."""
+        try:
+            return R.read(text)
+        except ValueError as e:
+            raise self.position_error(text, str(e)) from None
+
+    def parse(self, text: str) -> int:
+        """The stored key of a connected region; mind that a region stored as its
+        transpose is worth the negative of the stored value (``key_of_board``)."""
+        board = self.read_board(text)
+        parts = R.components(board)
+        if len(parts) != 1:
+            raise self.position_error(text, "not one connected region (look it up as a sum of its regions)")
+        key, _, stored = self.key_of_board(parts[0])
+        if not stored:
+            raise self.position_error(text, "outside the table")
+        return key
+
+    def level_of(self, key: int) -> int:
+        return (int(key) & ((1 << 55) - 1)).bit_count()
+
+
+@lru_cache(maxsize=1 << 18)
+def _normal_form(region: int) -> tuple[int, int, int, bool]:
+    # Regions recur (after different moves, in different positions): worth a cache.
+    return R.normal_form(region)
+
+
+def _column(c: int) -> str:
+    return chr(ord("a") + c)

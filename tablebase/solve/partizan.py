@@ -1,0 +1,192 @@
+"""Solving partizan games: the canonical form of every position, and what follows from it.
+
+A position's value is ``{ values of Left's moves | values of Right's moves }``
+brought to canonical form by ``tablebase.cgt``. A move may lead to a sum of
+stored positions (a Domineering region that falls apart), some of them
+negated (a stored region standing for its transpose); the sum's value is the
+sum of the stored values.
+
+The solver keeps every known position as the process-local id of its value.
+Lower levels read back from the store come in as ``value_id`` (the stable id)
+and ``value`` (CGSuite text): a stable id met before maps straight to its
+local id, and only a value never seen in this process is parsed.
+
+The best move of a side is one whose result is a canonical option of that
+side (undominated, not reversed away) if there is one, then one that wins
+when that side moves first, then the one with the best stop for the mover
+(Left: the highest right stop of the result; Right: the lowest left stop),
+ties going to the smallest move code.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Callable
+
+import numpy as np
+import pyarrow as pa
+
+from tablebase.cgt import Game, from_option_ids, parse, sum_ids, value_row
+from tablebase.games import Game as Rules
+from tablebase.games.base import SumMoves
+from tablebase.solve.rows import move_array, text_array
+
+OUTCOMES = ["L", "R", "N", "P"]
+NO_MOVE = -1
+
+
+class Figures:
+    """Everything the rows need of one canonical form, computed once per form."""
+
+    __slots__ = ("text", "stable", "outcome", "mean", "temperature", "left_stop", "right_stop",
+                 "birthday", "left_ids", "right_ids", "left_options", "right_options")
+
+    def __init__(self, g: int) -> None:
+        row = value_row(g)
+        game = Game(g)
+        self.text: str = row["text"]
+        self.stable: int = row["id"]
+        self.outcome: int = OUTCOMES.index(game.outcome)
+        self.mean = float(Fraction(row["mean"]))
+        self.temperature = float(Fraction(row["temperature"]))
+        self.left_stop = float(Fraction(row["left_stop"]))
+        self.right_stop = float(Fraction(row["right_stop"]))
+        self.birthday: int = row["birthday"]
+        self.left_ids: list[int] = row["left_ids"]
+        self.right_ids: list[int] = row["right_ids"]
+        self.left_options = frozenset(x.id for x in game.left_options)
+        self.right_options = frozenset(x.id for x in game.right_options)
+
+
+def best_move(figures: Callable[[int], Figures], options: frozenset, values: list[int],
+              codes: list[int], left: bool) -> int:
+    """The code of the best of one side's moves (values: their results' ids), or -1 if none.
+
+    ``options`` are the canonical options of that side; see the module's docstring.
+    """
+    best, best_rank = NO_MOVE, None
+    for v, code in zip(values, codes):
+        f = figures(v)
+        if left:
+            rank = (v in options, f.outcome in (0, 3), f.right_stop, -code)
+        else:
+            rank = (v in options, f.outcome in (1, 3), -f.left_stop, -code)
+        if best_rank is None or rank > best_rank:
+            best, best_rank = code, rank
+    return best
+
+
+class PartizanSolver:
+    """Solves a partizan game's levels in order, keeping each known position's value id."""
+
+    def __init__(self, game: Rules) -> None:
+        self.game = game
+        self.columns = ["key", "value_id", "value"]
+        self.values: dict[int, int] = {}  # position key -> local value id
+        self._levels: set[int] = set()
+        self._local: dict[int, int] = {}  # stable id -> local id
+        self._figures: dict[int, Figures] = {}
+        self._negatives: dict[int, int] = {}
+        self._sums: dict[tuple[int, ...], int] = {}
+
+    @property
+    def levels(self) -> set[int]:
+        return self._levels
+
+    # -- what is known -----------------------------------------------------------
+    def remember(self, level: int, rows: pa.Table | None) -> None:
+        """Take in the stored rows of a whole level (None: the level has no positions)."""
+        if rows is not None and rows.num_rows:
+            local = self._local
+            for key, vid, text in zip(
+                rows["key"].to_pylist(), rows["value_id"].to_pylist(), rows["value"].to_pylist()
+            ):
+                g = local.get(vid)
+                if g is None:
+                    g = local[vid] = parse(text).id
+                self.values[key] = g
+        self._levels.add(level)
+
+    def figures(self, g: int) -> Figures:
+        f = self._figures.get(g)
+        if f is None:
+            f = self._figures[g] = Figures(g)
+            self._local[f.stable] = g
+        return f
+
+    def _negative(self, g: int) -> int:
+        n = self._negatives.get(g)
+        if n is None:
+            n = self._negatives[g] = (-Game(g)).id
+        return n
+
+    def move_values(self, side: SumMoves) -> list[int]:
+        """The value id of each move's result: the sum of its (possibly negated) components."""
+        values, sums, negative = self.values, self._sums, self._negative
+        keys = side.keys.tolist()
+        negate = side.negate.tolist()
+        starts = side.starts.tolist()
+        out = []
+        for j in range(len(starts) - 1):
+            a, b = starts[j], starts[j + 1]
+            if b - a == 1 and not negate[a]:
+                out.append(values[keys[a]])
+                continue
+            parts = tuple(sorted(negative(values[keys[i]]) if negate[i] else values[keys[i]] for i in range(a, b)))
+            g = sums.get(parts)
+            if g is None:
+                g = sums[parts] = sum_ids(parts)
+            out.append(g)
+        return out
+
+    # -- solving ---------------------------------------------------------------------
+    def solve_values(self, keys: np.ndarray) -> dict[str, list]:
+        """Value id, best moves and move counts of each position, as lists."""
+        left, right = self.game.left_right_moves(np.asarray(keys, dtype=np.int64))
+        lvals, rvals = self.move_values(left), self.move_values(right)
+        lo, ro = left.offsets.tolist(), right.offsets.tolist()
+        lcodes, rcodes = left.moves.tolist(), right.moves.tolist()
+        out: dict[str, list] = {"value": [], "best_left": [], "best_right": [], "left_moves": [], "right_moves": []}
+        for i in range(len(keys)):
+            ls, rs = lvals[lo[i] : lo[i + 1]], rvals[ro[i] : ro[i + 1]]
+            g = from_option_ids(ls, rs)
+            f = self.figures(g)
+            out["value"].append(g)
+            out["best_left"].append(best_move(self.figures, f.left_options, ls, lcodes[lo[i] : lo[i + 1]], True))
+            out["best_right"].append(best_move(self.figures, f.right_options, rs, rcodes[ro[i] : ro[i + 1]], False))
+            out["left_moves"].append(len(ls))
+            out["right_moves"].append(len(rs))
+        return out
+
+    def solve(self, keys: np.ndarray) -> pa.Table:
+        """The rows of these positions of one level, in key order."""
+        keys = np.asarray(keys, dtype=np.int64)
+        solved = self.solve_values(keys)
+        figs = [self.figures(g) for g in solved["value"]]
+
+        def column(name: str, type_: Any) -> pa.Array:
+            return pa.array([getattr(f, name) for f in figs], type=type_)
+
+        outcome = pa.DictionaryArray.from_arrays(column("outcome", pa.int8()), pa.array(OUTCOMES))
+        return pa.table(
+            {
+                "key": pa.array(keys, type=pa.int64()),
+                "position": text_array(self.game.format_positions(keys)),
+                "value": column("text", pa.string()),
+                "value_id": column("stable", pa.int64()),
+                "outcome": outcome,
+                "mean": column("mean", pa.float64()),
+                "temperature": column("temperature", pa.float64()),
+                "best_left": move_array(self.game, np.array(solved["best_left"], dtype=np.int64)),
+                "best_right": move_array(self.game, np.array(solved["best_right"], dtype=np.int64)),
+                "left_moves": pa.array(solved["left_moves"], type=pa.uint16()),
+                "right_moves": pa.array(solved["right_moves"], type=pa.uint16()),
+                # The value's own figures, so that the values view needs no other files.
+                "left_stop": column("left_stop", pa.float64()),
+                "right_stop": column("right_stop", pa.float64()),
+                "birthday": column("birthday", pa.uint16()),
+                "left_option_ids": column("left_ids", pa.list_(pa.int64())),
+                "right_option_ids": column("right_ids", pa.list_(pa.int64())),
+            }
+        )
+
