@@ -1,0 +1,152 @@
+"""Domineering tables against the definition, published values, cgt-py, and lookups of any board.
+
+Left places vertical dominoes, Right horizontal ones. The test reads boards
+with its own code: a board is a frozenset of empty (row, column) cells.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+import tablebase
+from conftest import rows_of
+from tablebase.cgt import Game, from_options, parse
+
+sys.path.insert(0, str(Path(__file__).parent / "cgt"))
+from cgt_helpers import import_cgt_py  # noqa: E402
+
+
+def board(text: str) -> frozenset:
+    return frozenset((r, c) for r, row in enumerate(text.split("|")) for c, ch in enumerate(row) if ch == ".")
+
+
+def dominoes(cells: frozenset, vertical: bool):
+    dr, dc = (1, 0) if vertical else (0, 1)
+    for r, c in cells:
+        if (r + dr, c + dc) in cells:
+            yield cells - {(r, c), (r + dr, c + dc)}
+
+
+@lru_cache(maxsize=None)
+def mover_wins(cells: frozenset, g: Game, left: bool) -> bool:
+    """Whether the player to move wins the sum of the region and the game ``g``, by plain search."""
+    rest = [(c, g) for c in dominoes(cells, left)]
+    rest += [(cells, x) for x in (g.left_options if left else g.right_options)]
+    return any(not mover_wins(c, x, not left) for c, x in rest)
+
+
+def test_every_value_by_the_definition(built):
+    """The region minus its stored value is a second-player win, for every region of up to 8 cells."""
+    root, table = built("domineering", max_cells=8)
+    rows = rows_of(root, table)
+    assert [sum(1 for r in rows if r["level"] == n) for n in range(1, 9)] == [1, 1, 2, 5, 12, 35, 108, 369]
+    for row in rows:
+        cells, value = board(row["position"]), parse(row["value"])
+        assert len(cells) == row["level"]
+        assert not mover_wins(cells, -value, True), row["position"]
+        assert not mover_wins(cells, -value, False), row["position"]
+        assert row["outcome"] == value.outcome
+        assert (row["left_moves"], row["right_moves"]) == (
+            sum(1 for _ in dominoes(cells, True)), sum(1 for _ in dominoes(cells, False)))
+
+
+PUBLISHED = {
+    "..|..": "+-1",
+    "...|...|...": "+-1",
+    "...|...": "{2|-1/2}",  # 2 rows x 3 columns; Left places vertical dominoes
+    "..|..|..": "{1/2|-2}",  # its transpose, the negative
+    "....|....": "Miny(2)",  # 2 rows x 4 columns
+    "....|....|....|....": "+-{0,{{2|0},2Tiny(2)|{2|0},Miny(2)}}",
+}
+
+
+@pytest.mark.parametrize("position", PUBLISHED)
+def test_published_values(built, position):
+    root, table = built("domineering", max_cells=10)
+    with tablebase.open(root) as tb:
+        row = tb.lookup(table, position)
+    assert parse(row["value"]) == parse(PUBLISHED[position])
+    assert row["searched"] == (len(board(position)) > 10)
+
+
+def test_every_region_against_cgt_py(built):
+    cgt_py = import_cgt_py()
+    memo: dict = {}
+
+    def ours(form) -> Game:
+        key = repr(form)
+        if key not in memo:
+            memo[key] = from_options([ours(x) for x in form.left_options], [ours(x) for x in form.right_options])
+        return memo[key]
+
+    root, table = built("domineering", max_cells=10)
+    rows = rows_of(root, table)
+    assert len(rows) == 1 + 1 + 2 + 5 + 12 + 35 + 108 + 369 + 1285 + 4655
+    for row in rows:
+        assert ours(cgt_py.Domineering(row["position"]).canonical_form) == parse(row["value"]), row["position"]
+
+
+@pytest.fixture(scope="module")
+def table8(built):
+    return built("domineering", max_cells=8)
+
+
+def test_lookup_of_a_disconnected_board(table8):
+    root, table = table8
+    with tablebase.open(root) as tb:
+        row = tb.lookup(table, "...#..|...#..")
+        assert parse(row["value"]) == parse("{2|-1/2}") + parse("+-1")
+        assert row["key"] is None and not row["searched"]
+        sides = [m["side"] for m in row["moves"]]
+        assert (sides.count("Left"), sides.count("Right")) == (3 + 2, 4 + 2)
+        for move in row["moves"]:  # each move's value is the value of the board it leaves
+            assert move["value"] == tb.lookup(table, move["position"])["value"]
+        best = next(m for m in row["moves"] if m["side"] == "Left" and m["move"] == row["best_left"])
+        assert parse(best["value"]) in parse(row["value"]).left_options
+
+
+@pytest.mark.parametrize("turned", ["...|##.", ".##|...", "##.|...", "..|.#|.#", ".#|.#|..", "..|#.|#.", "#.|#.|.."])
+def test_lookup_in_other_orientations(table8, turned):
+    """The four images of '...|.##' keep its value; the four transposes are worth the negative."""
+    root, table = table8
+    with tablebase.open(root) as tb:
+        original = parse(tb.lookup(table, "...|.##")["value"])
+        value = parse(tb.lookup(table, turned)["value"])
+    rows = turned.split("|")
+    assert value == (original if len(rows) == 2 else -original)
+    assert len(rows) == 2 or original != -original
+
+
+def test_lookup_of_a_transpose(table8):
+    root, table = table8
+    with tablebase.open(root) as tb:
+        a = tb.lookup(table, "....|..##|.###")
+        b = tb.lookup(table, "...|..#|.##|.##")
+    assert parse(a["value"]) == -parse(b["value"])
+    assert a["key"] == b["key"]
+    assert sorted(m["value"] for m in a["moves"] if m["side"] == "Left") == sorted(
+        str(-parse(m["value"])) for m in b["moves"] if m["side"] == "Right")
+
+
+def test_lookup_of_a_board_larger_than_the_table(table8):
+    root, table = table8
+    with tablebase.open(root) as tb:
+        row = tb.lookup(table, "...|...|...|...")  # 12 cells: searched, regions of 8 or fewer from the table
+    assert row["searched"] and "search" in row["note"]
+    cells = board("...|...|...|...")
+    value = parse(row["value"])
+    assert not mover_wins(cells, -value, True) and not mover_wins(cells, -value, False)
+
+
+def test_bad_boards(table8):
+    from tablebase.errors import PositionError
+
+    root, table = table8
+    with tablebase.open(root) as tb:
+        for bad in ["..x|...", "", "| |"]:
+            with pytest.raises(PositionError):
+                tb.lookup(table, bad)
