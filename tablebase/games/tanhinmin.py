@@ -91,34 +91,38 @@ def _removal_table(cards_down, sizes, offsets, binom, top):
 
 
 @numba.njit(cache=True)
+def _copy_hand(data, p, hand_offsets, hand_data, h):
+    """Write hand h's text (or '-' for an empty hand) and ' / ' at p; return the new end."""
+    a, b = hand_offsets[h], hand_offsets[h + 1]
+    if a == b:
+        data[p] = 45  # '-'
+        p += 1
+    for i in range(a, b):
+        data[p] = hand_data[i]
+        p += 1
+    data[p], data[p + 1], data[p + 2] = 32, 47, 32  # ' / '
+    return p + 3
+
+
+@numba.njit(cache=True)
 def _join_positions(keys, hands, fields, hand_offsets, hand_data, field_offsets, field_data):
     """'mover / opponent / field' for each key, from the texts of every hand and field card."""
     n = keys.shape[0]
     offsets = np.zeros(n + 1, dtype=np.int64)
     for t in range(n):
-        parts = (keys[t] // fields // hands, keys[t] // fields % hands)
-        length = 6  # two ' / '
-        for h in parts:
-            length += max(hand_offsets[h + 1] - hand_offsets[h], 1)  # '-' for an empty hand
-        f = keys[t] % fields
-        offsets[t + 1] = offsets[t] + length + field_offsets[f + 1] - field_offsets[f]
+        mover, other, f = keys[t] // fields // hands, keys[t] // fields % hands, keys[t] % fields
+        length = 6 + field_offsets[f + 1] - field_offsets[f]
+        length += max(hand_offsets[mover + 1] - hand_offsets[mover], 1)
+        length += max(hand_offsets[other + 1] - hand_offsets[other], 1)
+        offsets[t + 1] = offsets[t] + length
     data = np.empty(offsets[n], dtype=np.uint8)
     for t in range(n):
-        p = offsets[t]
-        parts = (keys[t] // fields // hands, keys[t] // fields % hands)
-        for h in parts:
-            a, b = hand_offsets[h], hand_offsets[h + 1]
-            if a == b:
-                data[p] = 45  # '-'
-                p += 1
-            else:
-                data[p : p + b - a] = hand_data[a:b]
-                p += b - a
-            data[p : p + 3] = np.array([32, 47, 32], dtype=np.uint8)  # ' / '
-            p += 3
-        f = keys[t] % fields
-        a, b = field_offsets[f], field_offsets[f + 1]
-        data[p : p + b - a] = field_data[a:b]
+        mover, other, f = keys[t] // fields // hands, keys[t] // fields % hands, keys[t] % fields
+        p = _copy_hand(data, offsets[t], hand_offsets, hand_data, mover)
+        p = _copy_hand(data, p, hand_offsets, hand_data, other)
+        for i in range(field_offsets[f], field_offsets[f + 1]):
+            data[p] = field_data[i]
+            p += 1
     return offsets, data
 
 
@@ -162,8 +166,8 @@ class Tanhinmin(Game):
         # Each hand's cards in increasing order, left-aligned, for printing.
         width = self.cards_down.shape[1]
         shift = (np.arange(width) + (width - self.sizes)[:, None]) % width
-        up = np.take_along_axis(np.sort(self.cards_down, axis=1), shift, axis=1)
-        self._hand_texts = young.format_rows(up, self.sizes)
+        self.cards_up = np.take_along_axis(np.sort(self.cards_down, axis=1), shift, axis=1)
+        self._hand_texts = young.format_rows(self.cards_up, self.sizes)
         self._field_texts = Texts.from_strings([str(f) for f in range(self.fields)])
 
     @property

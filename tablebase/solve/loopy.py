@@ -62,13 +62,21 @@ OUTCOMES = pa.array(["P", "N", "D"])  # dictionary order follows LOST, WON, DRAW
 INF = np.int32(2**31 - 1)
 TOP = 127  # score s is settled at time TOP - s
 NO_MOVE = -1
+# Columns of the table of known values, one row per key (one cache line serves a child).
+OUTCOME, SCORE, PLIES, MINE, THEIRS = range(5)
+FREE, UNIT, PASSES = 0, 1, 2  # edge costs of a retrograde run: 0, 1, or the pass game's (see _retrograde)
 log = logging.getLogger(__name__)
 
 
 @numba.njit(cache=True)
-def _retrograde(pred_off, pred, cost, offer, wait, blocked, succ, final, final_won, final_time, want_via):
+def _retrograde(pred_off, pred, fee, costs, offer, wait, blocked, succ, final, final_won, final_time, want_via):
     """Settle every node in time order; return (state, time, via).
 
+    The level's moves inside it are ``pred_off``/``pred`` (CSR by child) with
+    ``fee`` 1 for passes. With ``costs`` FREE or UNIT node i is position i and
+    every move costs 0 or 1. With PASSES node 2i is position i with the counted
+    player to move and node 2i+1 the same position with the other player to
+    move; only the counted player's passes cost 1.
     ``offer``: the least time a lower-level lost child gives (INF: none);
     ``wait``: the largest time a lower-level won child gives (-1: none);
     ``blocked``: the node can never lose (a lower-level child it would need won is not);
@@ -114,11 +122,16 @@ def _retrograde(pred_off, pred, cost, offer, wait, blocked, succ, final, final_w
             if state[q] != UNKNOWN or (best[q] if due[q] == 1 else worst[q]) != t:
                 continue
             state[q] = WON if due[q] == 1 else LOST
-            for e in range(pred_off[q], pred_off[q + 1]):
-                p = pred[e]
+            at = q >> 1 if costs == PASSES else q
+            for e in range(pred_off[at], pred_off[at + 1]):
+                if costs == PASSES:
+                    p = 2 * pred[e] + 1 - (q & 1)
+                    k = t + (fee[e] if q & 1 else 0)
+                else:
+                    p = pred[e]
+                    k = t + costs
                 if state[p] != UNKNOWN or final[p]:
                     continue
-                k = t + cost[e]
                 if state[q] == LOST:
                     if k < best[p]:  # strictly: a lower-level witness keeps priority
                         best[p] = k
@@ -146,9 +159,19 @@ def _retrograde(pred_off, pred, cost, offer, wait, blocked, succ, final, final_w
 
 
 @numba.njit
-def _scan(keys, moves_fn, args, max_moves, pass_move, outcome, score, plies, mine, theirs):
+def _scan(keys, moves_fn, args, max_moves, pass_move, known):
     """What the lower level offers each position, and the moves that stay in the level."""
     n = keys.shape[0]
+    # Buckets of the key space, about one per key of the level, find a child's
+    # place among the level's keys in a step or two instead of a binary search.
+    shift = 0
+    while (known.shape[0] >> shift) > n:
+        shift += 1
+    first = np.zeros((known.shape[0] >> shift) + 2, dtype=np.int64)
+    for i in range(n):
+        first[(keys[i] >> shift) + 1] += 1
+    for b in range(first.shape[0] - 1):
+        first[b + 1] += first[b]
     child = np.empty(max_moves + 1, dtype=np.int64)
     moves = np.empty(max_moves + 1, dtype=np.int64)
     final = np.zeros(n, dtype=np.bool_)
@@ -156,7 +179,7 @@ def _scan(keys, moves_fn, args, max_moves, pass_move, outcome, score, plies, min
     succ = np.zeros(n, dtype=np.int32)
     score_offer = np.full(n, INF, dtype=np.int32)
     score_wait = np.full(n, -1, dtype=np.int32)
-    score_code = np.full(n, NO_MOVE, dtype=np.int64)  # the lower-level move giving score_offer
+    score_code = np.full(n, NO_MOVE, dtype=np.int32)  # the lower-level move giving score_offer
     plies_offer = np.full(n, INF, dtype=np.int32)
     plies_wait = np.full(n, -1, dtype=np.int32)
     mine_offer = np.full(n, INF, dtype=np.int32)
@@ -172,10 +195,12 @@ def _scan(keys, moves_fn, args, max_moves, pass_move, outcome, score, plies, min
         for j in range(m):
             c = child[j]
             fee = 1 if moves[j] == pass_move else 0
-            o = outcome[c]
+            value = known[c]
+            o = value[OUTCOME]
             if o == UNKNOWN:
-                s = np.searchsorted(keys, c)
-                if s >= n or keys[s] != c:
+                lo, hi = first[c >> shift], first[(c >> shift) + 1]
+                s = lo + np.searchsorted(keys[lo:hi], c)
+                if s >= hi or keys[s] != c:
                     whole = False
                     continue
                 if edges == src.shape[0]:  # grow the edge buffers
@@ -187,18 +212,18 @@ def _scan(keys, moves_fn, args, max_moves, pass_move, outcome, score, plies, min
                 succ[t] += 1
                 continue
             if o == LOST:
-                k = TOP + score[c]  # the child's mover keeps -score[c] cards
+                k = TOP + value[SCORE]  # the child's mover keeps -score cards
                 if k < score_offer[t] or (k == score_offer[t] and moves[j] < score_code[t]):
                     score_offer[t], score_code[t] = k, moves[j]
-                plies_offer[t] = min(plies_offer[t], plies[c] + 1)
+                plies_offer[t] = min(plies_offer[t], value[PLIES] + 1)
                 blocked[t] = True
             elif o == WON:
-                score_wait[t] = max(score_wait[t], TOP - score[c])
-                plies_wait[t] = max(plies_wait[t], plies[c] + 1)
+                score_wait[t] = max(score_wait[t], TOP - value[SCORE])
+                plies_wait[t] = max(plies_wait[t], value[PLIES] + 1)
             else:
                 blocked[t] = True
-            mine_offer[t] = min(mine_offer[t], fee + theirs[c])
-            theirs_wait[t] = max(theirs_wait[t], mine[c])
+            mine_offer[t] = min(mine_offer[t], fee + value[THEIRS])
+            theirs_wait[t] = max(theirs_wait[t], value[MINE])
     return (whole, final, blocked, succ, score_offer, score_wait, score_code, plies_offer, plies_wait,
             mine_offer, theirs_wait, src[:edges], dst[:edges], paid[:edges])
 
@@ -222,34 +247,35 @@ def _predecessors(n, src, dst, cost):
 
 
 @numba.njit
-def _best_moves(keys, moves_fn, args, max_moves, pass_move, outcome, score, plies, mine, theirs, via_key, score_code):
+def _best_moves(keys, moves_fn, args, max_moves, pass_move, known, via_key, score_code):
     """One best move per metric (codes; -1 for none), ties to the smallest code."""
     n = keys.shape[0]
     child = np.empty(max_moves + 1, dtype=np.int64)
     moves = np.empty(max_moves + 1, dtype=np.int64)
-    best = np.full((4, n), NO_MOVE, dtype=np.int64)
+    best = np.full((4, n), NO_MOVE, dtype=np.int32)
     for t in range(n):
         k = keys[t]
         m = moves_fn(k, args, child, moves)
-        o = outcome[k]
+        o = known[k, OUTCOME]
         b_plies = b_score = b_mine = b_theirs = NO_MOVE
         v_plies = v_score = v_mine = v_theirs = 0
         for j in range(m):
             c, code = child[j], moves[j]
-            oc = outcome[c]
+            value = known[c]
+            oc = value[OUTCOME]
             # win: a lost child, fewest plies; loss: the longest defence; draw: stay drawn
             if (o == WON and oc == LOST) or o == LOST or (o == DRAW and oc == DRAW):
-                v = -plies[c] if o == WON else plies[c]
+                v = -value[PLIES] if o == WON else value[PLIES]
                 if b_plies == NO_MOVE or v > v_plies or (v == v_plies and code < b_plies):
                     b_plies, v_plies = code, v
             if (o == WON and c == via_key[t]) or (o == LOST) or (o == DRAW and oc == DRAW):
-                v = -score[c]
+                v = -value[SCORE]
                 if b_score == NO_MOVE or v > v_score or (v == v_score and code < b_score):
                     b_score, v_score = code, v
-            v = (1 if code == pass_move else 0) + theirs[c]
+            v = (1 if code == pass_move else 0) + value[THEIRS]
             if b_mine == NO_MOVE or v < v_mine or (v == v_mine and code < b_mine):
                 b_mine, v_mine = code, v
-            v = mine[c]
+            v = value[MINE]
             if b_theirs == NO_MOVE or v > v_theirs or (v == v_theirs and code < b_theirs):
                 b_theirs, v_theirs = code, v
         if o == WON and via_key[t] < 0:
@@ -268,13 +294,9 @@ def _outcome_array(codes: np.ndarray) -> pa.Array:
 
 
 def _move_array(game: Game, codes: np.ndarray) -> pa.Array:
-    """Move names, dictionary-encoded, in linear time (move codes are small)."""
-    present = codes >= 0
-    used = np.flatnonzero(np.bincount(codes[present], minlength=1))
-    index = np.zeros(int(used[-1]) + 1 if len(used) else 1, dtype=np.int32)
-    index[used] = np.arange(len(used), dtype=np.int32)
-    indices = pa.array(index[np.where(present, codes, 0)], mask=~present)
-    return pa.DictionaryArray.from_arrays(indices, pa.array([game.move_name(int(c)) for c in used], pa.string()))
+    """Move names, dictionary-encoded with the codes themselves as indices (loopy games' codes are small)."""
+    names = [game.move_name(c) for c in range(int(codes.max(initial=0)) + 1)]
+    return pa.DictionaryArray.from_arrays(pa.array(codes, mask=codes < 0), pa.array(names, pa.string()))
 
 
 class LoopySolver:
@@ -287,11 +309,9 @@ class LoopySolver:
             raise TablebaseError(f"{game.name}: the loopy solver needs dense keys and a compiled move generator")
         self.game = game
         size = game.key_space
-        self.outcome = np.full(size, UNKNOWN, dtype=np.int8)
-        self.score = np.zeros(size, dtype=np.int8)
-        self.plies = np.zeros(size, dtype=np.int16)
-        self.mine = np.zeros(size, dtype=np.int8)  # mover_passes
-        self.theirs = np.zeros(size, dtype=np.int8)  # opponent_passes
+        # outcome, score, plies, mover_passes, opponent_passes of every key solved so far
+        self.known = np.zeros((size, 5), dtype=np.int16)
+        self.known[:, OUTCOME] = UNKNOWN
         self.draws: dict[int, int] = {}  # level -> positions no one can win
         self._levels: set[int] = set()
 
@@ -303,11 +323,9 @@ class LoopySolver:
         """Take in the stored rows of a whole level (None: the level has no positions)."""
         if rows is not None and rows.num_rows:
             keys = rows["key"].to_numpy()
-            self.outcome[keys] = pc.index_in(rows["outcome"].cast(pa.string()), OUTCOMES).to_numpy(zero_copy_only=False)
-            self.score[keys] = rows["score"].to_numpy()
-            self.plies[keys] = rows["plies"].fill_null(0).to_numpy()
-            self.mine[keys] = rows["mover_passes"].fill_null(0).to_numpy()
-            self.theirs[keys] = rows["opponent_passes"].fill_null(0).to_numpy()
+            outcome = pc.index_in(rows["outcome"].cast(pa.string()), OUTCOMES)
+            figures = [rows[c].fill_null(0).to_numpy() for c in self.columns[2:]]
+            self.known[keys] = np.stack([outcome.to_numpy(zero_copy_only=False)] + figures, axis=1)
         self._levels.add(level)
 
     def _check_whole(self, keys: np.ndarray) -> int:
@@ -328,35 +346,34 @@ class LoopySolver:
         if len(keys) == 0:
             raise TablebaseError(f"{game.name}: no positions to solve")
         level = self._check_whole(keys)
-        self.outcome[keys] = UNKNOWN  # solving a level again starts afresh
+        self.known[keys, OUTCOME] = UNKNOWN  # solving a level again starts afresh
         n = len(keys)
         kernel = (game.moves_kernel, game.kernel_args(), game.max_moves, game.pass_move)
         (whole, final, blocked, succ, score_offer, score_wait, score_code, plies_offer, plies_wait,
-         mine_offer, theirs_wait, src, dst, paid) = _scan(keys, *kernel, self.outcome, self.score, self.plies,
-                                                          self.mine, self.theirs)
+         mine_offer, theirs_wait, src, dst, paid) = _scan(keys, *kernel, self.known)
         if not whole:
             raise RuntimeError("a move leads to a position of a level that is not loaded")
-        final_won, final_score = game.final_results(keys)
-        final_won &= final  # only positions without moves are over
+        final_won = np.zeros(n, dtype=bool)  # only positions without moves are over
+        final_score = np.zeros(n, dtype=np.int64)
+        final_won[final], final_score[final] = game.final_results(keys[final])
 
-        off, pred, pcost = _predecessors(n, src, dst, np.zeros_like(paid))
-        state, time, via = _retrograde(off, pred, pcost, score_offer, score_wait, blocked, succ, final,
+        graph = _predecessors(n, src, dst, paid)
+        del src, dst, paid
+        state, time, via = _retrograde(*graph, FREE, score_offer, score_wait, blocked, succ, final,
                                        final_won, (TOP - np.abs(final_score)).astype(np.int32), True)
-        plies_state, plies, _ = _retrograde(off, pred, pcost + 1, plies_offer, plies_wait, blocked, succ, final,
+        plies_state, plies, _ = _retrograde(*graph, UNIT, plies_offer, plies_wait, blocked, succ, final,
                                             final_won, np.zeros(n, dtype=np.int32), False)
         if not np.array_equal(state, plies_state):
             raise RuntimeError(f"{game.name} level {level}: the score and plies runs disagree on outcomes")
-        del off, pred, pcost
-
-        # Passes: node 2i has the counted player to move, node 2i+1 the other player.
-        off, pred, pcost = _predecessors(
-            2 * n, np.concatenate([2 * src, 2 * src + 1]), np.concatenate([2 * dst + 1, 2 * dst]),
-            np.concatenate([paid, np.zeros_like(paid)]))
+        del plies_state, score_offer, score_wait, plies_offer, plies_wait
+        # The pass game: the counted player takes the least offer and can always
+        # play on, the other player waits for every successor.
         passes_state, passes, _ = _retrograde(
-            off, pred, pcost, _interleave(mine_offer, np.full(n, INF, np.int32)), _interleave(np.full(n, -1, np.int32), theirs_wait),
-            _interleave(np.ones(n, bool), np.zeros(n, bool)), _interleave(succ, succ), _interleave(final, final),
-            _interleave(final, np.zeros(n, bool)), np.zeros(2 * n, dtype=np.int32), False)
-        del off, pred, pcost, src, dst, paid
+            *graph, PASSES, _interleave(mine_offer, np.full(n, INF, np.int32)),
+            _interleave(np.full(n, -1, np.int32), theirs_wait), _interleave(np.ones(n, bool), np.zeros(n, bool)),
+            _interleave(succ, succ), _interleave(final, final), _interleave(final, np.zeros(n, bool)),
+            np.zeros(2 * n, dtype=np.int32), False)
+        del graph
 
         drawn = state == UNKNOWN
         endless = passes_state.reshape(n, 2) == UNKNOWN
@@ -367,23 +384,20 @@ class LoopySolver:
         outcome = np.where(drawn, DRAW, state).astype(np.int8)
         magnitude = np.where(drawn, 0, TOP - time)
         score = np.where(state == WON, magnitude, -magnitude).astype(np.int8)
-        mine, theirs = passes.reshape(n, 2).T
-        self.outcome[keys], self.score[keys] = outcome, score
-        self.plies[keys] = np.where(drawn, 0, plies)
-        self.mine[keys] = np.where(endless[:, 0], 0, mine)
-        self.theirs[keys] = np.where(endless[:, 1], 0, theirs)
+        passes = np.where(endless, 0, passes.reshape(n, 2))
+        plies = np.where(drawn, 0, plies)
+        self.known[keys] = np.stack([outcome, score, plies, passes[:, 0], passes[:, 1]], axis=1)
 
         via_key = np.where(via >= 0, keys[np.maximum(via, 0)], -1)
-        best = _best_moves(keys, *kernel, self.outcome, self.score, self.plies, self.mine, self.theirs,
-                           via_key, score_code)
+        best = _best_moves(keys, *kernel, self.known, via_key, score_code)
         return pa.table({
             "key": pa.array(keys, type=pa.int64()),
             "position": text_array(game.format_positions(keys)),
             "outcome": _outcome_array(outcome),
             "score": pa.array(score),
-            "plies": pa.array(self.plies[keys], mask=drawn),
-            "mover_passes": pa.array(self.mine[keys], mask=endless[:, 0]),
-            "opponent_passes": pa.array(self.theirs[keys], mask=endless[:, 1]),
+            "plies": pa.array(plies.astype(np.int16), mask=drawn),
+            "mover_passes": pa.array(passes[:, 0].astype(np.int8), mask=endless[:, 0]),
+            "opponent_passes": pa.array(passes[:, 1].astype(np.int8), mask=endless[:, 1]),
             "best_move": _move_array(game, best[0]),
             "best_score_move": _move_array(game, best[1]),
             "best_mover_passes_move": _move_array(game, best[2]),
