@@ -43,6 +43,10 @@ class PeakMemory:
 
 
 def report(name: str, **figures) -> None:
-    parts = [f"{k}={v:,.3f}" if isinstance(v, float) else f"{k}={v:,}" if isinstance(v, int) else f"{k}={v}"
-             for k, v in figures.items()]
+    def show(v) -> str:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return str(v)
+        return f"{v:,.3f}" if isinstance(v, float) else f"{v:,}"
+
+    parts = [f"{k}={show(v)}" for k, v in figures.items()]
     print(f"{name:<28} " + "  ".join(parts), flush=True)
