@@ -76,6 +76,7 @@ class RegionValues:
         self.game = game
         self.stored = stored
         self.searched: dict[tuple[int, int, int], int] = {}  # normal forms too large for the table
+        self._boards: dict[int, int] = {}  # boards met in the search, as placed
         self._negatives: dict[int, int] = {}
 
     def region(self, region: int) -> int:
@@ -95,8 +96,12 @@ class RegionValues:
         return self.negative(g) if flip else g
 
     def board(self, board: int) -> int:
-        parts = [self.region(c) for c in R.live_components(board)]
-        return parts[0] if len(parts) == 1 else sum_ids(parts)
+        """The value id of a board: the sum of its regions' values."""
+        g = self._boards.get(board)
+        if g is None:
+            parts = [self.region(c) for c in R.live_components(board)]
+            g = self._boards[board] = parts[0] if len(parts) == 1 else sum_ids(parts)
+        return g
 
     def negative(self, g: int) -> int:
         n = self._negatives.get(g)
