@@ -150,3 +150,19 @@ def test_bad_boards(table8):
         for bad in ["..x|...", "", "| |"]:
             with pytest.raises(PositionError):
                 tb.lookup(table, bad)
+
+
+def test_statistics(table8):
+    root, table = table8
+    with tablebase.open(root) as tb:
+        stats = dict(tb.stats(table))
+        rows = rows_of(root, table)
+    kinds = {r["kind"]: r["positions"] for r in next(v for k, v in stats.items() if k.startswith("values by kind")).to_pylist()}
+    assert sum(kinds.values()) == len(rows)
+    assert kinds["number"] == sum(1 for r in rows if parse(r["value"]).is_number)
+    hottest = next(v for k, v in stats.items() if k.startswith("the hottest")).to_pylist()
+    assert [h["temperature"] for h in hottest] == [max(r["temperature"] for r in rows if r["level"] == n) for n in range(1, 9)]
+    ups = {r["value"] for r in next(v for k, v in stats.items() if k.startswith("the nimbers")).to_pylist()}
+    assert "*" in ups and "v" in ups and ups <= {r["value"] for r in rows}
+    outcomes = next(v for k, v in stats.items() if k.startswith("outcome classes")).to_pylist()
+    assert sum(o["l_positions"] + o["r_positions"] + o["n_positions"] + o["p_positions"] for o in outcomes) == len(rows)
