@@ -24,12 +24,19 @@ from tablebase.games.base import Texts
 
 @lru_cache(maxsize=None)
 def binomials(n: int) -> np.ndarray:
-    """Pascal's triangle up to row n as an (n+1) x (n+1) int64 table."""
+    """Pascal's triangle up to row n as an (n+1) x (n+1) int64 table.
+
+    Entries too large for int64 saturate at 2**62: no rank ever reaches them,
+    since a table's key space is checked to be far smaller.
+    """
+    top = 2**62
+    rows = [[1]]
+    for i in range(1, n + 1):
+        prev = rows[-1]
+        rows.append([1] + [min(top, prev[k - 1] + prev[k]) for k in range(1, i)] + [1])
     table = np.zeros((n + 1, n + 1), dtype=np.int64)
-    for i in range(n + 1):
-        table[i, 0] = 1
-        for k in range(1, i + 1):
-            table[i, k] = table[i - 1, k - 1] + table[i - 1, k]
+    for i, row in enumerate(rows):
+        table[i, : len(row)] = row
     return table
 
 
@@ -145,35 +152,38 @@ def level_keys(size, start, stop, rows, cols, binom, count):
 def join_ints(matrix, counts):
     """Format row i of ``matrix`` (its first counts[i] entries) as space-separated text."""
     n = matrix.shape[0]
-    offsets = np.zeros(n + 1, dtype=np.int64)
+    widest = 1
     for i in range(n):
-        length = 0
         for j in range(counts[i]):
             v = matrix[i, j]
             digits = 1
             while v >= 10:
                 v //= 10
                 digits += 1
-            length += digits + (1 if j > 0 else 0)
-        offsets[i + 1] = offsets[i] + length
-    data = np.empty(offsets[n], dtype=np.uint8)
+            widest = max(widest, digits)
+    # One pass into a buffer sized for the widest numbers, then cut to length.
+    data = np.empty(max(1, counts.sum()) * (widest + 1), dtype=np.uint8)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    digits_of = np.empty(widest + 1, dtype=np.uint8)
+    p = 0
     for i in range(n):
-        p = offsets[i]
         for j in range(counts[i]):
             if j > 0:
                 data[p] = 32
                 p += 1
             v = matrix[i, j]
-            digits = 1
-            w = v
-            while w >= 10:
-                w //= 10
-                digits += 1
-            for d in range(digits - 1, -1, -1):
-                data[p + d] = 48 + v % 10
+            k = 0
+            while True:
+                digits_of[k] = 48 + v % 10
                 v //= 10
-            p += digits
-    return offsets, data
+                k += 1
+                if v == 0:
+                    break
+            for d in range(k):
+                data[p + d] = digits_of[k - 1 - d]
+            p += k
+        offsets[i + 1] = p
+    return offsets, data[:p].copy()
 
 
 def format_rows(matrix: np.ndarray, counts: np.ndarray) -> Texts:
