@@ -7,6 +7,7 @@ worker. The cache belongs to one build run at a time.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -16,6 +17,9 @@ from tablebase.store import level_files, part_path, read_parquet, write_parquet
 from tablebase.store.files import flush_to_disk
 
 _state: dict[str, Solver] = {}
+# A worker started with several threads runs tasks side by side; the solver's
+# memory of lower levels is shared, so a process solves one slice at a time.
+_one_at_a_time = threading.Lock()
 
 
 def _solver(run: str, game_name: str, params: dict[str, Any]) -> Solver:
@@ -40,6 +44,11 @@ def solve_slices(
     level. ``after`` is the previous step's barrier: Dask runs this task only
     once it is done.
     """
+    with _one_at_a_time:
+        return _solve_slices(run, root, table, game_name, params, slices)
+
+
+def _solve_slices(run, root, table, game_name, params, slices) -> list[dict[str, Any]]:
     solver = _solver(run, game_name, params)
     game = solver.game
     records = []
