@@ -166,3 +166,11 @@ def test_statistics(table8):
     assert "*" in ups and "v" in ups and ups <= {r["value"] for r in rows}
     outcomes = next(v for k, v in stats.items() if k.startswith("outcome classes")).to_pylist()
     assert sum(o["l_positions"] + o["r_positions"] + o["n_positions"] + o["p_positions"] for o in outcomes) == len(rows)
+
+
+def test_verify_rederives_every_row(table8):
+    from tablebase.build.verify import verify_table
+
+    root, table = table8
+    checked, problems = verify_table(root, table)
+    assert checked == 1 + 1 + 2 + 5 + 12 + 35 + 108 + 369 and problems == []
