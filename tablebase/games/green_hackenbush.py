@@ -95,10 +95,11 @@ def trees(edges: int) -> tuple[Tree, ...]:
             return
         for i in range(first, len(smaller)):
             cost = 1 + _edges(smaller[i])
-            if cost <= budget:
-                chosen.append(smaller[i])
-                grow(budget - cost, i, chosen)
-                chosen.pop()
+            if cost > budget:
+                break  # subtrees come smallest first: none further fits
+            chosen.append(smaller[i])
+            grow(budget - cost, i, chosen)
+            chosen.pop()
 
     grow(edges, 0, [])
     return tuple(out)
