@@ -2,6 +2,7 @@
 
     python benchmarks/bench_chomp.py                 # 13x13 build, 9x9 plain solver
     python benchmarks/bench_chomp.py --rows 10 --cols 10 --plain 7
+    python benchmarks/bench_chomp.py --workers 1,2   # and the speed-up of a second worker
 
 Prints the build's wall time (cluster start included and not), positions per
 second, peak memory of the driver and its workers, bytes per position on disk;
@@ -69,25 +70,31 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=13)
     parser.add_argument("--cols", type=int, default=13)
     parser.add_argument("--plain", type=int, default=9, help="side of the square the plain solver solves")
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", default="2", help="worker counts to compare, e.g. 1,2")
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as out, PeakMemory() as memory:
-        began = time.perf_counter()
-        spec = spec_for("chomp", dict(rows=args.rows, cols=args.cols))
-        (summary,) = build_tables([spec], Path(out), workers=args.workers, quiet=True)
-        wall = time.perf_counter() - began
-    n = summary["positions"]
-    report(
-        f"build chomp {args.rows}x{args.cols}",
-        positions=n,
-        wall_s=wall,
-        table_s=summary["seconds"],
-        positions_per_s=int(n / summary["seconds"]),
-        peak_mib=memory.mib,
-        bytes_per_position=summary["bytes"] / n,
-        workers=args.workers,
-    )
+    seconds = {}
+    for workers in map(int, args.workers.split(",")):
+        with tempfile.TemporaryDirectory() as out, PeakMemory() as memory:
+            began = time.perf_counter()
+            spec = spec_for("chomp", dict(rows=args.rows, cols=args.cols))
+            (summary,) = build_tables([spec], Path(out), workers=workers, quiet=True)
+            wall = time.perf_counter() - began
+        n = summary["positions"]
+        seconds[workers] = summary["seconds"]
+        report(
+            f"build chomp {args.rows}x{args.cols}",
+            positions=n,
+            wall_s=wall,
+            table_s=summary["seconds"],
+            positions_per_s=int(n / summary["seconds"]),
+            peak_mib=memory.mib,
+            bytes_per_position=summary["bytes"] / n,
+            workers=workers,
+        )
+    if len(seconds) > 1:
+        fewest, most = min(seconds), max(seconds)
+        report("speed-up", workers=f"{fewest}->{most}", ratio=seconds[fewest] / seconds[most])
     kn, kt = kernel_alone(args.rows, args.cols)
     report("compiled solver, one core", positions=kn, seconds=kt, positions_per_s=int(kn / kt))
     pn, pt = plain_chomp(args.plain, args.plain)
