@@ -88,7 +88,8 @@ def main() -> None:
             wall_s=wall,
             table_s=summary["seconds"],
             positions_per_s=int(n / summary["seconds"]),
-            peak_mib=memory.mib,
+            peak_mib_all_processes=memory.mib,
+            estimate_mib_per_worker=summary["memory_estimate_mib"],
             bytes_per_position=summary["bytes"] / n,
             workers=workers,
         )

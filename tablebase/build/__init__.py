@@ -20,8 +20,7 @@ def build_tables(
     quiet: bool = False,
 ) -> Iterator[dict]:
     """Build each table in turn on one Dask cluster, yielding each run's summary."""
-    rows = partition_rows or DEFAULT_PARTITION_ROWS
-    if rows < 1:
+    if partition_rows is not None and partition_rows < 1:
         raise TablebaseError("--partition-rows must be at least 1")
     if workers is not None and workers < 1:
         raise TablebaseError("--workers must be at least 1")
@@ -34,7 +33,7 @@ def build_tables(
             held.enter_context(BuildLock(table_dir(out, spec.name)))
         with dask_client(scheduler, workers) as client:
             for spec in specs:
-                yield build_table(client, out.resolve(), spec, rows, every=float("inf") if quiet else 1.0)
+                yield build_table(client, out.resolve(), spec, partition_rows, every=float("inf") if quiet else 1.0)
 
 
 __all__ = ["DEFAULT_PARTITION_ROWS", "TableSpec", "build_table", "build_tables", "dask_client"]

@@ -22,6 +22,7 @@ import dask
 from distributed import Client, LocalCluster, as_completed
 
 import tablebase
+from tablebase.build.memory import plan_memory
 from tablebase.build.progress import Progress
 from tablebase.build.tasks import barrier, solve_slices
 from tablebase.errors import StoreError, TablebaseError
@@ -144,13 +145,27 @@ def schedule(manifest: Manifest) -> list[list[list[Slice]]]:
     return steps
 
 
-def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int, every: float = 1.0) -> dict:
+def worker_memory_limit(client: Client) -> int | None:
+    """The smallest memory limit among the cluster's workers, if they have one."""
+    limits = [w.get("memory_limit") or 0 for w in client.scheduler_info()["workers"].values()]
+    return min(limits) if limits and min(limits) > 0 else None
+
+
+def build_table(
+    client: Client, root: Path, spec: TableSpec, partition_rows: int | None = None, every: float = 1.0
+) -> dict:
     """Build (or finish building) one table; return the summary of the run.
 
+    ``partition_rows`` fixes the partition size; by default it is planned from
+    the workers' memory. A table being resumed keeps the size it was begun with.
     The caller holds the table's build lock.
     """
     began = time.perf_counter()
-    manifest = _start_manifest(root, spec, partition_rows)
+    old = Manifest.load_if_exists(root, spec.name)
+    requested = partition_rows or (old.partition_rows if old else DEFAULT_PARTITION_ROWS)
+    biggest = max((spec.game.level_size(k) for k in range(spec.game.max_level + 1)), default=0)
+    memory = plan_memory(spec.game, requested, bool(partition_rows or old), worker_memory_limit(client), biggest)
+    manifest = _start_manifest(root, spec, memory.partition_rows)
     remove_leftovers(table_dir(root, spec.name))
     manifest.complete = False
     total = sum(v["positions"] for v in manifest.plan.values())
@@ -163,6 +178,7 @@ def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int
         + (f" ({skipped} already built, skipped)" if skipped else "")
         + f", {len(client.scheduler_info()['workers'])} workers"
     )
+    progress.say(memory.describe())
     run = uuid.uuid4().hex
     tasks, barriers = [], []
     after = None
@@ -194,6 +210,7 @@ def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int
         "partitions": n_parts,
         "skipped_partitions": skipped,
         "bytes": manifest.bytes,
+        "memory_estimate_mib": round(memory.peak / 2**20),
     }
 
 

@@ -1,0 +1,32 @@
+"""Memory is planned before a build: partitions shrink to fit the workers, too-big tables are refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from tablebase.build.memory import MIB, plan_memory
+from tablebase.errors import TablebaseError
+from tablebase.games import make_game
+
+
+def test_partitions_shrink_to_fit_a_small_worker():
+    game = make_game("chomp", dict(rows=12, cols=12))
+    roomy = plan_memory(game, 65_536, fixed=False, limit=16 * 1024 * MIB, biggest_level=game.level_size(72))
+    tight = plan_memory(game, 65_536, fixed=False, limit=390 * MIB, biggest_level=game.level_size(72))
+    assert roomy.partition_rows == 65_536
+    assert 1024 <= tight.partition_rows < 65_536 and tight.peak <= 390 * MIB
+    # The values of a dense game cover its whole key space: a byte each for Grundy value and remoteness.
+    assert roomy.values == 2 * game.key_space
+    assert "memory per worker" in tight.describe() and "390 MiB" in tight.describe()
+
+
+def test_a_size_given_by_the_user_is_kept():
+    game = make_game("chomp", dict(rows=12, cols=12))
+    plan = plan_memory(game, 65_536, fixed=True, limit=500 * MIB, biggest_level=game.level_size(72))
+    assert plan.partition_rows == 65_536
+
+
+def test_a_table_whose_values_cannot_fit_is_refused():
+    game = make_game("chomp", dict(rows=16, cols=16))
+    with pytest.raises(TablebaseError, match="would need about .* MiB but has 1,024 MiB"):
+        plan_memory(game, 65_536, fixed=False, limit=1024 * MIB, biggest_level=game.level_size(128))
