@@ -103,7 +103,7 @@ class Domineering(Game):
         The key is that of the stored normal form; when ``transposed`` is true
         the region's value is the negative of the stored one.
         """
-        h, w, m, flip = _normal_form(region)
+        h, w, m, flip = _normal_form(R.at_origin(region))
         return R.pack(h, w, m), flip, self.holds(h, w, m.bit_count())
 
     def board_of_key(self, key: int) -> int:

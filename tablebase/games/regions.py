@@ -79,6 +79,18 @@ def horizontal_spots(mask: int) -> int:
     return mask & (mask >> 1)
 
 
+def at_origin(mask: int) -> int:
+    """The board moved up and left until it touches the top row and the left column."""
+    low = (mask & -mask).bit_length() - 1
+    mask >>= low - (low & 15)
+    cols, m = 0, mask
+    while m:
+        cols |= m
+        m >>= STRIDE
+    cols &= (1 << STRIDE) - 1
+    return mask >> ((cols & -cols).bit_length() - 1)
+
+
 def bounding(points: list[tuple[int, int]]) -> tuple[list[int], list[int], int, int]:
     rs = [r for r, _ in points]
     cs = [c for _, c in points]
@@ -97,25 +109,41 @@ def unpack(key: int) -> tuple[int, int, int]:
 
 def normal_form(mask: int) -> tuple[int, int, int, bool]:
     """(height, width, row-major mask, transposed) of a region's normal form."""
-    rs, cs, h, w = bounding(cells(mask))
+    mask = at_origin(mask)
+    rows = []
+    while mask:
+        rows.append(mask & ROW)
+        mask >>= STRIDE
+    width = 0
+    for r in rows:
+        width |= r
+    width = width.bit_length()
+    height = len(rows)
     best = None
-    transposed = False
-    for flip in (False, True):
-        a0, b0, height, width = (cs, rs, w, h) if flip else (rs, cs, h, w)
-        if height > width:
-            continue
-        for rev_a in (False, True):
-            a = [height - 1 - x for x in a0] if rev_a else a0
-            for rev_b in (False, True):
-                b = [width - 1 - x for x in b0] if rev_b else b0
-                m = 0
-                for x, y in zip(a, b):
-                    m |= 1 << (x * width + y)
-                cand = (height, width, m)
-                if best is None or cand < best:
-                    best, transposed = cand, flip
-    assert best is not None
-    return best[0], best[1], best[2], transposed
+    if height <= width:
+        best = (height, width, _least_image(rows, width), False)
+    if width <= height:
+        cols = [sum(((r >> c) & 1) << i for i, r in enumerate(rows)) for c in range(width)]
+        m = _least_image(cols, height)
+        if best is None or m < best[2]:
+            best = (width, height, m, True)
+    return best
+
+
+ROW = (1 << MAX_COLS) - 1
+
+
+def _least_image(rows: list[int], width: int) -> int:
+    """The least row-major mask of the rows under the two flips and the half turn."""
+    mirrored = [int(format(r, f"0{width}b")[::-1], 2) for r in rows]
+    best = None
+    for image in (rows, rows[::-1], mirrored, mirrored[::-1]):
+        m = 0
+        for i, r in enumerate(image):
+            m |= r << (i * width)
+        if best is None or m < best:
+            best = m
+    return best
 
 
 def board_of(height: int, width: int, compact: int) -> int:
@@ -168,3 +196,5 @@ def grow(regions: set[int]) -> set[tuple[int, int, int, bool]]:
             around ^= b
             out.add(normal_form(shifted | b))
     return out
+
+

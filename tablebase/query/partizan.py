@@ -77,10 +77,18 @@ class RegionValues:
         self.stored = stored
         self.searched: dict[tuple[int, int, int], int] = {}  # normal forms too large for the table
         self._boards: dict[int, int] = {}  # boards met in the search, as placed
+        self._regions: dict[int, int] = {}  # regions met in the search, moved to the origin
         self._negatives: dict[int, int] = {}
 
     def region(self, region: int) -> int:
         """The value id of one connected region (a board mask)."""
+        region = R.at_origin(region)
+        g = self._regions.get(region)
+        if g is None:
+            g = self._regions[region] = self._normal_region(region)
+        return g
+
+    def _normal_region(self, region: int) -> int:
         h, w, m, flip = R.normal_form(region)
         if self.game.holds(h, w, m.bit_count()):
             g = self.stored.value(R.pack(h, w, m))
