@@ -41,7 +41,9 @@ incremental attractor of the threshold games "win keeping >= s cards from the
 loser" for s from high to low: the set settled won by time TOP - s is exactly
 the least fixed point of those games, so a winner following the successor that
 settled it (``via``) reaches the end in finite time; that successor is the best
-score move. Positions never settled are endless: draws.
+score move. In the pass game every cycle holds a pass of the counted player
+(passes alternate), so no cycle is free and waiting positions get settled.
+Positions never settled are endless: draws.
 """
 
 from __future__ import annotations
@@ -323,16 +325,19 @@ class LoopySolver:
         """Take in the stored rows of a whole level (None: the level has no positions)."""
         if rows is not None and rows.num_rows:
             keys = rows["key"].to_numpy()
-            outcome = pc.index_in(rows["outcome"].cast(pa.string()), OUTCOMES)
-            figures = [rows[c].fill_null(0).to_numpy() for c in self.columns[2:]]
-            self.known[keys] = np.stack([outcome.to_numpy(zero_copy_only=False)] + figures, axis=1)
+            values = np.empty((len(keys), 5), dtype=np.int16)
+            values[:, OUTCOME] = pc.index_in(rows["outcome"].cast(pa.string()), OUTCOMES).to_numpy(zero_copy_only=False)
+            for column, name in zip((SCORE, PLIES, MINE, THEIRS), self.columns[2:]):
+                values[:, column] = rows[name].fill_null(0).to_numpy()
+            self.known[keys] = values
         self._levels.add(level)
 
     def _check_whole(self, keys: np.ndarray) -> int:
         game = self.game
         level = game.level_of(int(keys[0]))
         size = game.level_size(level)
-        if len(keys) != size or keys[-1] != game.level_keys(level, size - 1, size)[0] or keys[0] != game.level_keys(level, 0, 1)[0]:
+        ends = game.level_keys(level, 0, 1)[0], game.level_keys(level, size - 1, size)[0]
+        if len(keys) != size or (keys[0], keys[-1]) != ends:
             raise TablebaseError(
                 f"{game.name}: level {level} has {size} positions and must be solved whole "
                 f"(passes stay in the level), got a slice of {len(keys)}"
@@ -386,7 +391,11 @@ class LoopySolver:
         score = np.where(state == WON, magnitude, -magnitude).astype(np.int8)
         passes = np.where(endless, 0, passes.reshape(n, 2))
         plies = np.where(drawn, 0, plies)
-        self.known[keys] = np.stack([outcome, score, plies, passes[:, 0], passes[:, 1]], axis=1)
+        values = np.empty((n, 5), dtype=np.int16)
+        values[:, OUTCOME], values[:, SCORE], values[:, PLIES] = outcome, score, plies
+        values[:, MINE], values[:, THEIRS] = passes[:, 0], passes[:, 1]
+        self.known[keys] = values
+        del values
 
         via_key = np.where(via >= 0, keys[np.maximum(via, 0)], -1)
         best = _best_moves(keys, *kernel, self.known, via_key, score_code)
