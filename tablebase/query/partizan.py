@@ -177,12 +177,13 @@ def _lookup_board(stored: StoredValues, table: str, game: Rules, text: str) -> d
         parts.append((R.spell(comp), key if held else None, flip))
     g = values.board(board)
     sides = []
-    for spots, step in ((R.vertical_spots(board), R.STRIDE), (R.horizontal_spots(board), 1)):
+    for spots, step, vertical in ((R.vertical_spots(board), R.STRIDE, 1), (R.horizontal_spots(board), 1, 0)):
         listed = []
         for b in _bits(spots):
             after = board ^ b ^ b << step
-            (r, c), (r2, c2) = R.cells(b)[0], R.cells(b << step)[0]
-            listed.append((f"{chr(97 + c)}{r + 1}-{chr(97 + c2)}{r2 + 1}", R.spell(after) or "(empty)", values.board(after)))
+            # Move codes name cells of any board, so the names are those of the board as written.
+            name = game.move_name((b.bit_length() - 1) << 1 | vertical)
+            listed.append((name, R.spell(after) or "(empty)", values.board(after)))
         sides.append(listed)
     moves, best = _listing(stored, g, sides)
     single = len(parts) == 1 and parts[0][1] is not None
