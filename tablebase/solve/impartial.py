@@ -28,7 +28,7 @@ NO_MOVE = -1
 
 @numba.njit(cache=True)
 def _settle(n, child, moves, values, misere, seen, use_misere):
-    """Grundy value, remoteness, best move and misère win of one position, in one pass.
+    """Grundy value, remoteness, best move and misère win of one position.
 
     ``child[:n]`` index the children in ``values`` (rows of Grundy value and
     remoteness, side by side so that one cache line serves both). Grundy values
@@ -41,21 +41,19 @@ def _settle(n, child, moves, values, misere, seen, use_misere):
     spill = False
     misere_win = False
     win, win_r = NO_MOVE, 0  # quickest move to a lost child
-    hold, hold_r = NO_MOVE, 0  # slowest move of all
     for i in range(n):
         c = child[i]
         g = values[c, 0]
-        r = values[c, 1]
-        m = moves[i]
         if g < 64:
             mask |= np.uint64(1) << np.uint64(g)
         elif g < n:
             seen[g] = True
             spill = True
-        if g == 0 and (win == NO_MOVE or r < win_r or (r == win_r and m < win)):
-            win, win_r = m, r
-        if hold == NO_MOVE or r > hold_r or (r == hold_r and m < hold):
-            hold, hold_r = m, r
+        if g == 0:
+            r = values[c, 1]
+            m = moves[i]
+            if win == NO_MOVE or r < win_r or (r == win_r and m < win):
+                win, win_r = m, r
         if use_misere and not misere[c]:
             misere_win = True
     mex = 0
@@ -71,6 +69,13 @@ def _settle(n, child, moves, values, misere, seen, use_misere):
                 seen[g] = False
     if mex > 0:
         return mex, win_r + 1, win, misere_win
+    # Lost: the slowest move of all (a second pass, needed only for lost positions).
+    hold, hold_r = NO_MOVE, 0
+    for i in range(n):
+        r = values[child[i], 1]
+        m = moves[i]
+        if hold == NO_MOVE or r > hold_r or (r == hold_r and m < hold):
+            hold, hold_r = m, r
     return 0, hold_r + 1, hold, misere_win
 
 
