@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tablebase.games import Game
+from tablebase.solve.kernels import dense_solver
 from tablebase.solve.rows import impartial_rows
 
 NO_MOVE = -1
@@ -77,17 +78,6 @@ def _settle(n, child, moves, values, misere, seen, use_misere):
         if hold == NO_MOVE or r > hold_r or (r == hold_r and m < hold):
             hold, hold_r = m, r
     return 0, hold_r + 1, hold, misere_win
-
-
-@numba.njit
-def _solve_dense(keys, moves_fn, args, max_moves, values, misere, out_g, out_r, out_best, out_mis):
-    child = np.empty(max_moves + 1, dtype=np.int64)
-    moves = np.empty(max_moves + 1, dtype=np.int64)
-    seen = np.zeros(max_moves + 2, dtype=np.bool_)
-    use_misere = misere.shape[0] > 0
-    for t in range(keys.shape[0]):
-        n = moves_fn(keys[t], args, child, moves)
-        out_g[t], out_r[t], out_best[t], out_mis[t] = _settle(n, child, moves, values, misere, seen, use_misere)
 
 
 @numba.njit(cache=True)
@@ -161,7 +151,7 @@ def solve(game: Game, keys: np.ndarray, known: KnownValues) -> dict[str, np.ndar
     out_mis = np.empty(n, dtype=np.bool_)
     values = (known.values, known.misere, out_g, out_r, out_best, out_mis)
     if known.dense:
-        _solve_dense(keys, game.moves_kernel, game.kernel_args(), game.max_moves, *values)
+        dense_solver(game.moves_kernel, __name__)(keys, game.kernel_args(), game.max_moves, *values)
     else:
         offsets, child_keys, moves = game.children(keys)
         _solve_sparse(offsets, known.index(child_keys), moves, *values)
