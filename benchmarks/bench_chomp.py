@@ -93,6 +93,14 @@ def main() -> None:
             bytes_per_position=summary["bytes"] / n,
             workers=workers,
         )
+        busy = summary["worker_seconds"]
+        report(
+            "  where worker time went",
+            read_s=busy["read"],
+            solve_s=busy["solve"],
+            write_s=busy["write"],
+            share_outside_solving=1 - busy["solve"] / (summary["seconds"] * workers),
+        )
     if len(seconds) > 1:
         fewest, most = min(seconds), max(seconds)
         report("speed-up", workers=f"{fewest}->{most}", ratio=seconds[fewest] / seconds[most])

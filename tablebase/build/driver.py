@@ -194,7 +194,7 @@ def build_table(
         after = client.submit(barrier, *futures, key=f"step-{spec.name}-{number}-{run}", pure=False)
         barriers.append(after)
     try:
-        _collect(root, manifest, tasks, progress)
+        busy = _collect(root, manifest, tasks, progress)
         remove_leftovers(table_dir(root, spec.name))
     finally:
         manifest.complete = len(manifest.levels_done) == len(manifest.plan)
@@ -211,11 +211,16 @@ def build_table(
         "skipped_partitions": skipped,
         "bytes": manifest.bytes,
         "memory_estimate_mib": round(memory.peak / 2**20),
+        "worker_seconds": {phase: round(seconds, 3) for phase, seconds in busy.items()},
     }
 
 
-def _collect(root: Path, manifest: Manifest, tasks: list, progress: Progress) -> None:
-    """Record each finished partition in the manifest (saved now and then) and report progress."""
+def _collect(root: Path, manifest: Manifest, tasks: list, progress: Progress) -> dict[str, float]:
+    """Record each finished partition in the manifest (saved now and then) and report progress.
+
+    Returns the seconds the workers spent reading lower levels, solving and writing.
+    """
+    busy = {"read": 0.0, "solve": 0.0, "write": 0.0}
     done_in_level: dict[int, int] = {}
     for name in manifest.files:
         level = int(name.split("/")[0].split("=")[1])
@@ -229,7 +234,8 @@ def _collect(root: Path, manifest: Manifest, tasks: list, progress: Progress) ->
         for future in as_completed(tasks):
             for record in future.result():
                 level = record.pop("level")
-                record.pop("seconds")  # the manifest holds only what a rebuild reproduces
+                for phase, seconds in record.pop("seconds").items():  # not in the manifest: not reproducible
+                    busy[phase] += seconds
                 manifest.files[record.pop("file")] = record
                 done_in_level[level] = done_in_level.get(level, 0) + 1
                 parts = manifest.plan[str(level)]["parts"]
@@ -240,3 +246,4 @@ def _collect(root: Path, manifest: Manifest, tasks: list, progress: Progress) ->
                 last_save = time.perf_counter()
     finally:
         manifest.levels_done = finished()
+    return busy

@@ -58,14 +58,16 @@ def _solve_slices(run, root, table, game_name, params, slices) -> list[dict[str,
             if lower not in solver.levels:
                 files = level_files(root, table, lower)
                 solver.remember(lower, read_parquet(files, solver.columns) if files else None)
+        read = time.perf_counter()
         rows = solver.solve(game.level_keys(level, start, stop))
         if start == 0 and stop == game.level_size(level):
             solver.remember(level, rows)  # solved here, so known here: no need to read it back
+        solved = time.perf_counter()
         path = part_path(root, table, level, part)
         record = write_parquet(rows, path, durable=len(slices) == 1)
         records.append(
             {"file": f"{path.parent.name}/{path.name}", "level": level, **record,
-             "seconds": round(time.perf_counter() - began, 3)}
+             "seconds": {"read": read - began, "solve": solved - read, "write": time.perf_counter() - solved}}
         )
     if len(slices) > 1:
         flush_to_disk()  # once for many small files, before the driver records them
