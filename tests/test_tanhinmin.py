@@ -159,7 +159,7 @@ def table_rows(built, **params) -> tuple[list[dict], dict[Position, dict]]:
 # -- tests --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("top, most", [(4, 4), (6, 2)])
+@pytest.mark.parametrize("top, most", [(4, 4), (6, 2), (1, 5)])
 def test_every_row_matches_minimax(built, top, most):
     rows, by_position = table_rows(built, max_card=top, max_hand=most)
     everything = positions(top, most)

@@ -148,12 +148,13 @@ class Tanhinmin(Game):
         self.most = self.int_param("max_hand", 0, 60)
         self.fields = self.top + 1
         # Hands of s cards are Young diagrams in an s x (K-1) box (card - 1 per row).
-        self.per_size = np.array([comb(s + self.top - 1, s) for s in range(self.most + 1)], dtype=np.int64)
-        self.offsets = np.concatenate([[0], np.cumsum(self.per_size)]).astype(np.int64)
-        self.hands = int(self.offsets[-1])
+        per_size = [comb(s + self.top - 1, s) for s in range(self.most + 1)]
+        self.hands = sum(per_size)
         self.key_space = self.hands * self.hands * self.fields
         if self.key_space > 2**40:
             raise TablebaseError(f"tanhinmin: {self.bounds} make too many positions")
+        self.per_size = np.array(per_size, dtype=np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(self.per_size)]).astype(np.int64)
         self.max_moves = self.fields
         self.binom = young.binomials(self.most + self.top)
         self.cards_down = np.zeros((self.hands, max(self.most, 1)), dtype=np.int64)
