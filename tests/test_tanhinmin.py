@@ -179,8 +179,9 @@ def test_every_row_matches_minimax(built, top, most):
         want = row["plies"] - 1
         assert oracle.plies(child) == want and (oracle.score(child) < 0) == (score > 0), row
         assert oracle.score(named[row["best_score_move"]]) == -score, row
-        assert ("pass" == row["best_mover_passes_move"]) + oracle.passes(named[row["best_mover_passes_move"]])[1] == row["mover_passes"], row
-        assert oracle.passes(named[row["best_opponent_passes_move"]])[0] == row["opponent_passes"], row
+        mine, theirs = row["best_mover_passes_move"], row["best_opponent_passes_move"]
+        assert (mine == "pass") + oracle.passes(named[mine])[1] == row["mover_passes"], row
+        assert oracle.passes(named[theirs])[0] == row["opponent_passes"], row
 
 
 def test_best_moves_play_out(built):
