@@ -54,3 +54,13 @@ def test_batch_errors_name_the_bad_position(tb):
         tb.probe("nim_3x12", "1 2 13")
     with pytest.raises(StoreError, match="no table"):
         tb.probe("nim_9x9", "1")
+
+
+def test_probe_and_batch_of_partizan_boards_respect_transposes(built):
+    root, table = built("domineering", max_cells=6)
+    with tablebase.open(root) as tb:
+        # Two rows of three is {2|-1/2}; its transpose is the negative (Left plays vertically).
+        assert tb.probe(table, "...|...")["value"] == "{2|-1/2}"
+        assert tb.probe(table, "..|..|..")["value"] == "{1/2|-2}"
+        values = tb.lookup_many(table, ["....", ".|.|.|.", "..|.."]).column("value").to_pylist()
+        assert values == ["-2", "2", "+-1"]

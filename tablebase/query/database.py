@@ -180,8 +180,14 @@ class Tablebase:
         return result
 
     def probe(self, table: str, position: str) -> dict[str, Any]:
-        """The stored figures of one position, from memory: the fast point lookup."""
+        """The stored figures of one position, from memory: the fast point lookup.
+
+        A partizan position may be stored as its mirror image (a transpose is
+        the negative) or be a sum of stored regions: it is answered by lookup.
+        """
         game = self.game(table)
+        if game.kind == "partizan":
+            return {k: v for k, v in self.lookup(table, position).items() if not k.endswith("moves")}
         key = game.parse(position)
         row = self.index(table).row(key)
         if row is None:
@@ -195,6 +201,9 @@ class Tablebase:
         search in memory; a malformed position raises PositionError naming it.
         """
         game = self.game(table)
+        if game.kind == "partizan":
+            rows = [self.probe(table, p) for p in (positions.to_pylist() if hasattr(positions, "to_pylist") else positions)]
+            return pa.Table.from_pylist(rows)
         try:
             texts = texts_of(positions)
         except (ValueError, TypeError, pa.ArrowException) as e:
