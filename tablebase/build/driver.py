@@ -1,10 +1,10 @@
 """The build driver: a job becomes levels, levels become partitions, partitions become Dask tasks.
 
-Every task of a level waits on a barrier task of the level below, so the whole
-table is submitted at once and the scheduler, not a driver round trip, starts
-each level. The driver only collects each partition's file record into the
-manifest (saved as it goes, so a killed build resumes where it stopped) and
-reports progress.
+A level's partitions (or a run of small levels) form a step; each step's tasks
+are submitted once the step below is done, and Dask spreads them over the
+workers. The driver collects each partition's file record into the manifest
+(saved as it goes, so a killed build resumes where it stopped) and reports
+progress.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from distributed import Client, LocalCluster, as_completed
 import tablebase
 from tablebase.build.memory import plan_memory
 from tablebase.build.progress import Progress
-from tablebase.build.tasks import barrier, solve_slices
+from tablebase.build.tasks import solve_slices
 from tablebase.errors import StoreError, TablebaseError
 from tablebase.games import Game
 from tablebase.store import Manifest, remove_leftovers, table_dir
@@ -180,26 +180,28 @@ def build_table(
     )
     progress.say(memory.describe())
     run = uuid.uuid4().hex
-    tasks, barriers = [], []
-    after = None
-    for number, step in enumerate(schedule(manifest)):
-        futures = [
-            client.submit(
-                solve_slices, run, str(root), spec.name, spec.game.name, spec.game.params, slices, after,
-                key=f"solve-{spec.name}-{number}.{i}-{run}", pure=False,
-            )
-            for i, slices in enumerate(step)
-        ]
-        tasks += futures
-        after = client.submit(barrier, *futures, key=f"step-{spec.name}-{number}-{run}", pure=False)
-        barriers.append(after)
+    collector = _Collector(root, manifest, progress)
+    futures: list = []
     try:
-        busy = _collect(root, manifest, tasks, progress)
+        for number, step in enumerate(schedule(manifest)):
+            # A step is submitted when the one below is done. (Chaining steps by
+            # task dependencies would save the round trip, but the scheduler
+            # then runs every task where its dependency lives: on one worker.)
+            futures = [
+                client.submit(
+                    solve_slices, run, str(root), spec.name, spec.game.name, spec.game.params, slices,
+                    key=f"solve-{spec.name}-{number}.{i}-{run}", pure=False,
+                )
+                for i, slices in enumerate(step)
+            ]
+            for future in as_completed(futures):
+                collector.add(future.result())
         remove_leftovers(table_dir(root, spec.name))
     finally:
+        manifest.levels_done = collector.finished()
         manifest.complete = len(manifest.levels_done) == len(manifest.plan)
         manifest.save(root)
-        unfinished = [f for f in tasks + barriers if not f.done()]
+        unfinished = [f for f in futures if not f.done()]
         if unfinished:
             client.cancel(unfinished)
     return {
@@ -211,39 +213,37 @@ def build_table(
         "skipped_partitions": skipped,
         "bytes": manifest.bytes,
         "memory_estimate_mib": round(memory.peak / 2**20),
-        "worker_seconds": {phase: round(seconds, 3) for phase, seconds in busy.items()},
+        "worker_seconds": {phase: round(seconds, 3) for phase, seconds in collector.busy.items()},
     }
 
 
-def _collect(root: Path, manifest: Manifest, tasks: list, progress: Progress) -> dict[str, float]:
-    """Record each finished partition in the manifest (saved now and then) and report progress.
+class _Collector:
+    """Records finished partitions in the manifest (saved now and then), reports progress,
+    and adds up the seconds the workers spent reading lower levels, solving and writing."""
 
-    Returns the seconds the workers spent reading lower levels, solving and writing.
-    """
-    busy = {"read": 0.0, "solve": 0.0, "write": 0.0}
-    done_in_level: dict[int, int] = {}
-    for name in manifest.files:
-        level = int(name.split("/")[0].split("=")[1])
-        done_in_level[level] = done_in_level.get(level, 0) + 1
+    def __init__(self, root: Path, manifest: Manifest, progress: Progress) -> None:
+        self.root, self.manifest, self.progress = root, manifest, progress
+        self.busy = {"read": 0.0, "solve": 0.0, "write": 0.0}
+        self.done_in_level: dict[int, int] = {}
+        for name in manifest.files:
+            level = int(name.split("/")[0].split("=")[1])
+            self.done_in_level[level] = self.done_in_level.get(level, 0) + 1
+        self.last_save = time.perf_counter()
 
-    def finished() -> list[int]:
-        return sorted(lvl for lvl, n in done_in_level.items() if n == manifest.plan[str(lvl)]["parts"])
+    def finished(self) -> list[int]:
+        plan = self.manifest.plan
+        return sorted(lvl for lvl, n in self.done_in_level.items() if n == plan[str(lvl)]["parts"])
 
-    last_save = time.perf_counter()
-    try:
-        for future in as_completed(tasks):
-            for record in future.result():
-                level = record.pop("level")
-                for phase, seconds in record.pop("seconds").items():  # not in the manifest: not reproducible
-                    busy[phase] += seconds
-                manifest.files[record.pop("file")] = record
-                done_in_level[level] = done_in_level.get(level, 0) + 1
-                parts = manifest.plan[str(level)]["parts"]
-                progress.part_done(level, record["rows"], done_in_level[level], parts, done_in_level[level] == parts)
-            if time.perf_counter() - last_save > MANIFEST_EVERY:
-                manifest.levels_done = finished()
-                manifest.save(root)
-                last_save = time.perf_counter()
-    finally:
-        manifest.levels_done = finished()
-    return busy
+    def add(self, records: list[dict]) -> None:
+        for record in records:
+            level = record.pop("level")
+            for phase, seconds in record.pop("seconds").items():  # not in the manifest: not reproducible
+                self.busy[phase] += seconds
+            self.manifest.files[record.pop("file")] = record
+            done = self.done_in_level[level] = self.done_in_level.get(level, 0) + 1
+            parts = self.manifest.plan[str(level)]["parts"]
+            self.progress.part_done(level, record["rows"], done, parts, done == parts)
+        if time.perf_counter() - self.last_save > MANIFEST_EVERY:
+            self.manifest.levels_done = self.finished()
+            self.manifest.save(self.root)
+            self.last_save = time.perf_counter()

@@ -36,13 +36,11 @@ def solve_slices(
     game_name: str,
     params: dict[str, Any],
     slices: list[tuple[int, int, int, int]],
-    after: Any = None,
 ) -> list[dict[str, Any]]:
     """Solve each slice (level, part, start, stop) in order and write it as one Parquet file.
 
     Slices of one task are consecutive small levels or one partition of a large
-    level. ``after`` is the previous step's barrier: Dask runs this task only
-    once it is done.
+    level; every level below them is already stored.
     """
     with _one_at_a_time:
         return _solve_slices(run, root, table, game_name, params, slices)
@@ -72,8 +70,3 @@ def _solve_slices(run, root, table, game_name, params, slices) -> list[dict[str,
     if len(slices) > 1:
         flush_to_disk()  # once for many small files, before the driver records them
     return records
-
-
-def barrier(*records: Any) -> int:
-    """Done when every task of a step is: the next step's tasks wait on it."""
-    return len(records)
