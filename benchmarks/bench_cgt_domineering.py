@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import types
+from pathlib import Path
 
 from tablebase.cgt import Game, from_option_ids, from_options, sum_ids
 
@@ -93,27 +93,11 @@ class Evaluator:
 
 
 def _import_cgt_py():
-    # cgt-py's widget helpers import anywidget/traitlets at import time; the
-    # engine does not need them, so stand-ins are enough when they are absent.
-    class _Anything:
-        def __init__(self, *args, **kwargs) -> None:
-            pass
+    """cgt-py, with the tests' stand-ins for the widget modules it imports but does not need."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "cgt"))
+    from cgt_helpers import install_widget_stand_ins
 
-        def tag(self, **kwargs):
-            return self
-
-    def _stub_attribute(attr: str):
-        if attr.startswith("__"):
-            raise AttributeError(attr)
-        return _Anything
-
-    for name in ("anywidget", "traitlets"):
-        try:
-            __import__(name)
-        except ImportError:
-            stub = types.ModuleType(name)
-            stub.__getattr__ = _stub_attribute  # type: ignore[attr-defined]
-            sys.modules[name] = stub
+    install_widget_stand_ins()
     import cgt_py
 
     return cgt_py

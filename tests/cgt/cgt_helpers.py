@@ -77,12 +77,10 @@ def rectangle(rows: int, cols: int) -> Game:
     return domineering(frozenset((r, c) for r in range(rows) for c in range(cols)))
 
 
-def import_cgt_py():
-    """Import cgt-py (a test-only dependency), or skip the test without it.
+def install_widget_stand_ins() -> None:
+    """cgt-py's widget helpers import anywidget and traitlets at import time; its
+    engine does not need them, so plain stand-ins do when they are missing."""
 
-    Its widget helpers need anywidget and traitlets at import time; the engine
-    does not, so plain stand-ins are installed when those are missing.
-    """
     class _Anything:
         def __init__(self, *args, **kwargs) -> None:
             pass
@@ -102,4 +100,9 @@ def import_cgt_py():
             stub = types.ModuleType(name)
             stub.__getattr__ = _stub_attribute  # type: ignore[attr-defined]
             sys.modules[name] = stub
+
+
+def import_cgt_py():
+    """Import cgt-py (a test-only dependency), or skip the test without it."""
+    install_widget_stand_ins()
     return pytest.importorskip("cgt_py")
