@@ -20,7 +20,7 @@ def db(tmp_path_factory, scheduler):
     summary = json.loads(result.stdout)
     assert summary["table"] == "chomp_4x5"
     assert summary["positions"] == 125  # C(9, 4) diagrams, less the empty one
-    assert summary["levels"] == 20 and summary["seconds"] > 0
+    assert summary["levels"] == 20 and isinstance(summary["seconds"], float)
     assert "ETA" in result.stderr and "level 20/20" in result.stderr
     return root
 
