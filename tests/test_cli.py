@@ -20,7 +20,8 @@ def db(tmp_path_factory, scheduler):
     summary = json.loads(result.stdout)
     assert summary["table"] == "chomp_4x5"
     assert summary["positions"] == 125  # C(9, 4) diagrams, less the empty one
-    assert summary["levels"] == 20 and isinstance(summary["seconds"], float)
+    summary_fields = {"table", "positions", "levels", "seconds"}
+    assert summary["levels"] == 20 and summary_fields <= set(summary)
     assert "ETA" in result.stderr and "level 20/20" in result.stderr
     return root
 
