@@ -9,6 +9,10 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tablebase.query import Tablebase
 
 __version__ = "0.1.0"
 

@@ -14,7 +14,6 @@ import sys
 import time
 from pathlib import Path
 
-import psutil
 import pyarrow.parquet as pq
 import pytest
 

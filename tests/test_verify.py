@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from helpers import assert_clean_error, tablebase

@@ -165,19 +165,16 @@ class Tablebase:
             # Sums of regions, transposes and searches: see tablebase.query.partizan.
             return lookup_position(self.root, table, self.manifest(table), self.game(table), position)
         index = self.index(table)
+        game = self.game(table)
 
         def fetch(level: int, keys: list[int]) -> dict[int, dict]:
-            rows = {k: index.row(k) for k in keys}
-            return {k: {**r, "position": None} for k, r in rows.items() if r is not None}
+            found = [(k, row) for k in keys if (row := index.row(k)) is not None]
+            if not found:
+                return {}
+            spelt = game.format_positions(np.array([k for k, _ in found])).to_strings()
+            return {k: {**row, "position": text} for (k, row), text in zip(found, spelt)}
 
-        result = lookup_position(self.root, table, self.manifest(table), self.game(table), position, fetch)
-        game = self.game(table)
-        result["position"] = game.format_positions(np.array([result["key"]])).to_strings()[0]
-        if result["moves"]:
-            spelt = game.format_positions(np.array([m["key"] for m in result["moves"]])).to_strings()
-            for move, text in zip(result["moves"], spelt):
-                move["position"] = text
-        return result
+        return lookup_position(self.root, table, self.manifest(table), game, position, fetch)
 
     def probe(self, table: str, position: str) -> dict[str, Any]:
         """The stored figures of one position, from memory: the fast point lookup.
