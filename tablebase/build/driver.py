@@ -76,7 +76,8 @@ def plan(game: Game, partition_rows: int) -> dict[str, dict[str, int]]:
     return out
 
 
-def _start_manifest(root: Path, spec: TableSpec, partition_rows: int) -> Manifest:
+def _start_manifest(root: Path, spec: TableSpec, partition_rows: int, old: Manifest | None) -> Manifest:
+    """The manifest to build into: a fresh one, or the one an earlier run of the same build left."""
     fresh = Manifest(
         table=spec.name,
         game=spec.game.name,
@@ -86,7 +87,6 @@ def _start_manifest(root: Path, spec: TableSpec, partition_rows: int) -> Manifes
         partition_rows=partition_rows,
         plan=plan(spec.game, partition_rows),
     )
-    old = Manifest.load_if_exists(root, spec.name)
     if old is None:
         return fresh
     if not old.same_build(fresh):
@@ -165,7 +165,7 @@ def build_table(
     requested = partition_rows or (old.partition_rows if old else DEFAULT_PARTITION_ROWS)
     biggest = max((spec.game.level_size(k) for k in range(spec.game.max_level + 1)), default=0)
     memory = plan_memory(spec.game, requested, bool(partition_rows or old), worker_memory_limit(client), biggest)
-    manifest = _start_manifest(root, spec, memory.partition_rows)
+    manifest = _start_manifest(root, spec, memory.partition_rows, old)
     remove_leftovers(table_dir(root, spec.name))
     manifest.complete = False
     total = sum(v["positions"] for v in manifest.plan.values())
