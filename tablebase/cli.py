@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -27,6 +28,10 @@ def _build_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     parser.add_argument("--workers", type=int, default=default, help="worker processes of the local cluster")
     parser.add_argument("--partition-rows", type=int, default=default, help="positions per Dask task")
     parser.add_argument("--quiet", action="store_true", default=default, help="no progress on stderr")
+    parser.add_argument(
+        "--compact", action="store_true", default=default,
+        help="leave the position text out of the files; SQL and lookups spell it from the key",
+    )
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -97,11 +102,13 @@ def _cmd_build(args: argparse.Namespace) -> int:
     settings: dict[str, Any] = {}
     if args.job:
         specs, settings = read_job(args.job)
+        if args.compact:
+            specs = [dataclasses.replace(s, position_text=False) for s in specs]
         if args.table:
             raise TablebaseError("--table names one table; with --job give each table a 'name'")
     else:
         params = {o.key: getattr(args, o.key) for o in GAMES[args.game].options}
-        specs = [spec_for(args.game, params, args.table)]
+        specs = [spec_for(args.game, params, args.table, bool(args.compact))]
     partition_rows = args.partition_rows or settings.get("partition_rows")
     for summary in build_tables(
         specs, Path(args.out), scheduler=args.scheduler, workers=args.workers,

@@ -24,12 +24,13 @@ from distributed import Client, LocalCluster, as_completed
 import tablebase
 from tablebase.build.memory import plan_memory
 from tablebase.build.progress import Progress
-from tablebase.build.tasks import solve_slices
+from tablebase.build.tasks import solve_slices, warm_up
 from tablebase.errors import StoreError, TablebaseError
 from tablebase.games import Game
 from tablebase.store import Manifest, remove_leftovers, table_dir
 
-DEFAULT_PARTITION_ROWS = 65_536
+DEFAULT_PARTITION_ROWS = 65_536  # at least; large tables get larger partitions
+PARTITIONS_PER_TABLE = 512  # about; each task costs the scheduler a round trip and the store a file
 MANIFEST_EVERY = 1.0  # seconds between manifest saves while a table builds
 
 
@@ -39,6 +40,8 @@ class TableSpec:
 
     game: Game
     name: str
+    #: False: files leave out the position text, which views and lookups spell from the key
+    position_text: bool = True
 
 
 @contextmanager
@@ -65,14 +68,32 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
         yield client
 
 
+def default_partition_rows(game: Game) -> int:
+    """A power of two, so that a table has about PARTITIONS_PER_TABLE partitions and tasks last long enough."""
+    total = sum(game.level_size(k) for k in range(game.max_level + 1))
+    rows = DEFAULT_PARTITION_ROWS
+    while rows * PARTITIONS_PER_TABLE < total:
+        rows *= 2
+    return rows
+
+
 def plan(game: Game, partition_rows: int) -> dict[str, dict[str, int]]:
-    """Levels with positions, each with its size and number of partitions."""
+    """Levels with positions, each with its size and number of partitions.
+
+    A level of a quarter partition or more is cut into an even number of parts:
+    every level waits for the one below, so a level solved by one task leaves
+    a second worker idle. The plan never depends on the number of workers, so
+    any cluster writes the same files.
+    """
     out = {}
     for level in range(game.max_level + 1):
         size = game.level_size(level)
-        if size:
-            parts = 1 if game.whole_levels else -(-size // partition_rows)
-            out[str(level)] = {"positions": size, "parts": parts}
+        if not size:
+            continue
+        parts = 1
+        if not game.whole_levels and size >= max(2, partition_rows // 4):
+            parts = 2 * -(-size // (2 * partition_rows))
+        out[str(level)] = {"positions": size, "parts": parts}
     return out
 
 
@@ -86,6 +107,7 @@ def _start_manifest(root: Path, spec: TableSpec, partition_rows: int, old: Manif
         version=tablebase.__version__,
         partition_rows=partition_rows,
         plan=plan(spec.game, partition_rows),
+        position_text=spec.position_text,
     )
     if old is None:
         return fresh
@@ -162,7 +184,7 @@ def build_table(
     """
     began = time.perf_counter()
     old = Manifest.load_if_exists(root, spec.name)
-    requested = partition_rows or (old.partition_rows if old else DEFAULT_PARTITION_ROWS)
+    requested = partition_rows or (old.partition_rows if old else default_partition_rows(spec.game))
     biggest = max((spec.game.level_size(k) for k in range(spec.game.max_level + 1)), default=0)
     memory = plan_memory(spec.game, requested, bool(partition_rows or old), worker_memory_limit(client), biggest)
     manifest = _start_manifest(root, spec, memory.partition_rows, old)
@@ -181,20 +203,26 @@ def build_table(
     progress.say(memory.describe())
     run = uuid.uuid4().hex
     collector = _Collector(root, manifest, progress)
-    futures: list = []
+    futures: list = [
+        client.submit(
+            warm_up, run, spec.game.name, spec.game.params,
+            key=f"warm-up-{spec.name}-{i}-{run}", workers=[worker], allow_other_workers=True, pure=False,
+        )
+        for i, worker in enumerate(sorted(client.scheduler_info()["workers"]))
+    ]
     try:
         for number, step in enumerate(schedule(manifest)):
             # A step is submitted when the one below is done. (Chaining steps by
             # task dependencies would save the round trip, but the scheduler
             # then runs every task where its dependency lives: on one worker.)
-            futures = [
+            futures += [
                 client.submit(
                     solve_slices, run, str(root), spec.name, spec.game.name, spec.game.params, slices,
-                    key=f"solve-{spec.name}-{number}.{i}-{run}", pure=False,
+                    spec.position_text, key=f"solve-{spec.name}-{number}.{i}-{run}", pure=False,
                 )
                 for i, slices in enumerate(step)
             ]
-            for future in as_completed(futures):
+            for future in as_completed(futures[-len(step):]):
                 collector.add(future.result())
         remove_leftovers(table_dir(root, spec.name))
     finally:

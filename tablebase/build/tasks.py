@@ -29,6 +29,12 @@ def _solver(run: str, game_name: str, params: dict[str, Any]) -> Solver:
     return _state[run]
 
 
+def warm_up(run: str, game_name: str, params: dict[str, Any]) -> None:
+    """Make the run's solver (loading compiled code) before the first slice needs it."""
+    with _one_at_a_time:
+        _solver(run, game_name, params)
+
+
 def solve_slices(
     run: str,
     root: str,
@@ -36,17 +42,19 @@ def solve_slices(
     game_name: str,
     params: dict[str, Any],
     slices: list[tuple[int, int, int, int]],
+    position_text: bool = True,
 ) -> list[dict[str, Any]]:
     """Solve each slice (level, part, start, stop) in order and write it as one Parquet file.
 
     Slices of one task are consecutive small levels or one partition of a large
-    level; every level below them is already stored.
+    level; every level below them is already stored. Without ``position_text``
+    the files leave out the positions' notation (the key determines it).
     """
     with _one_at_a_time:
-        return _solve_slices(run, root, table, game_name, params, slices)
+        return _solve_slices(run, root, table, game_name, params, slices, position_text)
 
 
-def _solve_slices(run, root, table, game_name, params, slices) -> list[dict[str, Any]]:
+def _solve_slices(run, root, table, game_name, params, slices, position_text) -> list[dict[str, Any]]:
     solver = _solver(run, game_name, params)
     game = solver.game
     records = []
@@ -57,7 +65,7 @@ def _solve_slices(run, root, table, game_name, params, slices) -> list[dict[str,
                 files = level_files(root, table, lower)
                 solver.remember(lower, read_parquet(files, solver.columns) if files else None)
         read = time.perf_counter()
-        rows = solver.solve(game.level_keys(level, start, stop))
+        rows = solver.solve(game.level_keys(level, start, stop), with_positions=position_text)
         if start == 0 and stop == game.level_size(level):
             solver.remember(level, rows)  # solved here, so known here: no need to read it back
         solved = time.perf_counter()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -69,7 +70,9 @@ def _plain(column: pa.ChunkedArray) -> pa.ChunkedArray:
     return column
 
 
-def _compare(table: str, name: str, stored: pa.Table, derived: pa.Table) -> list[Problem]:
+def _compare(
+    table: str, name: str, stored: pa.Table, derived: pa.Table, spell: Callable[[int], str] | None = None
+) -> list[Problem]:
     if not stored.column("key").equals(derived.column("key")):
         return [Problem(table, name, None, f"holds {stored.num_rows} keys, the level's partition has {derived.num_rows} other ones")]
     problems, count = [], 0
@@ -86,7 +89,8 @@ def _compare(table: str, name: str, stored: pa.Table, derived: pa.Table) -> list
         rows = pc.indices_nonzero(differ.combine_chunks()).to_pylist()
         count += len(rows)
         for i in rows[: max(0, MAX_PER_FILE - (count - len(rows)))]:
-            position = derived.column("position")[i].as_py()
+            key = derived.column("key")[i].as_py()
+            position = spell(key) if spell else derived.column("position")[i].as_py()
             problems.append(Problem(table, name, position, f"{column} stored {a[i].as_py()}, derived {b[i].as_py()}"))
     if count > MAX_PER_FILE:
         problems.append(Problem(table, name, None, f"{count - MAX_PER_FILE} more mismatches"))
@@ -100,6 +104,10 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
     game = make_game(m.game, m.params)
     solver = solver_for(game)
     problems, present = _check_files(root, m)
+
+    def spell(key: int) -> str:
+        return game.format_positions(np.array([key], dtype=np.int64)).to_strings()[0]
+
     checked = 0
     began = time.perf_counter()
     levels = sorted(int(k) for k in m.plan)
@@ -111,7 +119,8 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
         pieces = []
         for part in range(parts):
             name = f"level={level}/part-{part:05d}.parquet"
-            derived = solver.solve(game.level_keys(level, part * size // parts, (part + 1) * size // parts))
+            keys = game.level_keys(level, part * size // parts, (part + 1) * size // parts)
+            derived = solver.solve(keys, with_positions=m.position_text)
             stored = None
             if name in present:
                 try:
@@ -120,7 +129,7 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
                     problems.append(Problem(table, name, None, str(e)))
             if stored is not None:
                 stored = stored.select(derived.column_names) if set(derived.column_names) <= set(stored.column_names) else stored
-                problems += _compare(table, name, stored, derived)
+                problems += _compare(table, name, stored, derived, None if m.position_text else spell)
                 checked += stored.num_rows
                 pieces.append(stored if stored.schema == derived.schema else derived)
             else:

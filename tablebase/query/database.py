@@ -8,6 +8,7 @@ itself may read nothing outside the folder and write nothing anywhere.
 from __future__ import annotations
 
 import os
+import weakref
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from tablebase.errors import PositionError, StoreError, TablebaseError
 from tablebase.games import Game, make_game
 from tablebase.query.index import TableIndex, texts_of
 from tablebase.query.lookup import lookup_position
+from tablebase.solve.rows import text_array
 from tablebase.store import Manifest, list_tables, table_dir
 
 _ALLOWED = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
@@ -91,17 +93,36 @@ class Tablebase:
                 if not m.files:
                     continue
                 files = str(table_dir(self.root, name) / "level=*" / "part-*.parquet")
+                position = "position"
+                if not m.position_text:
+                    position = self._spell_positions(con, name)
                 con.execute(
-                    f"CREATE VIEW {_quote(name)} AS SELECT key, position, level, "
-                    f"* EXCLUDE (key, position, level) FROM read_parquet('{files}', hive_partitioning = true)"
+                    f"CREATE VIEW {_quote(name)} AS SELECT key, {position} AS position, level, "
+                    f"* EXCLUDE (key, {'position, ' if m.position_text else ''}level) "
+                    f"FROM read_parquet('{files}', hive_partitioning = true)"
                 )
                 if m.kind == "partizan":
                     con.execute(_values_view(name))
             con.execute(f"SET allowed_directories = ['{self.root.resolve()}/']")
             con.execute("SET enable_external_access = false")
             con.execute("SET lock_configuration = true")
+            # Closed at exit at the latest: a connection left open with Python
+            # functions in it makes the interpreter's shutdown complain.
+            weakref.finalize(self, con.close)
             self._con = con
         return self._con
+
+    def _spell_positions(self, con: duckdb.DuckDBPyConnection, table: str) -> str:
+        """Register a function that spells a compact table's positions from their keys; return its call."""
+        game = self.game(table)
+
+        def spell(keys: pa.Array) -> pa.Array:
+            keys = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
+            return text_array(game.format_positions(keys.to_numpy(zero_copy_only=False)))
+
+        function = f"position_of_{table}"
+        con.create_function(function, spell, ["BIGINT"], "VARCHAR", type="arrow", side_effects=False)
+        return f"{_quote(function)}(key)"
 
     def sql(self, query: str) -> pa.Table:
         """Run one read-only SQL statement (SELECT or EXPLAIN) and return an Arrow table."""

@@ -2,7 +2,8 @@
 
 A solver takes a game, is told the stored rows of lower levels with
 ``remember(level, rows)``, and computes the rows of a slice of a level with
-``solve(keys)``. ``columns`` names what it needs to read back of a lower level;
+``solve(keys)`` (leaving out the position text if asked: the key determines
+it). ``columns`` names what it needs to read back of a lower level;
 ``levels`` says which levels it has taken in. It knows kinds of games (impartial,
 partizan, loopy scored), not individual games, and nothing of Dask or files.
 """
@@ -27,7 +28,7 @@ class Solver(Protocol):
 
     def remember(self, level: int, rows: pa.Table | None) -> None: ...
 
-    def solve(self, keys: np.ndarray) -> pa.Table: ...
+    def solve(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table: ...
 
 
 def solver_for(game: Game) -> Solver:

@@ -28,13 +28,14 @@ NO_MOVE = -1
 
 
 @numba.njit(cache=True)
-def _settle(n, child, moves, values, misere, seen, use_misere):
+def _settle(n, child, moves, grundy, remoteness, misere, seen, use_misere):
     """Grundy value, remoteness, best move and misère win of one position.
 
-    ``child[:n]`` index the children in ``values`` (rows of Grundy value and
-    remoteness, side by side so that one cache line serves both). Grundy values
-    below 64 are marked in a bit mask; ``seen`` (all False, longer than n) takes
-    the rest.
+    ``child[:n]`` index the children in ``grundy`` and ``remoteness``. The two
+    are kept apart because every child's Grundy value is read but only a lost
+    child's remoteness (lost positions are rare): the array read at random for
+    every move is then as small as it can be. Grundy values below 64 are marked
+    in a bit mask; ``seen`` (all False, longer than n) takes the rest.
     """
     if n == 0:
         return 0, 0, NO_MOVE, True
@@ -44,14 +45,14 @@ def _settle(n, child, moves, values, misere, seen, use_misere):
     win, win_r = NO_MOVE, 0  # quickest move to a lost child
     for i in range(n):
         c = child[i]
-        g = values[c, 0]
+        g = grundy[c]
         if g < 64:
             mask |= np.uint64(1) << np.uint64(g)
         elif g < n:
             seen[g] = True
             spill = True
         if g == 0:
-            r = values[c, 1]
+            r = remoteness[c]
             m = moves[i]
             if win == NO_MOVE or r < win_r or (r == win_r and m < win):
                 win, win_r = m, r
@@ -65,7 +66,7 @@ def _settle(n, child, moves, values, misere, seen, use_misere):
             mex += 1
     if spill:
         for i in range(n):
-            g = values[child[i], 0]
+            g = grundy[child[i]]
             if 64 <= g < n:
                 seen[g] = False
     if mex > 0:
@@ -73,7 +74,7 @@ def _settle(n, child, moves, values, misere, seen, use_misere):
     # Lost: the slowest move of all (a second pass, needed only for lost positions).
     hold, hold_r = NO_MOVE, 0
     for i in range(n):
-        r = values[child[i], 1]
+        r = remoteness[child[i]]
         m = moves[i]
         if hold == NO_MOVE or r > hold_r or (r == hold_r and m < hold):
             hold, hold_r = m, r
@@ -81,7 +82,7 @@ def _settle(n, child, moves, values, misere, seen, use_misere):
 
 
 @numba.njit(cache=True)
-def _solve_sparse(offsets, child, moves, values, misere, out_g, out_r, out_best, out_mis):
+def _solve_sparse(offsets, child, moves, grundy, remoteness, misere, out_g, out_r, out_best, out_mis):
     most = 0
     for t in range(offsets.shape[0] - 1):
         most = max(most, offsets[t + 1] - offsets[t])
@@ -90,7 +91,7 @@ def _solve_sparse(offsets, child, moves, values, misere, out_g, out_r, out_best,
     for t in range(offsets.shape[0] - 1):
         a, b = offsets[t], offsets[t + 1]
         out_g[t], out_r[t], out_best[t], out_mis[t] = _settle(
-            b - a, child[a:b], moves[a:b], values, misere, seen, use_misere
+            b - a, child[a:b], moves[a:b], grundy, remoteness, misere, seen, use_misere
         )
 
 
@@ -105,7 +106,8 @@ class KnownValues:
         self.dtype = game.value_dtype
         size = game.key_space if self.dense else 0
         self.keys = np.empty(0, dtype=np.int64)
-        self.values = np.zeros((size, 2), dtype=self.dtype)  # Grundy value, remoteness
+        self.grundy = np.zeros(size, dtype=self.dtype)
+        self.remoteness = np.zeros(size, dtype=self.dtype)
         self.misere = np.zeros(size if game.misere else 0, dtype=np.bool_)
         self.with_misere = game.misere
         self.levels: set[int] = set()
@@ -114,16 +116,16 @@ class KnownValues:
         self, keys: np.ndarray, grundy: np.ndarray, remoteness: np.ndarray, misere: np.ndarray | None
     ) -> None:
         if self.dense:
-            self.values[keys, 0] = grundy
-            self.values[keys, 1] = remoteness
+            self.grundy[keys] = grundy
+            self.remoteness[keys] = remoteness
             if self.with_misere:
                 self.misere[keys] = misere
             return
         keys = np.concatenate([self.keys, keys])
         order = np.argsort(keys, kind="stable")
         self.keys = keys[order]
-        added = np.stack([grundy, remoteness], axis=1).astype(self.dtype)
-        self.values = np.concatenate([self.values, added])[order]
+        self.grundy = np.concatenate([self.grundy, grundy.astype(self.dtype)])[order]
+        self.remoteness = np.concatenate([self.remoteness, remoteness.astype(self.dtype)])[order]
         if self.with_misere:
             self.misere = np.concatenate([self.misere, misere.astype(np.bool_)])[order]
 
@@ -149,7 +151,7 @@ def solve(game: Game, keys: np.ndarray, known: KnownValues) -> dict[str, np.ndar
     out_r = np.empty(n, dtype=known.dtype)
     out_best = np.empty(n, dtype=np.int64)
     out_mis = np.empty(n, dtype=np.bool_)
-    values = (known.values, known.misere, out_g, out_r, out_best, out_mis)
+    values = (known.grundy, known.remoteness, known.misere, out_g, out_r, out_best, out_mis)
     if known.dense:
         dense_solver(game.moves_kernel, __name__)(keys, game.kernel_args(), game.max_moves, *values)
     else:
@@ -167,6 +169,8 @@ class ImpartialSolver:
     def __init__(self, game: Game) -> None:
         self.game = game
         self.known = KnownValues(game)
+        if self.known.dense:
+            dense_solver(game.moves_kernel, __name__)  # load the compiled loop now, not in the first task
         self.columns = ["key", "grundy", "remoteness"] + (["misere_outcome"] if game.misere else [])
 
     @property
@@ -186,6 +190,6 @@ class ImpartialSolver:
             )
         self.known.levels.add(level)
 
-    def solve(self, keys: np.ndarray) -> pa.Table:
+    def solve(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table:
         """The rows of these positions of one level, in key order."""
-        return impartial_rows(self.game, keys, solve(self.game, keys, self.known))
+        return impartial_rows(self.game, keys, solve(self.game, keys, self.known), with_positions)

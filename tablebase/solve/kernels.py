@@ -28,14 +28,16 @@ from {moves_module} import {moves_name} as moves
 
 
 @numba.njit(cache={cache})
-def solve_dense(keys, args, max_moves, values, misere, out_g, out_r, out_best, out_mis):
+def solve_dense(keys, args, max_moves, grundy, remoteness, misere, out_g, out_r, out_best, out_mis):
     child = np.empty(max_moves + 1, dtype=np.int64)
     codes = np.empty(max_moves + 1, dtype=np.int64)
     seen = np.zeros(max_moves + 2, dtype=np.bool_)
     use_misere = misere.shape[0] > 0
     for t in range(keys.shape[0]):
         n = moves(keys[t], args, child, codes)
-        out_g[t], out_r[t], out_best[t], out_mis[t] = _settle(n, child, codes, values, misere, seen, use_misere)
+        out_g[t], out_r[t], out_best[t], out_mis[t] = _settle(
+            n, child, codes, grundy, remoteness, misere, seen, use_misere
+        )
 '''
 
 _loaded: dict[Any, Callable] = {}
@@ -56,7 +58,7 @@ def _cache_folder() -> Path:
 
 
 def dense_solver(moves_kernel: Any, settle_module: str) -> Callable:
-    """``solve_dense(keys, args, max_moves, values, misere, out_g, out_r, out_best, out_mis)`` for a game."""
+    """``solve_dense(keys, args, max_moves, grundy, remoteness, misere, out_g, out_r, out_best, out_mis)`` for a game."""
     if moves_kernel in _loaded:
         return _loaded[moves_kernel]
     function = moves_kernel.py_func

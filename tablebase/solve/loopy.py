@@ -344,7 +344,7 @@ class LoopySolver:
             )
         return level
 
-    def solve(self, keys: np.ndarray) -> pa.Table:
+    def solve(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table:
         """The rows of one whole level, in key order."""
         game = self.game
         keys = np.ascontiguousarray(keys, dtype=np.int64)
@@ -399,7 +399,7 @@ class LoopySolver:
 
         via_key = np.where(via >= 0, keys[np.maximum(via, 0)], -1)
         best = _best_moves(keys, *kernel, self.known, via_key, score_code)
-        return pa.table({
+        rows = pa.table({
             "key": pa.array(keys, type=pa.int64()),
             "position": text_array(game.format_positions(keys)),
             "outcome": _outcome_array(outcome),
@@ -412,3 +412,4 @@ class LoopySolver:
             "best_mover_passes_move": _move_array(game, best[2]),
             "best_opponent_passes_move": _move_array(game, best[3]),
         })
+        return rows if with_positions else rows.drop_columns(["position"])

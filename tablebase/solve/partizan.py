@@ -158,7 +158,7 @@ class PartizanSolver:
             out["right_moves"].append(len(rs))
         return out
 
-    def solve(self, keys: np.ndarray) -> pa.Table:
+    def solve(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table:
         """The rows of these positions of one level, in key order."""
         keys = np.asarray(keys, dtype=np.int64)
         solved = self.solve_values(keys)
@@ -168,7 +168,7 @@ class PartizanSolver:
             return pa.array([getattr(f, name) for f in figs], type=type_)
 
         outcome = pa.DictionaryArray.from_arrays(column("outcome", pa.int8()), pa.array(OUTCOMES))
-        return pa.table(
+        rows = pa.table(
             {
                 "key": pa.array(keys, type=pa.int64()),
                 "position": text_array(self.game.format_positions(keys)),
@@ -189,4 +189,5 @@ class PartizanSolver:
                 "right_option_ids": column("right_ids", pa.list_(pa.int64())),
             }
         )
+        return rows if with_positions else rows.drop_columns(["position"])
 

@@ -40,13 +40,14 @@ def move_array(game: Game, codes: np.ndarray) -> pa.Array:
     return pa.DictionaryArray.from_arrays(indices, pa.array(names))
 
 
-def impartial_rows(game: Game, keys: np.ndarray, solved: dict[str, np.ndarray]) -> pa.Table:
-    columns = {
-        "key": pa.array(keys, type=pa.int64()),
-        "position": text_array(game.format_positions(keys)),
-        "grundy": pa.array(solved["grundy"]),
-        "outcome": outcome_array(solved["grundy"] > 0),
-    }
+def impartial_rows(
+    game: Game, keys: np.ndarray, solved: dict[str, np.ndarray], with_positions: bool = True
+) -> pa.Table:
+    columns = {"key": pa.array(keys, type=pa.int64())}
+    if with_positions:
+        columns["position"] = text_array(game.format_positions(keys))
+    columns["grundy"] = pa.array(solved["grundy"])
+    columns["outcome"] = outcome_array(solved["grundy"] > 0)
     if "misere_win" in solved:
         columns["misere_outcome"] = outcome_array(solved["misere_win"])
     columns["remoteness"] = pa.array(solved["remoteness"])

@@ -30,6 +30,8 @@ class Manifest:
     levels_done: list[int] = field(default_factory=list)
     complete: bool = False
     format: int = FORMAT
+    #: whether files hold the position column (else it is spelt from the key when read)
+    position_text: bool = True
 
     @property
     def positions(self) -> int:
@@ -40,7 +42,7 @@ class Manifest:
         return sum(f["bytes"] for f in self.files.values())
 
     def same_build(self, other: "Manifest") -> bool:
-        keys = ("table", "game", "kind", "params", "version", "partition_rows", "format")
+        keys = ("table", "game", "kind", "params", "version", "partition_rows", "format", "position_text")
         return all(getattr(self, k) == getattr(other, k) for k in keys)
 
     def save(self, root: str | os.PathLike) -> None:
