@@ -1,8 +1,7 @@
 """The build driver: a job becomes levels, levels become partitions, partitions become Dask tasks.
 
 A level's partitions (or a run of small levels) form a step; each step's tasks
-are submitted once the step below is done, and Dask spreads them over the
-workers. The driver collects each partition's file record into the manifest
+wait for the step below inside the scheduler, dealt to the workers in turn. The driver collects each partition's file record into the manifest
 (saved as it goes, so a killed build resumes where it stopped) and reports
 progress.
 """
@@ -16,7 +15,7 @@ import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import dask
 from distributed import Client, LocalCluster, as_completed
@@ -203,33 +202,44 @@ def build_table(
     progress.say(memory.describe())
     run = uuid.uuid4().hex
     collector = _Collector(root, manifest, progress)
-    futures: list = [
+    workers = sorted(client.scheduler_info()["workers"])
+    warming = [
         client.submit(
             warm_up, run, spec.game.name, spec.game.params,
             key=f"warm-up-{spec.name}-{i}-{run}", workers=[worker], allow_other_workers=True, pure=False,
         )
-        for i, worker in enumerate(sorted(client.scheduler_info()["workers"]))
+        for i, worker in enumerate(workers)
     ]
+    # Every step is submitted at once, each task taking the tasks of the step
+    # below as arguments: the scheduler starts a step as soon as the one below
+    # is done, without a round trip through this process. Tasks are dealt to the
+    # workers in turn (the scheduler would otherwise run them where their
+    # arguments are, all on one worker); any worker takes them if one dies.
+    pending: dict[str, Any] = {}
+    below: list = []
     try:
         for number, step in enumerate(schedule(manifest)):
-            # A step is submitted when the one below is done. (Chaining steps by
-            # task dependencies would save the round trip, but the scheduler
-            # then runs every task where its dependency lives: on one worker.)
-            futures += [
+            below = [
                 client.submit(
                     solve_slices, run, str(root), spec.name, spec.game.name, spec.game.params, slices,
-                    spec.position_text, key=f"solve-{spec.name}-{number}.{i}-{run}", pure=False,
+                    spec.position_text, below, key=f"solve-{spec.name}-{number}.{i}-{run}", pure=False,
+                    workers=[workers[i % len(workers)]], allow_other_workers=True,
                 )
                 for i, slices in enumerate(step)
             ]
-            for future in as_completed(futures[-len(step):]):
-                collector.add(future.result())
+            pending.update((f.key, f) for f in below)
+        below = []
+        for future in as_completed(list(pending.values())):
+            collector.add(future.result())
+            # Forgotten once the step above has started, so that a worker lost
+            # later does not make the scheduler compute it again.
+            del pending[future.key]
         remove_leftovers(table_dir(root, spec.name))
     finally:
         manifest.levels_done = collector.finished()
         manifest.complete = len(manifest.levels_done) == len(manifest.plan)
         manifest.save(root)
-        unfinished = [f for f in futures if not f.done()]
+        unfinished = [f for f in [*pending.values(), *warming] if not f.done()]
         if unfinished:
             client.cancel(unfinished)
     return {

@@ -43,12 +43,15 @@ def solve_slices(
     params: dict[str, Any],
     slices: list[tuple[int, int, int, int]],
     position_text: bool = True,
+    after: list | None = None,
 ) -> list[dict[str, Any]]:
     """Solve each slice (level, part, start, stop) in order and write it as one Parquet file.
 
     Slices of one task are consecutive small levels or one partition of a large
     level; every level below them is already stored. Without ``position_text``
     the files leave out the positions' notation (the key determines it).
+    ``after`` holds the records of the step below: passing them makes the
+    scheduler wait for it; they are not used.
     """
     with _one_at_a_time:
         return _solve_slices(run, root, table, game_name, params, slices, position_text)
