@@ -188,12 +188,9 @@ class Tablebase:
         index = self.index(table)
         game = self.game(table)
 
-        def fetch(level: int, keys: list[int]) -> dict[int, dict]:
-            found = [(k, row) for k in keys if (row := index.row(k)) is not None]
-            if not found:
-                return {}
-            spelt = game.format_positions(np.array([k for k, _ in found])).to_strings()
-            return {k: {**row, "position": text} for (k, row), text in zip(found, spelt)}
+        def fetch(keys: np.ndarray) -> dict[int, dict]:
+            stored = keys[index.find(keys) >= 0]
+            return {row["key"]: row for row in index.rows(stored).to_pylist()}
 
         return lookup_position(self.root, table, self.manifest(table), game, position, fetch)
 

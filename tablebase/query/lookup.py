@@ -25,7 +25,22 @@ def rows_by_key(root: Path, table: str, manifest: Manifest, level: int, keys: li
     return {row["key"]: row for row in data.to_pylist()}
 
 
-Fetch = Callable[[int, list[int]], dict[int, dict]]  # (level, keys) -> stored rows by key
+Fetch = Callable[[np.ndarray], dict[int, dict]]  # keys (of any levels) -> stored rows by key
+
+
+def rows_from_files(root: Path, table: str, manifest: Manifest, game: Game) -> Fetch:
+    """Fetch rows straight from the levels' files, one read per level."""
+
+    def fetch(keys: np.ndarray) -> dict[int, dict]:
+        by_level: dict[int, list[int]] = defaultdict(list)
+        for key in keys.tolist():
+            by_level[game.level_of(key)].append(key)
+        rows: dict[int, dict] = {}
+        for level, some in by_level.items():
+            rows.update(rows_by_key(root, table, manifest, level, sorted(set(some))))
+        return rows
+
+    return fetch
 
 
 def lookup_position(
@@ -33,28 +48,23 @@ def lookup_position(
 ) -> dict[str, Any]:
     """The row of a position and every move with its child's row.
 
-    ``fetch`` reads stored rows; by default straight from the level's files.
+    ``fetch`` reads stored rows; by default straight from the levels' files.
     """
     if game.kind == "partizan":
         from tablebase.query.partizan import lookup_partizan
 
         return lookup_partizan(root, table, manifest, game, text)
     if fetch is None:
-        fetch = lambda level, keys: rows_by_key(root, table, manifest, level, keys)  # noqa: E731
+        fetch = rows_from_files(root, table, manifest, game)
     key = game.parse(text)
     level = game.level_of(key)
-    found = fetch(level, [key]).get(key)
+    found = fetch(np.array([key], dtype=np.int64)).get(key)
     if found is None:
         raise PositionError(f"{table}: position {text!r} is not stored (this table holds {game.bounds})")
     result: dict[str, Any] = {"table": table, "position": found["position"], "key": key, "level": level}
     result.update({f: v for f, v in found.items() if f not in IDENTITY})
     offsets, child_keys, moves = game.children(np.array([key]))
-    by_level: dict[int, list[int]] = defaultdict(list)
-    for child in child_keys.tolist():
-        by_level[game.level_of(child)].append(child)
-    rows: dict[int, dict] = {}
-    for lower, keys in by_level.items():
-        rows.update(fetch(lower, sorted(set(keys))))
+    rows = fetch(child_keys)
     listed = []
     for child, move in zip(child_keys.tolist(), moves.tolist()):
         row = rows[child]
