@@ -94,8 +94,7 @@ class Chomp(Game):
         return (self.rows, self.cols, self.binom, scratch, term, scratch.copy())
 
     def format_positions(self, keys: np.ndarray) -> Texts:
-        lengths = young.unrank_many(np.asarray(keys, dtype=np.int64), self.rows, self.cols, self.binom)
-        return young.format_rows(lengths, (lengths > 0).sum(axis=1))
+        return young.spell_diagrams(keys, self.rows, self.cols, self.binom)
 
     def parse(self, text: str) -> int:
         lengths = self.parse_ints(text)

@@ -191,6 +191,51 @@ def format_rows(matrix: np.ndarray, counts: np.ndarray) -> Texts:
     return Texts(offsets, data)
 
 
+@numba.njit(cache=True)
+def _spell_into(keys, rows, cols, binom, data, offsets):
+    """Write each diagram's non-zero row lengths, space-separated, straight from its rank."""
+    lengths = np.empty(rows, dtype=np.int64)
+    digits = np.empty(20, dtype=np.uint8)
+    p = 0
+    for t in range(keys.shape[0]):
+        unrank_into(keys[t], rows, cols, binom, lengths)
+        for j in range(rows):
+            v = lengths[j]
+            if v == 0:
+                break  # rows are non-increasing: the rest are empty too
+            if j > 0:
+                data[p] = 32
+                p += 1
+            k = 0
+            while True:
+                digits[k] = 48 + v % 10
+                v //= 10
+                k += 1
+                if v == 0:
+                    break
+            for d in range(k):
+                data[p + d] = digits[k - 1 - d]
+            p += k
+        offsets[t + 1] = p
+    return p
+
+
+def spell_diagrams(keys: np.ndarray, rows: int, cols: int, binom: np.ndarray) -> Texts:
+    """The notation of many diagrams from their ranks, without a matrix of row lengths."""
+    keys = np.ascontiguousarray(keys, dtype=np.int64)
+    widest = rows * (len(str(cols)) + 1)
+    chunk = 1 << 16  # keys per pass: the scratch buffer is sized for the longest spelling
+    scratch = np.empty(max(1, min(len(keys), chunk) * widest), dtype=np.uint8)
+    offsets = np.zeros(len(keys) + 1, dtype=np.int64)
+    pieces = []
+    for start in range(0, len(keys), chunk):
+        stop = min(start + chunk, len(keys))
+        used = _spell_into(keys[start:stop], rows, cols, binom, scratch, offsets[start : stop + 1])
+        offsets[start + 1 : stop + 1] += offsets[start]
+        pieces.append(scratch[:used].copy())
+    return Texts(offsets, np.concatenate(pieces) if pieces else np.empty(0, dtype=np.uint8))
+
+
 def level_sizes(rows: int, cols: int) -> np.ndarray:
     """How many diagrams of each size (0..rows*cols) fit in the box."""
     return completions(rows, cols)[rows, cols].copy()
