@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -34,12 +35,14 @@ def _settle(n, child, moves, grundy, remoteness, misere, seen, use_misere):
     ``child[:n]`` index the children in ``grundy`` and ``remoteness``. The two
     are kept apart because every child's Grundy value is read but only a lost
     child's remoteness (lost positions are rare): the array read at random for
-    every move is then as small as it can be. Grundy values below 64 are marked
-    in a bit mask; ``seen`` (all False, longer than n) takes the rest.
+    every move is then as small as it can be. Grundy values below 128 are
+    marked in two bit masks held in registers; ``seen`` (all False, longer
+    than n) takes the rest.
     """
     if n == 0:
         return 0, 0, NO_MOVE, True
-    mask = np.uint64(0)
+    low = np.uint64(0)
+    high = np.uint64(0)
     spill = False
     misere_win = False
     win, win_r = NO_MOVE, 0  # quickest move to a lost child
@@ -47,7 +50,9 @@ def _settle(n, child, moves, grundy, remoteness, misere, seen, use_misere):
         c = child[i]
         g = grundy[c]
         if g < 64:
-            mask |= np.uint64(1) << np.uint64(g)
+            low |= np.uint64(1) << np.uint64(g)
+        elif g < 128:
+            high |= np.uint64(1) << np.uint64(g - 64)
         elif g < n:
             seen[g] = True
             spill = True
@@ -58,16 +63,17 @@ def _settle(n, child, moves, grundy, remoteness, misere, seen, use_misere):
                 win, win_r = m, r
         if use_misere and not misere[c]:
             misere_win = True
-    mex = 0
-    while mex < 64 and (mask >> np.uint64(mex)) & np.uint64(1):
-        mex += 1
+    # The mex is the first clear bit: count the trailing ones.
+    mex = int(trailing_zeros(~low))
     if mex == 64:
-        while seen[mex]:
-            mex += 1
+        mex = 64 + int(trailing_zeros(~high))
+        if mex == 128:
+            while seen[mex]:
+                mex += 1
     if spill:
         for i in range(n):
             g = grundy[child[i]]
-            if 64 <= g < n:
+            if 128 <= g < n:
                 seen[g] = False
     if mex > 0:
         return mex, win_r + 1, win, misere_win
