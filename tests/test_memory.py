@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tablebase.build.driver import default_partition_rows, plan
 from tablebase.build.memory import MIB, plan_memory
 from tablebase.errors import TablebaseError
 from tablebase.games import make_game
@@ -30,3 +31,23 @@ def test_a_table_whose_values_cannot_fit_is_refused():
     game = make_game("chomp", dict(rows=16, cols=16))
     with pytest.raises(TablebaseError, match="would need about .* MiB but has 1,024 MiB"):
         plan_memory(game, 65_536, fixed=False, limit=1024 * MIB, biggest_level=game.level_size(128))
+
+
+def test_levels_are_cut_into_even_parts_that_cover_them():
+    game = make_game("chomp", dict(rows=10, cols=10))
+    levels = plan(game, 4096)
+    assert sum(v["positions"] for v in levels.values()) == game.key_space - 1  # all but the empty bar
+    for level, v in levels.items():
+        assert v["positions"] == game.level_size(int(level))
+        if v["positions"] >= 1024:  # a quarter partition or more: never one task alone
+            assert v["parts"] % 2 == 0 and v["positions"] / v["parts"] <= 4096
+        else:
+            assert v["parts"] == 1
+
+
+def test_large_tables_get_larger_partitions():
+    small, large = make_game("chomp", dict(rows=8, cols=8)), make_game("chomp", dict(rows=16, cols=16))
+    assert default_partition_rows(small) == 65_536
+    rows = default_partition_rows(large)
+    partitions = sum(v["parts"] for v in plan(large, rows).values())
+    assert rows > 65_536 and 256 <= partitions <= 1024
