@@ -10,6 +10,7 @@ position on the hot path of games whose positions rank densely.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -61,6 +62,25 @@ class SumMoves(NamedTuple):
     starts: np.ndarray  # int64, len(moves) + 1
     keys: np.ndarray  # int64 component keys
     negate: np.ndarray  # bool, one per component key
+
+
+@dataclass(frozen=True)
+class QueenMoves:
+    """A structural property a game may declare: its moves are a chess queen's toward the corner.
+
+    A position is a pair a <= b of whole numbers up to ``top`` (the board is
+    symmetric: ``b a`` is the same position). A move lowers one coordinate by any
+    d >= 1, or both by the same d, and nothing else; the level is a + b. Move codes
+    are ``smaller + d`` (d taken from the smaller coordinate), ``larger + d`` (from
+    the larger one) and ``both + d``. ``pairs(keys)`` gives the (n, 2) int64 array
+    of each key's a and b. Solvers that know such boards need nothing more.
+    """
+
+    top: int
+    smaller: int
+    larger: int
+    both: int
+    pairs: Callable[[np.ndarray], np.ndarray]
 
 
 class Texts(NamedTuple):
@@ -179,6 +199,8 @@ class Game(ABC):
     #: ``args`` tuple it needs, and a bound on the number of moves of a position.
     moves_kernel: Any = None
     max_moves: int = 0
+    #: Set by games whose moves are queen moves on pairs a <= b (see QueenMoves).
+    queen: QueenMoves | None = None
 
     def kernel_args(self) -> tuple:
         raise NotImplementedError

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tablebase.games.base import Game, Option, Texts
+from tablebase.games.base import Game, Option, QueenMoves, Texts
 from tablebase.games.notation import split_ints
 from tablebase.games.young import format_rows
 
@@ -71,6 +71,8 @@ class Wythoff(Game):
         self.top = self.int_param("max", 0, 1_000_000)
         self.key_space = (self.top + 1) * (self.top + 2) // 2
         self.max_moves = 3 * self.top
+        # The codes are those _moves gives: d, (top + 1) + d, 2 (top + 1) + d.
+        self.queen = QueenMoves(self.top, 0, self.top + 1, 2 * (self.top + 1), _pairs)
 
     @property
     def table(self) -> str:

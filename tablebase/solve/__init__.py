@@ -32,10 +32,14 @@ class Solver(Protocol):
 
 
 def solver_for(game: Game) -> Solver:
-    """The solver of the game's kind."""
+    """The solver of the game's kind (queen-move boards have their own, see solve/queen.py)."""
     from tablebase.solve.impartial import ImpartialSolver
     from tablebase.solve.loopy import LoopySolver
     from tablebase.solve.partizan import PartizanSolver
+    from tablebase.solve.queen import QueenSolver
+
+    if game.kind == "impartial" and game.queen is not None and not game.misere:
+        return QueenSolver(game)
 
     kinds = {"impartial": ImpartialSolver, "loopy": LoopySolver, "partizan": PartizanSolver}
     if game.kind not in kinds:
