@@ -6,6 +6,7 @@ import numpy as np
 import pyarrow as pa
 
 from tablebase.games import Game, Texts
+from tablebase.solve.names import move_names
 
 OUTCOMES = pa.array(["P", "N"])
 
@@ -35,9 +36,8 @@ def move_array(game: Game, codes: np.ndarray) -> pa.Array:
         present[shifted] = True
         distinct = np.flatnonzero(present) - 1
         index = (np.cumsum(present) - 1)[shifted]
-    names = [game.move_name(int(c)) if c >= 0 else "" for c in distinct]
     indices = pa.array(index.astype(np.int32), mask=codes < 0)
-    return pa.DictionaryArray.from_arrays(indices, pa.array(names))
+    return pa.DictionaryArray.from_arrays(indices, move_names(game, distinct))
 
 
 def impartial_rows(
