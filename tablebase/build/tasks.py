@@ -7,6 +7,7 @@ worker. The cache belongs to one build run at a time.
 
 from __future__ import annotations
 
+import bisect
 import threading
 import time
 from typing import Any
@@ -17,6 +18,7 @@ from tablebase.store import level_files, part_path, read_parquet, write_parquet
 from tablebase.store.files import flush_to_disk
 
 _state: dict[str, Solver] = {}
+_known_below = {"level": 0}  # every level below this one is in the current solver's memory
 # A worker started with several threads runs tasks side by side; the solver's
 # memory of lower levels is shared, so a process solves one slice at a time.
 _one_at_a_time = threading.Lock()
@@ -26,6 +28,7 @@ def _solver(run: str, game_name: str, params: dict[str, Any]) -> Solver:
     if run not in _state:
         _state.clear()  # one build at a time per worker: free the last one's memory
         _state[run] = solver_for(make_game(game_name, params))
+        _known_below["level"] = 0
     return _state[run]
 
 
@@ -33,6 +36,20 @@ def warm_up(run: str, game_name: str, params: dict[str, Any]) -> None:
     """Make the run's solver (loading compiled code) before the first slice needs it."""
     with _one_at_a_time:
         _solver(run, game_name, params)
+
+
+def _lacking(solver: Solver, needed: range) -> list[int]:
+    """The levels of ``needed`` (ascending) that the solver has not taken in.
+
+    Asking for each lower level of each of thousands of small levels (Wythoff has
+    8,193) cost seconds; levels are taken in from the bottom up, so only those
+    above the first one missing need a look.
+    """
+    below = _known_below["level"]
+    while below in solver.levels:
+        below += 1
+    _known_below["level"] = below
+    return [lvl for lvl in needed[bisect.bisect_left(needed, below):] if lvl not in solver.levels]
 
 
 def solve_slices(
@@ -63,10 +80,9 @@ def _solve_slices(run, root, table, game_name, params, slices, position_text) ->
     records = []
     for level, part, start, stop in slices:
         began = time.perf_counter()
-        for lower in game.child_levels(level):
-            if lower not in solver.levels:
-                files = level_files(root, table, lower)
-                solver.remember(lower, read_parquet(files, solver.columns) if files else None)
+        for lower in _lacking(solver, game.child_levels(level)):
+            files = level_files(root, table, lower)
+            solver.remember(lower, read_parquet(files, solver.columns) if files else None)
         read = time.perf_counter()
         rows = solver.solve(game.level_keys(level, start, stop), with_positions=position_text)
         if start == 0 and stop == game.level_size(level):
