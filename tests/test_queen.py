@@ -1,0 +1,186 @@
+"""The queen-move solver (Wythoff) against the generic dense solver, the plain oracle and the store.
+
+The generic path is forced by making ImpartialSolver directly: it enumerates
+every move with the game's own move generator, so equal rows (every column,
+and the same Parquet bytes) mean equal move codes and tie-breaks too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from oracles import Oracle, wythoff_moves
+
+from tablebase.build.tasks import solve_slices
+from tablebase.games import make_game
+from tablebase.solve import solver_for
+from tablebase.solve.impartial import ImpartialSolver
+from tablebase.solve.names import move_names
+from tablebase.solve.queen import QueenSolver
+from tablebase.store import write_parquet
+
+
+def levels_solved(solver, game, pieces: int = 1) -> list[pa.Table]:
+    """Every level in order, each solved in ``pieces`` slices and then taken in whole."""
+    out = []
+    for level in range(game.max_level + 1):
+        size = game.level_size(level)
+        cuts = sorted({i * size // pieces for i in range(pieces)} | {size})
+        parts = [solver.solve(game.level_keys(level, a, b)) for a, b in itertools.pairwise(cuts)]
+        rows = pa.concat_tables(parts).combine_chunks()
+        solver.remember(level, rows)
+        out.append(rows)
+    return out
+
+
+def plain(rows: pa.Table) -> pa.Table:
+    """Dictionary columns decoded: slices and files read back carry other dictionaries."""
+    return pa.table({
+        name: col.cast(col.type.value_type) if pa.types.is_dictionary(col.type) else col
+        for name, col in zip(rows.column_names, rows.columns)
+    })
+
+
+def parquet_sha(rows: pa.Table, path: Path) -> str:
+    write_parquet(rows, path)
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_wythoff_gets_the_queen_solver_and_other_games_do_not():
+    assert isinstance(solver_for(make_game("wythoff", {"max": 5})), QueenSolver)
+    assert isinstance(solver_for(make_game("nim", {"heaps": 2, "max_heap": 5})), ImpartialSolver)
+    assert isinstance(solver_for(make_game("chomp", {"rows": 3, "cols": 3})), ImpartialSolver)
+
+
+@pytest.mark.parametrize("top", range(81))
+def test_rows_equal_the_generic_dense_solver(top):
+    game = make_game("wythoff", {"max": top})
+    generic = levels_solved(ImpartialSolver(game), game)
+    queen = levels_solved(QueenSolver(game), game)
+    assert len(generic) == len(queen) == 2 * top + 1
+    for level, (g, q) in enumerate(zip(generic, queen)):
+        assert q.schema == g.schema, level
+        for column in g.column_names:
+            assert q.column(column).equals(g.column(column)), (top, level, column)
+
+
+def test_files_are_byte_identical_to_the_generic_solvers(tmp_path):
+    game = make_game("wythoff", {"max": 40})
+    generic = levels_solved(ImpartialSolver(game), game)
+    queen = levels_solved(QueenSolver(game), game)
+    for level in (0, 1, 7, 40, 41, 79, 80):
+        assert parquet_sha(queen[level], tmp_path / f"q{level}.parquet") == parquet_sha(
+            generic[level], tmp_path / f"g{level}.parquet"
+        ), level
+
+
+def test_slices_of_levels_and_levels_read_back_from_parquet(tmp_path):
+    """Partial slices give the same rows; a solver fed rows read back from files solves on alike."""
+    top = 45
+    game = make_game("wythoff", {"max": top})
+    generic = levels_solved(ImpartialSolver(game), game)
+    sliced = levels_solved(QueenSolver(game), game, pieces=3)
+    assert [plain(t).equals(plain(g)) for t, g in zip(sliced, generic)] == [True] * len(generic)
+    cut = 50  # solve the levels below from the files alone
+    for level in range(cut):
+        write_parquet(generic[level], tmp_path / f"{level}.parquet")
+    reader = QueenSolver(game)
+    for level in range(cut):
+        reader.remember(level, pq.read_table(tmp_path / f"{level}.parquet", columns=reader.columns))
+    for level in range(cut, game.max_level + 1):
+        rows = reader.solve(game.level_keys(level, 0, game.level_size(level)))
+        assert rows.equals(generic[level]), level
+        reader.remember(level, rows)
+
+
+def test_a_level_below_one_taken_in_is_refused():
+    game = make_game("wythoff", {"max": 6})
+    solver = QueenSolver(game)
+    for level in range(5):
+        solver.remember(level, solver.solve(game.level_keys(level, 0, game.level_size(level))))
+    with pytest.raises(RuntimeError, match="before any level above"):
+        solver.solve(game.level_keys(3, 0, game.level_size(3)))
+
+
+def test_every_figure_against_the_plain_recursive_oracle():
+    top = 24
+    game = make_game("wythoff", {"max": top})
+    oracle = Oracle(wythoff_moves)
+    for rows in levels_solved(QueenSolver(game), game):
+        for row in rows.to_pylist():
+            p = tuple(int(t) for t in row["position"].split())
+            assert row["grundy"] == oracle.grundy(p), row
+            assert row["outcome"] == ("N" if oracle.grundy(p) else "P"), row
+            assert row["remoteness"] == oracle.remoteness(p), row
+            if p == (0, 0):
+                assert row["best_move"] is None
+                continue
+            which, d = row["best_move"].split("-")
+            a, b = p[0] - int(d) * ("a" in which), p[1] - int(d) * ("b" in which)
+            assert tuple(sorted((a, b))) in oracle.optimal_children(p), row
+
+
+def test_p_positions_are_the_golden_pairs_at_a_thousand():
+    top = 1000
+    game = make_game("wythoff", {"max": top})
+    solver = QueenSolver(game)
+    lost = set()
+    for level in range(game.max_level + 1):
+        keys = game.level_keys(level, 0, game.level_size(level))
+        rows = solver.solve(keys)
+        solver.remember(level, rows)
+        lost |= {p for p, g in zip(rows["position"].to_pylist(), rows["grundy"].to_pylist()) if g == 0}
+    phi = (1 + 5**0.5) / 2
+    golden = set()
+    k = 0
+    while math.floor(k * phi * phi) <= top:
+        golden.add(f"{math.floor(k * phi)} {math.floor(k * phi * phi)}")
+        k += 1
+    assert lost == golden
+
+
+def test_a_worker_that_did_not_solve_the_lower_levels_reads_them_from_the_store(tmp_path):
+    """Through the task code: a second run (a fresh solver) reads levels another run wrote."""
+    top = 30
+    game = make_game("wythoff", {"max": top})
+    table = game.table
+    generic = levels_solved(ImpartialSolver(game), game)
+    whole = [(level, 0, 0, game.level_size(level)) for level in range(game.max_level + 1)]
+    solve_slices("first", str(tmp_path), table, "wythoff", {"max": top}, whole[:33])
+    records = solve_slices("second", str(tmp_path), table, "wythoff", {"max": top}, whole[33:])
+    assert [r["level"] for r in records] == list(range(33, game.max_level + 1))
+    for level in range(game.max_level + 1):
+        stored = pq.read_table(tmp_path / table / f"level={level}" / "part-00000.parquet")
+        assert stored.equals(plain(generic[level])), level
+
+
+def test_a_failed_write_fails_the_task(tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    with pytest.raises(OSError):
+        solve_slices("broken", str(blocker), "wythoff_n3", "wythoff", {"max": 3}, [(0, 0, 0, 1), (1, 0, 0, 1)])
+
+
+def test_move_names_are_the_games_own():
+    game = make_game("wythoff", {"max": 300})
+    codes = np.unique(np.random.default_rng(5).integers(0, 3 * 301, 200))
+    for batch in (codes, np.concatenate([[-1], codes]), codes[:3], np.array([-1]), codes):
+        expected = [game.move_name(int(c)) if c >= 0 else "" for c in batch]
+        assert move_names(game, batch).equals(pa.array(expected, type=pa.string()))
+    assert move_names(game, np.empty(0, dtype=np.int64)).equals(pa.array([]))
+
+
+def test_move_names_of_codes_too_large_for_the_table(monkeypatch):
+    from tablebase.solve import names
+
+    monkeypatch.setattr(names, "DENSE_CODES", 10)
+    game = make_game("wythoff", {"max": 300})
+    codes = np.array([-1, 3, 20, 700])
+    assert names.move_names(game, codes).to_pylist() == ["", "a-3", "a-20", "ab-98"]
