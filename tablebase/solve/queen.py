@@ -168,13 +168,19 @@ class QueenSolver:
         self.codes = np.array([self.queen.smaller, self.queen.larger, self.queen.both], dtype=np.int64)
         self._levels: set[int] = set()
         self._highest = -1  # the highest level taken in
+        self._recent = (np.empty(0, dtype=np.int64), np.empty((0, 2), dtype=np.int64))  # keys and pairs last solved
 
     @property
     def levels(self) -> set[int]:
         return self._levels
 
     def _pairs(self, keys: np.ndarray) -> np.ndarray:
-        return np.ascontiguousarray(self.queen.pairs(np.ascontiguousarray(keys, dtype=np.int64)), dtype=np.int64)
+        keys = np.ascontiguousarray(keys, dtype=np.int64)
+        if np.array_equal(keys, self._recent[0]):
+            return self._recent[1]  # a level taken in just after it was solved
+        pairs = np.ascontiguousarray(self.queen.pairs(keys), dtype=np.int64)
+        self._recent = (keys.copy(), pairs)  # a copy: the caller may reuse its array
+        return pairs
 
     def remember(self, level: int, rows: pa.Table | None) -> None:
         """Take in the stored rows of a whole level (None: the level has no positions)."""
