@@ -267,6 +267,7 @@ class _Collector:
             level = int(name.split("/")[0].split("=")[1])
             self.done_in_level[level] = self.done_in_level.get(level, 0) + 1
         self.last_save = time.perf_counter()
+        self.save_seconds = 0.0
 
     def finished(self) -> list[int]:
         plan = self.manifest.plan
@@ -281,7 +282,11 @@ class _Collector:
             done = self.done_in_level[level] = self.done_in_level.get(level, 0) + 1
             parts = self.manifest.plan[str(level)]["parts"]
             self.progress.part_done(level, record["rows"], done, parts, done == parts)
-        if time.perf_counter() - self.last_save > MANIFEST_EVERY:
+        if time.perf_counter() - self.last_save > max(MANIFEST_EVERY, 10 * self.save_seconds):
+            # A table of thousands of files takes a while to save: never more
+            # than a tenth of the time, which the workers' cores share.
+            began = time.perf_counter()
             self.manifest.levels_done = self.finished()
             self.manifest.save(self.root)
             self.last_save = time.perf_counter()
+            self.save_seconds = self.last_save - began
