@@ -19,6 +19,7 @@ import pytest
 from oracles import Oracle, wythoff_moves
 
 from tablebase.build.tasks import solve_slices
+from tablebase.errors import TablebaseError
 from tablebase.games import make_game
 from tablebase.solve import solver_for
 from tablebase.solve.impartial import ImpartialSolver
@@ -107,6 +108,14 @@ def test_a_level_below_one_taken_in_is_refused():
         solver.remember(level, solver.solve(game.level_keys(level, 0, game.level_size(level))))
     with pytest.raises(RuntimeError, match="before any level above"):
         solver.solve(game.level_keys(3, 0, game.level_size(3)))
+
+
+def test_rows_of_another_level_are_refused():
+    game = make_game("wythoff", {"max": 6})
+    solver = QueenSolver(game)
+    rows = solver.solve(game.level_keys(4, 0, game.level_size(4)))
+    with pytest.raises(TablebaseError, match="level 5"):
+        solver.remember(5, rows)
 
 
 def test_every_figure_against_the_plain_recursive_oracle():

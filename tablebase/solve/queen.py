@@ -185,8 +185,12 @@ class QueenSolver:
     def remember(self, level: int, rows: pa.Table | None) -> None:
         """Take in the stored rows of a whole level (None: the level has no positions)."""
         if rows is not None and rows.num_rows:
+            pairs = self._pairs(rows["key"].to_numpy())
+            # The compiled loop does not check bounds: rows of damaged files must not reach it.
+            if pairs.min() < 0 or pairs.max() > self.queen.top or not np.all(pairs.sum(axis=1) == level):
+                raise TablebaseError(f"{self.game.name}: rows given as level {level} hold keys of other positions")
             _take_in(
-                self._pairs(rows["key"].to_numpy()),
+                pairs,
                 rows["grundy"].to_numpy(),
                 rows["remoteness"].to_numpy(),
                 self.lines, self.diagonals, self.full, self.far, self.lost,
