@@ -190,7 +190,12 @@ def normal_form(mask: int) -> tuple[int, int, int, bool]:
     if height <= width:
         best = (height, width, _least_image(rows, width), False)
     if width <= height:
-        cols = [sum(((r >> c) & 1) << i for i, r in enumerate(rows)) for c in range(width)]
+        cols = [0] * width
+        for i, r in enumerate(rows):
+            while r:
+                b = r & -r
+                r ^= b
+                cols[b.bit_length() - 1] |= 1 << i
         m = _least_image(cols, height)
         if best is None or m < best[2]:
             best = (width, height, m, True)
@@ -198,19 +203,21 @@ def normal_form(mask: int) -> tuple[int, int, int, bool]:
 
 
 ROW = (1 << MAX_COLS) - 1
+# _REVERSED[w][r]: the w-bit row r read right to left (a mirror image)
+_REVERSED = [[int(format(r, f"0{w}b")[::-1], 2) if w else 0 for r in range(1 << w)] for w in range(MAX_COLS + 1)]
 
 
 def _least_image(rows: list[int], width: int) -> int:
     """The least row-major mask of the rows under the two flips and the half turn."""
-    mirrored = [int(format(r, f"0{width}b")[::-1], 2) for r in rows]
-    best = None
-    for image in (rows, rows[::-1], mirrored, mirrored[::-1]):
-        m = 0
-        for i, r in enumerate(image):
-            m |= r << (i * width)
-        if best is None or m < best:
-            best = m
-    return best
+    reverse = _REVERSED[width]
+    mirrored = [reverse[r] for r in rows]
+    # Row-major masks compare as their rows read from the last one up, so the
+    # least image is the one whose reversed row list is least: compare lists.
+    least = min(rows, rows[::-1], mirrored, mirrored[::-1])[::-1]
+    m = 0
+    for i, r in enumerate(least):
+        m |= r << (i * width)
+    return m
 
 
 def board_of(height: int, width: int, compact: int) -> int:
