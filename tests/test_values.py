@@ -26,7 +26,7 @@ from tablebase.build import build_tables
 from tablebase.build.jobs import spec_for
 from tablebase.cgt import parse
 
-DOMINEERING = {"max_cells": 8, "partition_rows": 40}  # 18 partitions: two values files
+DOMINEERING = {"max_cells": 8, "partition_rows": 40}  # 18 partitions
 
 
 @pytest.fixture(scope="module")
@@ -169,7 +169,7 @@ def test_resume_after_losing_rows_or_values(domineering, tmp_path, scheduler):
     assert summary["partitions"] - summary["skipped_partitions"] == 1
     assert file_hashes(tmp_path / table) == before
     # A lost values file: its bucket is merged again from pieces that the partitions write again.
-    _mark_unfinished(tmp_path / table, ["values/part-00001.parquet"], 99)
+    _mark_unfinished(tmp_path / table, ["values/part-00000.parquet"], 99)
     _rebuild(tmp_path, scheduler)
     assert file_hashes(tmp_path / table) == before
 
@@ -193,3 +193,31 @@ def test_verify_checks_the_values_files(domineering, tmp_path):
     assert f"{table} values/level=3/part-00000.parquet: file is not in the manifest" in out
     assert "an option id is not a form of the table" in out
     assert f"a form is missing: {dropped}" in out
+
+
+def test_buckets_split_the_ids_and_merge_alike(tmp_path):
+    """Pieces of every partition merged into 1 or 3 files: the same forms, each file its own slice of ids."""
+    from tablebase.build.values import merge_bucket, write_piece
+    from tablebase.games import make_game
+    from tablebase.solve import solver_for
+
+    solver = solver_for(make_game("domineering", {"max_cells": 7}))
+    names = []
+    for level in range(2, 8):
+        keys = solver.game.level_keys(level, 0, solver.game.level_size(level))
+        rows = solver.solve(keys)
+        solver.remember(level, rows)
+        for part, (a, b) in enumerate([(0, len(keys) // 2), (len(keys) // 2, len(keys))]):
+            if b > a:
+                names.append(write_piece(solver, rows.slice(a, b - a), str(tmp_path), "t", level, part, False)["file"])
+    merged = {}
+    for buckets in (1, 3):
+        files = [merge_bucket(str(tmp_path), "t", names, b, buckets)["file"] for b in range(buckets)]
+        tables = [pq.read_table(tmp_path / "t" / f) for f in files]
+        for b, t in enumerate(tables):
+            ids = t.column("id").to_pylist()
+            assert ids == sorted(set(ids))
+            assert all(b * 2**63 // buckets <= i < (b + 1) * 2**63 // buckets for i in ids)
+        merged[buckets] = pa.concat_tables(tables).to_pylist()
+    assert merged[1] == merged[3] and len(merged[1]) > 20
+    assert sum(v["positions"] for v in merged[1]) == sum(solver.game.level_size(n) for n in range(2, 8))

@@ -5,8 +5,9 @@ that its rows need (``tablebase.store.values``); the manifest records it
 under ``values.pieces``. Once every partition is built, one Dask task per
 bucket merges the pieces (and merged files that are already there) into
 ``values/part-<b>.parquet``, recorded under ``values.files``; then the
-pieces are deleted. The number of buckets follows from the plan alone, so
-the files are the same whatever the cluster.
+pieces are deleted. The number of buckets follows from the pieces' row
+counts (recorded in the manifest, and the same whatever the cluster, as the
+pieces are), so the files are the same whatever the cluster.
 
 Resuming: while the merge is not done, a partition counts as built only if
 its piece is there too (otherwise it is solved again, which writes both).
@@ -35,7 +36,7 @@ from tablebase.store.values import (
     write_values,
 )
 
-PARTS_PER_BUCKET = 16  # a bucket takes about as many rows as 16 partitions' pieces hold in one id slice
+MERGE_ROWS = 2_000_000  # piece rows per merge task: a few hundred MiB of Arrow rows to sort
 
 
 def wanted(game: Game) -> bool:
@@ -44,15 +45,15 @@ def wanted(game: Game) -> bool:
 
 
 def buckets_for(manifest: Manifest) -> int:
-    """How many merged files: one per PARTS_PER_BUCKET planned partitions, from the plan alone."""
-    parts = sum(p["parts"] for p in manifest.plan.values())
-    return max(1, -(-parts // PARTS_PER_BUCKET))
+    """How many merged files: one per MERGE_ROWS rows of the pieces (their total is deterministic)."""
+    rows = sum(p["rows"] for p in manifest.values.get("pieces", {}).values())
+    return max(1, -(-rows // MERGE_ROWS))
 
 
 def merged(manifest: Manifest) -> bool:
     """Whether every bucket of the values table is recorded."""
     v = manifest.values
-    return bool(v) and all(bucket_name(b) in v.get("files", {}) for b in range(v["buckets"]))
+    return bool(v.get("buckets")) and all(bucket_name(b) in v.get("files", {}) for b in range(v["buckets"]))
 
 
 def prepare(root: Path, manifest: Manifest, game: Game) -> None:
@@ -69,8 +70,9 @@ def prepare(root: Path, manifest: Manifest, game: Game) -> None:
                 if (folder / n).is_file() and (folder / n).stat().st_size == r["bytes"]}
 
     old = manifest.values
-    buckets = buckets_for(manifest)
-    files = whole(old.get("files", {})) if old.get("buckets") == buckets else {}
+    files = whole(old.get("files", {}))
+    # The number of buckets is fixed by the first merge; it stays while any merged file does.
+    buckets = old.get("buckets") if files else None
     manifest.values = {"buckets": buckets, "files": files, "pieces": whole(old.get("pieces", {}))}
     if merged(manifest):
         return
@@ -108,6 +110,8 @@ def merge_bucket(root: str, table: str, inputs: list[str], bucket: int, buckets:
 def merge(client: Client, root: Path, manifest: Manifest, run: str, say) -> None:
     """After every partition is built: merge what is not merged yet, then delete the pieces."""
     v = manifest.values
+    if not v.get("buckets"):
+        v["buckets"] = buckets_for(manifest)
     todo = [b for b in range(v["buckets"]) if bucket_name(b) not in v["files"]]
     if todo:
         began = time.perf_counter()

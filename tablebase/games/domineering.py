@@ -104,9 +104,8 @@ class Domineering(Game):
         than MAX_CELLS cells (a looked-up board may hold one); when
         ``transposed`` is true the region's value is the negative of the stored one.
         """
-        h, w, m, flip = _normal_form(R.at_origin(region))
-        n = m.bit_count()
-        return (R.pack(h, w, m) if n <= MAX_CELLS else None), flip, self.holds(h, w, n)
+        key, flip, h, w, n = _keyed_form(R.at_origin(region))
+        return key, flip, self.holds(h, w, n)
 
     def board_of_key(self, key: int) -> int:
         return R.board_of(*R.unpack(int(key)))
@@ -175,9 +174,14 @@ class Domineering(Game):
 
 
 @lru_cache(maxsize=1 << 18)
-def _normal_form(region: int) -> tuple[int, int, int, bool]:
-    # Regions recur (after different moves, in different positions): worth a cache.
-    return R.normal_form(region)
+def _keyed_form(region: int) -> tuple[int | None, bool, int, int, int]:
+    """(key or None, transposed, height, width, cells) of a region's normal form.
+
+    Regions recur (after different moves, in different positions): worth a cache.
+    """
+    h, w, m, flip = R.normal_form(region)
+    n = m.bit_count()
+    return (R.pack(h, w, m) if n <= MAX_CELLS else None), flip, h, w, n
 
 
 def _column(c: int) -> str:
