@@ -26,12 +26,13 @@ from tablebase.build import build_tables
 from tablebase.build.jobs import spec_for
 from tablebase.cgt import parse
 
-DOMINEERING = {"max_cells": 8, "partition_rows": 40}  # 18 partitions
-
-
 @pytest.fixture(scope="module")
-def domineering(built):
-    return built("domineering", **DOMINEERING)
+def domineering(tmp_path_factory, scheduler) -> tuple[Path, str]:
+    """Domineering up to 8 cells in 18 partitions, in a folder of its own (other tests use other partitions)."""
+    root = tmp_path_factory.mktemp("values")
+    spec = spec_for("domineering", {"max_cells": 8})
+    list(build_tables([spec], root, scheduler=scheduler, partition_rows=40, quiet=True))
+    return root, spec.name
 
 
 def manifest(root: Path, table: str) -> dict:
@@ -55,9 +56,9 @@ def read_rows(root: Path, table: str) -> list[dict]:
 
 
 @pytest.mark.parametrize("which", ["domineering", "hackenbush"])
-def test_closed_under_options_each_form_once(built, which):
+def test_closed_under_options_each_form_once(request, built, which):
     if which == "domineering":
-        root, table = built("domineering", **DOMINEERING)
+        root, table = request.getfixturevalue("domineering")
     else:
         root, table = built("hackenbush", max_edges=5, colors="BRG", shape="tree")
     m = manifest(root, table)

@@ -31,6 +31,7 @@ from tablebase.store.values import (
     bucket_name,
     bucket_range,
     merge_values,
+    merged_files,
     piece_name,
     read_values,
     write_values,
@@ -52,8 +53,7 @@ def buckets_for(manifest: Manifest) -> int:
 
 def merged(manifest: Manifest) -> bool:
     """Whether every bucket of the values table is recorded."""
-    v = manifest.values
-    return bool(v.get("buckets")) and all(bucket_name(b) in v.get("files", {}) for b in range(v["buckets"]))
+    return merged_files(manifest.values) is not None
 
 
 def prepare(root: Path, manifest: Manifest, game: Game) -> None:

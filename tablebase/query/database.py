@@ -21,6 +21,7 @@ from tablebase.games import Game, make_game
 from tablebase.query.index import TableIndex, texts_of
 from tablebase.query.lookup import lookup_position
 from tablebase.store import Manifest, list_tables, table_dir
+from tablebase.store.values import merged_files
 
 _ALLOWED = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 
@@ -95,8 +96,9 @@ class Tablebase:
                     f"CREATE VIEW {_quote(name)} AS SELECT key, position, level, "
                     f"* EXCLUDE (key, position, level) FROM read_parquet('{files}', hive_partitioning = true)"
                 )
-                if m.values.get("files"):
-                    con.execute(_values_view(name, [table_dir(self.root, name) / f for f in sorted(m.values["files"])]))
+                values = merged_files(m.values)  # partizan tables, once their values table is merged
+                if values:
+                    con.execute(_values_view(name, [table_dir(self.root, name) / f for f in values]))
             con.execute(f"SET allowed_directories = ['{self.root.resolve()}/']")
             con.execute("SET enable_external_access = false")
             con.execute("SET lock_configuration = true")

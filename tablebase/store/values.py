@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -70,6 +71,13 @@ def write_values(rows: pa.Table, root: str | os.PathLike, table: str, name: str,
 
     write_atomic(path, write, durable)
     return {"rows": rows.num_rows, "bytes": path.stat().st_size, "sha256": sha256_of(path)}
+
+
+def merged_files(values: dict[str, Any]) -> list[str] | None:
+    """The merged files of a manifest's ``values`` record, in order, or None unless all are recorded."""
+    buckets, files = values.get("buckets"), values.get("files", {})
+    names = [bucket_name(b) for b in range(buckets or 0)]
+    return names if names and all(n in files for n in names) else None
 
 
 def read_values(paths: list[Path], low: int | None = None, high: int | None = None) -> pa.Table:
