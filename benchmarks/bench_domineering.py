@@ -3,8 +3,12 @@
 Run: python benchmarks/bench_domineering.py [--max-cells 12] [--boards 5x5,5x6] [--out DIR]
 
 Builds the table on a local Dask cluster and reports regions per second,
-distinct values per second, bytes per position, wall time and peak memory
-(the driver and its workers together). Then each empty board is looked up
+distinct values (forms that are some region's value) and forms in the values
+table (closed under options), bytes per position (rows, and rows plus the
+values table), wall time and peak memory (the driver and its workers
+together), and the CPU seconds of all of them, which other work on a shared
+machine does not inflate as it does the wall time. ``--boards ''`` skips the
+lookups. Then each empty board is looked up
 through the table (its regions larger than the table are valued by search,
 every smaller one read from it; the first lookup includes loading the table)
 and timed beside cgt-py computing the same board in the same run; the two
@@ -47,15 +51,20 @@ def main() -> None:
         [summary] = list(build_tables([spec], out, workers=args.workers, partition_rows=args.partition_rows, quiet=True))
         wall = time.perf_counter() - t0
     with tablebase.open(out) as tb:
-        distinct = tb.sql(f"SELECT count(*) AS n FROM {spec.name}_values").to_pylist()[0]["n"]
+        counts = tb.sql(f"SELECT count(*) FILTER (WHERE positions > 0) AS d, count(*) AS f FROM {spec.name}_values")
+        distinct, forms = counts.to_pylist()[0].values()
+        values_bytes = sum(f["bytes"] for f in tb.manifest(spec.name).values["files"].values())
     positions = summary["positions"]
-    report(f"build {spec.name}", regions=positions, distinct_values=distinct, wall_s=round(wall, 2),
-           regions_per_s=round(positions / wall, 1), values_per_s=round(distinct / wall, 1),
-           bytes_per_position=round(summary["bytes"] / positions, 2), peak_mib=round(peak.mib, 1))
+    report(f"build {spec.name}", regions=positions, distinct_values=distinct, values_table_forms=forms,
+           wall_s=round(wall, 2), cpu_s=round(peak.cpu_seconds, 1), regions_per_s=round(positions / wall, 1),
+           values_per_s=round(distinct / wall, 1),
+           bytes_per_position=round(summary["bytes"] / positions, 2),
+           with_values_table=round((summary["bytes"] + values_bytes) / positions, 2), peak_mib=round(peak.mib, 1),
+           **{f"workers_{k}_s": v for k, v in summary["worker_seconds"].items()})
 
     cgt_py = None if args.no_cgt_py else _import_cgt_py()
     with tablebase.open(out) as tb:
-        for size in args.boards.split(","):
+        for size in filter(None, args.boards.split(",")):
             rows, cols = (int(x) for x in size.lower().split("x"))
             grid = "|".join("." * cols for _ in range(rows))
             t0 = time.perf_counter()

@@ -9,11 +9,13 @@ import psutil
 
 
 class PeakMemory:
-    """Samples the resident memory of this process and all its children (Dask workers included)."""
+    """Samples the resident memory of this process and all its children (Dask workers included),
+    and their CPU time (``cpu_seconds``: the last sample of each process, added up)."""
 
     def __init__(self, every: float = 0.05) -> None:
         self.every = every
         self.peak = 0
+        self._cpu: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -24,18 +26,26 @@ class PeakMemory:
             for p in [me] + me.children(recursive=True):
                 try:
                     total += p.memory_info().rss
+                    t = p.cpu_times()
+                    self._cpu[p.pid] = t.user + t.system
                 except psutil.Error:
                     pass
             self.peak = max(self.peak, total)
             time.sleep(self.every)
 
     def __enter__(self) -> "PeakMemory":
+        t = psutil.Process().cpu_times()
+        self._before = t.user + t.system  # this process's CPU time so far is not the measured work's
         self._thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
         self._stop.set()
         self._thread.join()
+
+    @property
+    def cpu_seconds(self) -> float:
+        return sum(self._cpu.values()) - self._before
 
     @property
     def mib(self) -> float:

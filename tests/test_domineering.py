@@ -6,6 +6,7 @@ with its own code: a board is a frozenset of empty (row, column) cells.
 
 from __future__ import annotations
 
+import random
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -174,3 +175,66 @@ def test_verify_rederives_every_row(table8):
     root, table = table8
     checked, problems = verify_table(root, table)
     assert checked == 1 + 1 + 2 + 5 + 12 + 35 + 108 + 369 and problems == []
+
+
+def images(cells: frozenset) -> set:
+    """The region under the eight symmetries of the square, each moved to the origin."""
+    out = set()
+    for flip_r in (1, -1):
+        for flip_c in (1, -1):
+            for swap in (False, True):
+                moved = [((c * flip_c, r * flip_r) if swap else (r * flip_r, c * flip_c)) for r, c in cells]
+                r0, c0 = min(r for r, _ in moved), min(c for _, c in moved)
+                out.add(frozenset((r - r0, c - c0) for r, c in moved))
+    return out
+
+
+def random_region(rng: random.Random, n: int) -> frozenset:
+    cells = {(0, 0)}
+    while len(cells) < n:
+        r, c = rng.choice(sorted(cells))
+        dr, dc = rng.choice([(0, 1), (1, 0), (0, -1), (-1, 0)])
+        cells.add((r + dr, c + dc))
+    r0, c0 = min(r for r, _ in cells), min(c for _, c in cells)
+    return frozenset((r - r0, c - c0) for r, c in cells)
+
+
+def spelt(cells: frozenset) -> str:
+    h, w = max(r for r, _ in cells) + 1, max(c for _, c in cells) + 1
+    return "|".join("".join("." if (r, c) in cells else "#" for c in range(w)) for r in range(h))
+
+
+def test_keys_of_regions_up_to_15_cells():
+    """One key per region up to the eight symmetries, its level on top, and the key spells the region back."""
+    import numpy as np
+
+    from tablebase.games.domineering import Domineering
+
+    game = Domineering(max_cells=15)
+    rng = random.Random(5)
+    owners: dict[int, frozenset] = {}
+    regions = [random_region(rng, n) for n in (9, 12, 13, 14, 15) for _ in range(150)]
+    line = frozenset((0, c) for c in range(15))
+    staircase = frozenset((r, r) for r in range(8)) | frozenset((r, r + 1) for r in range(7))  # an 8 x 8 box
+    regions += [line, staircase]
+    for cells in regions:
+        key = game.parse(spelt(cells))
+        assert 0 <= key < 2**63 and game.level_of(key) == len(cells)
+        back = board(game.format_positions(np.array([key], dtype=np.int64)).to_strings()[0])
+        assert back in images(cells)
+        canonical = min(images(cells), key=sorted)
+        assert owners.setdefault(key, canonical) == canonical
+        assert game.parse(spelt(frozenset((c, r) for r, c in cells))) == key  # the transpose shares the key
+    assert len(owners) > 600
+
+
+def test_regions_per_level_are_the_free_polyominoes():
+    import numpy as np
+
+    from tablebase.games.domineering import Domineering
+
+    game = Domineering(max_cells=11)
+    # OEIS A000105: every region once, up to the eight symmetries
+    assert [game.level_size(n) for n in range(1, 12)] == [1, 1, 2, 5, 12, 35, 108, 369, 1285, 4655, 17073]
+    keys = game.level_keys(11, 0, game.level_size(11))
+    assert (np.diff(keys) > 0).all() and {game.level_of(k) for k in keys.tolist()} == {11}

@@ -21,6 +21,7 @@ import dask
 from distributed import Client, LocalCluster, as_completed
 
 import tablebase
+from tablebase.build import values as values_table
 from tablebase.build.memory import plan_memory
 from tablebase.build.progress import Progress
 from tablebase.build.tasks import solve_slices, warm_up
@@ -188,6 +189,7 @@ def build_table(
     memory = plan_memory(spec.game, requested, bool(partition_rows or old), worker_memory_limit(client), biggest)
     manifest = _start_manifest(root, spec, memory.partition_rows, old)
     remove_leftovers(table_dir(root, spec.name))
+    values_table.prepare(root, manifest, spec.game)
     manifest.complete = False
     total = sum(v["positions"] for v in manifest.plan.values())
     n_parts = sum(v["parts"] for v in manifest.plan.values())
@@ -234,10 +236,14 @@ def build_table(
             # Forgotten once the step above has started, so that a worker lost
             # later does not make the scheduler compute it again.
             del pending[future.key]
+        if values_table.wanted(spec.game):
+            manifest.levels_done = collector.finished()
+            values_table.merge(client, root, manifest, run, progress.say)
         remove_leftovers(table_dir(root, spec.name))
     finally:
         manifest.levels_done = collector.finished()
-        manifest.complete = len(manifest.levels_done) == len(manifest.plan)
+        manifest.complete = len(manifest.levels_done) == len(manifest.plan) and (
+            not values_table.wanted(spec.game) or values_table.merged(manifest))
         manifest.save(root)
         unfinished = [f for f in [*pending.values(), *warming] if not f.done()]
         if unfinished:
@@ -278,6 +284,7 @@ class _Collector:
             level = record.pop("level")
             for phase, seconds in record.pop("seconds").items():  # not in the manifest: not reproducible
                 self.busy[phase] += seconds
+            values_table.record_piece(self.manifest, record.pop("values"))
             self.manifest.files[record.pop("file")] = record
             done = self.done_in_level[level] = self.done_in_level.get(level, 0) + 1
             parts = self.manifest.plan[str(level)]["parts"]

@@ -12,6 +12,7 @@ import threading
 import time
 from typing import Any
 
+from tablebase.build.values import write_piece
 from tablebase.games import make_game
 from tablebase.solve import Solver, solver_for
 from tablebase.store import level_files, part_path, read_parquet, write_parquet
@@ -90,8 +91,10 @@ def _solve_slices(run, root, table, game_name, params, slices, position_text) ->
         solved = time.perf_counter()
         path = part_path(root, table, level, part)
         record = write_parquet(rows, path, durable=len(slices) == 1)
+        # Partizan rows: the part of the values table they need (build/values.py).
+        piece = write_piece(solver, rows, root, table, level, part, durable=len(slices) == 1)
         records.append(
-            {"file": f"{path.parent.name}/{path.name}", "level": level, **record,
+            {"file": f"{path.parent.name}/{path.name}", "level": level, **record, "values": piece,
              "seconds": {"read": read - began, "solve": solved - read, "write": time.perf_counter() - solved}}
         )
     if len(slices) > 1:

@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tablebase.build.verify_values import Derived, check_values
 from tablebase.errors import StoreError
 from tablebase.games import make_game
 from tablebase.solve import solver_for
@@ -111,6 +112,8 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
     checked = 0
     began = time.perf_counter()
     levels = sorted(int(k) for k in m.plan)
+    values_of = getattr(solver, "values_of", None)  # partizan tables have a values table
+    derived_values, value_ids = Derived(), []
     for done, level in enumerate(levels, 1):
         if level not in m.levels_done:
             say(f"level {level} is not built; stopping there")
@@ -121,6 +124,8 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
             name = f"level={level}/part-{part:05d}.parquet"
             keys = game.level_keys(level, part * size // parts, (part + 1) * size // parts)
             derived = solver.solve(keys, with_positions=m.position_text)
+            if values_of is not None:
+                derived_values.add(values_of(derived, level))
             stored = None
             if name in present:
                 try:
@@ -134,7 +139,15 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
                 pieces.append(stored if stored.schema == derived.schema else derived)
             else:
                 pieces.append(derived)
-        solver.remember(level, pa.concat_tables(pieces))
+        rows = pa.concat_tables(pieces)
+        solver.remember(level, rows)
+        if values_of is not None:
+            value_ids.append(rows.column("value_id").to_numpy())
         say(f"level {level} ({done}/{len(levels)}): {checked:,} rows checked, "
             f"{len(problems)} problems, {time.perf_counter() - began:.1f}s")
+    if values_of is not None and len(m.levels_done) == len(m.plan):
+        ids = np.concatenate(value_ids) if value_ids else np.array([], dtype=np.int64)
+        found = check_values(root, m, derived_values, ids)
+        problems += [Problem(table, name, None, what) for name, what in found]
+        say(f"values table: {len(found)} problems")
     return checked, problems

@@ -12,8 +12,8 @@ the negative (rows and columns swap, and so do the players): see
 parts; a cell that no domino can use any more is filled, so parts of one cell
 are left out.
 
-Keys pack the normal form's height, width and row-major cells
-(``regions.pack``). A move is named by the two cells of the domino in the
+Keys hold the normal form's number of cells on top, then its box and the
+rank of its cells within the box (``regions.pack``). A move is named by the two cells of the domino in the
 stored orientation, columns as letters from ``a`` and rows as numbers from
 1 at the top: ``b1-b2`` (vertical, Left), ``a3-b3`` (horizontal, Right).
 """
@@ -28,7 +28,7 @@ from tablebase.errors import TablebaseError
 from tablebase.games import regions as R
 from tablebase.games.base import Game, Option, SumMoves, Texts
 
-MAX_CELLS = 13  # the normal form's cells must fit the 55 bits of a key
+MAX_CELLS = R.MAX_KEY_CELLS  # 15: boards are at most 15 columns wide
 
 
 class Domineering(Game):
@@ -97,14 +97,15 @@ class Domineering(Game):
     def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
         return self._level(level)[start:stop]
 
-    def key_of_board(self, region: int) -> tuple[int, bool, bool]:
+    def key_of_board(self, region: int) -> tuple[int | None, bool, bool]:
         """(key, transposed, stored) of a connected region given as a board mask.
 
-        The key is that of the stored normal form; when ``transposed`` is true
-        the region's value is the negative of the stored one.
+        The key is that of the stored normal form, None for a region of more
+        than MAX_CELLS cells (a looked-up board may hold one); when
+        ``transposed`` is true the region's value is the negative of the stored one.
         """
-        h, w, m, flip = _normal_form(R.at_origin(region))
-        return R.pack(h, w, m), flip, self.holds(h, w, m.bit_count())
+        key, flip, h, w, n = _keyed_form(R.at_origin(region))
+        return key, flip, self.holds(h, w, n)
 
     def board_of_key(self, key: int) -> int:
         return R.board_of(*R.unpack(int(key)))
@@ -169,13 +170,18 @@ class Domineering(Game):
         return key
 
     def level_of(self, key: int) -> int:
-        return (int(key) & ((1 << 55) - 1)).bit_count()
+        return R.cells_of_key(int(key))
 
 
 @lru_cache(maxsize=1 << 18)
-def _normal_form(region: int) -> tuple[int, int, int, bool]:
-    # Regions recur (after different moves, in different positions): worth a cache.
-    return R.normal_form(region)
+def _keyed_form(region: int) -> tuple[int | None, bool, int, int, int]:
+    """(key or None, transposed, height, width, cells) of a region's normal form.
+
+    Regions recur (after different moves, in different positions): worth a cache.
+    """
+    h, w, m, flip = R.normal_form(region)
+    n = m.bit_count()
+    return (R.pack(h, w, m) if n <= MAX_CELLS else None), flip, h, w, n
 
 
 def _column(c: int) -> str:

@@ -16,6 +16,8 @@ its transpose once: swapping rows and columns swaps the players.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from math import comb
 
 STRIDE = 16
 MAX_COLS = 15
@@ -98,13 +100,78 @@ def bounding(points: list[tuple[int, int]]) -> tuple[list[int], list[int], int, 
     return [r - r0 for r in rs], [c - c0 for c in cs], max(rs) - r0 + 1, max(cs) - c0 + 1
 
 
+# -- keys ----------------------------------------------------------------------
+# A key is ``cells << 56 | offset(cells, height, width) + rank``: the number of
+# cells on top, then the (height, width) boxes of that many cells one after the
+# other, and inside a box the colex rank of the set of cells among the
+# ``height * width`` places (row-major). A connected region of n cells has
+# height + width <= n + 1, so every level's ranks fit 56 bits (n = 15 needs
+# 49), where plain row-major masks would need up to 64 bits (an 8 x 8 box)
+# besides the box. Boards are at most 15 columns wide, hence 15 cells.
+# Colex order is the order of the masks as integers, so keys sort a level's
+# regions by box, then by row-major mask, as the masks themselves did.
+MAX_KEY_CELLS = MAX_COLS
+_LEVEL_SHIFT = 56
+_PLACES = 8 * 8  # the largest box, for 15 cells
+_BINOMIAL = [[comb(p, j) for j in range(MAX_KEY_CELLS + 1)] for p in range(_PLACES + 1)]
+# For unranking: the binomials C(p, j) of each j, by p (non-decreasing in p).
+_BY_SIZE = [[_BINOMIAL[p][j] for p in range(_PLACES + 1)] for j in range(MAX_KEY_CELLS + 1)]
+
+
+def _boxes(cells: int) -> list[tuple[int, int]]:
+    """The (height, width) boxes, never taller than wide, that a connected region of ``cells`` may fill."""
+    return [(h, w) for h in range(1, cells + 1) for w in range(h, cells + 2 - h) if h * w >= cells]
+
+
+_OFFSETS: dict[tuple[int, int, int], int] = {}  # (cells, height, width) -> first rank of that box
+_STARTS: list[list[int]] = [[]]  # per number of cells: the boxes' first ranks, ascending
+_SHAPES: list[list[tuple[int, int]]] = [[]]
+for _n in range(1, MAX_KEY_CELLS + 1):
+    _start, _firsts = 0, []
+    for _h, _w in _boxes(_n):
+        _OFFSETS[(_n, _h, _w)] = _start
+        _firsts.append(_start)
+        _start += comb(_h * _w, _n)
+    assert _start < 1 << _LEVEL_SHIFT
+    _STARTS.append(_firsts)
+    _SHAPES.append(_boxes(_n))
+
+
 def pack(height: int, width: int, compact: int) -> int:
-    """A key: height and width above a row-major mask of ``height * width`` bits."""
-    return height << 59 | width << 55 | compact
+    """The key of a normal form: its size, box and the colex rank of its row-major mask."""
+    n = compact.bit_count()
+    if not 0 < n <= MAX_KEY_CELLS or (n, height, width) not in _OFFSETS or compact >> (height * width):
+        raise ValueError(f"no key for a {height}x{width} region of {n} cells")
+    rank, j, binomial = _OFFSETS[(n, height, width)], 0, _BINOMIAL
+    while compact:
+        b = compact & -compact
+        compact ^= b
+        j += 1
+        rank += binomial[b.bit_length() - 1][j]
+    return n << _LEVEL_SHIFT | rank
 
 
 def unpack(key: int) -> tuple[int, int, int]:
-    return key >> 59, (key >> 55) & 15, key & ((1 << 55) - 1)
+    """(height, width, row-major mask) of a key made by :func:`pack`."""
+    n, rank = key >> _LEVEL_SHIFT, key & ((1 << _LEVEL_SHIFT) - 1)
+    if not 0 < n <= MAX_KEY_CELLS:
+        raise ValueError(f"{key} is not a region's key")
+    box = bisect_right(_STARTS[n], rank) - 1
+    height, width = _SHAPES[n][box]
+    rank -= _STARTS[n][box]
+    mask = 0
+    for j in range(n, 0, -1):
+        p = bisect_right(_BY_SIZE[j], rank) - 1
+        mask |= 1 << p
+        rank -= _BINOMIAL[p][j]
+    if mask >> (height * width):
+        raise ValueError(f"{key} is not a region's key")
+    return height, width, mask
+
+
+def cells_of_key(key: int) -> int:
+    """How many cells the region of a key has (its level)."""
+    return key >> _LEVEL_SHIFT
 
 
 def normal_form(mask: int) -> tuple[int, int, int, bool]:
@@ -123,7 +190,12 @@ def normal_form(mask: int) -> tuple[int, int, int, bool]:
     if height <= width:
         best = (height, width, _least_image(rows, width), False)
     if width <= height:
-        cols = [sum(((r >> c) & 1) << i for i, r in enumerate(rows)) for c in range(width)]
+        cols = [0] * width
+        for i, r in enumerate(rows):
+            while r:
+                b = r & -r
+                r ^= b
+                cols[b.bit_length() - 1] |= 1 << i
         m = _least_image(cols, height)
         if best is None or m < best[2]:
             best = (width, height, m, True)
@@ -131,19 +203,21 @@ def normal_form(mask: int) -> tuple[int, int, int, bool]:
 
 
 ROW = (1 << MAX_COLS) - 1
+# _REVERSED[w][r]: the w-bit row r read right to left (a mirror image)
+_REVERSED = [[int(format(r, f"0{w}b")[::-1], 2) if w else 0 for r in range(1 << w)] for w in range(MAX_COLS + 1)]
 
 
 def _least_image(rows: list[int], width: int) -> int:
     """The least row-major mask of the rows under the two flips and the half turn."""
-    mirrored = [int(format(r, f"0{width}b")[::-1], 2) for r in rows]
-    best = None
-    for image in (rows, rows[::-1], mirrored, mirrored[::-1]):
-        m = 0
-        for i, r in enumerate(image):
-            m |= r << (i * width)
-        if best is None or m < best:
-            best = m
-    return best
+    reverse = _REVERSED[width]
+    mirrored = [reverse[r] for r in rows]
+    # Row-major masks compare as their rows read from the last one up, so the
+    # least image is the one whose reversed row list is least: compare lists.
+    least = min(rows, rows[::-1], mirrored, mirrored[::-1])[::-1]
+    m = 0
+    for i, r in enumerate(least):
+        m |= r << (i * width)
+    return m
 
 
 def board_of(height: int, width: int, compact: int) -> int:

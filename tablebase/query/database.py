@@ -23,6 +23,7 @@ from tablebase.query.index import TableIndex, texts_of
 from tablebase.query.lookup import lookup_position
 from tablebase.solve.rows import text_array
 from tablebase.store import Manifest, list_tables, table_dir
+from tablebase.store.values import merged_files
 
 _ALLOWED = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 
@@ -101,8 +102,9 @@ class Tablebase:
                     f"* EXCLUDE (key, {'position, ' if m.position_text else ''}level) "
                     f"FROM read_parquet('{files}', hive_partitioning = true)"
                 )
-                if m.kind == "partizan":
-                    con.execute(_values_view(name))
+                values = merged_files(m.values)  # partizan tables, once their values table is merged
+                if values:
+                    con.execute(_values_view(name, [table_dir(self.root, name) / f for f in values]))
             con.execute(f"SET allowed_directories = ['{self.root.resolve()}/']")
             con.execute("SET enable_external_access = false")
             con.execute("SET lock_configuration = true")
@@ -237,21 +239,16 @@ class Tablebase:
         self.close()
 
 
-def _values_view(table: str) -> str:
-    """``<table>_values``: each canonical form once, from the value columns of the table's rows.
+def _values_view(table: str, files: list[Path]) -> str:
+    """``<table>_values``: the values table (tablebase.store.values), each canonical form once.
 
-    The rows carry their value's option ids and figures, so every form that is
-    the value of some stored position is here; an option of a value that is
-    no position's value is named by its id only.
+    ``number`` repeats the text of a number, as the figures of a value used to.
     """
+    listed = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
     return (
-        f"CREATE VIEW {_quote(table + '_values')} AS SELECT value_id AS id, any_value(value) AS value, "
-        "any_value(left_option_ids) AS left_ids, any_value(right_option_ids) AS right_ids, "
-        "any_value(temperature) < 0 AS is_number, "
-        "CASE WHEN any_value(temperature) < 0 THEN any_value(value) END AS number, "
-        "any_value(mean) AS mean, any_value(temperature) AS temperature, any_value(left_stop) AS left_stop, "
-        "any_value(right_stop) AS right_stop, any_value(birthday) AS birthday, count(*) AS positions, "
-        f"min(level) AS first_level FROM {_quote(table)} GROUP BY value_id"
+        f"CREATE VIEW {_quote(table + '_values')} AS SELECT id, value, left_ids, right_ids, is_number, "
+        "CASE WHEN is_number THEN value END AS number, mean, temperature, left_stop, right_stop, birthday, "
+        f"positions, first_level FROM read_parquet([{listed}])"
     )
 
 

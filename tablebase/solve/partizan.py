@@ -16,6 +16,9 @@ side (undominated, not reversed away) if there is one, then one that wins
 when that side moves first, then the one with the best stop for the mover
 (Left: the highest right stop of the result; Right: the lowest left stop),
 ties going to the smallest move code.
+
+``values_of`` gives the values-table rows that a partition's rows need: their
+values and, recursively, those values' canonical options, each once.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ class Figures:
     """Everything the rows need of one canonical form, computed once per form."""
 
     __slots__ = ("text", "stable", "outcome", "mean", "temperature", "left_stop", "right_stop",
-                 "birthday", "left_ids", "right_ids", "left_options", "right_options")
+                 "birthday", "is_number", "left_ids", "right_ids", "left_options", "right_options")
 
     def __init__(self, g: int) -> None:
         row = value_row(g)
@@ -52,6 +55,7 @@ class Figures:
         self.left_stop = float(Fraction(row["left_stop"]))
         self.right_stop = float(Fraction(row["right_stop"]))
         self.birthday: int = row["birthday"]
+        self.is_number: bool = row["is_number"]
         self.left_ids: list[int] = row["left_ids"]
         self.right_ids: list[int] = row["right_ids"]
         self.left_options = frozenset(x.id for x in game.left_options)
@@ -168,6 +172,7 @@ class PartizanSolver:
             return pa.array([getattr(f, name) for f in figs], type=type_)
 
         outcome = pa.DictionaryArray.from_arrays(column("outcome", pa.int8()), pa.array(OUTCOMES))
+        # The value's other figures and options live once per form in the values table.
         rows = pa.table(
             {
                 "key": pa.array(keys, type=pa.int64()),
@@ -181,13 +186,59 @@ class PartizanSolver:
                 "best_right": move_array(self.game, np.array(solved["best_right"], dtype=np.int64)),
                 "left_moves": pa.array(solved["left_moves"], type=pa.uint16()),
                 "right_moves": pa.array(solved["right_moves"], type=pa.uint16()),
-                # The value's own figures, so that the values view needs no other files.
-                "left_stop": column("left_stop", pa.float64()),
-                "right_stop": column("right_stop", pa.float64()),
-                "birthday": column("birthday", pa.uint16()),
-                "left_option_ids": column("left_ids", pa.list_(pa.int64())),
-                "right_option_ids": column("right_ids", pa.list_(pa.int64())),
             }
         )
         return rows if with_positions else rows.drop_columns(["position"])
 
+    # -- the values table ------------------------------------------------------------
+    def values_of(self, rows: pa.Table, level: int) -> pa.Table:
+        """The values-table rows of these rows' values and of their options, recursively.
+
+        Each form once, sorted by stable id, with ``positions`` (how many of
+        these rows have it as their value) and ``first_level`` (``level`` if
+        any does, else null). Pieces of several partitions merge by id
+        (``tablebase.store.values.merge_values``).
+        """
+        counts: dict[int, int] = {}
+        for vid, text in zip(rows["value_id"].to_pylist(), rows["value"].to_pylist()):
+            if vid not in counts:
+                counts[vid] = 0
+                if vid not in self._local:
+                    self._local[vid] = parse(text).id
+            counts[vid] += 1
+        todo = [self._local[vid] for vid in counts]
+        seen = set(todo)
+        forms = []
+        while todo:
+            f = self.figures(todo.pop())
+            forms.append(f)
+            for option in f.left_options | f.right_options:
+                if option not in seen:
+                    seen.add(option)
+                    todo.append(option)
+        forms.sort(key=lambda f: f.stable)
+        return values_table(forms, [counts.get(f.stable, 0) for f in forms], level)
+
+
+def values_table(forms: list[Figures], positions: list[int], level: int) -> pa.Table:
+    """Values-table rows of these forms (in this order)."""
+
+    def column(name: str, type_: Any) -> pa.Array:
+        return pa.array([getattr(f, name) for f in forms], type=type_)
+
+    return pa.table(
+        {
+            "id": column("stable", pa.int64()),
+            "value": column("text", pa.string()),
+            "left_ids": column("left_ids", pa.list_(pa.int64())),
+            "right_ids": column("right_ids", pa.list_(pa.int64())),
+            "is_number": column("is_number", pa.bool_()),
+            "mean": column("mean", pa.float64()),
+            "temperature": column("temperature", pa.float64()),
+            "left_stop": column("left_stop", pa.float64()),
+            "right_stop": column("right_stop", pa.float64()),
+            "birthday": column("birthday", pa.int32()),
+            "positions": pa.array(positions, type=pa.int64()),
+            "first_level": pa.array([level if n else None for n in positions], type=pa.int32()),
+        }
+    )

@@ -2,7 +2,8 @@
 
 ``<root>/<table>/level=<k>/part-<n>.parquet`` holds the rows of one partition of
 one level, sorted by key; ``<root>/<table>/_manifest.json`` says what was built
-and how. This layer knows files and columns, never the rules of a game.
+and how; a partizan table's values table is ``<root>/<table>/values/`` (see
+``tablebase.store.values``). This layer knows files and columns, never the rules of a game.
 """
 
 from tablebase.store.files import (

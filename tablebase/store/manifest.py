@@ -29,6 +29,9 @@ class Manifest:
     files: dict[str, dict[str, Any]] = field(default_factory=dict)
     levels_done: list[int] = field(default_factory=list)
     complete: bool = False
+    #: partizan tables: the values table ("buckets", and "files" and "pieces",
+    #: each a name -> rows, bytes, sha256), see tablebase.store.values
+    values: dict[str, Any] = field(default_factory=dict)
     format: int = FORMAT
     #: whether files hold the position column (else it is spelt from the key when read)
     position_text: bool = True

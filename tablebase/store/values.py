@@ -1,0 +1,117 @@
+"""The values table of a partizan table: each canonical form once, in files of its own.
+
+While a table builds, the task that writes ``level=<k>/part-<n>.parquet`` also
+writes a *piece*, ``values/level=<k>/part-<n>.parquet``: every form that is
+the value of one of its rows, with the forms' options, recursively, so that
+the piece is closed under options. Pieces overlap (small forms are everyone's
+options). When every partition is built, the pieces are merged by id into
+``values/part-<b>.parquet``: bucket ``b`` of ``buckets`` holds the ids of the
+``b``-th equal slice of ``[0, 2**63)``, sorted, each once, with ``positions``
+added up and the least ``first_level``. The merged files are the values table;
+the pieces are then deleted. Nothing here knows what a form is: the merge
+works on the columns ``id``, ``value``, ``positions`` and ``first_level``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from tablebase.errors import StoreError
+from tablebase.store.files import (
+    ROW_GROUP,
+    read_parquet,
+    sha256_of,
+    table_dir,
+    write_atomic,
+)
+
+FOLDER = "values"
+ID_SPACE = 1 << 63  # stable ids are 63-bit
+
+
+def piece_name(level: int, part: int) -> str:
+    """The piece of one partition, relative to the table's folder."""
+    return f"{FOLDER}/level={level}/part-{part:05d}.parquet"
+
+
+def bucket_name(bucket: int) -> str:
+    """One file of the merged values table, relative to the table's folder."""
+    return f"{FOLDER}/part-{bucket:05d}.parquet"
+
+
+def bucket_range(bucket: int, buckets: int) -> tuple[int, int]:
+    """The ids ``[low, high)`` that one bucket holds."""
+    return bucket * ID_SPACE // buckets, (bucket + 1) * ID_SPACE // buckets
+
+
+def write_values(rows: pa.Table, root: str | os.PathLike, table: str, name: str, durable: bool = True) -> dict:
+    """Write values rows (sorted by id) atomically; return the file's record (rows, bytes, sha256)."""
+    path = table_dir(root, table) / name
+
+    def write(tmp: Path) -> None:
+        pq.write_table(
+            rows,
+            tmp,
+            compression="zstd",
+            compression_level=9,
+            row_group_size=ROW_GROUP,
+            # Ids are hashes: a dictionary cannot shrink them, and sorted they delta-encode.
+            use_dictionary=[f.name for f in rows.schema if f.name != "id"],
+            column_encoding={"id": "DELTA_BINARY_PACKED"},
+            write_statistics=["id"],
+            store_schema=False,
+        )
+
+    write_atomic(path, write, durable)
+    return {"rows": rows.num_rows, "bytes": path.stat().st_size, "sha256": sha256_of(path)}
+
+
+def merged_files(values: dict[str, Any]) -> list[str] | None:
+    """The merged files of a manifest's ``values`` record, in order, or None unless all are recorded."""
+    buckets, files = values.get("buckets"), values.get("files", {})
+    names = [bucket_name(b) for b in range(buckets or 0)]
+    return names if names and all(n in files for n in names) else None
+
+
+def read_values(paths: list[Path], low: int | None = None, high: int | None = None) -> pa.Table:
+    """Values rows of these files, only ids in ``[low, high)`` if given."""
+    filters = []
+    if low:
+        filters.append(("id", ">=", low))
+    if high is not None and high < ID_SPACE:  # 2**63 itself is no int64
+        filters.append(("id", "<", high))
+    return read_parquet(paths, filters=filters or None)
+
+
+def merge_values(pieces: list[pa.Table]) -> pa.Table:
+    """Pieces (or merged files) as one table: each id once, sorted, positions added up.
+
+    Rows of one id must agree on the form's text; if they do not, two forms
+    share a stable id (a hash collision) and the merge refuses.
+    """
+    if not pieces:
+        raise StoreError("no values to merge")
+    rows = pa.concat_tables(pieces)
+    if not rows.num_rows:
+        return rows
+    rows = rows.take(pc.sort_indices(rows, [("id", "ascending")]))
+    ids = rows.column("id").to_numpy()
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    owner = np.repeat(starts, np.diff(np.r_[starts, len(ids)]))
+    if not pc.all(pc.equal(rows.column("value"), rows.column("value").take(owner))).as_py():
+        raise StoreError("two different forms share a stable id; the values table cannot hold both")
+    positions = np.add.reduceat(rows.column("positions").to_numpy(), starts)
+    levels = pc.fill_null(rows.column("first_level"), np.iinfo(np.int32).max).to_numpy()
+    first = np.minimum.reduceat(levels, starts)
+    merged = rows.take(starts)
+    merged = merged.set_column(merged.schema.get_field_index("positions"), "positions",
+                               pa.array(positions, type=pa.int64()))
+    return merged.set_column(merged.schema.get_field_index("first_level"), "first_level",
+                             pa.array(first, type=pa.int32(), mask=first == np.iinfo(np.int32).max))
