@@ -258,17 +258,27 @@ def read(text: str) -> int:
     return mask_of(points)
 
 
+_VALID = [valid(rows) for rows in range(MAX_COLS + 3)]
+_COLUMN = 15  # bits of a cell's index that give its column
+
+
 def grow(regions: set[int]) -> set[tuple[int, int, int, bool]]:
-    """Normal forms of every region one cell larger than one of ``regions`` (board masks at the origin)."""
-    out = set()
+    """Normal forms of every region one cell larger than one of ``regions`` (board masks at the origin).
+
+    The larger regions are first collected as placed (one set entry however
+    many parents give them), so the dearer normal form is taken once each.
+    """
+    placed = set()
+    add = placed.add
     for m in regions:
         shifted = m << (STRIDE + 1)  # room above and to the left
         rows = (shifted.bit_length() + STRIDE - 1) // STRIDE + 1
-        around = (shifted << 1 | shifted >> 1 | shifted << STRIDE | shifted >> STRIDE) & ~shifted & valid(rows)
+        around = (shifted << 1 | shifted >> 1 | shifted << STRIDE | shifted >> STRIDE) & ~shifted & _VALID[rows]
         while around:
             b = around & -around
             around ^= b
-            out.add(normal_form(shifted | b))
-    return out
-
-
+            i = b.bit_length() - 1
+            # Back to the origin: a new cell in the top row leaves the rest one column in,
+            # one in the left column leaves it one row down, any other both.
+            add((shifted | b) >> (1 if i < STRIDE else STRIDE if not i & _COLUMN else STRIDE + 1))
+    return {normal_form(m) for m in placed}
