@@ -20,8 +20,8 @@ import pytest
 from helpers import assert_clean_error, file_hashes, tablebase
 from test_distributed import DASK, free_port, wait_for_workers
 
-GAME = ["chomp", "--rows", "10", "--cols", "11"]  # 352,715 positions
-PARAMS = dict(rows=10, cols=11)
+GAME = ["chomp", "--rows", "10", "--cols", "12"]  # 646,645 positions: long enough to be interrupted
+PARAMS = dict(rows=10, cols=12)
 PARTITION_ROWS = 4000
 
 
@@ -59,7 +59,7 @@ def undisturbed(built):
 
 
 def test_driver_killed_mid_level_resumes_to_identical_files(tmp_path, undisturbed):
-    table = tmp_path / "chomp_10x11"
+    table = tmp_path / "chomp_10x12"
     proc = start_build(tmp_path)
     wait_for_files(table, 40, proc)
     proc.send_signal(signal.SIGKILL)
@@ -76,7 +76,7 @@ def test_driver_killed_mid_level_resumes_to_identical_files(tmp_path, undisturbe
 
 
 def test_ctrl_c_stops_cleanly_and_resumes(tmp_path, undisturbed):
-    table = tmp_path / "chomp_10x11"
+    table = tmp_path / "chomp_10x12"
     proc = start_build(tmp_path)
     wait_for_files(table, 40, proc)
     proc.send_signal(signal.SIGINT)
@@ -95,12 +95,12 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path, undisturbed):
 
 def test_a_second_build_is_refused_while_the_first_runs(tmp_path, undisturbed):
     first = start_build(tmp_path)
-    wait_for_files(tmp_path / "chomp_10x11", 1, first)
+    wait_for_files(tmp_path / "chomp_10x12", 1, first)
     second = tablebase("build", *GAME, "--out", tmp_path, "--partition-rows", PARTITION_ROWS)
     assert_clean_error(second, "being built by process", str(first.pid))
     out, err = first.communicate(timeout=300)
     assert first.returncode == 0, err
-    assert file_hashes(tmp_path / "chomp_10x11") == undisturbed
+    assert file_hashes(tmp_path / "chomp_10x12") == undisturbed
 
 
 def test_a_worker_killed_mid_level_does_not_change_the_table(tmp_path, undisturbed):
@@ -115,13 +115,13 @@ def test_a_worker_killed_mid_level_does_not_change_the_table(tmp_path, undisturb
     try:
         wait_for_workers(address, 2)
         build = start_build(tmp_path, "--scheduler", address)
-        wait_for_files(tmp_path / "chomp_10x11", 40, build)
+        wait_for_files(tmp_path / "chomp_10x12", 40, build)
         os.kill(workers[0].pid, signal.SIGKILL)
         out, err = build.communicate(timeout=300)
         assert build.returncode == 0, err
         assert workers[0].wait() == -signal.SIGKILL
-        assert file_hashes(tmp_path / "chomp_10x11") == undisturbed
-        assert not list((tmp_path / "chomp_10x11").rglob("*.tmp-*"))
+        assert file_hashes(tmp_path / "chomp_10x12") == undisturbed
+        assert not list((tmp_path / "chomp_10x12").rglob("*.tmp-*"))
     finally:
         for p in workers + [scheduler]:
             if p.poll() is None:
