@@ -20,9 +20,9 @@ import pytest
 from helpers import assert_clean_error, file_hashes, tablebase
 from test_distributed import DASK, free_port, wait_for_workers
 
-GAME = ["chomp", "--rows", "10", "--cols", "12"]  # 646,645 positions: long enough to be interrupted
-PARAMS = dict(rows=10, cols=12)
-PARTITION_ROWS = 4000
+GAME = ["chomp", "--rows", "12", "--cols", "12"]  # 2,704,155 positions: long enough to be interrupted
+PARAMS = dict(rows=12, cols=12)
+PARTITION_ROWS = 16000
 
 
 def start_build(out: Path, *extra: str) -> subprocess.Popen:
@@ -39,10 +39,12 @@ def wait_for_files(table: Path, at_least: int, proc: subprocess.Popen, timeout: 
     while time.monotonic() < deadline:
         assert proc.poll() is None, "the build ended before the fault could be injected"
         try:
-            if len(json.loads((table / "_manifest.json").read_text())["files"]) >= at_least:
-                return
+            manifest = json.loads((table / "_manifest.json").read_text())
         except (OSError, ValueError):
-            pass
+            manifest = None
+        if manifest is not None and len(manifest["files"]) >= at_least:
+            assert not manifest["complete"], "the build finished before the fault could be injected"
+            return
         time.sleep(0.05)
     raise AssertionError("no progress")
 
@@ -59,7 +61,7 @@ def undisturbed(built):
 
 
 def test_driver_killed_mid_level_resumes_to_identical_files(tmp_path, undisturbed):
-    table = tmp_path / "chomp_10x12"
+    table = tmp_path / "chomp_12x12"
     proc = start_build(tmp_path)
     wait_for_files(table, 40, proc)
     proc.send_signal(signal.SIGKILL)
@@ -76,7 +78,7 @@ def test_driver_killed_mid_level_resumes_to_identical_files(tmp_path, undisturbe
 
 
 def test_ctrl_c_stops_cleanly_and_resumes(tmp_path, undisturbed):
-    table = tmp_path / "chomp_10x12"
+    table = tmp_path / "chomp_12x12"
     proc = start_build(tmp_path)
     wait_for_files(table, 40, proc)
     proc.send_signal(signal.SIGINT)
@@ -95,12 +97,12 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path, undisturbed):
 
 def test_a_second_build_is_refused_while_the_first_runs(tmp_path, undisturbed):
     first = start_build(tmp_path)
-    wait_for_files(tmp_path / "chomp_10x12", 1, first)
+    wait_for_files(tmp_path / "chomp_12x12", 1, first)
     second = tablebase("build", *GAME, "--out", tmp_path, "--partition-rows", PARTITION_ROWS)
     assert_clean_error(second, "being built by process", str(first.pid))
     out, err = first.communicate(timeout=300)
     assert first.returncode == 0, err
-    assert file_hashes(tmp_path / "chomp_10x12") == undisturbed
+    assert file_hashes(tmp_path / "chomp_12x12") == undisturbed
 
 
 def test_a_worker_killed_mid_level_does_not_change_the_table(tmp_path, undisturbed):
@@ -115,13 +117,13 @@ def test_a_worker_killed_mid_level_does_not_change_the_table(tmp_path, undisturb
     try:
         wait_for_workers(address, 2)
         build = start_build(tmp_path, "--scheduler", address)
-        wait_for_files(tmp_path / "chomp_10x12", 40, build)
+        wait_for_files(tmp_path / "chomp_12x12", 40, build)
         os.kill(workers[0].pid, signal.SIGKILL)
         out, err = build.communicate(timeout=300)
         assert build.returncode == 0, err
         assert workers[0].wait() == -signal.SIGKILL
-        assert file_hashes(tmp_path / "chomp_10x12") == undisturbed
-        assert not list((tmp_path / "chomp_10x12").rglob("*.tmp-*"))
+        assert file_hashes(tmp_path / "chomp_12x12") == undisturbed
+        assert not list((tmp_path / "chomp_12x12").rglob("*.tmp-*"))
     finally:
         for p in workers + [scheduler]:
             if p.poll() is None:
