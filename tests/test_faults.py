@@ -30,6 +30,9 @@ def start_build(out: Path, *extra: str) -> subprocess.Popen:
         [sys.executable, "-m", "tablebase", "build", *GAME, "--out", str(out),
          "--partition-rows", str(PARTITION_ROWS), *extra],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # A child inherits an ignored SIGINT, and Python then keeps ignoring it:
+        # the build must start with the default, as from a terminal.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
