@@ -149,6 +149,21 @@ def level_keys(size, start, stop, rows, cols, binom, count):
 
 
 @numba.njit(cache=True)
+def _write_int(v, data, p, digits):
+    """Write the decimal digits of v >= 0 at data[p:]; return the position after them."""
+    k = 0
+    while True:
+        digits[k] = 48 + v % 10
+        v //= 10
+        k += 1
+        if v == 0:
+            break
+    for d in range(k):
+        data[p + d] = digits[k - 1 - d]
+    return p + k
+
+
+@numba.njit(cache=True)
 def join_ints(matrix, counts):
     """Format row i of ``matrix`` (its first counts[i] entries) as space-separated text."""
     n = matrix.shape[0]
@@ -171,17 +186,7 @@ def join_ints(matrix, counts):
             if j > 0:
                 data[p] = 32
                 p += 1
-            v = matrix[i, j]
-            k = 0
-            while True:
-                digits_of[k] = 48 + v % 10
-                v //= 10
-                k += 1
-                if v == 0:
-                    break
-            for d in range(k):
-                data[p + d] = digits_of[k - 1 - d]
-            p += k
+            p = _write_int(matrix[i, j], data, p, digits_of)
         offsets[i + 1] = p
     return offsets, data[:p].copy()
 
@@ -206,16 +211,7 @@ def _spell_into(keys, rows, cols, binom, data, offsets):
             if j > 0:
                 data[p] = 32
                 p += 1
-            k = 0
-            while True:
-                digits[k] = 48 + v % 10
-                v //= 10
-                k += 1
-                if v == 0:
-                    break
-            for d in range(k):
-                data[p + d] = digits[k - 1 - d]
-            p += k
+            p = _write_int(v, data, p, digits)
         offsets[t + 1] = p
     return p
 
