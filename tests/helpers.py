@@ -1,11 +1,16 @@
-"""Running the command line as a user does, in a child process."""
+"""Running the command line as a user does, in a child process; solving a game level by level in-process."""
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import subprocess
 import sys
 from pathlib import Path
+
+import pyarrow as pa
+
+from tablebase.store import write_parquet
 
 
 def tablebase(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -34,3 +39,30 @@ def assert_clean_error(result: subprocess.CompletedProcess, *words: str) -> None
     assert "Traceback" not in result.stderr
     for word in words:
         assert word in lines[0], (word, lines[0])
+
+
+def levels_solved(solver, game, pieces: int = 1) -> list[pa.Table]:
+    """Every level in order, each solved in ``pieces`` slices and then taken in whole."""
+    out = []
+    for level in range(game.max_level + 1):
+        size = game.level_size(level)
+        cuts = sorted({i * size // pieces for i in range(pieces)} | {size})
+        spans = list(itertools.pairwise(cuts)) or [(0, 0)]  # an empty level is solved too
+        parts = [solver.solve(game.level_keys(level, a, b)) for a, b in spans]
+        rows = pa.concat_tables(parts).combine_chunks()
+        solver.remember(level, rows)
+        out.append(rows)
+    return out
+
+
+def plain(rows: pa.Table) -> pa.Table:
+    """Dictionary columns decoded: slices and files read back carry other dictionaries."""
+    return pa.table({
+        name: col.cast(col.type.value_type) if pa.types.is_dictionary(col.type) else col
+        for name, col in zip(rows.column_names, rows.columns)
+    })
+
+
+def parquet_sha(rows: pa.Table, path: Path) -> str:
+    write_parquet(rows, path)
+    return hashlib.sha256(path.read_bytes()).hexdigest()

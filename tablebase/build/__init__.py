@@ -6,7 +6,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Iterator
 
-from tablebase.build.driver import DEFAULT_PARTITION_ROWS, TableSpec, build_table, dask_client
+from tablebase.build.driver import (
+    DEFAULT_PARTITION_ROWS,
+    TableSpec,
+    build_table,
+    dask_client,
+)
 from tablebase.errors import TablebaseError
 from tablebase.store import BuildLock, table_dir
 

@@ -56,7 +56,13 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
             yield client
         return
     n = workers or min(2, os.cpu_count() or 1)
-    with dask.config.set({"distributed.scheduler.worker-saturation": "inf"}):
+    settings = {
+        "distributed.scheduler.worker-saturation": "inf",
+        # The statistical profiler samples each worker's thread every 10 ms; a
+        # build has no use for it and its tasks pay for every sample.
+        "distributed.worker.profile.enabled": False,
+    }
+    with dask.config.set(settings):
         cluster = LocalCluster(
             n_workers=n,
             threads_per_worker=1,

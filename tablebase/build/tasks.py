@@ -2,7 +2,8 @@
 
 A task reads the lower levels it needs from the store, never from the driver,
 and keeps them in a per-process cache so that each level is read once per
-worker. The cache belongs to one build run at a time.
+worker; the parts a worker solved itself it keeps instead of reading them
+back. The cache belongs to one build run at a time.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import threading
 import time
 from typing import Any
 
+import pyarrow as pa
+
 from tablebase.build.values import write_piece
 from tablebase.games import make_game
 from tablebase.solve import Solver, solver_for
@@ -20,6 +23,9 @@ from tablebase.store.files import flush_to_disk
 
 _state: dict[str, Solver] = {}
 _known_below = {"level": 0}  # every level below this one is in the current solver's memory
+# Rows of parts of levels this process solved itself, by level and part, kept
+# until the level is taken in whole: only the other workers' parts are read back.
+_own_parts: dict[int, dict[int, pa.Table]] = {}
 # A worker started with several threads runs tasks side by side; the solver's
 # memory of lower levels is shared, so a process solves one slice at a time.
 _one_at_a_time = threading.Lock()
@@ -30,6 +36,7 @@ def _solver(run: str, game_name: str, params: dict[str, Any]) -> Solver:
         _state.clear()  # one build at a time per worker: free the last one's memory
         _state[run] = solver_for(make_game(game_name, params))
         _known_below["level"] = 0
+        _own_parts.clear()
     return _state[run]
 
 
@@ -51,6 +58,16 @@ def _lacking(solver: Solver, needed: range) -> list[int]:
         below += 1
     _known_below["level"] = below
     return [lvl for lvl in needed[bisect.bisect_left(needed, below):] if lvl not in solver.levels]
+
+
+def _take_in(solver: Solver, root: str, table: str, level: int) -> None:
+    """Give the solver a whole lower level: the parts other workers solved from the store, its own from memory."""
+    mine = _own_parts.pop(level, {})
+    files = [path for path in level_files(root, table, level) if int(path.stem.split("-")[1]) not in mine]
+    if files or not mine:
+        solver.remember(level, read_parquet(files, solver.columns) if files else None)
+    for rows in mine.values():
+        solver.remember(level, rows)
 
 
 def solve_slices(
@@ -82,12 +99,14 @@ def _solve_slices(run, root, table, game_name, params, slices, position_text) ->
     for level, part, start, stop in slices:
         began = time.perf_counter()
         for lower in _lacking(solver, game.child_levels(level)):
-            files = level_files(root, table, lower)
-            solver.remember(lower, read_parquet(files, solver.columns) if files else None)
+            _take_in(solver, root, table, lower)
         read = time.perf_counter()
         rows = solver.solve(game.level_keys(level, start, stop), with_positions=position_text)
+        # Solved here, so known here: no need to read it back.
         if start == 0 and stop == game.level_size(level):
-            solver.remember(level, rows)  # solved here, so known here: no need to read it back
+            solver.remember(level, rows)
+        else:
+            _own_parts.setdefault(level, {})[part] = rows.select(solver.columns)
         solved = time.perf_counter()
         path = part_path(root, table, level, part)
         record = write_parquet(rows, path, durable=len(slices) == 1)

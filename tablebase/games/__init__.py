@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tablebase.errors import TablebaseError
-from tablebase.games.base import Children, Game, Option, QueenMoves, Texts
+from tablebase.games.base import Children, DiagramBites, Game, Option, QueenMoves, Texts
 from tablebase.games.chomp import Chomp
 from tablebase.games.domineering import Domineering
 from tablebase.games.fibonacci_nim import FibonacciNim
@@ -28,4 +28,4 @@ def make_game(name: str, params: dict[str, Any]) -> Game:
     return GAMES[name](**{k.replace("-", "_"): v for k, v in params.items()})
 
 
-__all__ = ["GAMES", "Children", "Game", "Option", "QueenMoves", "Texts", "make_game"]
+__all__ = ["GAMES", "Children", "DiagramBites", "Game", "Option", "QueenMoves", "Texts", "make_game"]

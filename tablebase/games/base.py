@@ -83,6 +83,21 @@ class QueenMoves:
     pairs: Callable[[np.ndarray], np.ndarray]
 
 
+@dataclass(frozen=True)
+class DiagramBites:
+    """A structural property a game may declare: its moves are bites out of a Young diagram.
+
+    A position is a Young diagram in a ``rows`` x ``cols`` box keyed by its
+    lattice-path rank (``young.rank``). A move picks a square (r, c) of the
+    diagram other than the corner (0, 0) and removes every square (i, j) with
+    i >= r and j >= c; its code is ``r * cols + c``. The level is the number of
+    squares. Solvers that know such games walk the bites themselves.
+    """
+
+    rows: int
+    cols: int
+
+
 class Texts(NamedTuple):
     """A batch of strings as one UTF-8 buffer and offsets (Arrow's layout, numpy's types)."""
 
@@ -201,6 +216,8 @@ class Game(ABC):
     max_moves: int = 0
     #: Set by games whose moves are queen moves on pairs a <= b (see QueenMoves).
     queen: QueenMoves | None = None
+    #: Set by games whose moves are bites out of a Young diagram (see DiagramBites).
+    bites: DiagramBites | None = None
 
     def kernel_args(self) -> tuple:
         raise NotImplementedError

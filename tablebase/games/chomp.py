@@ -12,9 +12,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tablebase.games import young
 from tablebase.errors import TablebaseError
-from tablebase.games.base import Game, Option, Texts
+from tablebase.games import young
+from tablebase.games.base import DiagramBites, Game, Option, Texts
 from tablebase.games.notation import split_ints
 
 
@@ -61,6 +61,7 @@ class Chomp(Game):
         if self.key_space > 2**40:
             raise TablebaseError(f"chomp: a {self.rows}x{self.cols} bar has too many positions")
         self.max_moves = self.rows * self.cols
+        self.bites = DiagramBites(self.rows, self.cols)
         self._sizes = young.level_sizes(self.rows, self.cols)
         self._sizes[0] = 0  # the empty diagram is not a position
 
@@ -86,10 +87,7 @@ class Chomp(Game):
     moves_kernel = staticmethod(_moves)
 
     def kernel_args(self) -> tuple:
-        # term[c, r]: row r's share of the rank when it has length c.
-        c = np.arange(self.cols + 1)[:, None]
-        i = self.rows - 1 - np.arange(self.rows)[None, :]
-        term = np.ascontiguousarray(self.binom[c + i, i + 1])
+        term = young.row_terms(self.rows, self.cols)
         scratch = np.empty(self.rows, dtype=np.int64)
         return (self.rows, self.cols, self.binom, scratch, term, scratch.copy())
 

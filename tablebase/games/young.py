@@ -62,6 +62,18 @@ def _completions(rows, cols):
     return count
 
 
+def row_terms(rows: int, cols: int) -> np.ndarray:
+    """term[c, r]: row r's share of the rank when it has length c (a cols+1 x rows table).
+
+    The rank is the sum of its rows' shares, so cutting some rows changes it by
+    the change of their shares alone.
+    """
+    binom = binomials(rows + cols)
+    c = np.arange(cols + 1)[:, None]
+    i = rows - 1 - np.arange(rows)[None, :]
+    return np.ascontiguousarray(binom[c + i, i + 1])
+
+
 @numba.njit(cache=True)
 def rank(lengths, binom):
     """The rank of one diagram (row lengths, top row first)."""

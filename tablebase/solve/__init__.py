@@ -32,7 +32,8 @@ class Solver(Protocol):
 
 
 def solver_for(game: Game) -> Solver:
-    """The solver of the game's kind (queen-move boards have their own, see solve/queen.py)."""
+    """The solver of the game's kind (queen moves and diagram bites have their own: solve/queen.py, solve/bites.py)."""
+    from tablebase.solve.bites import BiteSolver
     from tablebase.solve.impartial import ImpartialSolver
     from tablebase.solve.loopy import LoopySolver
     from tablebase.solve.partizan import PartizanSolver
@@ -40,6 +41,8 @@ def solver_for(game: Game) -> Solver:
 
     if game.kind == "impartial" and game.queen is not None and not game.misere:
         return QueenSolver(game)
+    if game.kind == "impartial" and game.bites is not None and not game.misere:
+        return BiteSolver(game)
 
     kinds = {"impartial": ImpartialSolver, "loopy": LoopySolver, "partizan": PartizanSolver}
     if game.kind not in kinds:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
 import pyarrow as pa
 import pyarrow.compute as pc
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tablebase.games import Game
 from tablebase.solve.kernels import dense_solver
@@ -175,9 +175,13 @@ class ImpartialSolver:
     def __init__(self, game: Game) -> None:
         self.game = game
         self.known = KnownValues(game)
-        if self.known.dense:
-            dense_solver(game.moves_kernel, __name__)  # load the compiled loop now, not in the first task
+        self.load_compiled()
         self.columns = ["key", "grundy", "remoteness"] + (["misere_outcome"] if game.misere else [])
+
+    def load_compiled(self) -> None:
+        """Load the compiled loop now, not in the first task."""
+        if self.known.dense:
+            dense_solver(self.game.moves_kernel, __name__)
 
     @property
     def levels(self) -> set[int]:

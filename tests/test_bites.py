@@ -1,0 +1,119 @@
+"""The diagram-bite solver (Chomp) against the generic dense solver and the plain oracle.
+
+The generic path is forced by making ImpartialSolver directly: it takes every
+move from Chomp's own move generator, so equal rows (every column, and the
+same Parquet bytes) mean equal move codes and tie-breaks too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from helpers import levels_solved, parquet_sha, plain
+from oracles import Oracle, chomp_board, chomp_moves
+
+from tablebase.errors import TablebaseError
+from tablebase.games import make_game
+from tablebase.solve import solver_for
+from tablebase.solve.bites import BiteSolver
+from tablebase.solve.impartial import ImpartialSolver
+from tablebase.store import write_parquet
+
+BOXES = [(1, 1), (1, 7), (7, 1), (2, 2), (3, 5), (5, 3), (4, 4), (2, 12), (6, 7), (8, 8)]
+
+
+def test_chomp_gets_the_bite_solver_and_other_games_do_not():
+    assert isinstance(solver_for(make_game("chomp", {"rows": 3, "cols": 4})), BiteSolver)
+    assert not isinstance(solver_for(make_game("nim", {"heaps": 3, "max_heap": 4})), BiteSolver)
+    with pytest.raises(TablebaseError, match="bites"):
+        BiteSolver(make_game("nim", {"heaps": 3, "max_heap": 4}))
+
+
+@pytest.mark.parametrize("rows,cols", BOXES)
+def test_rows_equal_the_generic_dense_solver(rows, cols):
+    game = make_game("chomp", {"rows": rows, "cols": cols})
+    generic = levels_solved(ImpartialSolver(game), game)
+    bites = levels_solved(BiteSolver(game), game)
+    assert len(generic) == len(bites) == rows * cols + 1
+    for level, (g, b) in enumerate(zip(generic, bites)):
+        assert b.schema == g.schema, level
+        for column in g.column_names:
+            assert b.column(column).equals(g.column(column)), (rows, cols, level, column)
+
+
+def test_values_of_128_and_more_and_ties_with_planted_values():
+    """Values planted below the top levels of a 12x12 box reach past the two
+    register masks (real Chomp values do so only in boxes too large for a test),
+    and remoteness ties often; each mex is checked against its definition over
+    the game's own move list."""
+    game = make_game("chomp", {"rows": 12, "cols": 12})
+    keys = np.concatenate([game.level_keys(level, 0, game.level_size(level)) for level in (140, 143, 144)])
+    offsets, children, _ = game.children(keys)
+    rng = np.random.default_rng(11)
+    grundy = rng.integers(0, 40, game.key_space).astype(np.uint8)
+    for t in range(len(keys)):  # the full box last: its 143 children take 0..143 but 130
+        values = np.delete(np.arange(144), 130)
+        grundy[children[offsets[t] : offsets[t + 1]]] = rng.permutation(values)[: offsets[t + 1] - offsets[t]]
+    remoteness = rng.integers(0, 3, game.key_space).astype(np.uint8)
+    solved = []
+    for solver in (ImpartialSolver(game), BiteSolver(game)):
+        solver.known.grundy[:] = grundy
+        solver.known.remoteness[:] = remoteness
+        solved.append(solver.solve(keys))
+    generic, bites = solved
+    assert bites.equals(generic)
+    found = bites["grundy"].to_pylist()
+    for t in range(len(keys)):
+        seen = set(grundy[children[offsets[t] : offsets[t + 1]]].tolist())
+        assert found[t] == next(v for v in range(len(seen) + 1) if v not in seen)
+    assert found[-1] == 130
+
+
+def test_files_are_byte_identical_to_the_generic_solvers(tmp_path):
+    game = make_game("chomp", {"rows": 6, "cols": 6})
+    generic = levels_solved(ImpartialSolver(game), game)
+    bites = levels_solved(BiteSolver(game), game)
+    for level in (1, 2, 9, 18, 30, 36):
+        assert parquet_sha(bites[level], tmp_path / f"b{level}.parquet") == parquet_sha(
+            generic[level], tmp_path / f"g{level}.parquet"
+        ), level
+
+
+def test_slices_of_levels_and_levels_read_back_from_parquet(tmp_path):
+    game = make_game("chomp", {"rows": 5, "cols": 7})
+    generic = levels_solved(ImpartialSolver(game), game)
+    sliced = levels_solved(BiteSolver(game), game, pieces=4)
+    assert [plain(s).equals(plain(g)) for s, g in zip(sliced, generic)] == [True] * len(generic)
+    cut = 20
+    for level in range(cut):
+        write_parquet(generic[level], tmp_path / f"{level}.parquet")
+    reader = BiteSolver(game)
+    for level in range(cut):
+        reader.remember(level, pq.read_table(tmp_path / f"{level}.parquet", columns=reader.columns))
+    for level in range(cut, game.max_level + 1):
+        rows = reader.solve(game.level_keys(level, 0, game.level_size(level)))
+        assert rows.equals(generic[level]), level
+        reader.remember(level, rows)
+
+
+def test_every_figure_against_the_plain_recursive_oracle():
+    game = make_game("chomp", {"rows": 4, "cols": 5})
+    oracle = Oracle(chomp_moves)
+    for rows in levels_solved(BiteSolver(game), game):
+        for row in rows.to_pylist():
+            board = chomp_board(row["position"])
+            assert row["grundy"] == oracle.grundy(board), row
+            assert row["remoteness"] == oracle.remoteness(board), row
+            if row["best_move"] is None:
+                assert chomp_moves(board) == [], row
+                continue
+            r, c = (int(t) - 1 for t in row["best_move"].strip("()").split(","))
+            child = frozenset((i, j) for i, j in board if i < r or j < c)
+            assert child in oracle.optimal_children(board), row
+
+
+def test_keys_outside_the_table_are_refused():
+    game = make_game("chomp", {"rows": 3, "cols": 3})
+    with pytest.raises(TablebaseError, match="outside"):
+        BiteSolver(game).solve(np.array([game.key_space], dtype=np.int64))
