@@ -117,3 +117,15 @@ def test_keys_outside_the_table_are_refused():
     game = make_game("chomp", {"rows": 3, "cols": 3})
     with pytest.raises(TablebaseError, match="outside"):
         BiteSolver(game).solve(np.array([game.key_space], dtype=np.int64))
+
+
+def test_one_byte_holds_every_value_of_a_16x16_box():
+    """The full box has rows x cols - 1 moves (the poisoned square is never bitten) and
+    every game ends at level 1, so Grundy values and remoteness stay below 256."""
+    for rows, cols in [(3, 4), (16, 16)]:
+        game = make_game("chomp", {"rows": rows, "cols": cols})
+        full = game.level_keys(game.max_level, 0, 1)
+        offsets, _, _ = game.children(full)
+        assert offsets[-1] == game.max_moves == rows * cols - 1
+    assert make_game("chomp", {"rows": 16, "cols": 16}).value_dtype == np.uint8
+    assert make_game("chomp", {"rows": 16, "cols": 17}).value_dtype == np.uint16

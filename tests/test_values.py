@@ -133,7 +133,11 @@ def test_the_view_and_stats_read_the_files(domineering):
     values = read_values(root, table)
     with tablebase.open(root) as tb:
         view = tb.sql(f"SELECT * FROM {table}_values ORDER BY id").to_pylist()
-        assert dict(tb.stats(table))
+        storage = dict(tb.stats(table))["storage on disk"].to_pylist()[0]
+    on_disk = sum(p.stat().st_size for p in (root / table).rglob("*.parquet"))
+    assert storage["values_bytes"] == sum(p.stat().st_size for p in values_files(root, table)) > 0
+    assert storage["row_bytes"] + storage["values_bytes"] == on_disk
+    assert storage["bits_per_position"] == round(8 * on_disk / storage["positions"], 2)
     assert [v["id"] for v in view] == sorted(v["id"] for v in values)
     assert all(v["number"] == (v["value"] if v["is_number"] else None) for v in view)
 

@@ -281,15 +281,19 @@ class Game(ABC):
         """The notation of a move code (codes name moves independently of the position)."""
 
     @property
+    def max_remoteness(self) -> int:
+        """A bound on remoteness: every move lowers the level, so at most the highest level."""
+        return self.max_level
+
+    @property
     def value_dtype(self) -> type:
         """The narrowest unsigned type that holds every Grundy value and remoteness.
 
-        Remoteness is below the highest level and a Grundy value at most the
-        number of moves; a narrow type keeps the solved values of big tables in
-        the processor's cache.
+        A Grundy value is at most the number of moves; a narrow type keeps the
+        solved values of big tables in the processor's cache.
         """
-        bound = max(self.max_level, self.max_moves)
-        return np.uint8 if bound < 2**8 - 1 else np.uint16 if bound < 2**16 - 1 else np.uint32
+        bound = max(self.max_remoteness, self.max_moves)
+        return np.uint8 if bound < 2**8 else np.uint16 if bound < 2**16 else np.uint32
 
     # -- helpers for subclasses -----------------------------------------------------
     def position_error(self, text: str, why: str) -> PositionError:

@@ -60,7 +60,7 @@ class Chomp(Game):
         self.key_space = int(self.binom[self.rows + self.cols, self.rows])
         if self.key_space > 2**40:
             raise TablebaseError(f"chomp: a {self.rows}x{self.cols} bar has too many positions")
-        self.max_moves = self.rows * self.cols
+        self.max_moves = self.rows * self.cols - 1  # every square but the poisoned one
         self.bites = DiagramBites(self.rows, self.cols)
         self._sizes = young.level_sizes(self.rows, self.cols)
         self._sizes[0] = 0  # the empty diagram is not a position
@@ -76,6 +76,10 @@ class Chomp(Game):
     @property
     def max_level(self) -> int:
         return self.rows * self.cols
+
+    @property
+    def max_remoteness(self) -> int:
+        return self.max_level - 1  # every game ends at the lone poisoned square, level 1
 
     def level_size(self, level: int) -> int:
         return int(self._sizes[level])

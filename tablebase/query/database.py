@@ -160,13 +160,17 @@ class Tablebase:
                 continue
             title = _header(text, "title") or name
             out.append((title, self.sql(text.replace("{table}", _quote(table)))))
+        # Partizan tables keep their canonical forms in a values table beside the rows.
+        values = sum(f["bytes"] for f in m.values.get("files", {}).values())
+        total = m.bytes + values
         storage = pa.table(
             {
                 "positions": [m.positions],
-                "files": [len(m.files)],
-                "bytes": [m.bytes],
-                "bytes_per_position": [round(m.bytes / max(m.positions, 1), 3)],
-                "bits_per_position": [round(8 * m.bytes / max(m.positions, 1), 2)],
+                "files": [len(m.files) + len(m.values.get("files", {}))],
+                "row_bytes": [m.bytes],
+                "values_bytes": [values],
+                "bytes_per_position": [round(total / max(m.positions, 1), 3)],
+                "bits_per_position": [round(8 * total / max(m.positions, 1), 2)],
             }
         )
         out.append(("storage on disk", storage))
