@@ -129,3 +129,32 @@ def test_one_byte_holds_every_value_of_a_16x16_box():
         assert offsets[-1] == game.max_moves == rows * cols - 1
     assert make_game("chomp", {"rows": 16, "cols": 16}).value_dtype == np.uint8
     assert make_game("chomp", {"rows": 16, "cols": 17}).value_dtype == np.uint16
+
+
+@pytest.mark.parametrize("rows,cols", [(1, 1), (3, 4), (5, 5), (2, 12), (4, 11)])
+def test_every_diagram_is_spelt_once(rows, cols):
+    """The texts of all keys are exactly the diagrams, found by enumerating sequences (no ranks)."""
+    game = make_game("chomp", {"rows": rows, "cols": cols})
+    texts = game.format_positions(np.arange(1, game.key_space)).to_strings()
+    assert sorted(texts) == sorted(" ".join(map(str, p)) for p in _diagrams(rows, cols) if p)
+
+
+@pytest.mark.parametrize("rows,cols", [(12, 12), (5, 30), (30, 3), (16, 16)])
+def test_positions_are_spelt_from_their_keys(rows, cols):
+    """Random keys of large boxes: row lengths, empty rows left out, that parse back to the key."""
+    game = make_game("chomp", {"rows": rows, "cols": cols})
+    keys = np.unique(np.random.default_rng(rows * 100 + cols).integers(1, game.key_space, 3000))
+    for key, text in zip(keys.tolist(), game.format_positions(keys).to_strings()):
+        lengths = [int(t) for t in text.split()]
+        assert lengths == sorted(lengths, reverse=True) and 0 < lengths[-1] and lengths[0] <= cols
+        assert len(lengths) <= rows and game.parse(text) == key
+
+
+def _diagrams(rows: int, cols: int):
+    """Non-increasing sequences of at most ``rows`` positive parts, each at most ``cols``."""
+    yield ()
+    if rows == 0:
+        return
+    for first in range(1, cols + 1):
+        for rest in _diagrams(rows - 1, first):
+            yield (first, *rest)

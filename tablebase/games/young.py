@@ -209,21 +209,33 @@ def format_rows(matrix: np.ndarray, counts: np.ndarray) -> Texts:
 
 
 @numba.njit(cache=True)
-def _spell_into(keys, rows, cols, binom, data, offsets):
-    """Write each diagram's non-zero row lengths, space-separated, straight from its rank."""
-    lengths = np.empty(rows, dtype=np.int64)
-    digits = np.empty(20, dtype=np.uint8)
+def _spell_into(keys, rows, cols, binom, digits, width, data, offsets):
+    """Write each diagram's non-zero row lengths, space-separated, straight from its rank.
+
+    ``digits[v]`` holds the text of v (at most two digits: cols <= 30) and
+    ``width[v]`` its length; both bytes are written and the second overwritten
+    when v has one digit, which saves a branch.
+    """
     p = 0
     for t in range(keys.shape[0]):
-        unrank_into(keys[t], rows, cols, binom, lengths)
+        # Unranking as in unrank_into, stopping at the first empty row.
+        rest = keys[t]
+        b = rows + cols - 1
         for j in range(rows):
-            v = lengths[j]
-            if v == 0:
-                break  # rows are non-increasing: the rest are empty too
+            if rest == 0:
+                break  # a row of length 0 adds nothing to the rank: this row and the rest are empty
+            i = rows - 1 - j
+            while binom[b, i + 1] > rest:
+                b -= 1
+            rest -= binom[b, i + 1]
+            v = b - i
+            b -= 1
             if j > 0:
                 data[p] = 32
                 p += 1
-            p = _write_int(v, data, p, digits)
+            data[p] = digits[v, 0]
+            data[p + 1] = digits[v, 1]
+            p += width[v]
         offsets[t + 1] = p
     return p
 
@@ -231,14 +243,19 @@ def _spell_into(keys, rows, cols, binom, data, offsets):
 def spell_diagrams(keys: np.ndarray, rows: int, cols: int, binom: np.ndarray) -> Texts:
     """The notation of many diagrams from their ranks, without a matrix of row lengths."""
     keys = np.ascontiguousarray(keys, dtype=np.int64)
+    texts = [str(v).encode() for v in range(cols + 1)]
+    digits = np.zeros((cols + 1, 2), dtype=np.uint8)
+    width = np.array([len(t) for t in texts], dtype=np.int64)
+    for v, text in enumerate(texts):
+        digits[v, : len(text)] = list(text)
     widest = rows * (len(str(cols)) + 1)
     chunk = 1 << 16  # keys per pass: the scratch buffer is sized for the longest spelling
-    scratch = np.empty(max(1, min(len(keys), chunk) * widest), dtype=np.uint8)
+    scratch = np.empty(min(len(keys), chunk) * widest + 2, dtype=np.uint8)
     offsets = np.zeros(len(keys) + 1, dtype=np.int64)
     pieces = []
     for start in range(0, len(keys), chunk):
         stop = min(start + chunk, len(keys))
-        used = _spell_into(keys[start:stop], rows, cols, binom, scratch, offsets[start : stop + 1])
+        used = _spell_into(keys[start:stop], rows, cols, binom, digits, width, scratch, offsets[start : stop + 1])
         offsets[start + 1 : stop + 1] += offsets[start]
         pieces.append(scratch[:used].copy())
     return Texts(offsets, np.concatenate(pieces) if pieces else np.empty(0, dtype=np.uint8))
