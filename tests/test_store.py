@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 
+import duckdb
+import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
-
 from helpers import file_hashes, tablebase
+
 from tablebase.build import build_tables
 from tablebase.build.jobs import spec_for
-from tablebase.store import Manifest
+from tablebase.store import Manifest, write_parquet
 
 
 def build(root, scheduler, partition_rows=50, **params):
@@ -72,3 +75,26 @@ def test_a_table_built_with_other_options_is_not_overwritten(tmp_path, scheduler
     )
     assert result.returncode == 2 and "partitions of 50" in result.stderr
     assert file_hashes(tmp_path) == before
+
+
+def test_narrow_integers_are_split_into_byte_streams_and_read_back_alike(tmp_path):
+    rng = np.random.default_rng(3)
+    n = 5000
+    rows = pa.table({
+        "key": pa.array(np.arange(n) * 7, pa.int64()),
+        "grundy": pa.array(rng.integers(0, 256, n).astype(np.uint8)),
+        "plies": pa.array(rng.integers(-300, 300, n).astype(np.int16)),
+        "score": pa.array(rng.integers(-100, 100, n).astype(np.int8)),
+        "moves": pa.array(rng.integers(0, 60000, n).astype(np.uint16)),
+        "value_id": pa.array(rng.integers(0, 2**40, n), pa.int64()),
+    })
+    path = tmp_path / "rows.parquet"
+    write_parquet(rows, path)
+    meta = pq.ParquetFile(path).metadata.row_group(0)
+    encodings = {meta.column(i).path_in_schema: meta.column(i).encodings for i in range(meta.num_columns)}
+    for narrow in ("grundy", "plies", "score", "moves"):
+        assert "BYTE_STREAM_SPLIT" in encodings[narrow], narrow
+    assert "BYTE_STREAM_SPLIT" not in encodings["value_id"] and "DELTA_BINARY_PACKED" in encodings["key"]
+    assert pq.read_table(path).equals(rows)
+    through_duckdb = duckdb.sql(f"SELECT * FROM '{path}' ORDER BY key").to_arrow_table()
+    assert through_duckdb.to_pylist() == rows.to_pylist()

@@ -79,7 +79,12 @@ def write_parquet(table: pa.Table, path: Path, durable: bool = True) -> dict:
 
     Keys are unique and sorted, so delta encoding beats a dictionary for them;
     text columns use prefix (delta byte array) encoding, which suits sorted
-    positions; everything is zstd-compressed in row groups of 256K rows.
+    positions. Narrow integers (Grundy values, remoteness, counts) are stored
+    as 32-bit integers, so their bytes are split into streams: zstd then
+    squeezes the streams of high bytes to nothing and the low bytes better
+    than a dictionary's bit-packed indexes (Chomp's remoteness: 1.7 bits a
+    position instead of 2.7). Everything is zstd-compressed in row groups of
+    256K rows.
     """
     encodings = {}
     for field in table.schema:
@@ -87,6 +92,8 @@ def write_parquet(table: pa.Table, path: Path, durable: bool = True) -> dict:
             encodings[field.name] = "DELTA_BINARY_PACKED"
         elif field.name == "position":
             encodings[field.name] = "DELTA_BYTE_ARRAY"
+        elif pa.types.is_integer(field.type) and field.type.bit_width <= 16:
+            encodings[field.name] = "BYTE_STREAM_SPLIT"
     dictionary = [f.name for f in table.schema if f.name not in encodings]
 
     # Encoded in memory, then written in one go and hashed there: for thousands of
