@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from tablebase.store import write_parquet
 
@@ -66,3 +67,20 @@ def plain(rows: pa.Table) -> pa.Table:
 def parquet_sha(rows: pa.Table, path: Path) -> str:
     write_parquet(rows, path)
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def assert_slices_and_stored_levels_alike(make_solver, game, generic: list[pa.Table], pieces: int, cut: int,
+                                          folder: Path) -> None:
+    """A solver gives the generic rows when levels come in ``pieces`` slices, and when
+    the levels below ``cut`` are fed to a fresh solver from Parquet files."""
+    sliced = levels_solved(make_solver(game), game, pieces=pieces)
+    assert [plain(s).equals(plain(g)) for s, g in zip(sliced, generic)] == [True] * len(generic)
+    for level in range(cut):
+        write_parquet(generic[level], folder / f"{level}.parquet")
+    reader = make_solver(game)
+    for level in range(cut):
+        reader.remember(level, pq.read_table(folder / f"{level}.parquet", columns=reader.columns))
+    for level in range(cut, game.max_level + 1):
+        rows = reader.solve(game.level_keys(level, 0, game.level_size(level)))
+        assert rows.equals(generic[level]), level
+        reader.remember(level, rows)

@@ -8,6 +8,7 @@ Grundy value is the mex of the children's, remoteness follows Winning Ways
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from itertools import combinations_with_replacement
 from typing import Callable, Hashable
@@ -79,6 +80,17 @@ def wythoff_moves(p: tuple) -> list[tuple]:
     out |= {tuple(sorted((a, b - d))) for d in range(1, b + 1)}
     out |= {(a - d, b - d) for d in range(1, min(a, b) + 1)}
     return list(out)
+
+
+def wythoff_p_positions(top: int) -> set[str]:
+    """Wythoff's lost positions up to top, written "a b": (floor(k phi), floor(k phi^2))."""
+    phi = (1 + 5**0.5) / 2
+    pairs = set()
+    k = 0
+    while math.floor(k * phi * phi) <= top:
+        pairs.add(f"{math.floor(k * phi)} {math.floor(k * phi * phi)}")
+        k += 1
+    return pairs
 
 
 def fibonacci_moves(p: tuple) -> list[tuple]:

@@ -8,9 +8,12 @@ same Parquet bytes) mean equal move codes and tie-breaks too.
 from __future__ import annotations
 
 import numpy as np
-import pyarrow.parquet as pq
 import pytest
-from helpers import levels_solved, parquet_sha, plain
+from helpers import (
+    assert_slices_and_stored_levels_alike,
+    levels_solved,
+    parquet_sha,
+)
 from oracles import Oracle, chomp_board, chomp_moves
 
 from tablebase.errors import TablebaseError
@@ -18,7 +21,6 @@ from tablebase.games import make_game
 from tablebase.solve import solver_for
 from tablebase.solve.bites import BiteSolver
 from tablebase.solve.impartial import ImpartialSolver
-from tablebase.store import write_parquet
 
 BOXES = [(1, 1), (1, 7), (7, 1), (2, 2), (3, 5), (5, 3), (4, 4), (2, 12), (6, 7), (8, 8)]
 
@@ -83,18 +85,7 @@ def test_files_are_byte_identical_to_the_generic_solvers(tmp_path):
 def test_slices_of_levels_and_levels_read_back_from_parquet(tmp_path):
     game = make_game("chomp", {"rows": 5, "cols": 7})
     generic = levels_solved(ImpartialSolver(game), game)
-    sliced = levels_solved(BiteSolver(game), game, pieces=4)
-    assert [plain(s).equals(plain(g)) for s, g in zip(sliced, generic)] == [True] * len(generic)
-    cut = 20
-    for level in range(cut):
-        write_parquet(generic[level], tmp_path / f"{level}.parquet")
-    reader = BiteSolver(game)
-    for level in range(cut):
-        reader.remember(level, pq.read_table(tmp_path / f"{level}.parquet", columns=reader.columns))
-    for level in range(cut, game.max_level + 1):
-        rows = reader.solve(game.level_keys(level, 0, game.level_size(level)))
-        assert rows.equals(generic[level]), level
-        reader.remember(level, rows)
+    assert_slices_and_stored_levels_alike(BiteSolver, game, generic, pieces=4, cut=20, folder=tmp_path)
 
 
 def test_every_figure_against_the_plain_recursive_oracle():

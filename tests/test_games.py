@@ -6,7 +6,6 @@ import math
 import re
 
 import pytest
-
 from conftest import rows_of
 from oracles import (
     Oracle,
@@ -23,6 +22,7 @@ from oracles import (
     tree_shape,
     trees_up_to,
     wythoff_moves,
+    wythoff_p_positions,
 )
 
 
@@ -170,12 +170,7 @@ def test_bash_is_n_mod_m_plus_one(built, m):
 def test_wythoff_p_positions_are_the_golden_pairs(built):
     top = 300
     root, table = built("wythoff", max=top)
-    phi = (1 + 5**0.5) / 2
-    pairs = set()
-    k = 0
-    while math.floor(k * phi * phi) <= top:
-        pairs.add(f"{math.floor(k * phi)} {math.floor(k * phi * phi)}")
-        k += 1
+    pairs = wythoff_p_positions(top)
     with __import__("tablebase").open(root) as tb:
         p = tb.sql(f"SELECT position FROM {table} WHERE outcome = 'P'").column("position").to_pylist()
     assert set(p) == pairs

@@ -7,14 +7,17 @@ and the same Parquet bytes) mean equal move codes and tie-breaks too.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helpers import levels_solved, parquet_sha, plain
-from oracles import Oracle, wythoff_moves
+from helpers import (
+    assert_slices_and_stored_levels_alike,
+    levels_solved,
+    parquet_sha,
+    plain,
+)
+from oracles import Oracle, wythoff_moves, wythoff_p_positions
 
 from tablebase.build.tasks import solve_slices
 from tablebase.errors import TablebaseError
@@ -23,7 +26,6 @@ from tablebase.solve import solver_for
 from tablebase.solve.impartial import ImpartialSolver
 from tablebase.solve.names import move_names
 from tablebase.solve.queen import QueenSolver
-from tablebase.store import write_parquet
 
 
 def test_wythoff_gets_the_queen_solver_and_other_games_do_not():
@@ -59,18 +61,7 @@ def test_slices_of_levels_and_levels_read_back_from_parquet(tmp_path):
     top = 45
     game = make_game("wythoff", {"max": top})
     generic = levels_solved(ImpartialSolver(game), game)
-    sliced = levels_solved(QueenSolver(game), game, pieces=3)
-    assert [plain(t).equals(plain(g)) for t, g in zip(sliced, generic)] == [True] * len(generic)
-    cut = 50  # solve the levels below from the files alone
-    for level in range(cut):
-        write_parquet(generic[level], tmp_path / f"{level}.parquet")
-    reader = QueenSolver(game)
-    for level in range(cut):
-        reader.remember(level, pq.read_table(tmp_path / f"{level}.parquet", columns=reader.columns))
-    for level in range(cut, game.max_level + 1):
-        rows = reader.solve(game.level_keys(level, 0, game.level_size(level)))
-        assert rows.equals(generic[level]), level
-        reader.remember(level, rows)
+    assert_slices_and_stored_levels_alike(QueenSolver, game, generic, pieces=3, cut=50, folder=tmp_path)
 
 
 def test_a_level_below_one_taken_in_is_refused():
@@ -118,13 +109,7 @@ def test_p_positions_are_the_golden_pairs_at_a_thousand():
         rows = solver.solve(keys)
         solver.remember(level, rows)
         lost |= {p for p, g in zip(rows["position"].to_pylist(), rows["grundy"].to_pylist()) if g == 0}
-    phi = (1 + 5**0.5) / 2
-    golden = set()
-    k = 0
-    while math.floor(k * phi * phi) <= top:
-        golden.add(f"{math.floor(k * phi)} {math.floor(k * phi * phi)}")
-        k += 1
-    assert lost == golden
+    assert lost == wythoff_p_positions(top)
 
 
 def test_a_worker_that_did_not_solve_the_lower_levels_reads_them_from_the_store(tmp_path):

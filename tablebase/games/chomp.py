@@ -20,26 +20,11 @@ from tablebase.games.notation import split_ints
 
 @numba.njit(cache=True)
 def _moves(key, args, out_keys, out_moves):
-    rows, cols, binom, lengths, term, row_term = args
+    rows, cols, binom, lengths, term, share = args
     young.unrank_into(key, rows, cols, binom, lengths)
     for r in range(rows):
-        row_term[r] = term[lengths[r], r]
-    n = 0
-    height = rows
-    for c in range(lengths[0]):
-        while lengths[height - 1] <= c:
-            height -= 1
-        # Biting (r, c) cuts rows r..height-1 down to length c: walking r
-        # upwards adds one row's change of rank at a time.
-        delta = 0
-        for r in range(height - 1, -1, -1):
-            delta += term[c, r] - row_term[r]
-            if r == 0 and c == 0:
-                break  # the poisoned square
-            out_keys[n] = key + delta
-            out_moves[n] = r * cols + c
-            n += 1
-    return n
+        share[r] = term[lengths[r], r]
+    return young.bites(key, lengths, share, term, rows, cols, out_keys, out_moves)
 
 
 class Chomp(Game):

@@ -107,6 +107,33 @@ def unrank_into(key, rows, cols, binom, out):
         b -= 1
 
 
+# Inlined where it is called: as a call, Chomp's generic move generator ran 10 per cent slower.
+@numba.njit(cache=True, inline="always")
+def bites(key, lengths, share, term, rows, cols, out_keys, out_moves):
+    """Every bite of a diagram: the keys it leads to and the codes r * cols + c; returns how many.
+
+    Biting square (r, c), any but the corner (0, 0), removes every square
+    (i, j) with i >= r and j >= c, that is, cuts rows r..h-1 (those longer
+    than c) down to length c. Walking r upwards from the bottom changes the
+    key by one row's change of share at a time. ``lengths`` are the row lengths
+    (``unrank_into``) and ``share[r]`` is ``term[lengths[r], r]`` (``row_terms``).
+    """
+    n = 0
+    height = rows
+    for c in range(lengths[0]):
+        while lengths[height - 1] <= c:
+            height -= 1
+        delta = 0
+        for r in range(height - 1, -1, -1):
+            delta += term[c, r] - share[r]
+            if r == 0 and c == 0:
+                break  # the corner cannot be bitten
+            out_keys[n] = key + delta
+            out_moves[n] = r * cols + c
+            n += 1
+    return n
+
+
 @numba.njit(cache=True)
 def unrank_many(keys, rows, cols, binom):
     """Row lengths of many diagrams as a len(keys) x rows matrix."""

@@ -6,16 +6,15 @@ trip costs about a third of the solving time: a position has up to rows x
 cols moves and each is a single lookup. This solver walks the bites itself
 and looks each child up as it goes (see ``DiagramBites`` in games/base.py).
 
-A bite at (r, c) cuts rows r..h-1 (the rows longer than c) down to length c.
-The rank is a sum of per-row shares (``young.row_terms``), so walking r
-upwards from the bottom row changes the child's key by one row's change of
-share at a time.
+The walk over the bites is ``young.bites``; the first pass repeats it inline
+so that no move is written down, and marks each child's Grundy value in the
+generic solver's set (``mex_of``) where it finds it.
 
 The rules are the generic solver's (solve/impartial.py): remoteness with the
 winner hurrying and the loser delaying; a won position moves to a lost child
 of least remoteness, a lost one to the child of greatest remoteness; ties go
-to the smallest move code. Only lost positions (a few per cent) walk their
-bites a second time, to find the slowest.
+to the smallest move code. Only lost positions (a few per cent) list their
+bites, with ``young.bites``, to find the slowest.
 """
 
 from __future__ import annotations
@@ -23,11 +22,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pyarrow as pa
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tablebase.errors import TablebaseError
 from tablebase.games import Game, young
-from tablebase.solve.impartial import NO_MOVE, ImpartialSolver
+from tablebase.solve.impartial import NO_MOVE, ImpartialSolver, mex_of
 from tablebase.solve.rows import impartial_rows
 
 
@@ -36,16 +34,18 @@ def _solve(keys, rows, cols, binom, term, grundy, remoteness, out_g, out_r, out_
     lengths = np.empty(rows, dtype=np.int64)
     share = np.empty(rows, dtype=np.int64)  # each row's share of the position's rank
     seen = np.zeros(rows * cols + 2, dtype=np.bool_)  # Grundy values of 128 and more
+    children = np.empty(rows * cols, dtype=np.int64)  # for lost positions only
+    codes = np.empty(rows * cols, dtype=np.int64)
     for t in range(keys.shape[0]):
         key = keys[t]
         young.unrank_into(key, rows, cols, binom, lengths)
         for r in range(rows):
             share[r] = term[lengths[r], r]
-        # Values below 128 are marked in two masks held in registers.
         low = np.uint64(0)
         high = np.uint64(0)
         spill = False
         win, win_r = NO_MOVE, 0  # the quickest move to a lost child
+        # The walk of young.bites, each child looked up where it is found.
         height = rows
         for c in range(lengths[0]):
             while lengths[height - 1] <= c:
@@ -56,7 +56,7 @@ def _solve(keys, rows, cols, binom, term, grundy, remoteness, out_g, out_r, out_
                 if r == 0 and c == 0:
                     break  # the corner cannot be bitten
                 child = key + delta
-                g = grundy[child]
+                g = grundy[child]  # marked as _settle marks it (solve/impartial.py)
                 if g < 64:
                     low |= np.uint64(1) << np.uint64(g)
                 elif g < 128:
@@ -69,12 +69,7 @@ def _solve(keys, rows, cols, binom, term, grundy, remoteness, out_g, out_r, out_
                     m = r * cols + c
                     if win == NO_MOVE or rc < win_r or (rc == win_r and m < win):
                         win, win_r = m, rc
-        mex = int(trailing_zeros(~low))
-        if mex == 64:
-            mex = 64 + int(trailing_zeros(~high))
-            if mex == 128:
-                while seen[mex]:
-                    mex += 1
+        mex = mex_of(low, high, seen)
         if spill:
             seen[:] = False
         out_g[t] = mex
@@ -82,20 +77,13 @@ def _solve(keys, rows, cols, binom, term, grundy, remoteness, out_g, out_r, out_
             out_r[t], out_best[t] = win_r + 1, win
             continue
         # Lost: the slowest bite of all.
+        n = young.bites(key, lengths, share, term, rows, cols, children, codes)
         hold, hold_r = NO_MOVE, 0
-        height = rows
-        for c in range(lengths[0]):
-            while lengths[height - 1] <= c:
-                height -= 1
-            delta = 0
-            for r in range(height - 1, -1, -1):
-                delta += term[c, r] - share[r]
-                if r == 0 and c == 0:
-                    break
-                rc = remoteness[key + delta]
-                m = r * cols + c
-                if hold == NO_MOVE or rc > hold_r or (rc == hold_r and m < hold):
-                    hold, hold_r = m, rc
+        for i in range(n):
+            rc = remoteness[children[i]]
+            m = codes[i]
+            if hold == NO_MOVE or rc > hold_r or (rc == hold_r and m < hold):
+                hold, hold_r = m, rc
         out_r[t], out_best[t] = (hold_r + 1, hold) if hold != NO_MOVE else (0, NO_MOVE)
 
 
