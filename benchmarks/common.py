@@ -10,7 +10,11 @@ import psutil
 
 class PeakMemory:
     """Samples the resident memory of this process and all its children (Dask workers included),
-    and their CPU time (``cpu_seconds``: the last sample of each process, added up)."""
+    and their CPU time (``cpu_seconds``: the last sample of each process, added up).
+
+    Memory is the proportional set size: pages that workers share (the values
+    they map from /dev/shm) count once in the total, not once per worker.
+    """
 
     def __init__(self, every: float = 0.05) -> None:
         self.every = every
@@ -25,7 +29,7 @@ class PeakMemory:
             total = 0
             for p in [me] + me.children(recursive=True):
                 try:
-                    total += p.memory_info().rss
+                    total += p.memory_full_info().pss
                     t = p.cpu_times()
                     self._cpu[p.pid] = t.user + t.system
                 except psutil.Error:

@@ -21,6 +21,7 @@ import dask
 from distributed import Client, LocalCluster, as_completed
 
 import tablebase
+from tablebase.build import shared
 from tablebase.build import values as values_table
 from tablebase.build.memory import plan_memory
 from tablebase.build.progress import Progress
@@ -209,6 +210,7 @@ def build_table(
     )
     progress.say(memory.describe())
     run = uuid.uuid4().hex
+    client.run(shared.remove_unused, on_error="ignore")  # left by builds that were killed
     collector = _Collector(root, manifest, progress)
     workers = sorted(client.scheduler_info()["workers"])
     warming = [
@@ -254,6 +256,7 @@ def build_table(
         unfinished = [f for f in [*pending.values(), *warming] if not f.done()]
         if unfinished:
             client.cancel(unfinished)
+        client.run(shared.remove, run, on_error="ignore")
     return {
         "table": spec.name,
         "positions": manifest.positions,

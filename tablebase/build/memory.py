@@ -4,7 +4,9 @@ A worker holds the solved values of every lower level it has read (dense games:
 an array over the whole key space), one partition in flight (its keys, its
 solved figures, its Arrow rows and the Parquet writer's buffers), and, while it
 takes in a finished level, that level read back from the store. The plan sizes
-partitions so that all of it fits in the workers' memory limit.
+partitions so that all of it fits in the workers' memory limit. Workers on one
+machine map their values from one shared copy (build/shared.py); the plan still
+counts the values in each worker, as Dask's view of a worker's memory does.
 """
 
 from __future__ import annotations

@@ -1,42 +1,51 @@
 """The work a Dask worker does: solve one partition of one level and write it.
 
 A task reads the lower levels it needs from the store, never from the driver,
-and keeps them in a per-process cache so that each level is read once per
-worker; the parts a worker solved itself it keeps instead of reading them
-back. The cache belongs to one build run at a time.
+and keeps them in a per-process solver so that each level is read once per
+worker. Parts a worker solved itself it keeps instead of reading them back;
+workers on one machine share the values of dense games (build/shared.py), so
+there a part solved by any of them is read by none. The solver belongs to one
+build run at a time.
 """
 
 from __future__ import annotations
 
 import bisect
+import sys
 import threading
 import time
 from typing import Any
 
-import pyarrow as pa
-
+from tablebase.build import shared
 from tablebase.build.values import write_piece
 from tablebase.games import make_game
 from tablebase.solve import Solver, solver_for
+from tablebase.solve.impartial import KnownValues
 from tablebase.store import level_files, part_path, read_parquet, write_parquet
 from tablebase.store.files import flush_to_disk
 
-_state: dict[str, Solver] = {}
+_state: dict[str, tuple[Solver, shared.Holding]] = {}
 _known_below = {"level": 0}  # every level below this one is in the current solver's memory
-# Rows of parts of levels this process solved itself, by level and part, kept
-# until the level is taken in whole: only the other workers' parts are read back.
-_own_parts: dict[int, dict[int, pa.Table]] = {}
 # A worker started with several threads runs tasks side by side; the solver's
 # memory of lower levels is shared, so a process solves one slice at a time.
 _one_at_a_time = threading.Lock()
+# A task waits for the step below through the scheduler, which hears of it
+# from the worker's event loop: with the solving thread holding the GIL, that
+# loop would wait up to Python's default 5 ms for each turn.
+GIL_SWITCH_SECONDS = 0.0002
 
 
-def _solver(run: str, game_name: str, params: dict[str, Any]) -> Solver:
+def _solver(run: str, game_name: str, params: dict[str, Any]) -> tuple[Solver, shared.Holding]:
     if run not in _state:
         _state.clear()  # one build at a time per worker: free the last one's memory
-        _state[run] = solver_for(make_game(game_name, params))
+        sys.setswitchinterval(GIL_SWITCH_SECONDS)
+        game = make_game(game_name, params)
+        folder = None
+        if game.key_space is not None:
+            folder = shared.folder_for(run, game.key_space * KnownValues.bytes_per_key(game))
+        solver = solver_for(game, folder)
+        _state[run] = solver, shared.Holding(solver.shared)
         _known_below["level"] = 0
-        _own_parts.clear()
     return _state[run]
 
 
@@ -60,14 +69,16 @@ def _lacking(solver: Solver, needed: range) -> list[int]:
     return [lvl for lvl in needed[bisect.bisect_left(needed, below):] if lvl not in solver.levels]
 
 
-def _take_in(solver: Solver, root: str, table: str, level: int) -> None:
-    """Give the solver a whole lower level: the parts other workers solved from the store, its own from memory."""
-    mine = _own_parts.pop(level, {})
-    files = [path for path in level_files(root, table, level) if int(path.stem.split("-")[1]) not in mine]
-    if files or not mine:
-        solver.remember(level, read_parquet(files, solver.columns) if files else None)
-    for rows in mine.values():
-        solver.remember(level, rows)
+def _part_of(path) -> int:
+    return int(path.stem.split("-")[1])
+
+
+def _take_in(solver: Solver, held: shared.Holding, root: str, table: str, level: int) -> None:
+    """Give the solver a whole lower level, reading from the store only the parts it does not hold."""
+    files = [path for path in level_files(root, table, level) if not held.has(level, _part_of(path))]
+    solver.remember(level, read_parquet(files, solver.columns) if files else None)
+    for path in files:
+        held.mark(level, _part_of(path))
 
 
 def solve_slices(
@@ -93,20 +104,19 @@ def solve_slices(
 
 
 def _solve_slices(run, root, table, game_name, params, slices, position_text) -> list[dict[str, Any]]:
-    solver = _solver(run, game_name, params)
+    solver, held = _solver(run, game_name, params)
     game = solver.game
     records = []
     for level, part, start, stop in slices:
         began = time.perf_counter()
         for lower in _lacking(solver, game.child_levels(level)):
-            _take_in(solver, root, table, lower)
+            _take_in(solver, held, root, table, lower)
         read = time.perf_counter()
         rows = solver.solve(game.level_keys(level, start, stop), with_positions=position_text)
-        # Solved here, so known here: no need to read it back.
-        if start == 0 and stop == game.level_size(level):
-            solver.remember(level, rows)
-        else:
-            _own_parts.setdefault(level, {})[part] = rows.select(solver.columns)
+        # Solved here, so known here (and on a shared machine, to its other workers):
+        # no need to read it back.
+        solver.remember(level, rows.select(solver.columns), whole=start == 0 and stop == game.level_size(level))
+        held.mark(level, part)
         solved = time.perf_counter()
         path = part_path(root, table, level, part)
         record = write_parquet(rows, path, durable=len(slices) == 1)

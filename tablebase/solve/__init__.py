@@ -1,15 +1,18 @@
 """Solvers, one per kind of game (not per game).
 
 A solver takes a game, is told the stored rows of lower levels with
-``remember(level, rows)``, and computes the rows of a slice of a level with
+``remember(level, rows)`` (a level may come in parts), and computes the rows of a slice of a level with
 ``solve(keys)`` (leaving out the position text if asked: the key determines
 it). ``columns`` names what it needs to read back of a lower level;
 ``levels`` says which levels it has taken in. It knows kinds of games (impartial,
-partizan, loopy scored), not individual games, and nothing of Dask or files.
+partizan, loopy scored), not individual games, and nothing of Dask or files;
+a dense impartial solver can map its values from a folder that other
+processes map too (``shared``).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -26,13 +29,20 @@ class Solver(Protocol):
     @property
     def levels(self) -> set[int]: ...
 
-    def remember(self, level: int, rows: pa.Table | None) -> None: ...
+    @property
+    def shared(self) -> Path | None: ...
+
+    def remember(self, level: int, rows: pa.Table | None, whole: bool = True) -> None: ...
 
     def solve(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table: ...
 
 
-def solver_for(game: Game) -> Solver:
-    """The solver of the game's kind (queen moves and diagram bites have their own: solve/queen.py, solve/bites.py)."""
+def solver_for(game: Game, shared: Path | None = None) -> Solver:
+    """The solver of the game's kind (queen moves and diagram bites have their own: solve/queen.py, solve/bites.py).
+
+    Solvers whose values are dense arrays over the key space map them from the
+    folder ``shared`` if given; the others keep theirs in memory.
+    """
     from tablebase.solve.bites import BiteSolver
     from tablebase.solve.impartial import ImpartialSolver
     from tablebase.solve.loopy import LoopySolver
@@ -42,9 +52,11 @@ def solver_for(game: Game) -> Solver:
     if game.kind == "impartial" and game.queen is not None and not game.misere:
         return QueenSolver(game)
     if game.kind == "impartial" and game.bites is not None and not game.misere:
-        return BiteSolver(game)
+        return BiteSolver(game, shared)
+    if game.kind == "impartial":
+        return ImpartialSolver(game, shared)
 
-    kinds = {"impartial": ImpartialSolver, "loopy": LoopySolver, "partizan": PartizanSolver}
+    kinds = {"loopy": LoopySolver, "partizan": PartizanSolver}
     if game.kind not in kinds:
         raise TablebaseError(f"{game.name}: no solver for games of kind {game.kind!r}")
     return kinds[game.kind](game)

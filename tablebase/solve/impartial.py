@@ -15,6 +15,9 @@ Misère outcomes (the player who cannot move wins) are kept for games that ask.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numba
 import numpy as np
 import pyarrow as pa
@@ -116,16 +119,33 @@ class KnownValues:
     Dense games keep arrays indexed by key; sparse games keep arrays sorted by key.
     """
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game, shared: Path | None = None) -> None:
         self.dense = game.key_space is not None
         self.dtype = game.value_dtype
         size = game.key_space if self.dense else 0
+        #: the folder the dense arrays are mapped from, shared with other processes
+        self.shared = shared if self.dense else None
         self.keys = np.empty(0, dtype=np.int64)
-        self.grundy = np.zeros(size, dtype=self.dtype)
-        self.remoteness = np.zeros(size, dtype=self.dtype)
-        self.misere = np.zeros(size if game.misere else 0, dtype=np.bool_)
+        self.grundy = self._array("grundy", size, self.dtype)
+        self.remoteness = self._array("remoteness", size, self.dtype)
+        self.misere = self._array("misere", size if game.misere else 0, np.bool_)
         self.with_misere = game.misere
         self.levels: set[int] = set()
+
+    @staticmethod
+    def bytes_per_key(game: Game) -> int:
+        return 2 * np.dtype(game.value_dtype).itemsize + (1 if game.misere else 0)
+
+    def _array(self, name: str, size: int, dtype) -> np.ndarray:
+        """Zeros, in this process's memory or mapped from a file that other processes map too."""
+        if self.shared is None or size == 0:
+            return np.zeros(size, dtype=dtype)
+        path = self.shared / name
+        nbytes = size * np.dtype(dtype).itemsize
+        with open(path, "a+b") as f:  # made if missing, never truncated: another process may be writing it
+            if os.fstat(f.fileno()).st_size < nbytes:
+                os.ftruncate(f.fileno(), nbytes)  # unwritten bytes read as zeros
+        return np.memmap(path, dtype=dtype, mode="r+", shape=(size,))
 
     def add(
         self, keys: np.ndarray, grundy: np.ndarray, remoteness: np.ndarray, misere: np.ndarray | None
@@ -181,9 +201,9 @@ def solve(game: Game, keys: np.ndarray, known: KnownValues) -> dict[str, np.ndar
 class ImpartialSolver:
     """Solves an impartial game's levels in order, remembering the values of the levels it has seen."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game, shared: Path | None = None) -> None:
         self.game = game
-        self.known = KnownValues(game)
+        self.known = KnownValues(game, shared)
         self.load_compiled()
         self.columns = ["key", "grundy", "remoteness"] + (["misere_outcome"] if game.misere else [])
 
@@ -196,8 +216,12 @@ class ImpartialSolver:
     def levels(self) -> set[int]:
         return self.known.levels
 
-    def remember(self, level: int, rows: pa.Table | None) -> None:
-        """Take in the stored rows of a whole level (None: the level has no positions)."""
+    @property
+    def shared(self) -> Path | None:
+        return self.known.shared
+
+    def remember(self, level: int, rows: pa.Table | None, whole: bool = True) -> None:
+        """Take in stored rows of a level (None: none); ``whole``: the level is now complete."""
         if rows is not None and rows.num_rows:
             misere = (
                 pc.equal(rows["misere_outcome"].cast(pa.string()), "N").to_numpy(zero_copy_only=False)
@@ -207,7 +231,8 @@ class ImpartialSolver:
             self.known.add(
                 rows["key"].to_numpy(), rows["grundy"].to_numpy(), rows["remoteness"].to_numpy(), misere
             )
-        self.known.levels.add(level)
+        if whole:
+            self.known.levels.add(level)
 
     def solve(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table:
         """The rows of these positions of one level, in key order."""

@@ -317,12 +317,14 @@ class LoopySolver:
         self.draws: dict[int, int] = {}  # level -> positions no one can win
         self._levels: set[int] = set()
 
+    shared = None  # keeps its values in this process
+
     @property
     def levels(self) -> set[int]:
         return self._levels
 
-    def remember(self, level: int, rows: pa.Table | None) -> None:
-        """Take in the stored rows of a whole level (None: the level has no positions)."""
+    def remember(self, level: int, rows: pa.Table | None, whole: bool = True) -> None:
+        """Take in stored rows of a level (None: none); ``whole``: the level is now complete."""
         if rows is not None and rows.num_rows:
             keys = rows["key"].to_numpy()
             values = np.empty((len(keys), 5), dtype=np.int16)
@@ -330,7 +332,8 @@ class LoopySolver:
             for column, name in zip((SCORE, PLIES, MINE, THEIRS), self.columns[2:]):
                 values[:, column] = rows[name].fill_null(0).to_numpy()
             self.known[keys] = values
-        self._levels.add(level)
+        if whole:
+            self._levels.add(level)
 
     def _check_whole(self, keys: np.ndarray) -> int:
         game = self.game

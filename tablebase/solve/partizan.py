@@ -93,13 +93,15 @@ class PartizanSolver:
         self._negatives: dict[int, int] = {}
         self._sums: dict[tuple[int, ...], int] = {}
 
+    shared = None  # keeps its values in this process
+
     @property
     def levels(self) -> set[int]:
         return self._levels
 
     # -- what is known -----------------------------------------------------------
-    def remember(self, level: int, rows: pa.Table | None) -> None:
-        """Take in the stored rows of a whole level (None: the level has no positions)."""
+    def remember(self, level: int, rows: pa.Table | None, whole: bool = True) -> None:
+        """Take in stored rows of a level (None: none); ``whole``: the level is now complete."""
         if rows is not None and rows.num_rows:
             local = self._local
             for key, vid, text in zip(
@@ -109,7 +111,8 @@ class PartizanSolver:
                 if g is None:
                     g = local[vid] = parse(text).id
                 self.values[key] = g
-        self._levels.add(level)
+        if whole:
+            self._levels.add(level)
 
     def figures(self, g: int) -> Figures:
         f = self._figures.get(g)

@@ -170,6 +170,8 @@ class QueenSolver:
         self._highest = -1  # the highest level taken in
         self._recent = (np.empty(0, dtype=np.int64), np.empty((0, 2), dtype=np.int64))  # keys and pairs last solved
 
+    shared = None  # keeps its values in this process
+
     @property
     def levels(self) -> set[int]:
         return self._levels
@@ -182,8 +184,8 @@ class QueenSolver:
         self._recent = (keys.copy(), pairs)  # a copy: the caller may reuse its array
         return pairs
 
-    def remember(self, level: int, rows: pa.Table | None) -> None:
-        """Take in the stored rows of a whole level (None: the level has no positions)."""
+    def remember(self, level: int, rows: pa.Table | None, whole: bool = True) -> None:
+        """Take in stored rows of a level (None: none); ``whole``: the level is now complete."""
         if rows is not None and rows.num_rows:
             pairs = self._pairs(rows["key"].to_numpy())
             # The compiled loop does not check bounds: rows of damaged files must not reach it.
@@ -195,7 +197,8 @@ class QueenSolver:
                 rows["remoteness"].to_numpy(),
                 self.lines, self.diagonals, self.full, self.far, self.lost,
             )
-        self._levels.add(level)
+        if whole:
+            self._levels.add(level)
         self._highest = max(self._highest, level)
 
     def solve_arrays(self, keys: np.ndarray) -> dict[str, np.ndarray]:

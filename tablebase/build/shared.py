@@ -1,0 +1,99 @@
+"""One copy of the lower levels' values for all the workers of a build on one machine.
+
+A dense game's solver keeps the values of every position solved so far in
+arrays over the whole key space. Workers on the same machine map those arrays
+from files in shared memory (``/dev/shm``) instead of each holding its own:
+a part one worker solved is then known to the others at once, without reading
+its Parquet file back, and the machine's memory and caches hold one copy.
+
+Which parts the arrays hold is recorded by an empty file per part, made only
+after its values are in place. Workers on other machines, or parts solved
+before a resumed build, are read from the store as before. Where shared memory
+is missing or too small (a container's 64 MiB ``/dev/shm``), or when the
+environment says ``TABLEBASE_SHARED_MEMORY=0``, each worker keeps its own arrays.
+
+Each user of a folder holds a shared lock on it, so that a later build can
+tell a folder that a killed build left behind (nobody holds it) from one in use.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import time
+from pathlib import Path
+
+SHARED_MEMORY = Path("/dev/shm")
+PREFIX = "tablebase-"
+HEADROOM = 1.25  # free space wanted over the arrays' size: other programs use shared memory too
+YOUNG = 60.0  # seconds: a folder without its lock file may be still being made
+
+
+def folder_for(run: str, size: int) -> Path | None:
+    """This machine's shared folder for the run (made if missing), or None if ``size`` bytes do not fit."""
+    if os.environ.get("TABLEBASE_SHARED_MEMORY") == "0":
+        return None
+    folder = SHARED_MEMORY / f"{PREFIX}{run}"
+    try:
+        if not folder.is_dir() and shutil.disk_usage(SHARED_MEMORY).free < HEADROOM * size:
+            return None
+        (folder / "parts").mkdir(parents=True, exist_ok=True)
+        lock = os.open(folder / "lock", os.O_RDONLY | os.O_CREAT, 0o600)
+        fcntl.flock(lock, fcntl.LOCK_SH)  # held until the process ends
+    except OSError:
+        return None
+    return folder
+
+
+def remove(run: str) -> None:
+    """Remove the run's folder on this machine (mappings stay valid until their processes let go)."""
+    shutil.rmtree(SHARED_MEMORY / f"{PREFIX}{run}", ignore_errors=True)
+
+
+def remove_unused() -> int:
+    """Remove folders of earlier builds that no process holds any more; return how many."""
+    removed = 0
+    for folder in SHARED_MEMORY.glob(f"{PREFIX}*") if SHARED_MEMORY.is_dir() else []:
+        try:
+            lock = os.open(folder / "lock", os.O_RDONLY)
+        except FileNotFoundError:
+            if time.time() - folder.stat().st_mtime > YOUNG:
+                shutil.rmtree(folder, ignore_errors=True)
+                removed += 1
+            continue
+        except OSError:
+            continue
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # in use
+        finally:
+            os.close(lock)  # also drops the lock, if taken
+        shutil.rmtree(folder, ignore_errors=True)
+        removed += 1
+    return removed
+
+
+class Holding:
+    """Which parts of which levels a worker's solver holds.
+
+    With a shared folder: every part any worker of this machine put into the
+    shared arrays. Without: the parts this process took in itself.
+    """
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        self.mine: set[tuple[int, int]] = set()
+
+    def has(self, level: int, part: int) -> bool:
+        if self.folder is None:
+            return (level, part) in self.mine
+        return (self.folder / "parts" / f"{level}-{part}").exists()
+
+    def mark(self, level: int, part: int) -> None:
+        """Record a part once its values are in place (never before: others trust the mark)."""
+        if self.folder is None:
+            self.mine.add((level, part))
+        else:
+            (self.folder / "parts" / f"{level}-{part}").touch()

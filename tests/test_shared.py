@@ -1,0 +1,112 @@
+"""Values shared by the workers of one machine (build/shared.py), across real processes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import subprocess
+import sys
+import time
+import uuid
+
+import numpy as np
+import pytest
+
+import tablebase
+from tablebase.build import build_tables, shared
+from tablebase.build.jobs import spec_for
+from tablebase.games import make_game
+from tablebase.solve import solver_for
+from tablebase.solve.impartial import KnownValues
+
+from oracles import Oracle, chomp_board, chomp_moves
+
+pytestmark = pytest.mark.skipif(not shared.SHARED_MEMORY.is_dir(), reason="no /dev/shm on this machine")
+
+HOLD = "import sys; from tablebase.build import shared; shared.folder_for(sys.argv[1], 1); print('held', flush=True); sys.stdin.read()"
+
+
+def _write_values(run: str, keys: list[int], values: list[int]) -> None:
+    """In another process: put values into the shared arrays and mark the part they are."""
+    game = make_game("chomp", {"rows": 4, "cols": 4})
+    folder = shared.folder_for(run, game.key_space * KnownValues.bytes_per_key(game))
+    known = KnownValues(game, folder)
+    known.add(np.array(keys), np.array(values), np.array(values), None)
+    shared.Holding(folder).mark(3, 1)
+
+
+def _our_folders() -> set[str]:
+    return {p.name for p in shared.SHARED_MEMORY.glob(f"{shared.PREFIX}*")}
+
+
+def test_a_part_one_process_solved_is_held_by_the_others_without_reading():
+    run = uuid.uuid4().hex
+    game = make_game("chomp", {"rows": 4, "cols": 4})
+    folder = shared.folder_for(run, game.key_space * KnownValues.bytes_per_key(game))
+    try:
+        assert folder is not None
+        mine = solver_for(game, folder)
+        assert mine.shared == folder
+        held = shared.Holding(folder)
+        assert not held.has(3, 1)
+        child = multiprocessing.get_context("spawn").Process(target=_write_values, args=(run, [5, 9], [7, 3]))
+        child.start()
+        child.join()
+        assert child.exitcode == 0
+        assert held.has(3, 1) and not held.has(3, 0)
+        assert mine.known.grundy[[5, 9]].tolist() == [7, 3]
+        assert mine.known.remoteness[[5, 9]].tolist() == [7, 3]
+    finally:
+        shared.remove(run)
+    assert not (shared.SHARED_MEMORY / f"{shared.PREFIX}{run}").exists()
+
+
+def test_without_a_shared_folder_a_process_holds_only_its_own_parts():
+    held = shared.Holding(None)
+    held.mark(2, 0)
+    assert held.has(2, 0) and not held.has(2, 1)
+    assert solver_for(make_game("chomp", {"rows": 3, "cols": 3})).shared is None
+
+
+def test_too_little_shared_memory_or_turned_off_means_private_arrays(monkeypatch):
+    assert shared.folder_for(uuid.uuid4().hex, 2**62) is None
+    monkeypatch.setenv("TABLEBASE_SHARED_MEMORY", "0")
+    assert shared.folder_for(uuid.uuid4().hex, 1) is None
+
+
+def test_folders_left_by_killed_builds_are_removed_and_folders_in_use_kept():
+    in_use, left, making, abandoned = (uuid.uuid4().hex for _ in range(4))
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, in_use], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        subprocess.run([sys.executable, "-c", HOLD, left], stdin=subprocess.DEVNULL, check=True, capture_output=True)
+        (shared.SHARED_MEMORY / f"{shared.PREFIX}{making}").mkdir()  # lock file not made yet
+        old = shared.SHARED_MEMORY / f"{shared.PREFIX}{abandoned}"
+        old.mkdir()
+        os.utime(old, (time.time() - 2 * shared.YOUNG,) * 2)
+
+        assert shared.remove_unused() >= 2
+        names = _our_folders()
+        assert f"{shared.PREFIX}{in_use}" in names and f"{shared.PREFIX}{making}" in names
+        assert f"{shared.PREFIX}{left}" not in names and f"{shared.PREFIX}{abandoned}" not in names
+    finally:
+        holder.stdin.close()
+        holder.wait()
+        for run in (in_use, left, making, abandoned):
+            shared.remove(run)
+
+
+def test_a_two_worker_build_with_shared_values_is_right_and_leaves_nothing_behind(tmp_path, scheduler):
+    before = _our_folders()
+    spec = spec_for("chomp", {"rows": 5, "cols": 6})
+    # Small partitions: most levels are cut in parts that the two workers share out.
+    list(build_tables([spec], tmp_path, scheduler=scheduler, partition_rows=8, quiet=True))
+    assert _our_folders() <= before
+
+    oracle = Oracle(chomp_moves)
+    with tablebase.open(tmp_path) as tb:
+        rows = tb.sql(f"SELECT position, grundy, remoteness FROM {spec.name}").to_pylist()
+    assert len(rows) == 462 - 1  # lattice paths in a 5x6 box, less the empty diagram
+    for row in rows:
+        board = chomp_board(row["position"])
+        assert (row["grundy"], row["remoteness"]) == (oracle.grundy(board), oracle.remoteness(board))
