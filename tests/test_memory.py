@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tablebase.build.driver import default_partition_rows, plan
+from tablebase.build.driver import deal, default_partition_rows, plan
 from tablebase.build.memory import MIB, plan_memory
 from tablebase.errors import TablebaseError
 from tablebase.games import make_game
@@ -51,3 +51,14 @@ def test_large_tables_get_larger_partitions():
     rows = default_partition_rows(large)
     partitions = sum(v["parts"] for v in plan(large, rows).values())
     assert rows > 65_536 and 256 <= partitions <= 1024
+
+
+def test_a_steps_partitions_are_dealt_one_task_per_worker():
+    step = [[(40, part, part * 10, part * 10 + 10)] for part in range(6)]
+    tasks = deal(step, 2)
+    assert [[s[1] for s in task] for task in tasks] == [[0, 2, 4], [1, 3, 5]]
+    assert sorted(s for task in deal(step, 4) for s in task) == [s for task in step for s in task]
+    assert len(deal(step, 4)) == 4
+    assert deal(step[:2], 2) == step[:2]  # no more tasks than workers: as planned
+    small_levels = [[(1, 0, 0, 1), (2, 0, 0, 2)]]
+    assert deal(small_levels, 2) == small_levels

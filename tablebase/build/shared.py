@@ -28,6 +28,7 @@ SHARED_MEMORY = Path("/dev/shm")
 PREFIX = "tablebase-"
 HEADROOM = 1.25  # free space wanted over the arrays' size: other programs use shared memory too
 YOUNG = 60.0  # seconds: a folder without its lock file may be still being made
+_locks: dict[str, int] = {}  # run -> the open lock file by which this process holds its folder
 
 
 def folder_for(run: str, size: int) -> Path | None:
@@ -39,8 +40,10 @@ def folder_for(run: str, size: int) -> Path | None:
         if not folder.is_dir() and shutil.disk_usage(SHARED_MEMORY).free < HEADROOM * size:
             return None
         (folder / "parts").mkdir(parents=True, exist_ok=True)
-        lock = os.open(folder / "lock", os.O_RDONLY | os.O_CREAT, 0o600)
-        fcntl.flock(lock, fcntl.LOCK_SH)  # held until the process ends
+        if run not in _locks:
+            lock = os.open(folder / "lock", os.O_RDONLY | os.O_CREAT, 0o600)
+            fcntl.flock(lock, fcntl.LOCK_SH)  # until the run is over or the process ends
+            _locks[run] = lock
     except OSError:
         return None
     return folder
@@ -48,6 +51,8 @@ def folder_for(run: str, size: int) -> Path | None:
 
 def remove(run: str) -> None:
     """Remove the run's folder on this machine (mappings stay valid until their processes let go)."""
+    if run in _locks:
+        os.close(_locks.pop(run))
     shutil.rmtree(SHARED_MEMORY / f"{PREFIX}{run}", ignore_errors=True)
 
 

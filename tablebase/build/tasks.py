@@ -93,8 +93,8 @@ def solve_slices(
 ) -> list[dict[str, Any]]:
     """Solve each slice (level, part, start, stop) in order and write it as one Parquet file.
 
-    Slices of one task are consecutive small levels or one partition of a large
-    level; every level below them is already stored. Without ``position_text``
+    Slices of one task are consecutive small levels or a worker's share of the
+    partitions of a large level; every level below them is already stored. Without ``position_text``
     the files leave out the positions' notation (the key determines it).
     ``after`` holds the records of the step below: passing them makes the
     scheduler wait for it; they are not used.
