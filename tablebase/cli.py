@@ -14,9 +14,15 @@ from tablebase.errors import TablebaseError
 EXIT_USAGE = 2
 
 
+def _one_line(message: object) -> str:
+    """An error message as one line: line breaks and other control characters in
+    what the user typed are shown escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(message))
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        print(f"{self.prog}: error: {_one_line(message)}", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
 
 
@@ -272,7 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.verb](args)
     except TablebaseError as e:
-        print(f"tablebase: error: {e}", file=sys.stderr)
+        print(f"tablebase: error: {_one_line(e)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("tablebase: interrupted; run the same command again to resume", file=sys.stderr)

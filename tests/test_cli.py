@@ -89,6 +89,7 @@ def test_stats_and_tables(db):
         (["build", "subtraction", "--take", "5..2", "--max", "9", "--out", "{new}"], ["--take"]),
         (["build", "--job", "{new}/nothing.toml", "--out", "{new}"], ["no job file"]),
         (["build", "chomp", "--rows", "2", "--cols", "2"], ["--out"]),
+        (["build", "fibonacci-nim", "--rows", "\r", "--max", "3", "--out", "{new}"], ["unrecognized", "\\r"]),
         (["lookup", "--db", "{db}", "chomp_4x5", "2 3"], ["non-increasing", "row lengths"]),
         (["lookup", "--db", "{db}", "chomp_4x5", "6 1"], ["outside", "4 x 5"]),
         (["lookup", "--db", "{db}", "chomp_4x5", "5 five"], ["whole numbers"]),
