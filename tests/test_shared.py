@@ -11,6 +11,7 @@ import uuid
 
 import numpy as np
 import pytest
+from oracles import Oracle, chomp_board, chomp_moves
 
 import tablebase
 from tablebase.build import build_tables, shared
@@ -18,8 +19,6 @@ from tablebase.build.jobs import spec_for
 from tablebase.games import make_game
 from tablebase.solve import solver_for
 from tablebase.solve.impartial import KnownValues
-
-from oracles import Oracle, chomp_board, chomp_moves
 
 pytestmark = pytest.mark.skipif(not shared.SHARED_MEMORY.is_dir(), reason="no /dev/shm on this machine")
 
