@@ -28,8 +28,8 @@ HOLD = "import sys; from tablebase.build import shared; shared.folder_for(sys.ar
 def _write_values(run: str, keys: list[int], values: list[int]) -> None:
     """In another process: put values into the shared arrays and mark the part they are."""
     game = make_game("chomp", {"rows": 4, "cols": 4})
-    folder = shared.folder_for(run, game.key_space * KnownValues.bytes_per_key(game))
-    known = KnownValues(game, folder)
+    known = KnownValues(game, lambda size: shared.folder_for(run, size))
+    folder = known.shared
     known.add(np.array(keys), np.array(values), np.array(values), None)
     shared.Holding(folder).mark(3, 1)
 
@@ -44,8 +44,10 @@ def test_a_part_one_process_solved_is_held_by_the_others_without_reading():
     folder = shared.folder_for(run, game.key_space * KnownValues.bytes_per_key(game))
     try:
         assert folder is not None
-        mine = solver_for(game, folder)
+        asked = []
+        mine = solver_for(game, lambda size: asked.append(size) or folder)
         assert mine.shared == folder
+        assert asked == [game.key_space * KnownValues.bytes_per_key(game)]
         held = shared.Holding(folder)
         assert not held.has(3, 1)
         child = multiprocessing.get_context("spawn").Process(target=_write_values, args=(run, [5, 9], [7, 3]))
@@ -65,6 +67,14 @@ def test_without_a_shared_folder_a_process_holds_only_its_own_parts():
     held.mark(2, 0)
     assert held.has(2, 0) and not held.has(2, 1)
     assert solver_for(make_game("chomp", {"rows": 3, "cols": 3})).shared is None
+
+
+def test_solvers_that_keep_their_values_in_memory_never_ask_for_a_folder():
+    def refuse(size: int):
+        raise AssertionError("asked for a shared folder")
+
+    for name, params in [("wythoff", {"max": 8}), ("domineering", {"max_cells": 4}), ("tanhinmin", {"max_card": 3, "max_hand": 2})]:
+        assert solver_for(make_game(name, params), refuse).shared is None
 
 
 def test_too_little_shared_memory_or_turned_off_means_private_arrays(monkeypatch):

@@ -20,7 +20,6 @@ from tablebase.build import shared
 from tablebase.build.values import write_piece
 from tablebase.games import make_game
 from tablebase.solve import Solver, solver_for
-from tablebase.solve.impartial import KnownValues
 from tablebase.store import level_files, part_path, read_parquet, write_parquet
 from tablebase.store.files import flush_to_disk
 
@@ -39,11 +38,7 @@ def _solver(run: str, game_name: str, params: dict[str, Any]) -> tuple[Solver, s
     if run not in _state:
         _state.clear()  # one build at a time per worker: free the last one's memory
         sys.setswitchinterval(GIL_SWITCH_SECONDS)
-        game = make_game(game_name, params)
-        folder = None
-        if game.key_space is not None:
-            folder = shared.folder_for(run, game.key_space * KnownValues.bytes_per_key(game))
-        solver = solver_for(game, folder)
+        solver = solver_for(make_game(game_name, params), lambda size: shared.folder_for(run, size))
         _state[run] = solver, shared.Holding(solver.shared)
         _known_below["level"] = 0
     return _state[run]

@@ -7,11 +7,12 @@ it). ``columns`` names what it needs to read back of a lower level;
 ``levels`` says which levels it has taken in. It knows kinds of games (impartial,
 partizan, loopy scored), not individual games, and nothing of Dask or files;
 a dense impartial solver can map its values from a folder that other
-processes map too (``shared``).
+processes map too (``place``, ``shared``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -20,6 +21,10 @@ import pyarrow as pa
 
 from tablebase.errors import TablebaseError
 from tablebase.games import Game
+
+#: Given the bytes of a solver's dense value arrays: a folder to map them from,
+#: which other processes map too, or None to keep them in this process's memory.
+Place = Callable[[int], Path | None]
 
 
 class Solver(Protocol):
@@ -37,11 +42,12 @@ class Solver(Protocol):
     def solve(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table: ...
 
 
-def solver_for(game: Game, shared: Path | None = None) -> Solver:
+def solver_for(game: Game, place: Place | None = None) -> Solver:
     """The solver of the game's kind (queen moves and diagram bites have their own: solve/queen.py, solve/bites.py).
 
-    Solvers whose values are dense arrays over the key space map them from the
-    folder ``shared`` if given; the others keep theirs in memory.
+    Solvers whose values are dense arrays over the key space ask ``place``
+    where to map them (and ``shared`` then says where they are); the others
+    keep theirs in memory and never ask.
     """
     from tablebase.solve.bites import BiteSolver
     from tablebase.solve.impartial import ImpartialSolver
@@ -52,9 +58,9 @@ def solver_for(game: Game, shared: Path | None = None) -> Solver:
     if game.kind == "impartial" and game.queen is not None and not game.misere:
         return QueenSolver(game)
     if game.kind == "impartial" and game.bites is not None and not game.misere:
-        return BiteSolver(game, shared)
+        return BiteSolver(game, place)
     if game.kind == "impartial":
-        return ImpartialSolver(game, shared)
+        return ImpartialSolver(game, place)
 
     kinds = {"loopy": LoopySolver, "partizan": PartizanSolver}
     if game.kind not in kinds:

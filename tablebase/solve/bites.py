@@ -19,14 +19,13 @@ bites, with ``young.bites``, to find the slowest.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numba
 import numpy as np
 import pyarrow as pa
 
 from tablebase.errors import TablebaseError
 from tablebase.games import Game, young
+from tablebase.solve import Place
 from tablebase.solve.impartial import NO_MOVE, ImpartialSolver, mex_of
 from tablebase.solve.rows import impartial_rows
 
@@ -92,12 +91,12 @@ def _solve(keys, rows, cols, binom, term, grundy, remoteness, out_g, out_r, out_
 class BiteSolver(ImpartialSolver):
     """Solves a game of bites out of Young diagrams; remembers lower levels as the generic solver does."""
 
-    def __init__(self, game: Game, shared: Path | None = None) -> None:
+    def __init__(self, game: Game, place: Place | None = None) -> None:
         if game.bites is None or game.misere or game.key_space is None:
             raise TablebaseError(f"{game.name}: not a game of bites out of Young diagrams in normal play")
         rows, cols = game.bites.rows, game.bites.cols
         self.shape = (rows, cols, young.binomials(rows + cols), young.row_terms(rows, cols))
-        super().__init__(game, shared)
+        super().__init__(game, place)
 
     def load_compiled(self) -> None:
         self.solve_arrays(np.empty(0, dtype=np.int64))

@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tablebase.games import Game
+from tablebase.solve import Place
 from tablebase.solve.kernels import dense_solver
 from tablebase.solve.rows import impartial_rows
 
@@ -119,12 +120,12 @@ class KnownValues:
     Dense games keep arrays indexed by key; sparse games keep arrays sorted by key.
     """
 
-    def __init__(self, game: Game, shared: Path | None = None) -> None:
+    def __init__(self, game: Game, place: Place | None = None) -> None:
         self.dense = game.key_space is not None
         self.dtype = game.value_dtype
         size = game.key_space if self.dense else 0
         #: the folder the dense arrays are mapped from, shared with other processes
-        self.shared = shared if self.dense else None
+        self.shared = place(size * self.bytes_per_key(game)) if self.dense and place else None
         self.keys = np.empty(0, dtype=np.int64)
         self.grundy = self._array("grundy", size, self.dtype)
         self.remoteness = self._array("remoteness", size, self.dtype)
@@ -201,9 +202,9 @@ def solve(game: Game, keys: np.ndarray, known: KnownValues) -> dict[str, np.ndar
 class ImpartialSolver:
     """Solves an impartial game's levels in order, remembering the values of the levels it has seen."""
 
-    def __init__(self, game: Game, shared: Path | None = None) -> None:
+    def __init__(self, game: Game, place: Place | None = None) -> None:
         self.game = game
-        self.known = KnownValues(game, shared)
+        self.known = KnownValues(game, place)
         self.load_compiled()
         self.columns = ["key", "grundy", "remoteness"] + (["misere_outcome"] if game.misere else [])
 
