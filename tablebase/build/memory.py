@@ -17,6 +17,7 @@ import numpy as np
 
 from tablebase.errors import TablebaseError
 from tablebase.games import Game
+from tablebase.solve.impartial import KnownValues
 
 MIB = 2**20
 PROCESS_BASE = 300 * MIB  # Python with numpy, pyarrow, numba and a Dask worker, measured idle
@@ -51,7 +52,7 @@ def plan_memory(game: Game, partition_rows: int, fixed: bool, limit: int | None,
     sample = game.level_keys(game.max_level // 2, 0, min(64, game.level_size(game.max_level // 2)))
     text = int(np.diff(game.format_positions(sample).offsets).mean()) if len(sample) else 16
     if game.key_space is not None:
-        values = game.key_space * (2 * item + (1 if game.misere else 0))
+        values = game.key_space * KnownValues.bytes_per_key(game)
     else:
         values = 0  # sparse games hold what they have read: counted with the rows below
     # keys and solved arrays; Arrow rows (key, text and offsets, figures, move codes); the

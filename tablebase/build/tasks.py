@@ -14,6 +14,7 @@ import bisect
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from tablebase.build import shared
@@ -64,7 +65,7 @@ def _lacking(solver: Solver, needed: range) -> list[int]:
     return [lvl for lvl in needed[bisect.bisect_left(needed, below):] if lvl not in solver.levels]
 
 
-def _part_of(path) -> int:
+def _part_of(path: Path) -> int:
     return int(path.stem.split("-")[1])
 
 
@@ -89,8 +90,9 @@ def solve_slices(
     """Solve each slice (level, part, start, stop) in order and write it as one Parquet file.
 
     Slices of one task are consecutive small levels or a worker's share of the
-    partitions of a large level; every level below them is already stored. Without ``position_text``
-    the files leave out the positions' notation (the key determines it).
+    partitions of a large level; every level below them is already stored.
+    Without ``position_text`` the files leave out the positions' notation (the
+    key determines it).
     ``after`` holds the records of the step below: passing them makes the
     scheduler wait for it; they are not used.
     """

@@ -14,7 +14,7 @@ The rules are the generic solver's (solve/impartial.py): remoteness with the
 winner hurrying and the loser delaying; a won position moves to a lost child
 of least remoteness, a lost one to the child of greatest remoteness; ties go
 to the smallest move code. Only lost positions (a few per cent) list their
-bites, with ``young.bites``, to find the slowest.
+bites, with ``young.bites``, to find the slowest (``slowest_move``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import pyarrow as pa
 from tablebase.errors import TablebaseError
 from tablebase.games import Game, young
 from tablebase.solve import Place
-from tablebase.solve.impartial import NO_MOVE, ImpartialSolver, mex_of
+from tablebase.solve.impartial import NO_MOVE, ImpartialSolver, mex_of, slowest_move
 from tablebase.solve.rows import impartial_rows
 
 
@@ -79,12 +79,7 @@ def _solve(keys, rows, cols, binom, term, grundy, remoteness, out_g, out_r, out_
             continue
         # Lost: the slowest bite of all.
         n = young.bites(key, lengths, share, term, rows, cols, children, codes)
-        hold, hold_r = NO_MOVE, 0
-        for i in range(n):
-            rc = remoteness[children[i]]
-            m = codes[i]
-            if hold == NO_MOVE or rc > hold_r or (rc == hold_r and m < hold):
-                hold, hold_r = m, rc
+        hold, hold_r = slowest_move(n, children, codes, remoteness)
         out_r[t], out_best[t] = (hold_r + 1, hold) if hold != NO_MOVE else (0, NO_MOVE)
 
 

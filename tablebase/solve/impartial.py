@@ -46,6 +46,19 @@ def mex_of(low, high, seen):
     return mex
 
 
+@numba.njit(cache=True, inline="always")
+def slowest_move(n, child, moves, remoteness):
+    """A lost position's best move among ``moves[:n]`` (children ``child[:n]``): the child of
+    greatest remoteness, ties to the smallest code; and that remoteness. (NO_MOVE, 0) if none."""
+    hold, hold_r = NO_MOVE, 0
+    for i in range(n):
+        r = remoteness[child[i]]
+        m = moves[i]
+        if hold == NO_MOVE or r > hold_r or (r == hold_r and m < hold):
+            hold, hold_r = m, r
+    return hold, hold_r
+
+
 @numba.njit(cache=True)
 def _settle(n, child, moves, grundy, remoteness, misere, seen, use_misere):
     """Grundy value, remoteness, best move and misère win of one position.
@@ -91,12 +104,7 @@ def _settle(n, child, moves, grundy, remoteness, misere, seen, use_misere):
     if mex > 0:
         return mex, win_r + 1, win, misere_win
     # Lost: the slowest move of all (a second pass, needed only for lost positions).
-    hold, hold_r = NO_MOVE, 0
-    for i in range(n):
-        r = remoteness[child[i]]
-        m = moves[i]
-        if hold == NO_MOVE or r > hold_r or (r == hold_r and m < hold):
-            hold, hold_r = m, r
+    hold, hold_r = slowest_move(n, child, moves, remoteness)
     return 0, hold_r + 1, hold, misere_win
 
 
