@@ -27,7 +27,7 @@ from common import PeakMemory, report  # noqa: E402
 from tablebase.build import build_tables  # noqa: E402
 from tablebase.build.jobs import spec_for  # noqa: E402
 from tablebase.games import make_game  # noqa: E402
-from tablebase.solve import solver_for  # noqa: E402
+from tablebase.kinds import solver_for  # noqa: E402
 
 
 def plain_chomp(rows: int, cols: int) -> tuple[int, float]:
@@ -62,7 +62,7 @@ def kernel_alone(rows: int, cols: int) -> tuple[int, float]:
     n = 0
     for level in range(1, game.max_level + 1):
         keys = game.level_keys(level, 0, game.level_size(level))
-        solver.remember(level, solver.solve(keys, with_positions=False))
+        solver.remember(level, solver.solve(keys, compact=True))
         n += len(keys)
     return n, time.perf_counter() - began
 

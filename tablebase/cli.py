@@ -1,9 +1,8 @@
-"""The ``tablebase`` command: build, verify, lookup, query, stats, tables, serve, games, cgt."""
+"""The ``tablebase`` command: build, check-game, verify, lookup, query, stats, tables, serve, games, cgt."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -12,6 +11,8 @@ from typing import Any, NoReturn, Sequence
 from tablebase.errors import TablebaseError
 
 EXIT_USAGE = 2
+# Verbs whose options depend on the game named first: parsed in two stages.
+GAME_VERBS = ("build", "check-game")
 
 
 def _one_line(message: object) -> str:
@@ -21,40 +22,48 @@ def _one_line(message: object) -> str:
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # a game's option never matches a build option by its prefix
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: error: {_one_line(message)}", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
 
 
-def _build_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
-    default = argparse.SUPPRESS if suppress else None
-    parser.add_argument("--out", default=default, help="folder of the tablebase (created if missing)")
-    parser.add_argument("--table", default=default, help="table name (default: derived from the options)")
-    parser.add_argument("--scheduler", default=default, help="address of a running Dask scheduler, tcp://HOST:PORT")
-    parser.add_argument("--workers", type=int, default=default, help="worker processes of the local cluster")
-    parser.add_argument("--partition-rows", type=int, default=default, help="positions per Dask task")
-    parser.add_argument("--quiet", action="store_true", default=default, help="no progress on stderr")
-    parser.add_argument(
-        "--compact", action="store_true", default=default,
-        help="leave the position text out of the files; SQL and lookups spell it from the key",
-    )
+class _Version(argparse.Action):
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> NoReturn:
+        import tablebase
+        from tablebase.games import find_game, game_names
+
+        print(f"tablebase {tablebase.__version__}")
+        for name in game_names():
+            try:
+                _, source = find_game(name)
+                print(f"  {name}: {source.origin}, version {source.version}")
+            except TablebaseError as e:
+                print(f"  {name}: {_one_line(e)}")
+        raise SystemExit(0)
+
+
+def _build_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--job", help="a job spec (TOML) listing several tables")
+    parser.add_argument("--out", help="folder of the tablebase (created if missing)")
+    parser.add_argument("--table", help="table name (default: derived from the options)")
+    parser.add_argument("--scheduler", help="address of a running Dask scheduler, tcp://HOST:PORT")
+    parser.add_argument("--workers", type=int, help="worker processes of the local cluster")
+    parser.add_argument("--partition-rows", type=int, help="positions per Dask task")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--compact", action="store_true",
+                        help="leave the position text out of the files; SQL and lookups spell it from the key")
 
 
 def make_parser() -> argparse.ArgumentParser:
-    from tablebase.games import GAMES
-
     parser = _Parser(prog="tablebase", description="Build and query tablebases of combinatorial games.")
+    parser.add_argument("--version", nargs=0, action=_Version, help="the version, and where each game comes from")
     verbs = parser.add_subparsers(dest="verb", required=True, parser_class=_Parser)
-
-    build = verbs.add_parser("build", help="build tables", description="Build one table, or every table of --job FILE.")
-    build.add_argument("--job", help="a job spec (TOML) listing several tables")
-    _build_options(build, suppress=False)
-    games = build.add_subparsers(dest="game", parser_class=_Parser, metavar="GAME")
-    for name, game in GAMES.items():
-        sub = games.add_parser(name, help=game.summary, description=f"{game.summary}. Positions: {game.notation}.")
-        for option in game.options:
-            sub.add_argument(f"--{option.name}", type=option.kind, required=option.required, help=option.help)
-        _build_options(sub, suppress=True)
+    verbs.add_parser("build", help="build tables: build GAME [options] --out DIR, or build --job FILE --out DIR")
+    verbs.add_parser("check-game", help="check a game's rules on a small table: check-game GAME [options]")
 
     lookup = verbs.add_parser("lookup", help="a position's stored row and all its moves")
     lookup.add_argument("--db", required=True)
@@ -87,7 +96,7 @@ def make_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1, help="server processes")
 
-    listing = verbs.add_parser("games", help="every game with its build options and notation")
+    listing = verbs.add_parser("games", help="every game with its build options and notation, and where it comes from")
     listing.add_argument("--json", action="store_true")
 
     cgt = verbs.add_parser("cgt", help="evaluate a sum of short partizan games in CGSuite notation")
@@ -96,12 +105,45 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _cmd_build(args: argparse.Namespace) -> int:
-    from tablebase.build import build_tables
-    from tablebase.build.jobs import read_job, spec_for
-    from tablebase.games import GAMES
+# -- build and check-game: GAME, then its options ------------------------------------
+def _parse_game_verb(verb: str, argv: list[str], extra: Any) -> tuple[argparse.Namespace, Any]:
+    """(options, game class and source or None) of ``tablebase VERB [GAME | --game REF] [options]``."""
+    from tablebase.games import find_game, game_names
 
-    if (args.job is None) == (args.game is None):
+    ref = None
+    if argv and not argv[0].startswith("-"):  # GAME comes first
+        ref, argv = argv[0], argv[1:]
+    else:
+        first = _Parser(prog=f"tablebase {verb}", add_help=False)
+        first.add_argument("--game")
+        ref = first.parse_known_args(argv)[0].game
+    found = find_game(ref) if ref is not None else None
+    cls = found[0] if found else None
+    parser = _Parser(
+        prog=f"tablebase {verb} {cls.name if cls else 'GAME'}",
+        description=(f"{cls.summary}. Positions: {cls.notation}." if cls
+                     else f"GAME is one of {', '.join(game_names())}, or module:Class, or path/to/file.py:Class."),
+    )
+    parser.add_argument("--game", help="the game: a name, module:Class or path/to/file.py:Class")
+    extra(parser)
+    for option in cls.options if cls else ():
+        try:
+            parser.add_argument(f"--{option.name}", type=option.kind, required=option.required, help=option.help)
+        except argparse.ArgumentError:
+            raise TablebaseError(f"{cls.name}: its option --{option.name} is also an option of {verb}; rename it") from None
+    return parser.parse_args(argv), found
+
+
+def _params(args: argparse.Namespace, cls: Any) -> dict[str, Any]:
+    return {o.key: getattr(args, o.key) for o in cls.options}
+
+
+def _cmd_build(argv: list[str]) -> int:
+    from tablebase.build import build_tables, read_job
+    from tablebase.build.jobs import TableSpec
+
+    args, found = _parse_game_verb("build", argv, _build_options)
+    if (args.job is None) == (found is None):
         raise TablebaseError("build needs a GAME with its options, or --job FILE (not both)")
     if not args.out:
         raise TablebaseError("build needs --out DIR")
@@ -109,12 +151,13 @@ def _cmd_build(args: argparse.Namespace) -> int:
     if args.job:
         specs, settings = read_job(args.job)
         if args.compact:
-            specs = [dataclasses.replace(s, position_text=False) for s in specs]
+            specs = [s.with_compact(True) for s in specs]
         if args.table:
             raise TablebaseError("--table names one table; with --job give each table a 'name'")
     else:
-        params = {o.key: getattr(args, o.key) for o in GAMES[args.game].options}
-        specs = [spec_for(args.game, params, args.table, bool(args.compact))]
+        cls, source = found
+        game = cls(**_params(args, cls))
+        specs = [TableSpec(game, source, args.table or game.table, bool(args.compact))]
     partition_rows = args.partition_rows or settings.get("partition_rows")
     for summary in build_tables(
         specs, Path(args.out), scheduler=args.scheduler, workers=args.workers,
@@ -124,7 +167,37 @@ def _cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_rows(table, as_json: bool) -> None:
+def _check_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-positions", type=int, default=200_000,
+                        help="refuse tables larger than this (the check searches the rules plainly)")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def _cmd_check_game(argv: list[str]) -> int:
+    from tablebase.build.check import check_game
+
+    args, found = _parse_game_verb("check-game", argv, _check_options)
+    if found is None:
+        raise TablebaseError("check-game needs a GAME with its options")
+    cls, _ = found
+    game = cls(**_params(args, cls))
+
+    def say(text: str) -> None:
+        if not args.quiet:
+            print(f"[{game.name}] {text}", file=sys.stderr, flush=True)
+
+    positions, defects = check_game(game, args.max_positions, say)
+    for defect in defects:
+        print(_one_line(defect))
+    if defects:
+        print(f"{game.name}: {len(defects)} defects in {positions:,} positions", file=sys.stderr)
+        return 1
+    print(f"{game.name}: {positions:,} positions checked, no defects")
+    return 0
+
+
+# -- reading ----------------------------------------------------------------------------
+def _print_rows(table: Any, as_json: bool) -> None:
     rows = table.to_pylist()
     if as_json:
         print(json.dumps(rows, default=str))
@@ -214,28 +287,40 @@ def _cmd_tables(args: argparse.Namespace) -> int:
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
-    from tablebase.games import GAMES
+    from tablebase.games import find_game, game_names
 
-    listing = [
-        {
+    listing = []
+    for name in game_names():
+        try:
+            g, source = find_game(name)
+        except TablebaseError as e:
+            listing.append({"game": name, "error": _one_line(e)})
+            continue
+        listing.append({
             "game": name,
             "kind": g.kind,
             "summary": g.summary,
-            "options": [{"name": "--" + o.name, "type": o.kind.__name__, "required": o.required, "help": o.help} for o in g.options],
+            "options": [{"name": "--" + o.name, "type": o.kind.__name__, "required": o.required, "help": o.help}
+                        for o in g.options],
             "position": g.notation,
             "move": g.move_notation,
-        }
-        for name, g in GAMES.items()
-    ]
+            "origin": source.origin,
+            "version": source.version,
+        })
     if args.json:
         print(json.dumps(listing))
         return 0
     for i, g in enumerate(listing):
-        opts = " ".join(f"{o['name']} {o['type'].upper()}" if o["required"] else f"[{o['name']} {o['type'].upper()}]" for o in g["options"])
+        if "error" in g:
+            print(("\n" if i else "") + f"{g['game']}: cannot be loaded: {g['error']}")
+            continue
+        opts = " ".join(f"{o['name']} {o['type'].upper()}" if o["required"] else f"[{o['name']} {o['type'].upper()}]"
+                        for o in g["options"])
         print(("\n" if i else "") + f"{g['game']} ({g['kind']}): {g['summary']}")
-        print(f"  build:    tablebase build {g['game']} {opts} --out DIR")
+        print(f"  build:    tablebase build {g['game']} {opts} --out DIR".replace("  --out", " --out"))
         print(f"  position: {g['position']}")
         print(f"  move:     {g['move']}")
+        print(f"  from:     {g['origin']}, version {g['version']}")
     return 0
 
 
@@ -261,7 +346,6 @@ def _cmd_cgt(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {
-    "build": _cmd_build,
     "lookup": _cmd_lookup,
     "query": _cmd_query,
     "stats": _cmd_stats,
@@ -271,11 +355,15 @@ COMMANDS = {
     "games": _cmd_games,
     "cgt": _cmd_cgt,
 }
+GAME_COMMANDS = {"build": _cmd_build, "check-game": _cmd_check_game}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = make_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if argv and argv[0] in GAME_COMMANDS:
+            return GAME_COMMANDS[argv[0]](argv[1:])
+        args = make_parser().parse_args(argv)
         return COMMANDS[args.verb](args)
     except TablebaseError as e:
         print(f"tablebase: error: {_one_line(e)}", file=sys.stderr)

@@ -18,7 +18,7 @@ from oracles import Oracle, chomp_board, chomp_moves
 
 from tablebase.errors import TablebaseError
 from tablebase.games import make_game
-from tablebase.solve import solver_for
+from tablebase.kinds import solver_for
 from tablebase.solve.bites import BiteSolver
 from tablebase.solve.impartial import ImpartialSolver
 

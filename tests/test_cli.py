@@ -71,7 +71,8 @@ def test_stats_and_tables(db):
     tables = json.loads(tablebase("tables", "--db", db, "--json").stdout)
     assert tables == [
         {
-            "table": "chomp_4x5", "game": "chomp", "params": {"rows": 4, "cols": 5}, "levels": "20/20",
+            "table": "chomp_4x5", "game": "chomp", "origin": "built-in", "params": {"rows": 4, "cols": 5},
+            "levels": "20/20",
             "positions": 125, "bytes": tables[0]["bytes"], "complete": True,
         }
     ]

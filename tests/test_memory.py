@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from tablebase.build.driver import deal, default_partition_rows, plan
 from tablebase.build.memory import MIB, plan_memory
+from tablebase.build.plan import deal, default_partition_rows, plan
 from tablebase.errors import TablebaseError
 from tablebase.games import make_game
+from tablebase.kinds import kind_of
+
+
+def planned(game, rows, fixed, limit):
+    levels = [game.level_size(k) for k in range(game.max_level + 1)]
+    return plan_memory(game, kind_of(game).footprint(game), rows, fixed, limit, max(levels), sum(levels))
 
 
 def test_partitions_shrink_to_fit_a_small_worker():
     game = make_game("chomp", dict(rows=12, cols=12))
-    roomy = plan_memory(game, 65_536, fixed=False, limit=16 * 1024 * MIB, biggest_level=game.level_size(72))
-    tight = plan_memory(game, 65_536, fixed=False, limit=390 * MIB, biggest_level=game.level_size(72))
+    roomy = planned(game, 65_536, fixed=False, limit=16 * 1024 * MIB)
+    tight = planned(game, 65_536, fixed=False, limit=390 * MIB)
     assert roomy.partition_rows == 65_536
     assert 1024 <= tight.partition_rows < 65_536 and tight.peak <= 390 * MIB
     # The values of a dense game cover its whole key space: a byte each for Grundy value and remoteness.
@@ -23,14 +29,14 @@ def test_partitions_shrink_to_fit_a_small_worker():
 
 def test_a_size_given_by_the_user_is_kept():
     game = make_game("chomp", dict(rows=12, cols=12))
-    plan = plan_memory(game, 65_536, fixed=True, limit=500 * MIB, biggest_level=game.level_size(72))
+    plan = planned(game, 65_536, fixed=True, limit=500 * MIB)
     assert plan.partition_rows == 65_536
 
 
 def test_a_table_whose_values_cannot_fit_is_refused():
     game = make_game("chomp", dict(rows=16, cols=16))
     with pytest.raises(TablebaseError, match="would need about .* MiB but has 1,024 MiB"):
-        plan_memory(game, 65_536, fixed=False, limit=1024 * MIB, biggest_level=game.level_size(128))
+        planned(game, 65_536, fixed=False, limit=1024 * MIB)
 
 
 def test_levels_are_cut_into_even_parts_that_cover_them():
@@ -38,7 +44,7 @@ def test_levels_are_cut_into_even_parts_that_cover_them():
     levels = plan(game, 4096)
     assert sum(v["positions"] for v in levels.values()) == game.key_space - 1  # all but the empty bar
     for level, v in levels.items():
-        assert v["positions"] == game.level_size(int(level))
+        assert v["positions"] == game.level_size(level)
         if v["positions"] >= 1024:  # a quarter partition or more: never one task alone
             assert v["parts"] % 2 == 0 and v["positions"] / v["parts"] <= 4096
         else:

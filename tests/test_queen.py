@@ -22,7 +22,7 @@ from oracles import Oracle, wythoff_moves, wythoff_p_positions
 from tablebase.build.tasks import solve_slices
 from tablebase.errors import TablebaseError
 from tablebase.games import make_game
-from tablebase.solve import solver_for
+from tablebase.kinds import solver_for
 from tablebase.solve.impartial import ImpartialSolver
 from tablebase.solve.names import move_names
 from tablebase.solve.queen import QueenSolver

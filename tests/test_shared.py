@@ -17,7 +17,7 @@ import tablebase
 from tablebase.build import build_tables, shared
 from tablebase.build.jobs import spec_for
 from tablebase.games import make_game
-from tablebase.solve import solver_for
+from tablebase.kinds import solver_for
 from tablebase.solve.impartial import KnownValues
 
 pytestmark = pytest.mark.skipif(not shared.SHARED_MEMORY.is_dir(), reason="no /dev/shm on this machine")

@@ -25,7 +25,7 @@ from conftest import rows_of
 from tablebase.build.verify import verify_table
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games import make_game
-from tablebase.solve import solver_for
+from tablebase.kinds import solver_for
 
 Position = tuple[tuple[int, ...], tuple[int, ...], int]  # mover's hand, opponent's hand (sorted), field
 

@@ -202,9 +202,9 @@ def test_verify_checks_the_values_files(domineering, tmp_path):
 
 def test_buckets_split_the_ids_and_merge_alike(tmp_path):
     """Pieces of every partition merged into 1 or 3 files: the same forms, each file its own slice of ids."""
-    from tablebase.build.values import merge_bucket, write_piece
     from tablebase.games import make_game
-    from tablebase.solve import solver_for
+    from tablebase.kinds import solver_for
+    from tablebase.kinds.values import ValuesTable, merge_bucket
 
     solver = solver_for(make_game("domineering", {"max_cells": 7}))
     names = []
@@ -214,7 +214,7 @@ def test_buckets_split_the_ids_and_merge_alike(tmp_path):
         solver.remember(level, rows)
         for part, (a, b) in enumerate([(0, len(keys) // 2), (len(keys) // 2, len(keys))]):
             if b > a:
-                names.append(write_piece(solver, rows.slice(a, b - a), str(tmp_path), "t", level, part, False)["file"])
+                names.append(ValuesTable().piece(solver, rows.slice(a, b - a), str(tmp_path), "t", level, part, False)["file"])
     merged = {}
     for buckets in (1, 3):
         files = [merge_bucket(str(tmp_path), "t", names, b, buckets)["file"] for b in range(buckets)]

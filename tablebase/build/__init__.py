@@ -6,12 +6,9 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Iterator
 
-from tablebase.build.driver import (
-    DEFAULT_PARTITION_ROWS,
-    TableSpec,
-    build_table,
-    dask_client,
-)
+from tablebase.build.driver import build_table, dask_client
+from tablebase.build.jobs import TableSpec, read_job, spec_for
+from tablebase.build.plan import DEFAULT_PARTITION_ROWS
 from tablebase.errors import TablebaseError
 from tablebase.store import BuildLock, table_dir
 
@@ -41,4 +38,4 @@ def build_tables(
                 yield build_table(client, out.resolve(), spec, partition_rows, every=float("inf") if quiet else 1.0)
 
 
-__all__ = ["DEFAULT_PARTITION_ROWS", "TableSpec", "build_table", "build_tables", "dask_client"]
+__all__ = ["DEFAULT_PARTITION_ROWS", "TableSpec", "build_table", "build_tables", "dask_client", "read_job", "spec_for"]

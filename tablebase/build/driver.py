@@ -1,8 +1,11 @@
 """The build driver: a job becomes levels, levels become partitions, partitions become Dask tasks.
 
-A level's partitions (or a run of small levels) form a step; each step's tasks
-wait for the step below inside the scheduler, dealt to the workers in turn. The driver collects each partition's file record into the manifest
-(saved as it goes, so a killed build resumes where it stopped) and reports
+A game that does not list its levels is listed first, on a worker
+(build/listing.py). A level's partitions (or a run of small levels) form a
+step; each step's tasks wait for the step below inside the scheduler, dealt to
+the workers in turn. The driver collects each partition's file record into
+the manifest (saved as it goes, so a killed build resumes where it stopped),
+finishes the kind's artifacts (a partizan table's values table), and reports
 progress.
 """
 
@@ -13,7 +16,6 @@ import os
 import time
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -22,27 +24,17 @@ from distributed import Client, LocalCluster, as_completed
 
 import tablebase
 from tablebase.build import shared
-from tablebase.build import values as values_table
+from tablebase.build.jobs import TableSpec
+from tablebase.build.listing import list_on_cluster, stored_view
 from tablebase.build.memory import plan_memory
+from tablebase.build.plan import deal, default_partition_rows, plan, schedule
 from tablebase.build.progress import Progress
 from tablebase.build.tasks import solve_slices, warm_up
 from tablebase.errors import StoreError, TablebaseError
-from tablebase.games import Game
-from tablebase.store import Manifest, remove_leftovers, table_dir
+from tablebase.kinds import Artifact, kind_of
+from tablebase.store import Manifest, level_of_name, remove_leftovers, remove_listing, table_dir
 
-DEFAULT_PARTITION_ROWS = 65_536  # at least; large tables get larger partitions
-PARTITIONS_PER_TABLE = 512  # about; each task costs the scheduler a round trip and the store a file
 MANIFEST_EVERY = 1.0  # seconds between manifest saves while a table builds
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    """One table to build: a game with its parameters, under a name."""
-
-    game: Game
-    name: str
-    #: False: files leave out the position text, which views and lookups spell from the key
-    position_text: bool = True
 
 
 @contextmanager
@@ -75,120 +67,40 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
         yield client
 
 
-def default_partition_rows(game: Game) -> int:
-    """A power of two, so that a table has about PARTITIONS_PER_TABLE partitions and tasks last long enough."""
-    total = sum(game.level_size(k) for k in range(game.max_level + 1))
-    rows = DEFAULT_PARTITION_ROWS
-    while rows * PARTITIONS_PER_TABLE < total:
-        rows *= 2
-    return rows
-
-
-def plan(game: Game, partition_rows: int) -> dict[str, dict[str, int]]:
-    """Levels with positions, each with its size and number of partitions.
-
-    A level of a quarter partition or more is cut into an even number of parts:
-    every level waits for the one below, so a level solved by one task leaves
-    a second worker idle. The plan never depends on the number of workers, so
-    any cluster writes the same files.
-    """
-    out = {}
-    for level in range(game.max_level + 1):
-        size = game.level_size(level)
-        if not size:
-            continue
-        parts = 1
-        if not game.whole_levels and size >= max(2, partition_rows // 4):
-            parts = 2 * -(-size // (2 * partition_rows))
-        out[str(level)] = {"positions": size, "parts": parts}
-    return out
-
-
-def _start_manifest(root: Path, spec: TableSpec, partition_rows: int, old: Manifest | None) -> Manifest:
-    """The manifest to build into: a fresh one, or the one an earlier run of the same build left."""
-    fresh = Manifest(
-        table=spec.name,
-        game=spec.game.name,
-        kind=spec.game.kind,
-        params=spec.game.params,
-        version=tablebase.__version__,
-        partition_rows=partition_rows,
-        plan=plan(spec.game, partition_rows),
-        position_text=spec.position_text,
-    )
-    if old is None:
-        return fresh
-    if not old.same_build(fresh):
-        raise StoreError(
-            f"table {spec.name} in {root} was built as {old.game} {old.params} "
-            f"(version {old.version}, partitions of {old.partition_rows}); "
-            "build into another --out or under another --table name"
-        )
-    # Keep only records whose files are still there, whole.
-    old.files = {
-        name: rec
-        for name, rec in old.files.items()
-        if (table_dir(root, spec.name) / name).is_file()
-        and (table_dir(root, spec.name) / name).stat().st_size == rec["bytes"]
-    }
-    old.plan = fresh.plan
-    return old
-
-
-Slice = tuple[int, int, int, int]  # level, part, first position, end position
-
-
-def schedule(manifest: Manifest) -> list[list[list[Slice]]]:
-    """Steps of tasks of slices, leaving out the partitions already built.
-
-    A step's tasks run in parallel once the step before is done. A large level
-    is one step of one task per partition; a run of small consecutive levels
-    is one task, solved in order, so that tiny levels do not cost a task each.
-    """
-    steps: list[list[list[Slice]]] = []
-    group: list[Slice] = []
-    group_rows = 0
-    for level in sorted(int(k) for k in manifest.plan):
-        size = manifest.plan[str(level)]["positions"]
-        parts = manifest.plan[str(level)]["parts"]
-        todo = [
-            (level, part, part * size // parts, (part + 1) * size // parts)
-            for part in range(parts)
-            if f"level={level}/part-{part:05d}.parquet" not in manifest.files
-        ]
-        if not todo:
-            continue
-        if parts == 1 and group_rows + size <= manifest.partition_rows:
-            group += todo
-            group_rows += size
-            continue
-        if group:
-            steps.append([group])
-            group, group_rows = [], 0
-        if parts == 1:
-            group, group_rows = todo, size
-        else:
-            steps.append([[s] for s in todo])
-    if group:
-        steps.append([group])
-    return steps
-
-
-def deal(step: list[list[Slice]], workers: int) -> list[list[Slice]]:
-    """The tasks of a step: its partitions dealt to the workers in turn, one task per worker.
-
-    A task per partition would cost the scheduler, the driver and the workers a
-    round trip each; on a 2-core machine that time comes out of the solving.
-    """
-    if len(step) <= workers:
-        return step
-    return [[s for task in step[w::workers] for s in task] for w in range(workers)]
-
-
 def worker_memory_limit(client: Client) -> int | None:
     """The smallest memory limit among the cluster's workers, if they have one."""
     limits = [w.get("memory_limit") or 0 for w in client.scheduler_info()["workers"].values()]
     return min(limits) if limits and min(limits) > 0 else None
+
+
+def _identity(spec: TableSpec, partition_rows: int) -> Manifest:
+    """A fresh manifest of the table: what it is, before anything is planned."""
+    game = spec.game
+    return Manifest(table=spec.name, game=game.name, kind=game.kind, params=game.params,
+                    version=tablebase.__version__, partition_rows=partition_rows,
+                    source=spec.source.as_record(), compact=spec.compact)
+
+
+def _resumed(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest:
+    """The manifest to build into: the one an earlier run of the same build left, or a fresh one."""
+    old = Manifest.load_if_exists(root, spec.name)
+    if old is None:
+        return _identity(spec, partition_rows or 0)
+    # 0: the earlier run stopped before its partitions were planned.
+    fresh = _identity(spec, partition_rows or old.partition_rows)
+    if old.partition_rows == 0:
+        old.partition_rows = fresh.partition_rows
+    if not old.same_build(fresh):
+        changed = " (the game's source has changed)" if old.source.get("digest") != fresh.source.get("digest") else ""
+        raise StoreError(
+            f"table {spec.name} in {root} was built as {old.game} {old.params}{changed} "
+            f"(version {old.version}, partitions of {old.partition_rows}); "
+            "build into another --out or under another --table name"
+        )
+    folder = table_dir(root, spec.name)
+    old.files = {name: rec for name, rec in old.files.items()  # only records whose files are whole
+                 if (folder / name).is_file() and (folder / name).stat().st_size == rec["bytes"]}
+    return old
 
 
 def build_table(
@@ -201,18 +113,30 @@ def build_table(
     The caller holds the table's build lock.
     """
     began = time.perf_counter()
-    old = Manifest.load_if_exists(root, spec.name)
-    requested = partition_rows or (old.partition_rows if old else default_partition_rows(spec.game))
-    biggest = max((spec.game.level_size(k) for k in range(spec.game.max_level + 1)), default=0)
-    memory = plan_memory(spec.game, requested, bool(partition_rows or old), worker_memory_limit(client), biggest)
-    manifest = _start_manifest(root, spec, memory.partition_rows, old)
+    kind = kind_of(spec.game)
+    manifest = _resumed(root, spec, partition_rows)
+    fixed = bool(partition_rows or manifest.partition_rows)
     remove_leftovers(table_dir(root, spec.name))
-    values_table.prepare(root, manifest, spec.game)
+    say = Progress(spec.name, 1, 0, every=every).say
+    if kind.needs_listing(spec.game):
+        manifest.complete = False
+        manifest.save(root)
+        list_on_cluster(client, root, manifest, spec.source.ref, say)
+    view = stored_view(spec.game, root, spec.name, manifest.listing)
+    levels = range(view.max_level + 1)
+    memory = plan_memory(view, kind.footprint(view), manifest.partition_rows or default_partition_rows(view),
+                         fixed, worker_memory_limit(client), max((view.level_size(k) for k in levels), default=0),
+                         sum(view.level_size(k) for k in levels), kind.whole_levels)
+    manifest.partition_rows = memory.partition_rows
+    manifest.plan = plan(view, memory.partition_rows, kind.whole_levels)
+    artifacts = kind.artifacts()
+    for artifact in artifacts:
+        artifact.prepare(root, manifest)
     manifest.complete = False
     total = sum(v["positions"] for v in manifest.plan.values())
     n_parts = sum(v["parts"] for v in manifest.plan.values())
     skipped = len(manifest.files)
-    progress = Progress(spec.name, total, spec.game.max_level, every=every)
+    progress = Progress(spec.name, total, view.max_level, every=every)
     progress.resumed(sum(f["rows"] for f in manifest.files.values()))
     progress.say(
         f"{total:,} positions in {len(manifest.plan)} levels, {n_parts} partitions"
@@ -222,13 +146,12 @@ def build_table(
     progress.say(memory.describe())
     run = uuid.uuid4().hex
     client.run(shared.remove_unused, on_error="ignore")  # left by builds that were killed
-    collector = _Collector(root, manifest, progress)
+    collector = _Collector(root, manifest, progress, artifacts)
     workers = sorted(client.scheduler_info()["workers"])
+    task_args = (run, str(root), spec.name, spec.source.ref, spec.game.params)
     warming = [
-        client.submit(
-            warm_up, run, spec.game.name, spec.game.params,
-            key=f"warm-up-{spec.name}-{i}-{run}", workers=[worker], allow_other_workers=True, pure=False,
-        )
+        client.submit(warm_up, *task_args, key=f"warm-up-{spec.name}-{i}-{run}", workers=[worker],
+                      allow_other_workers=True, pure=False)
         for i, worker in enumerate(workers)
     ]
     # Every step is submitted at once, each task taking the tasks of the step
@@ -242,8 +165,8 @@ def build_table(
         for number, step in enumerate(schedule(manifest)):
             below = [
                 client.submit(
-                    solve_slices, run, str(root), spec.name, spec.game.name, spec.game.params, slices,
-                    spec.position_text, below, key=f"solve-{spec.name}-{number}.{i}-{run}", pure=False,
+                    solve_slices, *task_args, slices, spec.compact, below,
+                    key=f"solve-{spec.name}-{number}.{i}-{run}", pure=False,
                     workers=[workers[i % len(workers)]], allow_other_workers=True,
                 )
                 for i, slices in enumerate(deal(step, len(workers)))
@@ -255,15 +178,19 @@ def build_table(
             # Forgotten once the step above has started, so that a worker lost
             # later does not make the scheduler compute it again.
             del pending[future.key]
-        if values_table.wanted(spec.game):
-            manifest.levels_done = collector.finished()
-            values_table.merge(client, root, manifest, run, progress.say)
+        manifest.levels_done = collector.finished()
+        for artifact in artifacts:
+            _finish(client, root, manifest, artifact, run, progress.say)
         remove_leftovers(table_dir(root, spec.name))
     finally:
         manifest.levels_done = collector.finished()
-        manifest.complete = len(manifest.levels_done) == len(manifest.plan) and (
-            not values_table.wanted(spec.game) or values_table.merged(manifest))
+        manifest.complete = len(manifest.levels_done) == len(manifest.plan) and all(
+            a.complete(manifest) for a in artifacts)
+        if manifest.complete and manifest.listing.get("files"):
+            manifest.listing["files"] = {}  # the rows hold all that lookups need of it
         manifest.save(root)
+        if manifest.complete:
+            remove_listing(root, spec.name)
         unfinished = [f for f in [*pending.values(), *warming] if not f.done()]
         if unfinished:
             client.cancel(unfinished)
@@ -281,33 +208,43 @@ def build_table(
     }
 
 
+def _finish(client: Client, root: Path, manifest: Manifest, artifact: Artifact, run: str, say: Any) -> None:
+    """Run an artifact's finishing tasks on the cluster, then let it record what they wrote."""
+    tasks = artifact.finishing_tasks(root, manifest)
+    futures = [client.submit(function, *args, key=f"{name}-{manifest.table}-{run}", pure=False)
+               for name, function, args in tasks]
+    records = [future.result() for future in as_completed(futures)]
+    artifact.finished(root, manifest, records, say)
+
+
 class _Collector:
     """Records finished partitions in the manifest (saved now and then), reports progress,
     and adds up the seconds the workers spent reading lower levels, solving and writing."""
 
-    def __init__(self, root: Path, manifest: Manifest, progress: Progress) -> None:
-        self.root, self.manifest, self.progress = root, manifest, progress
+    def __init__(self, root: Path, manifest: Manifest, progress: Progress, artifacts: tuple[Artifact, ...]) -> None:
+        self.root, self.manifest, self.progress, self.artifacts = root, manifest, progress, artifacts
         self.busy = {"read": 0.0, "solve": 0.0, "write": 0.0}
         self.done_in_level: dict[int, int] = {}
         for name in manifest.files:
-            level = int(name.split("/")[0].split("=")[1])
+            level = level_of_name(name)
             self.done_in_level[level] = self.done_in_level.get(level, 0) + 1
         self.last_save = time.perf_counter()
         self.save_seconds = 0.0
 
     def finished(self) -> list[int]:
         plan = self.manifest.plan
-        return sorted(lvl for lvl, n in self.done_in_level.items() if n == plan[str(lvl)]["parts"])
+        return sorted(lvl for lvl, n in self.done_in_level.items() if n == plan[lvl]["parts"])
 
     def add(self, records: list[dict]) -> None:
         for record in records:
             level = record.pop("level")
             for phase, seconds in record.pop("seconds").items():  # not in the manifest: not reproducible
                 self.busy[phase] += seconds
-            values_table.record_piece(self.manifest, record.pop("values"))
+            for artifact, piece in zip(self.artifacts, record.pop("pieces")):
+                artifact.record(self.manifest, piece)
             self.manifest.files[record.pop("file")] = record
             done = self.done_in_level[level] = self.done_in_level.get(level, 0) + 1
-            parts = self.manifest.plan[str(level)]["parts"]
+            parts = self.manifest.plan[level]["parts"]
             self.progress.part_done(level, record["rows"], done, parts, done == parts)
         if time.perf_counter() - self.last_save > max(MANIFEST_EVERY, 10 * self.save_seconds):
             # A table of thousands of files takes a while to save: never more

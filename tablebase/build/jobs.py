@@ -1,30 +1,54 @@
-"""Job specs: several tables built by one command, from a TOML file.
+"""What to build: a table spec, and job files that list several.
 
     partition_rows = 100000        # optional
     compact = true                 # optional, for every table: no position text in the files
     [[table]]
-    game = "chomp"
+    game = "chomp"                 # a built-in or plugin name, "module:Class" or "path/to/file.py:Class"
     rows = 8
     cols = 8
     name = "chomp_small"           # optional table name
     compact = false                # optional, for this table
+
+A game file named in a job file is found relative to the job file's folder.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from tablebase.build.driver import TableSpec
 from tablebase.errors import TablebaseError
-from tablebase.games import make_game
+from tablebase.games import Game, GameSource, load_game
+from tablebase.kinds import kind_of
 
 
-def spec_for(game_name: str, params: dict, name: str | None = None, compact: bool = False) -> TableSpec:
-    game = make_game(game_name, params)
-    if compact and game.kind == "partizan":
-        raise TablebaseError(f"{game_name}: --compact is for impartial and loopy tables (partizan rows are read by position)")
-    return TableSpec(game, name or game.table, position_text=not compact)
+@dataclass(frozen=True)
+class TableSpec:
+    """One table to build: a game with its parameters, where the game comes from, and the table's name."""
+
+    game: Game
+    source: GameSource
+    name: str
+    #: leave the position text out of the files; views and lookups spell it from the key
+    compact: bool = False
+
+    def __post_init__(self) -> None:
+        if self.compact:
+            why = kind_of(self.game).compact_refusal(self.game)
+            if why:
+                raise TablebaseError(f"{self.game.name}: --compact is refused for this game: {why}")
+
+    def with_compact(self, compact: bool) -> "TableSpec":
+        return dataclasses.replace(self, compact=compact)
+
+
+def spec_for(ref: str, params: dict[str, Any], name: str | None = None, compact: bool = False) -> TableSpec:
+    """The spec of a table of the game ``ref`` with these options."""
+    game, source = load_game(ref, params)
+    return TableSpec(game, source, name or game.table, compact)
 
 
 def read_job(path: str | Path) -> tuple[list[TableSpec], dict]:
@@ -49,16 +73,24 @@ def read_job(path: str | Path) -> tuple[list[TableSpec], dict]:
         entry = dict(entry)
         if "game" not in entry:
             raise TablebaseError(f"{path}: table {i} has no 'game'")
-        game = entry.pop("game")
+        ref = _relative_to(str(entry.pop("game")), Path(path).parent)
         name = entry.pop("name", None)
         compact = entry.pop("compact", settings.get("compact", False))
         if not isinstance(compact, bool):
             raise TablebaseError(f"{path}: table {i}: 'compact' must be true or false")
         try:
-            specs.append(spec_for(str(game), entry, name, compact))
+            specs.append(spec_for(ref, entry, name, compact))
         except TablebaseError as e:
             raise TablebaseError(f"{path}: table {i}: {e}") from None
     names = [s.name for s in specs]
     if len(set(names)) != len(names):
         raise TablebaseError(f"{path}: two tables are named alike; give one a 'name'")
     return specs, settings
+
+
+def _relative_to(ref: str, folder: Path) -> str:
+    """A game file's reference, taken relative to the job file's folder."""
+    where, colon, name = ref.rpartition(":")
+    if colon and where.endswith(".py") and not Path(where).is_absolute():
+        return f"{folder / where}:{name}"
+    return ref

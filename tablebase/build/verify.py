@@ -1,9 +1,14 @@
 """Verify a built table: files against the manifest, and every row against its children.
 
-Each level is solved again from the *stored* rows of the lower levels and the
-result compared, column by column, with what is stored. A damaged or missing
-file is reported, and its level's recomputed rows stand in for it so that the
-levels above can still be checked.
+Nothing made by the build is reused: the game is imported again from where
+the manifest says it came from, a game whose positions the engine lists is
+listed again from its start positions, and compiled loops are compiled anew.
+Each level is then solved again from the *stored* rows of the lower levels
+and the result compared, column by column, with what is stored, so a table
+built under other rules cannot pass. A damaged or missing file is reported,
+and its level's recomputed rows stand in for it so that the levels above can
+still be checked. The kind's artifacts (a partizan table's values table) are
+derived again and compared too.
 """
 
 from __future__ import annotations
@@ -18,12 +23,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tablebase.build.verify_values import Derived, check_values
 from tablebase.errors import StoreError
-from tablebase.games import make_game
-from tablebase.solve import solver_for
-from tablebase.store import Manifest, read_parquet, table_dir
-from tablebase.store.files import sha256_of
+from tablebase.games import load_game
+from tablebase.kinds import kind_of
+from tablebase.store import Manifest, part_name, read_parquet, row_files_on_disk, sha256_of, table_dir
 
 MAX_PER_FILE = 5  # mismatches reported per file; the count says how many more
 
@@ -44,8 +47,7 @@ def _check_files(root: Path, m: Manifest) -> tuple[list[Problem], set[str]]:
     """Manifest records against the files on disk; returns problems and the names of files present."""
     problems, present = [], set()
     folder = table_dir(root, m.table)
-    on_disk = {str(p.relative_to(folder)) for p in folder.glob("level=*/part-*.parquet")}
-    for name in sorted(on_disk - set(m.files)):
+    for name in sorted(row_files_on_disk(root, m.table) - set(m.files)):
         problems.append(Problem(m.table, name, None, "file is not in the manifest"))
     for name, record in sorted(m.files.items()):
         path = folder / name
@@ -58,9 +60,9 @@ def _check_files(root: Path, m: Manifest) -> tuple[list[Problem], set[str]]:
         if sha256_of(path) != record["sha256"]:
             problems.append(Problem(m.table, name, None, "sha256 differs from the manifest"))
     for level, plan in m.plan.items():
-        names = [f"level={level}/part-{p:05d}.parquet" for p in range(plan["parts"])]
-        if int(level) in m.levels_done and not all(n in m.files for n in names):
-            problems.append(Problem(m.table, f"level={level}", None, "level marked done but files are missing"))
+        names = [part_name(level, p) for p in range(plan["parts"])]
+        if level in m.levels_done and not all(n in m.files for n in names):
+            problems.append(Problem(m.table, f"level {level}", None, "level marked done but files are missing"))
     return problems, present
 
 
@@ -102,30 +104,44 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
     """Check one table; return the number of rows checked and the problems found."""
     root = Path(root)
     m = Manifest.load(root, table)
-    game = make_game(m.game, m.params)
-    solver = solver_for(game)
+    game, source = load_game(m.source.get("ref", m.game), m.params)
+    if source.digest != m.source.get("digest"):
+        say(f"the game's source has changed since the table was built ({m.source.get('origin')}); "
+            "checking the rows against the rules as they are now")
+    kind = kind_of(game)
     problems, present = _check_files(root, m)
+    view = game
+    if kind.needs_listing(game):
+        say("listing positions again from the start positions")
+        listing = kind.list_positions(game, say)
+        view = kind.view_of_listing(game, listing)
+        planned = [m.plan.get(level, {}).get("positions", 0) for level in range(len(listing.sizes))]
+        if listing.sizes.tolist() != planned or max(m.plan, default=-1) >= len(listing.sizes):
+            problems.append(Problem(table, "levels", None, "the rules reach other positions than the table holds "
+                                    f"({int(listing.sizes.sum()):,} against {sum(p['positions'] for p in m.plan.values()):,})"))
+    solver = kind.solver(view, fresh=True)
+    checks = [artifact.checker(solver) for artifact in kind.artifacts()]
 
     def spell(key: int) -> str:
-        return game.format_positions(np.array([key], dtype=np.int64)).to_strings()[0]
+        return view.format_positions(np.array([key], dtype=np.int64)).to_strings()[0]
 
     checked = 0
     began = time.perf_counter()
-    levels = sorted(int(k) for k in m.plan)
-    values_of = getattr(solver, "values_of", None)  # partizan tables have a values table
-    derived_values, value_ids = Derived(), []
+    levels = sorted(m.plan)
     for done, level in enumerate(levels, 1):
         if level not in m.levels_done:
             say(f"level {level} is not built; stopping there")
             break
-        size, parts = m.plan[str(level)]["positions"], m.plan[str(level)]["parts"]
-        pieces = []
+        if level > view.max_level or view.level_size(level) != m.plan[level]["positions"]:
+            say(f"level {level} is not what the rules give; stopping there")
+            break
+        size, parts = m.plan[level]["positions"], m.plan[level]["parts"]
+        pieces, fresh = [], []
         for part in range(parts):
-            name = f"level={level}/part-{part:05d}.parquet"
-            keys = game.level_keys(level, part * size // parts, (part + 1) * size // parts)
-            derived = solver.solve(keys, with_positions=m.position_text)
-            if values_of is not None:
-                derived_values.add(values_of(derived, level))
+            name = part_name(level, part)
+            keys = view.level_keys(level, part * size // parts, (part + 1) * size // parts)
+            derived = solver.solve(keys, compact=m.compact)
+            fresh.append(derived)
             stored = None
             if name in present:
                 try:
@@ -134,20 +150,20 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
                     problems.append(Problem(table, name, None, str(e)))
             if stored is not None:
                 stored = stored.select(derived.column_names) if set(derived.column_names) <= set(stored.column_names) else stored
-                problems += _compare(table, name, stored, derived, None if m.position_text else spell)
+                problems += _compare(table, name, stored, derived, spell if m.compact else None)
                 checked += stored.num_rows
                 pieces.append(stored if stored.schema == derived.schema else derived)
             else:
                 pieces.append(derived)
         rows = pa.concat_tables(pieces)
         solver.remember(level, rows)
-        if values_of is not None:
-            value_ids.append(rows.column("value_id").to_numpy())
+        for check in checks:
+            check.add(pa.concat_tables(fresh), rows, level)
         say(f"level {level} ({done}/{len(levels)}): {checked:,} rows checked, "
             f"{len(problems)} problems, {time.perf_counter() - began:.1f}s")
-    if values_of is not None and len(m.levels_done) == len(m.plan):
-        ids = np.concatenate(value_ids) if value_ids else np.array([], dtype=np.int64)
-        found = check_values(root, m, derived_values, ids)
-        problems += [Problem(table, name, None, what) for name, what in found]
-        say(f"values table: {len(found)} problems")
+    if checks and len(m.levels_done) == len(m.plan):
+        for check in checks:
+            found = check.problems(root, m)
+            problems += [Problem(table, name, None, what) for name, what in found]
+            say(f"{len(found)} problems in the files beside the rows")
     return checked, problems

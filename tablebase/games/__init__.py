@@ -1,31 +1,66 @@
-"""Game rules, one module per game, behind the interface in ``base``."""
+"""The public game API, and the built-in games.
+
+Write a game as a subclass of one kind's class (docs/games.md):
+
+- plain form, positions as Python values: ``ImpartialGame``, ``PartizanGame``, ``ScoredGame``;
+- keyed form, positions as int64 keys in numpy batches: ``KeyedImpartialGame``,
+  ``KeyedPartizanGame``, ``KeyedScoredGame``, with the optional capabilities
+  ``CompiledMoves``, ``QueenMoves``, ``DiagramBites`` and ``Boards``.
+
+Games are found by reference (``registry``): a built-in name, an installed
+plugin, ``module:Class`` or ``path/to/file.py:Class``. The built-in modules
+are imported only when a game of theirs is asked for.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from tablebase.games.base import Game, Option, Texts
+from tablebase.games.keyed import (
+    Boards,
+    Children,
+    CompiledMoves,
+    DiagramBites,
+    KeyedGame,
+    KeyedImpartialGame,
+    KeyedPartizanGame,
+    KeyedScoredGame,
+    QueenMoves,
+    SumMoves,
+)
+from tablebase.games.plain import (
+    ImpartialGame,
+    Outcome,
+    PartizanGame,
+    PlainGame,
+    Result,
+    ScoredGame,
+)
+from tablebase.games.registry import BUILTIN, GameSource, find_game, game_names, load_game, make_game
 
-from tablebase.errors import TablebaseError
-from tablebase.games.base import Children, DiagramBites, Game, Option, QueenMoves, Texts
-from tablebase.games.chomp import Chomp
-from tablebase.games.domineering import Domineering
-from tablebase.games.fibonacci_nim import FibonacciNim
-from tablebase.games.green_hackenbush import GreenHackenbush
-from tablebase.games.hackenbush import Hackenbush
-from tablebase.games.nim import Nim
-from tablebase.games.subtraction import Subtraction
-from tablebase.games.tanhinmin import Tanhinmin
-from tablebase.games.wythoff import Wythoff
-
-GAMES: dict[str, type[Game]] = {
-    g.name: g for g in (Nim, Subtraction, Wythoff, FibonacciNim, Chomp, GreenHackenbush, Tanhinmin, Hackenbush, Domineering)
-}
-
-
-def make_game(name: str, params: dict[str, Any]) -> Game:
-    """The game ``name`` with these build options (keys with underscores or dashes)."""
-    if name not in GAMES:
-        raise TablebaseError(f"unknown game {name!r}; games are: {', '.join(GAMES)}")
-    return GAMES[name](**{k.replace("-", "_"): v for k, v in params.items()})
-
-
-__all__ = ["GAMES", "Children", "DiagramBites", "Game", "Option", "QueenMoves", "Texts", "make_game"]
+__all__ = [
+    "BUILTIN",
+    "Boards",
+    "Children",
+    "CompiledMoves",
+    "DiagramBites",
+    "Game",
+    "GameSource",
+    "ImpartialGame",
+    "KeyedGame",
+    "KeyedImpartialGame",
+    "KeyedPartizanGame",
+    "KeyedScoredGame",
+    "Option",
+    "Outcome",
+    "PartizanGame",
+    "PlainGame",
+    "QueenMoves",
+    "Result",
+    "ScoredGame",
+    "SumMoves",
+    "Texts",
+    "find_game",
+    "game_names",
+    "load_game",
+    "make_game",
+]

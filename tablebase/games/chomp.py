@@ -14,7 +14,8 @@ import numpy as np
 
 from tablebase.errors import TablebaseError
 from tablebase.games import young
-from tablebase.games.base import DiagramBites, Game, Option, Texts
+from tablebase.games.base import Option, Texts
+from tablebase.games.keyed import CompiledMoves, DiagramBites, KeyedImpartialGame
 from tablebase.games.notation import split_ints
 
 
@@ -27,7 +28,7 @@ def _moves(key, args, out_keys, out_moves):
     return young.bites(key, lengths, share, term, rows, cols, out_keys, out_moves)
 
 
-class Chomp(Game):
+class Chomp(KeyedImpartialGame):
     name = "chomp"
     summary = "Chomp: bite a square and all squares below and right of it; the poisoned corner loses"
     notation = "row lengths top row first, non-increasing, e.g. '5 5 3 2'"
@@ -47,6 +48,7 @@ class Chomp(Game):
             raise TablebaseError(f"chomp: a {self.rows}x{self.cols} bar has too many positions")
         self.max_moves = self.rows * self.cols - 1  # every square but the poisoned one
         self.bites = DiagramBites(self.rows, self.cols)
+        self.compiled_moves = CompiledMoves(_moves, self._kernel_args)
         self._sizes = young.level_sizes(self.rows, self.cols)
         self._sizes[0] = 0  # the empty diagram is not a position
 
@@ -73,9 +75,7 @@ class Chomp(Game):
         count = young.completions(self.rows, self.cols)
         return young.level_keys(level, start, stop, self.rows, self.cols, self.binom, count)
 
-    moves_kernel = staticmethod(_moves)
-
-    def kernel_args(self) -> tuple:
+    def _kernel_args(self) -> tuple:
         term = young.row_terms(self.rows, self.cols)
         scratch = np.empty(self.rows, dtype=np.int64)
         return (self.rows, self.cols, self.binom, scratch, term, scratch.copy())

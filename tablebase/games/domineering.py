@@ -26,14 +26,14 @@ import numpy as np
 
 from tablebase.errors import TablebaseError
 from tablebase.games import regions as R
-from tablebase.games.base import Game, Option, SumMoves, Texts
+from tablebase.games.base import Option, Texts
+from tablebase.games.keyed import KeyedPartizanGame, SumMoves
 
 MAX_CELLS = R.MAX_KEY_CELLS  # 15: boards are at most 15 columns wide
 
 
-class Domineering(Game):
+class Domineering(KeyedPartizanGame):
     name = "domineering"
-    kind = "partizan"
     summary = "Domineering on connected regions of empty cells; Left places vertical dominoes"
     notation = "rows of '.' (empty) and '#' (filled), top first, joined by '|': '..#|...'"
     move_notation = "the domino's two cells, column letter and row number from the top-left: 'b1-b2' (Left), 'a3-b3' (Right)"
@@ -54,6 +54,7 @@ class Domineering(Game):
         # every region that fits the box in one orientation or the other.
         self.short, self.long = min(rows, cols, self.top), min(max(rows, cols), self.top)
         self.max_moves = 2 * self.top
+        self.boards = self  # any board is a sum of stored regions (the Boards capability)
 
     @property
     def table(self) -> str:
@@ -110,27 +111,53 @@ class Domineering(Game):
     def board_of_key(self, key: int) -> int:
         return R.board_of(*R.unpack(int(key)))
 
-    def split(self, board: int) -> tuple[tuple[int, bool], ...]:
-        """The stored parts of a board, as (key, negated) pairs; lone cells are left out.
+    # -- any board (the Boards capability), and moves --------------------------------
+    def read_board(self, text: str) -> int:
+        """The board mask of any board, as written (not cropped, not normalised)."""
+        try:
+            return R.read(text)
+        except ValueError as e:
+            raise self.position_error(text, str(e)) from None
 
-        Every part must fit the table, which holds for the results of moves
-        from stored positions.
-        """
-        return tuple(sorted(self.key_of_board(c)[:2] for c in R.live_components(board)))
+    def spell_board(self, board: int) -> str:
+        return R.spell(board) or "(empty)"
 
-    # -- moves -----------------------------------------------------------------
+    def board_level(self, board: int) -> int:
+        return board.bit_count()  # empty cells
+
+    def board_parts(self, board: int) -> list[tuple[int, int | None, bool]]:
+        """Each region a domino still fits: its normal form as a board, its key if the table
+        holds it (else None), and whether it is the normal form's transpose (worth the negative).
+        Lone cells are dead and left out; the parts come in key order."""
+        parts = []
+        for region in R.live_components(board):
+            key, flip, h, w, n = _keyed_form(R.at_origin(region))
+            if self.holds(h, w, n):
+                parts.append((self.board_of_key(key), key, flip))
+            else:
+                h, w, m, flip = R.normal_form(region)
+                parts.append((R.board_of(h, w, m), None, flip))
+        return sorted(parts, key=lambda p: (p[1] is None, p[1] or 0, p[2], p[0]))
+
+    def board_moves(self, board: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """Left's (vertical) and Right's (horizontal) dominoes: (move code, board after)."""
+        sides = []
+        for spots, step, vertical in ((R.vertical_spots(board), R.STRIDE, 1), (R.horizontal_spots(board), 1, 0)):
+            moves = []
+            while spots:
+                b = spots & -spots
+                spots ^= b
+                moves.append(((b.bit_length() - 1) << 1 | vertical, board ^ b ^ (b << step)))
+            sides.append(moves)
+        return sides[0], sides[1]
+
     def left_right_moves(self, keys: np.ndarray) -> tuple[SumMoves, SumMoves]:
         sides = [([0], [], [0], [], []), ([0], [], [0], [], [])]  # offsets, codes, starts, keys, negate
         for key in np.asarray(keys, dtype=np.int64).tolist():
-            board = self.board_of_key(key)
-            for (offsets, codes, starts, parts, negate), (spots, step, vertical) in zip(
-                sides, ((R.vertical_spots(board), R.STRIDE, 1), (R.horizontal_spots(board), 1, 0))
-            ):
-                while spots:
-                    b = spots & -spots
-                    spots ^= b
-                    codes.append((b.bit_length() - 1) << 1 | vertical)
-                    for part, flip in self.split(board ^ b ^ (b << step)):
+            for (offsets, codes, starts, parts, negate), moves in zip(sides, self.board_moves(self.board_of_key(key))):
+                for code, after in moves:
+                    codes.append(code)
+                    for _, part, flip in self.board_parts(after):  # moves from stored regions stay in the table
                         parts.append(part)
                         negate.append(flip)
                     starts.append(len(parts))
@@ -149,13 +176,6 @@ class Domineering(Game):
     # -- text -------------------------------------------------------------------
     def format_positions(self, keys: np.ndarray) -> Texts:
         return Texts.from_strings([R.spell(self.board_of_key(k)) for k in np.asarray(keys).tolist()])
-
-    def read_board(self, text: str) -> int:
-        """The board mask of any board, as written (not cropped, not normalised)."""
-        try:
-            return R.read(text)
-        except ValueError as e:
-            raise self.position_error(text, str(e)) from None
 
     def parse(self, text: str) -> int:
         """The stored key of a connected region; mind that a region stored as its

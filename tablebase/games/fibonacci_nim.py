@@ -11,7 +11,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tablebase.games.base import Game, Option, Texts
+from tablebase.games.base import Option, Texts
+from tablebase.games.keyed import CompiledMoves, KeyedImpartialGame
 from tablebase.games.notation import split_ints
 from tablebase.games.young import format_rows
 
@@ -31,7 +32,7 @@ def _moves(key, args, out_keys, out_moves):
     return k
 
 
-class FibonacciNim(Game):
+class FibonacciNim(KeyedImpartialGame):
     name = "fibonacci-nim"
     summary = "Fibonacci nim: first move any number but not all, then at most twice the last take"
     notation = "'n k': n tokens, at most k may be taken now, e.g. '20 19'; a lone 'n' is the start 'n n-1'"
@@ -43,6 +44,7 @@ class FibonacciNim(Game):
         self.top = self.int_param("max", 0, 100_000)
         self.key_space = (self.top + 1) * (self.top + 2) // 2
         self.max_moves = self.top
+        self.compiled_moves = CompiledMoves(_moves, tuple)
 
     @property
     def table(self) -> str:
@@ -61,11 +63,6 @@ class FibonacciNim(Game):
 
     def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
         return level * (level + 1) // 2 + np.arange(start, stop, dtype=np.int64)
-
-    moves_kernel = staticmethod(_moves)
-
-    def kernel_args(self) -> tuple:
-        return ()
 
     def _split(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         keys = np.asarray(keys, dtype=np.int64)

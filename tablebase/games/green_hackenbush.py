@@ -14,7 +14,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from tablebase.games.base import Children, Game, Option, Texts
+from tablebase.games.base import Option, Texts
+from tablebase.games.keyed import Children, KeyedImpartialGame
 
 Tree = tuple  # a node is the tuple of its child nodes, in canonical order
 
@@ -105,7 +106,7 @@ def trees(edges: int) -> tuple[Tree, ...]:
     return tuple(out)
 
 
-class GreenHackenbush(Game):
+class GreenHackenbush(KeyedImpartialGame):
     name = "green-hackenbush"
     summary = "Green Hackenbush on rooted trees: cut an edge, everything above it falls"
     notation = "brackets, ground outermost: '()' bare ground, '(())' one edge, '(()(()))' an edge beside a stalk of two"

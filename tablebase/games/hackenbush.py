@@ -25,7 +25,8 @@ from functools import lru_cache
 import numpy as np
 
 from tablebase.errors import TablebaseError
-from tablebase.games.base import Game, Option, SumMoves, Texts
+from tablebase.games.base import Option, Texts
+from tablebase.games.keyed import KeyedPartizanGame, SumMoves
 
 COLOURS = "BRG"
 CODE = {"B": 1, "R": 2, "G": 3}
@@ -162,9 +163,8 @@ def stalk_of_key(key: int) -> str:
     return "".join(COLOURS[(key >> 2 * (n - 1 - i) & 3) - 1] for i in range(n))
 
 
-class Hackenbush(Game):
+class Hackenbush(KeyedPartizanGame):
     name = "hackenbush"
-    kind = "partizan"
     summary = "Red-Blue(-Green) Hackenbush on stalks or rooted trees: Left cuts B, Right cuts R, both cut G"
     notation = "a stalk from the ground up, 'BRRG' ('-' for bare ground); a tree in brackets with edge colours, '(B()R(G()))' (no letter: green)"
     move_notation = "'cut i': the i-th edge, counted up a stalk or in the order of a tree's brackets"

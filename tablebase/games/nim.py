@@ -13,7 +13,8 @@ import numpy as np
 
 from tablebase.errors import TablebaseError
 from tablebase.games import young
-from tablebase.games.base import Game, Option, Texts
+from tablebase.games.base import Option, Texts
+from tablebase.games.keyed import CompiledMoves, KeyedImpartialGame
 from tablebase.games.notation import split_ints
 
 
@@ -40,7 +41,7 @@ def _moves(key, args, out_keys, out_moves):
     return n
 
 
-class Nim(Game):
+class Nim(KeyedImpartialGame):
     name = "nim"
     summary = "Nim: take any number of tokens from one heap; also stores misère outcomes"
     notation = "heap sizes in any order, e.g. '3 5 7' (missing heaps are empty)"
@@ -61,6 +62,7 @@ class Nim(Game):
             raise TablebaseError(f"nim: {self.heaps} heaps of at most {self.top} make too many positions")
         self.max_moves = self.heaps * self.top
         self._sizes = young.level_sizes(self.heaps, self.top)
+        self.compiled_moves = CompiledMoves(_moves, self._kernel_args)
 
     @property
     def table(self) -> str:
@@ -81,9 +83,7 @@ class Nim(Game):
         count = young.completions(self.heaps, self.top)
         return young.level_keys(level, start, stop, self.heaps, self.top, self.binom, count)
 
-    moves_kernel = staticmethod(_moves)
-
-    def kernel_args(self) -> tuple:
+    def _kernel_args(self) -> tuple:
         scratch = np.empty(self.heaps, dtype=np.int64)
         return (self.heaps, self.top, self.binom, scratch, scratch.copy())
 

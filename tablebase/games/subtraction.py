@@ -11,7 +11,8 @@ import numba
 import numpy as np
 
 from tablebase.errors import TablebaseError
-from tablebase.games.base import Game, Option, Texts
+from tablebase.games.base import Option, Texts
+from tablebase.games.keyed import CompiledMoves, KeyedImpartialGame
 from tablebase.games.notation import split_ints
 from tablebase.games.young import format_rows
 
@@ -32,7 +33,7 @@ def _moves(key, args, out_keys, out_moves):
     return n
 
 
-class Subtraction(Game):
+class Subtraction(KeyedImpartialGame):
     name = "subtraction"
     summary = "subtraction games: remove an allowed number of tokens from one heap"
     notation = "the number of tokens, e.g. '17'"
@@ -83,6 +84,7 @@ class Subtraction(Game):
         self.amounts = np.array(amounts, dtype=np.int64)
         self.key_space = self.top + 1
         self.max_moves = len(amounts)
+        self.compiled_moves = CompiledMoves(_moves, self._kernel_args)
 
     @property
     def table(self) -> str:
@@ -107,9 +109,7 @@ class Subtraction(Game):
             return [0] if level else []
         return [level - t for t in self.amounts if t <= level]
 
-    moves_kernel = staticmethod(_moves)
-
-    def kernel_args(self) -> tuple:
+    def _kernel_args(self) -> tuple:
         return (self.amounts, self.take_all_below)
 
     def format_positions(self, keys: np.ndarray) -> Texts:

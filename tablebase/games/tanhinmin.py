@@ -38,7 +38,9 @@ import numpy as np
 
 from tablebase.errors import TablebaseError
 from tablebase.games import young
-from tablebase.games.base import Game, Option, Texts
+from tablebase.games.base import Option, Texts
+from tablebase.games.keyed import CompiledMoves, KeyedScoredGame
+from tablebase.games.plain import Outcome
 
 PASS = 0
 
@@ -126,9 +128,9 @@ def _join_positions(keys, hands, fields, hand_offsets, hand_data, field_offsets,
     return offsets, data
 
 
-class Tanhinmin(Game):
+class Tanhinmin(KeyedScoredGame):
     name = "tanhinmin"
-    kind = "loopy"
+    scores = True
     summary = "two-player Tanhinmin: play a stronger single card or pass; first to empty their hand wins"
     notation = (
         "'mover's hand / opponent's hand / field', e.g. '1 1 3 4 / 1 2 3 5 / 0' "
@@ -139,7 +141,7 @@ class Tanhinmin(Game):
         Option("max-card", int, "strongest card (cards are 1..max-card)"),
         Option("max-hand", int, "most cards in one hand"),
     )
-    #: The move code of a pass (loopy solvers count passes).
+    #: The move code of a pass (the solver counts each player's passes).
     pass_move = PASS
 
     def __init__(self, **params):
@@ -156,6 +158,7 @@ class Tanhinmin(Game):
         self.per_size = np.array(per_size, dtype=np.int64)
         self.offsets = np.concatenate([[0], np.cumsum(self.per_size)]).astype(np.int64)
         self.max_moves = self.fields
+        self.compiled_moves = CompiledMoves(_moves, self._kernel_args)
         self.binom = young.binomials(self.most + self.top)
         self.cards_down = np.zeros((self.hands, max(self.most, 1)), dtype=np.int64)
         self.sizes = np.zeros(self.hands, dtype=np.int64)
@@ -210,9 +213,7 @@ class Tanhinmin(Game):
         return range(level - 1, level) if level else range(0)
 
     # -- positions and moves ------------------------------------------------------------
-    moves_kernel = staticmethod(_moves)
-
-    def kernel_args(self) -> tuple:
+    def _kernel_args(self) -> tuple:
         return (self.hands, self.fields, self.sizes, self.remove)
 
     def split(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -222,11 +223,12 @@ class Tanhinmin(Game):
         mover, other = np.divmod(rest, self.hands)
         return mover, other, field
 
-    def final_results(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """For positions without moves (a hand is empty): has the mover won, and the signed score."""
+    def results(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For positions without moves (a hand is empty): the mover's outcome, and the cards the loser keeps."""
         mover, other, _ = self.split(keys)
         won = self.sizes[other] > 0  # only the mover's hand is empty
-        return won, np.where(won, self.sizes[other], -self.sizes[mover]).astype(np.int64)
+        outcome = np.where(won, Outcome.WIN, Outcome.LOSS).astype(np.int8)
+        return outcome, np.where(won, self.sizes[other], self.sizes[mover]).astype(np.int64)
 
     def format_positions(self, keys: np.ndarray) -> Texts:
         hand, field = self._hand_texts, self._field_texts

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tablebase.games.base import Game, Option, QueenMoves, Texts
+from tablebase.games.base import Option, Texts
+from tablebase.games.keyed import CompiledMoves, KeyedImpartialGame, QueenMoves
 from tablebase.games.notation import split_ints
 from tablebase.games.young import format_rows
 
@@ -59,7 +60,7 @@ def _pairs(keys):
     return out
 
 
-class Wythoff(Game):
+class Wythoff(KeyedImpartialGame):
     name = "wythoff"
     summary = "Wythoff's game: take from one heap, or the same amount from both"
     notation = "two heap sizes, e.g. '3 5' (order does not matter)"
@@ -73,6 +74,7 @@ class Wythoff(Game):
         self.max_moves = 3 * self.top
         # The codes are those _moves gives: d, (top + 1) + d, 2 (top + 1) + d.
         self.queen = QueenMoves(self.top, 0, self.top + 1, 2 * (self.top + 1), _pairs)
+        self.compiled_moves = CompiledMoves(_moves, self._kernel_args)
 
     @property
     def table(self) -> str:
@@ -98,9 +100,7 @@ class Wythoff(Game):
         b = level - a
         return b * (b + 1) // 2 + a
 
-    moves_kernel = staticmethod(_moves)
-
-    def kernel_args(self) -> tuple:
+    def _kernel_args(self) -> tuple:
         return (self.top,)
 
     def format_positions(self, keys: np.ndarray) -> Texts:

@@ -1,8 +1,10 @@
-"""A folder of tables, opened for reading: SQL through DuckDB, lookups through the game's key.
+"""A folder of tables, opened for reading: SQL through DuckDB, lookups through the game's kind.
 
 Every table is a DuckDB view of its own name over its Parquet files. Queries
 run read-only: only SELECT and EXPLAIN statements are accepted, and DuckDB
-itself may read nothing outside the folder and write nothing anywhere.
+itself may read nothing outside the folder and write nothing anywhere. Each
+table's game is imported again from where its manifest says it came from;
+lookups, probes and extra views are its kind's (``tablebase.kinds``).
 """
 
 from __future__ import annotations
@@ -14,16 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import numpy as np
 import pyarrow as pa
 
 from tablebase.errors import PositionError, StoreError, TablebaseError
-from tablebase.games import Game, make_game
-from tablebase.query.index import TableIndex, texts_of
-from tablebase.query.lookup import lookup_position
-from tablebase.solve.rows import text_array
-from tablebase.store import Manifest, list_tables, table_dir
-from tablebase.store.values import merged_files
+from tablebase.games import Texts, load_game
+from tablebase.kinds import StoredTable, kind_named, kind_of, spelt
+from tablebase.kinds.listing import LevelRows
+from tablebase.store import Manifest, TableIndex, level_files, list_tables, read_parquet, row_files_pattern
 
 _ALLOWED = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 
@@ -50,7 +49,7 @@ class Tablebase:
         if not self.root.is_dir():
             raise StoreError(f"no tablebase folder at {self.root}")
         self.manifests = {name: Manifest.load(self.root, name) for name in list_tables(self.root)}
-        self._games: dict[str, Game] = {}
+        self._stored: dict[str, StoredTable] = {}
         self._indexes: dict[str, TableIndex] = {}
         self._con: duckdb.DuckDBPyConnection | None = None
 
@@ -63,6 +62,7 @@ class Tablebase:
                 {
                     "table": name,
                     "game": m.game,
+                    "origin": m.source.get("origin", ""),
                     "params": m.params,
                     "levels": f"{len(m.levels_done)}/{len(m.plan)}",
                     "positions": m.positions,
@@ -79,11 +79,29 @@ class Tablebase:
             )
         return self.manifests[table]
 
-    def game(self, table: str) -> Game:
-        if table not in self._games:
+    def stored(self, table: str) -> StoredTable:
+        """The table as its kind reads it: its game, imported again from where the manifest says."""
+        if table not in self._stored:
             m = self.manifest(table)
-            self._games[table] = make_game(m.game, m.params)
-        return self._games[table]
+            ref = m.source.get("ref", m.game)
+            try:
+                game, _ = load_game(ref, m.params)
+            except TablebaseError as e:
+                raise StoreError(f"table {table}: its game cannot be loaded ({e}); install it or build the table again") from None
+            kind = kind_of(game)
+
+            def texts(level: int) -> LevelRows:  # a plain game's notation, from the table's own rows
+                return LevelRows(texts=read_parquet(level_files(self.root, table, level), ["position"])
+                                 .column("position").combine_chunks())
+
+            view = kind.view(game, m.listing.get("sizes"), m.listing.get("move_names"), texts,
+                             m.listing.get("max_moves", 0))
+            self._stored[table] = StoredTable(self.root, table, m, view, lambda: self.index(table))
+        return self._stored[table]
+
+    def game(self, table: str) -> Any:
+        """The table's game, in keyed form."""
+        return self.stored(table).game
 
     # -- SQL ------------------------------------------------------------------
     @property
@@ -93,18 +111,18 @@ class Tablebase:
             for name, m in self.manifests.items():
                 if not m.files:
                     continue
-                files = str(table_dir(self.root, name) / "level=*" / "part-*.parquet")
+                files = row_files_pattern(self.root, name)
                 position = "position"
-                if not m.position_text:
+                if m.compact:
                     position = self._spell_positions(con, name)
                 con.execute(
                     f"CREATE VIEW {_quote(name)} AS SELECT key, {position} AS position, level, "
-                    f"* EXCLUDE (key, {'position, ' if m.position_text else ''}level) "
+                    f"* EXCLUDE (key, {'' if m.compact else 'position, '}level) "
                     f"FROM read_parquet('{files}', hive_partitioning = true)"
                 )
-                values = merged_files(m.values)  # partizan tables, once their values table is merged
-                if values:
-                    con.execute(_values_view(name, [table_dir(self.root, name) / f for f in values]))
+                for artifact in kind_named(m.kind).artifacts():  # files beside the rows (a values table)
+                    for statement in artifact.views(self.root, name, m):
+                        con.execute(statement)
             con.execute(f"SET allowed_directories = ['{self.root.resolve()}/']")
             con.execute("SET enable_external_access = false")
             con.execute("SET lock_configuration = true")
@@ -120,7 +138,7 @@ class Tablebase:
 
         def spell(keys: pa.Array) -> pa.Array:
             keys = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
-            return text_array(game.format_positions(keys.to_numpy(zero_copy_only=False)))
+            return spelt(game, keys.to_numpy(zero_copy_only=False))
 
         function = f"position_of_{table}"
         con.create_function(function, spell, ["BIGINT"], "VARCHAR", type="arrow", side_effects=False)
@@ -160,13 +178,14 @@ class Tablebase:
                 continue
             title = _header(text, "title") or name
             out.append((title, self.sql(text.replace("{table}", _quote(table)))))
-        # Partizan tables keep their canonical forms in a values table beside the rows.
-        values = sum(f["bytes"] for f in m.values.get("files", {}).values())
+        # Files beside the rows count too (a partizan table's values table).
+        beside = [f for a in kind_named(m.kind).artifacts() for f in a.files(m).values()]
+        values = sum(f["bytes"] for f in beside)
         total = m.bytes + values
         storage = pa.table(
             {
                 "positions": [m.positions],
-                "files": [len(m.files) + len(m.values.get("files", {}))],
+                "files": [len(m.files) + len(beside)],
                 "row_bytes": [m.bytes],
                 "values_bytes": [values],
                 "bytes_per_position": [round(total / max(m.positions, 1), 3)],
@@ -180,25 +199,17 @@ class Tablebase:
     def index(self, table: str) -> TableIndex:
         """The table's rows in memory (loaded on first use) for fast lookups."""
         if table not in self._indexes:
-            self._indexes[table] = TableIndex(self.root, table, self.manifest(table), self.game(table))
+            game = self.game(table)
+            self._indexes[table] = TableIndex(self.root, table, self.manifest(table), lambda keys: spelt(game, keys))
         return self._indexes[table]
 
     def lookup(self, table: str, position: str) -> dict[str, Any]:
-        """The stored row of a position, with every legal move and its child's stored figures.
+        """The stored row of a position, with every legal move and its child's stored figures, best first.
 
         The first lookup of a table loads it in memory (see :meth:`index`).
         """
-        if self.game(table).kind == "partizan":
-            # Sums of regions, transposes and searches: see tablebase.query.partizan.
-            return lookup_position(self.root, table, self.manifest(table), self.game(table), position)
-        index = self.index(table)
-        game = self.game(table)
-
-        def fetch(keys: np.ndarray) -> dict[int, dict]:
-            stored = keys[index.find(keys) >= 0]
-            return {row["key"]: row for row in index.rows(stored).to_pylist()}
-
-        return lookup_position(self.root, table, self.manifest(table), game, position, fetch)
+        stored = self.stored(table)
+        return kind_of(stored.game).lookup(stored, position)
 
     def probe(self, table: str, position: str) -> dict[str, Any]:
         """The stored figures of one position, from memory: the fast point lookup.
@@ -206,14 +217,8 @@ class Tablebase:
         A partizan position may be stored as its mirror image (a transpose is
         the negative) or be a sum of stored regions: it is answered by lookup.
         """
-        game = self.game(table)
-        if game.kind == "partizan":
-            return {k: v for k, v in self.lookup(table, position).items() if not k.endswith("moves")}
-        key = game.parse(position)
-        row = self.index(table).row(key)
-        if row is None:
-            raise PositionError(f"{table}: position {position!r} is not stored (this table holds {game.bounds})")
-        return row
+        stored = self.stored(table)
+        return kind_of(stored.game).probe(stored, position)
 
     def lookup_many(self, table: str, positions: Any, with_positions: bool = True) -> pa.Table:
         """Stored rows of many positions (a list of str, an Arrow array or a DataFrame column), in order.
@@ -221,15 +226,12 @@ class Tablebase:
         Positions are read by the game's compiled reader and found by binary
         search in memory; a malformed position raises PositionError naming it.
         """
-        game = self.game(table)
-        if game.kind == "partizan":
-            rows = [self.probe(table, p) for p in (positions.to_pylist() if hasattr(positions, "to_pylist") else positions)]
-            return pa.Table.from_pylist(rows)
+        stored = self.stored(table)
         try:
-            texts = texts_of(positions)
+            texts = Texts.of(positions)
         except (ValueError, TypeError, pa.ArrowException) as e:
             raise PositionError(f"{table}: positions must be text: {e}") from None
-        return self.index(table).rows(game.parse_many(texts), with_positions)
+        return kind_of(stored.game).lookup_many(stored, texts, with_positions)
 
     def close(self) -> None:
         if self._con is not None:
@@ -241,19 +243,6 @@ class Tablebase:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def _values_view(table: str, files: list[Path]) -> str:
-    """``<table>_values``: the values table (tablebase.store.values), each canonical form once.
-
-    ``number`` repeats the text of a number, as the figures of a value used to.
-    """
-    listed = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
-    return (
-        f"CREATE VIEW {_quote(table + '_values')} AS SELECT id, value, left_ids, right_ids, is_number, "
-        "CASE WHEN is_number THEN value END AS number, mean, temperature, left_stop, right_stop, birthday, "
-        f"positions, first_level FROM read_parquet([{listed}])"
-    )
 
 
 def _header(text: str, field: str) -> str | None:

@@ -19,12 +19,14 @@ bites, with ``young.bites``, to find the slowest (``slowest_move``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 import pyarrow as pa
 
 from tablebase.errors import TablebaseError
-from tablebase.games import Game, young
+from tablebase.games import young
 from tablebase.solve import Place
 from tablebase.solve.impartial import NO_MOVE, ImpartialSolver, mex_of, slowest_move
 from tablebase.solve.rows import impartial_rows
@@ -86,12 +88,12 @@ def _solve(keys, rows, cols, binom, term, grundy, remoteness, out_g, out_r, out_
 class BiteSolver(ImpartialSolver):
     """Solves a game of bites out of Young diagrams; remembers lower levels as the generic solver does."""
 
-    def __init__(self, game: Game, place: Place | None = None) -> None:
+    def __init__(self, game: Any, place: Place | None = None, fresh: bool = False) -> None:
         if game.bites is None or game.misere or game.key_space is None:
             raise TablebaseError(f"{game.name}: not a game of bites out of Young diagrams in normal play")
         rows, cols = game.bites.rows, game.bites.cols
         self.shape = (rows, cols, young.binomials(rows + cols), young.row_terms(rows, cols))
-        super().__init__(game, place)
+        super().__init__(game, place, fresh)
 
     def load_compiled(self) -> None:
         self.solve_arrays(np.empty(0, dtype=np.int64))
@@ -111,7 +113,7 @@ class BiteSolver(ImpartialSolver):
         _solve(keys, *self.shape, known.grundy, known.remoteness, out["grundy"], out["remoteness"], out["best_move"])
         return out
 
-    def solve(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table:
-        """The rows of these positions of one level, in key order (without the position text if asked)."""
+    def solve(self, keys: np.ndarray, compact: bool = False) -> pa.Table:
+        """The rows of these positions of one level, in key order (without the position text if ``compact``)."""
         keys = np.ascontiguousarray(keys, dtype=np.int64)
-        return impartial_rows(self.game, keys, self.solve_arrays(keys), with_positions)
+        return impartial_rows(self.game, keys, self.solve_arrays(keys), compact)

@@ -1,10 +1,11 @@
 """Solving impartial games: Grundy value (mex), outcome, remoteness, best move.
 
 Given the keys of one partition of a level and the values of the lower levels,
-compute every row. Games with dense keys run a single compiled loop that asks
-the game's own compiled move generator for each position's moves; games with
-sparse keys hand over all moves at once and the children are found by binary
-search. Both paths settle a position with the same compiled rule.
+compute every row. Games with dense keys and a compiled move generator run a
+single compiled loop that asks the generator for each position's moves;
+other games hand over all moves at once (``children``), and children of
+sparse keys are found by binary search. Both paths settle a position with the
+same compiled rule.
 
 Remoteness is the number of moves to the end when the winner hurries and the
 loser delays (Winning Ways). The best move of a won position goes to a lost
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numba
 import numpy as np
@@ -24,9 +26,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from tablebase.games import Game
 from tablebase.solve import Place
-from tablebase.solve.kernels import dense_solver
+from tablebase.solve.kernels import DENSE, children_of, compiled_loop
 from tablebase.solve.rows import impartial_rows
 
 NO_MOVE = -1
@@ -128,7 +129,7 @@ class KnownValues:
     Dense games keep arrays indexed by key; sparse games keep arrays sorted by key.
     """
 
-    def __init__(self, game: Game, place: Place | None = None) -> None:
+    def __init__(self, game: Any, place: Place | None = None) -> None:
         self.dense = game.key_space is not None
         self.dtype = game.value_dtype
         size = game.key_space if self.dense else 0
@@ -142,7 +143,7 @@ class KnownValues:
         self.levels: set[int] = set()
 
     @staticmethod
-    def bytes_per_key(game: Game) -> int:
+    def bytes_per_key(game: Any) -> int:
         return 2 * np.dtype(game.value_dtype).itemsize + (1 if game.misere else 0)
 
     def _array(self, name: str, size: int, dtype) -> np.ndarray:
@@ -183,7 +184,7 @@ class KnownValues:
         return where
 
 
-def solve(game: Game, keys: np.ndarray, known: KnownValues) -> dict[str, np.ndarray]:
+def solve(game: Any, keys: np.ndarray, known: KnownValues, fresh: bool = False) -> dict[str, np.ndarray]:
     """Solve the positions ``keys`` (all of one level) from the values of lower levels.
 
     Returns arrays: grundy, remoteness, best_move (move code or -1), and, for
@@ -196,10 +197,11 @@ def solve(game: Game, keys: np.ndarray, known: KnownValues) -> dict[str, np.ndar
     out_best = np.empty(n, dtype=np.int64)
     out_mis = np.empty(n, dtype=np.bool_)
     values = (known.grundy, known.remoteness, known.misere, out_g, out_r, out_best, out_mis)
-    if known.dense:
-        dense_solver(game.moves_kernel, __name__)(keys, game.kernel_args(), game.max_moves, *values)
-    else:
-        offsets, child_keys, moves = game.children(keys)
+    compiled = game.compiled_moves
+    if known.dense and compiled is not None:
+        compiled_loop(DENSE, compiled.kernel, fresh)(keys, compiled.make_args(), game.max_moves, *values)
+    elif n:
+        offsets, child_keys, moves = children_of(game, keys, fresh)
         _solve_sparse(offsets, known.index(child_keys), moves, *values)
     rows = {"grundy": out_g, "remoteness": out_r, "best_move": out_best}
     if known.with_misere:
@@ -208,18 +210,22 @@ def solve(game: Game, keys: np.ndarray, known: KnownValues) -> dict[str, np.ndar
 
 
 class ImpartialSolver:
-    """Solves an impartial game's levels in order, remembering the values of the levels it has seen."""
+    """Solves an impartial game's levels in order, remembering the values of the levels it has seen.
 
-    def __init__(self, game: Game, place: Place | None = None) -> None:
+    ``fresh``: compile the game's loops anew instead of loading them from the cache.
+    """
+
+    def __init__(self, game: Any, place: Place | None = None, fresh: bool = False) -> None:
         self.game = game
+        self.fresh = fresh
         self.known = KnownValues(game, place)
         self.load_compiled()
         self.columns = ["key", "grundy", "remoteness"] + (["misere_outcome"] if game.misere else [])
 
     def load_compiled(self) -> None:
         """Load the compiled loop now, not in the first task."""
-        if self.known.dense:
-            dense_solver(self.game.moves_kernel, __name__)
+        if self.known.dense and self.game.compiled_moves is not None:
+            compiled_loop(DENSE, self.game.compiled_moves.kernel, self.fresh)
 
     @property
     def levels(self) -> set[int]:
@@ -243,6 +249,6 @@ class ImpartialSolver:
         if whole:
             self.known.levels.add(level)
 
-    def solve(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table:
+    def solve(self, keys: np.ndarray, compact: bool = False) -> pa.Table:
         """The rows of these positions of one level, in key order."""
-        return impartial_rows(self.game, keys, solve(self.game, keys, self.known), with_positions)
+        return impartial_rows(self.game, keys, solve(self.game, keys, self.known, self.fresh), compact)

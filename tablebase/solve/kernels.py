@@ -1,12 +1,14 @@
-"""The compiled loop that solves a dense game's positions, one per game, cached on disk.
+"""Compiled loops around a game's compiled move generator, one per game, cached on disk.
 
-The loop calls the game's own compiled move generator for each position. Numba
-cannot cache a function that receives another compiled function as an
-argument, so every process would compile the loop again (about a second per
-worker per build). Instead the loop is written out once per game as a small
-module in a cache folder, naming the generator directly; numba keeps its
-machine code next to it, and later processes load it. The module's name holds
-a hash of the games' and solvers' sources, so any change starts afresh.
+A loop calls the game's own generator (``CompiledMoves``) for each position
+of a batch. Numba cannot cache a function that receives another compiled
+function as an argument, so every process would compile the loop again
+(about a second per worker per build). Instead each loop is written out once
+per game as a small module in a cache folder, naming the generator directly;
+numba keeps its machine code next to it, and later processes load it. The
+module's name holds a digest of the game's own source (wherever it lives)
+and of this package's engine, so a changed rule never meets an old loop.
+``fresh`` loops are compiled in memory and never cached (verify uses them).
 """
 
 from __future__ import annotations
@@ -19,16 +21,21 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
-LOOP = '''
+import numpy as np
+
+from tablebase.games import Children
+from tablebase.games.registry import source_digest
+
+DENSE = '''
 import numpy as np
 import numba
 
-from {settle_module} import _settle
+from tablebase.solve.impartial import _settle
 from {moves_module} import {moves_name} as moves
 
 
 @numba.njit(cache={cache})
-def solve_dense(keys, args, max_moves, grundy, remoteness, misere, out_g, out_r, out_best, out_mis):
+def loop(keys, args, max_moves, grundy, remoteness, misere, out_g, out_r, out_best, out_mis):
     child = np.empty(max_moves + 1, dtype=np.int64)
     codes = np.empty(max_moves + 1, dtype=np.int64)
     seen = np.zeros(max_moves + 2, dtype=np.bool_)
@@ -40,51 +47,103 @@ def solve_dense(keys, args, max_moves, grundy, remoteness, misere, out_g, out_r,
         )
 '''
 
-_loaded: dict[Any, Callable] = {}
+CHILDREN = '''
+import numpy as np
+import numba
+
+from {moves_module} import {moves_name} as moves
 
 
-@lru_cache(maxsize=None)
-def _sources_digest() -> str:
-    """A hash of the games' and solvers' sources: the loop's machine code depends on them."""
-    package = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256()
-    for path in sorted([*package.glob("games/*.py"), *package.glob("solve/*.py")]):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
+@numba.njit(cache={cache})
+def loop(keys, args, max_moves):
+    child = np.empty(max_moves + 1, dtype=np.int64)
+    codes = np.empty(max_moves + 1, dtype=np.int64)
+    offsets = np.zeros(keys.shape[0] + 1, dtype=np.int64)
+    out_keys = np.empty(max(16, keys.shape[0] * 4), dtype=np.int64)
+    out_moves = np.empty_like(out_keys)
+    for t in range(keys.shape[0]):
+        n = moves(keys[t], args, child, codes)
+        end = offsets[t] + n
+        if end > out_keys.shape[0]:
+            size = max(2 * out_keys.shape[0], end)
+            out_keys = np.concatenate((out_keys, np.empty(size - out_keys.shape[0], dtype=np.int64)))
+            out_moves = np.concatenate((out_moves, np.empty(size - out_moves.shape[0], dtype=np.int64)))
+        out_keys[offsets[t]:end] = child[:n]
+        out_moves[offsets[t]:end] = codes[:n]
+        offsets[t + 1] = end
+    return offsets, out_keys[:offsets[-1]].copy(), out_moves[:offsets[-1]].copy()
+'''
 
 def _cache_folder() -> Path:
     return Path(os.environ.get("TABLEBASE_CACHE", Path.home() / ".cache" / "tablebase")) / "kernels"
 
 
-def dense_solver(moves_kernel: Any, settle_module: str) -> Callable:
-    """``solve_dense(keys, args, max_moves, grundy, remoteness, misere, out_g, out_r, out_best, out_mis)`` for a game."""
-    if moves_kernel in _loaded:
-        return _loaded[moves_kernel]
-    function = moves_kernel.py_func
-    digest = _sources_digest()
-    fields = dict(settle_module=settle_module, moves_module=function.__module__, moves_name=function.__name__)
-    name = f"tablebase_kernel_{function.__module__.replace('.', '_')}_{function.__name__}_{digest}"
+SCORED_SCAN = '''
+import numba
+
+from tablebase.solve.scored import scan
+from {moves_module} import {moves_name} as moves
+
+
+@numba.njit(cache={cache})
+def loop(keys, args, max_moves, pass_move, known):
+    return scan(keys, moves, args, max_moves, pass_move, known)
+'''
+
+SCORED_BEST = '''
+import numba
+
+from tablebase.solve.scored import best_moves
+from {moves_module} import {moves_name} as moves
+
+
+@numba.njit(cache={cache})
+def loop(keys, args, max_moves, pass_move, known, via_key, score_code):
+    return best_moves(keys, moves, args, max_moves, pass_move, known, via_key, score_code)
+'''
+
+
+@lru_cache(maxsize=64)  # a few loops per game a process meets
+def compiled_loop(template: str, kernel: Any, fresh: bool = False) -> Callable:
+    """The ``loop`` of a template around a game's compiled move generator."""
+    function = kernel.py_func
+    digest = hashlib.sha256(
+        (template + source_digest(function.__module__) + source_digest(__name__)).encode()
+    ).hexdigest()[:16]
+    fields = dict(moves_module=function.__module__, moves_name=function.__name__)
+    name = f"tablebase_loop_{function.__module__.replace('.', '_')}_{function.__name__}_{digest}"
     try:
+        if fresh:
+            raise OSError("compiled in memory")
         folder = _cache_folder()
         path = folder / f"{name}.py"
         if not path.exists():
             folder.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f".{path.name}.{os.getpid()}")
-            tmp.write_text(LOOP.format(cache=True, **fields))
+            tmp.write_text(template.format(cache=True, **fields))
             os.replace(tmp, path)
         spec = importlib.util.spec_from_file_location(name, path)
         loaded = importlib.util.module_from_spec(spec)
         sys.modules[name] = loaded  # numba's cache finds the module again by name
         spec.loader.exec_module(loaded)
-        solver = loaded.solve_dense
+        loop = loaded.loop
     except OSError:
-        # No writable cache folder: compile in memory, once per process.
+        # Fresh, or no writable cache folder: compile in memory, once per process.
         namespace: dict[str, Any] = {}
-        exec(compile(LOOP.format(cache=False, **fields), name, "exec"), namespace)
-        solver = namespace["solve_dense"]
-    _loaded[moves_kernel] = solver
-    return solver
+        exec(compile(template.format(cache=False, **fields), name, "exec"), namespace)
+        loop = namespace["loop"]
+    return loop
 
 
-__all__ = ["dense_solver"]
+def children_of(game: Any, keys: np.ndarray, fresh: bool = False) -> Children:
+    """Every move of a batch of positions: from the game's compiled generator if it has one."""
+    keys = np.ascontiguousarray(keys, dtype=np.int64)
+    compiled = game.compiled_moves
+    if compiled is None:
+        return game.children(keys) if len(keys) else Children(np.zeros(1, np.int64), np.zeros(0, np.int64),
+                                                              np.zeros(0, np.int64))
+    offsets, child, codes = compiled_loop(CHILDREN, compiled.kernel, fresh)(keys, compiled.make_args(), game.max_moves)
+    return Children(offsets, child, codes)
+
+
+__all__ = ["CHILDREN", "DENSE", "SCORED_BEST", "SCORED_SCAN", "children_of", "compiled_loop"]

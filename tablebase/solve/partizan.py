@@ -30,9 +30,8 @@ import numpy as np
 import pyarrow as pa
 
 from tablebase.cgt import Game, from_option_ids, parse, sum_ids, value_row
-from tablebase.games import Game as Rules
-from tablebase.games.base import SumMoves
-from tablebase.solve.rows import move_array, text_array
+from tablebase.games import SumMoves
+from tablebase.solve.rows import move_array, positions_array
 
 OUTCOMES = ["L", "R", "N", "P"]
 NO_MOVE = -1
@@ -83,7 +82,7 @@ def best_move(figures: Callable[[int], Figures], options: frozenset, values: lis
 class PartizanSolver:
     """Solves a partizan game's levels in order, keeping each known position's value id."""
 
-    def __init__(self, game: Rules) -> None:
+    def __init__(self, game: Any) -> None:
         self.game = game
         self.columns = ["key", "value_id", "value"]
         self.values: dict[int, int] = {}  # position key -> local value id
@@ -165,7 +164,7 @@ class PartizanSolver:
             out["right_moves"].append(len(rs))
         return out
 
-    def solve(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table:
+    def solve(self, keys: np.ndarray, compact: bool = False) -> pa.Table:
         """The rows of these positions of one level, in key order."""
         keys = np.asarray(keys, dtype=np.int64)
         solved = self.solve_values(keys)
@@ -179,7 +178,7 @@ class PartizanSolver:
         rows = pa.table(
             {
                 "key": pa.array(keys, type=pa.int64()),
-                "position": text_array(self.game.format_positions(keys)),
+                "position": positions_array(self.game, keys),
                 "value": column("text", pa.string()),
                 "value_id": column("stable", pa.int64()),
                 "outcome": outcome,
@@ -191,7 +190,7 @@ class PartizanSolver:
                 "right_moves": pa.array(solved["right_moves"], type=pa.uint16()),
             }
         )
-        return rows if with_positions else rows.drop_columns(["position"])
+        return rows.drop_columns(["position"]) if compact else rows
 
     # -- the values table ------------------------------------------------------------
     def values_of(self, rows: pa.Table, level: int) -> pa.Table:

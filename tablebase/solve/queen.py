@@ -28,12 +28,13 @@ worker that did not solve the lower levels reads them back from the store.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 import pyarrow as pa
 
 from tablebase.errors import TablebaseError
-from tablebase.games import Game
 from tablebase.solve.rows import impartial_rows
 
 NO_MOVE = -1
@@ -146,7 +147,7 @@ def _take_in(pairs, grundy, remoteness, lines, diagonals, full, far, lost):
 class QueenSolver:
     """Solves a queen-move game level by level from bitsets of its lines and diagonals."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Any) -> None:
         if game.queen is None or game.misere:
             raise TablebaseError(f"{game.name}: not a game of queen moves in normal play")
         self.game = game
@@ -217,7 +218,7 @@ class QueenSolver:
                out["grundy"], out["remoteness"], out["best_move"])
         return out
 
-    def solve(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table:
-        """The rows of these positions of one level, in key order (without the position text if asked)."""
+    def solve(self, keys: np.ndarray, compact: bool = False) -> pa.Table:
+        """The rows of these positions of one level, in key order (without the position text if ``compact``)."""
         keys = np.ascontiguousarray(keys, dtype=np.int64)
-        return impartial_rows(self.game, keys, self.solve_arrays(keys), with_positions)
+        return impartial_rows(self.game, keys, self.solve_arrays(keys), compact)

@@ -2,29 +2,28 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 
-from tablebase.games import Game, Texts
+from tablebase.games import Texts
 from tablebase.solve.names import move_names
 
 OUTCOMES = pa.array(["P", "N"])
 
 
-def text_array(texts: Texts) -> pa.Array:
-    """Arrow strings straight from an offsets+bytes buffer, without Python strings."""
-    n = len(texts.offsets) - 1
-    data = pa.py_buffer(np.ascontiguousarray(texts.data))
-    if texts.offsets[-1] < 2**31:
-        return pa.StringArray.from_buffers(n, pa.py_buffer(texts.offsets.astype(np.int32)), data)
-    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(texts.offsets), data)
+def positions_array(game: Any, keys: np.ndarray) -> pa.Array:
+    """The positions' notation as Arrow strings (a game is never asked to spell an empty batch)."""
+    keys = np.asarray(keys, dtype=np.int64)
+    return (game.format_positions(keys) if len(keys) else Texts.empty()).to_arrow()
 
 
 def outcome_array(won: np.ndarray) -> pa.Array:
     return pa.DictionaryArray.from_arrays(pa.array(won.astype(np.int8)), OUTCOMES)
 
 
-def move_array(game: Game, codes: np.ndarray) -> pa.Array:
+def move_array(game: Any, codes: np.ndarray) -> pa.Array:
     """Move names, dictionary-encoded: few distinct moves name many positions."""
     shifted = codes + 1  # -1 (no move) becomes 0
     top = int(shifted.max(initial=0))
@@ -40,12 +39,10 @@ def move_array(game: Game, codes: np.ndarray) -> pa.Array:
     return pa.DictionaryArray.from_arrays(indices, move_names(game, distinct))
 
 
-def impartial_rows(
-    game: Game, keys: np.ndarray, solved: dict[str, np.ndarray], with_positions: bool = True
-) -> pa.Table:
+def impartial_rows(game: Any, keys: np.ndarray, solved: dict[str, np.ndarray], compact: bool = False) -> pa.Table:
     columns = {"key": pa.array(keys, type=pa.int64())}
-    if with_positions:
-        columns["position"] = text_array(game.format_positions(keys))
+    if not compact:
+        columns["position"] = positions_array(game, keys)
     columns["grundy"] = pa.array(solved["grundy"])
     columns["outcome"] = outcome_array(solved["grundy"] > 0)
     if "misere_win" in solved:

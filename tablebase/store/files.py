@@ -22,12 +22,43 @@ def table_dir(root: str | os.PathLike, table: str) -> Path:
     return Path(root) / table
 
 
+def part_name(level: int, part: int) -> str:
+    """The file of one partition of one level, relative to its table's folder."""
+    return f"level={level}/part-{part:05d}.parquet"
+
+
+def level_of_name(name: str) -> int:
+    """The level of a partition's file, from its name (``part_name``)."""
+    return int(name.split("/")[0].split("=")[1])
+
+
+def part_of_name(name: str) -> int:
+    """The partition number of a partition's file, from its name (``part_name``)."""
+    return int(name.split("/")[1][5:10])
+
+
 def part_path(root: str | os.PathLike, table: str, level: int, part: int) -> Path:
-    return table_dir(root, table) / f"level={level}" / f"part-{part:05d}.parquet"
+    return table_dir(root, table) / part_name(level, part)
 
 
 def level_files(root: str | os.PathLike, table: str, level: int) -> list[Path]:
     return sorted((table_dir(root, table) / f"level={level}").glob("part-*.parquet"))
+
+
+def level_parts(root: str | os.PathLike, table: str, level: int) -> list[tuple[int, Path]]:
+    """(partition number, file) of every partition of a level on disk."""
+    return [(int(path.stem[5:]), path) for path in level_files(root, table, level)]
+
+
+def row_files_on_disk(root: str | os.PathLike, table: str) -> set[str]:
+    """The names of every partition file of a table that is on disk."""
+    folder = table_dir(root, table)
+    return {str(p.relative_to(folder)) for p in folder.glob("level=*/part-*.parquet")}
+
+
+def row_files_pattern(root: str | os.PathLike, table: str) -> str:
+    """A glob of every partition file of a table, with the level in a hive folder name."""
+    return str(table_dir(root, table) / "level=*" / "part-*.parquet")
 
 
 def sha256_of(path: Path) -> str:
@@ -68,14 +99,19 @@ def flush_to_disk() -> None:
 
 def remove_leftovers(folder: Path) -> int:
     """Delete temporary files that a killed writer left behind; only call while holding the build lock."""
-    leftovers = list(folder.glob("level=*/.part-*.tmp-*")) + list(folder.glob(".*.tmp-*"))
+    leftovers = [p for pattern in ("level=*/.part-*.tmp-*", ".*.tmp-*", f"{LISTING}/.*.tmp-*") for p in folder.glob(pattern)]
     for path in leftovers:
         path.unlink(missing_ok=True)
     return len(leftovers)
 
 
 def write_parquet(table: pa.Table, path: Path, durable: bool = True) -> dict:
-    """Write rows (already sorted by key) atomically; return the file's record.
+    """Write rows (already sorted by key) atomically; return the file's record (rows, bytes, sha256)."""
+    return write_table(table, path, durable, sort_key="key")
+
+
+def write_table(table: pa.Table, path: Path, durable: bool = True, sort_key: str | None = None) -> dict:
+    """Write any table atomically; ``sort_key`` names its sorted column of unique integers, if any.
 
     Keys are unique and sorted, so delta encoding beats a dictionary for them;
     text columns use prefix (delta byte array) encoding, which suits sorted
@@ -88,13 +124,14 @@ def write_parquet(table: pa.Table, path: Path, durable: bool = True) -> dict:
     """
     encodings = {}
     for field in table.schema:
-        if field.name == "key":
+        if field.name == sort_key:
             encodings[field.name] = "DELTA_BINARY_PACKED"
         elif field.name == "position":
             encodings[field.name] = "DELTA_BYTE_ARRAY"
         elif pa.types.is_integer(field.type) and field.type.bit_width <= 16:
             encodings[field.name] = "BYTE_STREAM_SPLIT"
-    dictionary = [f.name for f in table.schema if f.name not in encodings]
+    # Nested columns (a listing's moves) keep the writer's defaults.
+    dictionary = [f.name for f in table.schema if f.name not in encodings and not pa.types.is_nested(f.type)]
 
     # Encoded in memory, then written in one go and hashed there: for thousands of
     # small files this saves opening each through Arrow's filesystem layer and
@@ -108,7 +145,7 @@ def write_parquet(table: pa.Table, path: Path, durable: bool = True) -> dict:
         row_group_size=ROW_GROUP,
         use_dictionary=dictionary,
         column_encoding=encodings,
-        write_statistics=["key"],
+        write_statistics=[sort_key] if sort_key else False,
         store_schema=False,
     )
     data = sink.getvalue()
@@ -132,3 +169,32 @@ def read_parquet(
     if not tables:
         raise StoreError("no files to read")
     return pa.concat_tables(tables)
+
+
+# -- the engine's listing of a game's positions (games that do not list their levels) --
+LISTING = "_listing"
+
+
+def listing_name(level: int) -> str:
+    """The listing file of one level, relative to its table's folder."""
+    return f"{LISTING}/level-{level:06d}.parquet"
+
+
+def write_listing_level(rows: pa.Table, root: str | os.PathLike, table: str, level: int) -> dict:
+    """Write one level of a listing (its rows in key order) atomically; its record (with ``file``)."""
+    name = listing_name(level)
+    record = write_table(rows, table_dir(root, table) / name, durable=False)
+    return {"file": name, **record}
+
+
+def read_listing_level(root: str | os.PathLike, table: str, level: int) -> pa.Table:
+    return read_parquet([table_dir(root, table) / listing_name(level)])
+
+
+def remove_listing(root: str | os.PathLike, table: str) -> None:
+    """Delete a table's listing once its rows are built (they hold all it is needed for)."""
+    folder = table_dir(root, table) / LISTING
+    for path in sorted(folder.glob("*")):
+        path.unlink()
+    if folder.is_dir():
+        folder.rmdir()

@@ -1,4 +1,4 @@
-"""The manifest of a table: what game, which parameters, what is built, file hashes."""
+"""The manifest of a table: what game, from where, which parameters, what is built, file hashes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from tablebase.errors import StoreError
 from tablebase.store.files import table_dir, write_atomic
 
 FILE_NAME = "_manifest.json"
-FORMAT = 1
+FORMAT = 2  # 2: the game's source, "compact", the listing of positions
 
 
 @dataclass
@@ -23,9 +23,11 @@ class Manifest:
     params: dict[str, Any]
     version: str
     partition_rows: int
+    #: where the game comes from: ref (to import it again), origin, version, digest of its source
+    source: dict[str, str] = field(default_factory=dict)
     #: level -> number of positions and number of partitions planned
-    plan: dict[str, dict[str, int]] = field(default_factory=dict)
-    #: "level=<k>/part-<n>.parquet" -> rows, bytes, sha256
+    plan: dict[int, dict[str, int]] = field(default_factory=dict)
+    #: partition file name (``files.part_name``) -> rows, bytes, sha256
     files: dict[str, dict[str, Any]] = field(default_factory=dict)
     levels_done: list[int] = field(default_factory=list)
     complete: bool = False
@@ -33,8 +35,11 @@ class Manifest:
     #: each a name -> rows, bytes, sha256), see tablebase.store.values
     values: dict[str, Any] = field(default_factory=dict)
     format: int = FORMAT
-    #: whether files hold the position column (else it is spelt from the key when read)
-    position_text: bool = True
+    #: files leave out the position text, which is spelt from the key when read
+    compact: bool = False
+    #: games whose positions the engine lists: "sizes" per level, "move_names", "max_moves",
+    #: and while the table builds, "files" (name -> rows, bytes, sha256)
+    listing: dict[str, Any] = field(default_factory=dict)
 
     @property
     def positions(self) -> int:
@@ -45,14 +50,18 @@ class Manifest:
         return sum(f["bytes"] for f in self.files.values())
 
     def same_build(self, other: "Manifest") -> bool:
-        keys = ("table", "game", "kind", "params", "version", "partition_rows", "format", "position_text")
-        return all(getattr(self, k) == getattr(other, k) for k in keys)
+        """Whether a build of ``other`` may continue this one: the same game, rules and settings."""
+        keys = ("table", "game", "kind", "params", "version", "partition_rows", "format", "compact")
+        same_rules = self.source.get("digest") == other.source.get("digest")
+        return same_rules and all(getattr(self, k) == getattr(other, k) for k in keys)
 
     def save(self, root: str | os.PathLike) -> None:
         path = table_dir(root, self.table) / FILE_NAME
         # Fields as they are: dataclasses.asdict deep-copies every file record first,
         # which took most of a save's 0.3 s at 8,000 files.
-        text = json.dumps({f.name: getattr(self, f.name) for f in fields(self)}, indent=1, sort_keys=True) + "\n"
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["plan"] = {str(level): v for level, v in self.plan.items()}
+        text = json.dumps(data, indent=1, sort_keys=True) + "\n"
         write_atomic(path, lambda tmp: Path(tmp).write_text(text))
 
     @classmethod
@@ -62,11 +71,20 @@ class Manifest:
             raise StoreError(f"no table {table!r} in {root} (tables: {', '.join(list_tables(root)) or 'none'})")
         try:
             data = json.loads(path.read_text())
-            if data.get("format") != FORMAT:
-                raise ValueError(f"format {data.get('format')}")
-            return cls(**data)
+        except ValueError as e:
+            raise StoreError(f"damaged manifest {path}: {e}") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            found = data.get("format") if isinstance(data, dict) else None
+            raise StoreError(
+                f"table {table} in {root} is of an older format ({found}) than this tablebase reads ({FORMAT}); "
+                "rebuild it into a new folder"
+            )
+        try:
+            manifest = cls(**data)
+            manifest.plan = {int(level): v for level, v in manifest.plan.items()}
         except (ValueError, TypeError) as e:
             raise StoreError(f"damaged manifest {path}: {e}") from None
+        return manifest
 
     @classmethod
     def load_if_exists(cls, root: str | os.PathLike, table: str) -> "Manifest | None":

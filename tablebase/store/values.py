@@ -73,6 +73,21 @@ def write_values(rows: pa.Table, root: str | os.PathLike, table: str, name: str,
     return {"rows": rows.num_rows, "bytes": path.stat().st_size, "sha256": sha256_of(path)}
 
 
+def values_on_disk(root: str | os.PathLike, table: str) -> set[str]:
+    """The names of every values file of a table that is on disk (pieces and merged files)."""
+    folder = table_dir(root, table)
+    return {str(p.relative_to(folder)) for p in folder.glob(f"{FOLDER}/**/*.parquet")}
+
+
+def remove_pieces(root: str | os.PathLike, table: str) -> None:
+    """Delete the pieces once the merged files are recorded."""
+    folder = table_dir(root, table)
+    for path in sorted(folder.glob(f"{FOLDER}/level=*/*")):
+        path.unlink()
+    for path in sorted(folder.glob(f"{FOLDER}/level=*")):
+        path.rmdir()
+
+
 def merged_files(values: dict[str, Any]) -> list[str] | None:
     """The merged files of a manifest's ``values`` record, in order, or None unless all are recorded."""
     buckets, files = values.get("buckets"), values.get("files", {})

@@ -8,6 +8,7 @@ queries.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,17 +17,18 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tablebase.errors import StoreError
-from tablebase.games import Game, Texts
-from tablebase.solve.rows import text_array
-from tablebase.store import Manifest, read_parquet, table_dir
+from tablebase.store.files import level_of_name, read_parquet, table_dir
+from tablebase.store.manifest import Manifest
+
+Spell = Callable[[np.ndarray], pa.Array]  # keys -> their positions' notation
 
 
 class TableIndex:
     """Every stored row of one table, sorted by key, columns as numpy arrays."""
 
-    def __init__(self, root: Path, table: str, manifest: Manifest, game: Game) -> None:
+    def __init__(self, root: Path, table: str, manifest: Manifest, spell: Spell) -> None:
         self.table = table
-        self.game = game
+        self.spell = spell
         names = sorted(manifest.files)
         if not names:
             self.keys = np.empty(0, dtype=np.int64)
@@ -42,23 +44,31 @@ class TableIndex:
         texts = [f.name for f in schema if f.name in wanted and _is_text(f.type)]
         dictionaries: dict[str, dict[str, int]] = {name: {} for name in texts}
         pieces: dict[str, list[np.ndarray]] = {name: [] for name in wanted + ["level"]}
+        gaps: dict[str, list[np.ndarray]] = {name: [] for name in wanted}  # where a figure is null
         for name in names:
             data = read_parquet([folder / name], wanted, dictionary=texts)
-            pieces["level"].append(np.full(data.num_rows, int(name.split("/")[0].split("=")[1]), dtype=np.int32))
+            pieces["level"].append(np.full(data.num_rows, level_of_name(name), dtype=np.int32))
             for column in wanted:
                 values = data.column(column).combine_chunks()
+                gaps[column].append(values.is_null().to_numpy(zero_copy_only=False))
                 if column in dictionaries:
                     values = _codes(values, dictionaries[column])
                 else:
-                    values = values.to_numpy(zero_copy_only=False)
+                    values = values.fill_null(0).to_numpy(zero_copy_only=False) if values.null_count else \
+                        values.to_numpy(zero_copy_only=False)
                 pieces[column].append(values)
         keys = np.concatenate(pieces.pop("key"))
         order = np.argsort(keys, kind="stable")
         self.keys = np.ascontiguousarray(keys[order])
         self.columns = {}
+        #: the rows where a column without a dictionary is null (columns with no nulls are left out)
+        self.nulls: dict[str, np.ndarray] = {}
         for column, parts in pieces.items():
             known = dictionaries.get(column)
             self.columns[column] = (np.concatenate(parts)[order], list(known) if known is not None else None)
+            null = np.concatenate(gaps[column])[order] if gaps.get(column) else None
+            if known is None and null is not None and null.any():
+                self.nulls[column] = null
 
     def find(self, keys: np.ndarray) -> np.ndarray:
         """Row numbers of keys, -1 where a key is not stored."""
@@ -83,7 +93,7 @@ class TableIndex:
         for name, (values, dictionary) in self.columns.items():
             v = values[i]
             if dictionary is None:
-                out[name] = v.item()
+                out[name] = None if name in self.nulls and self.nulls[name][i] else v.item()
             else:
                 out[name] = dictionary[v] if v >= 0 else None
         return out
@@ -98,11 +108,14 @@ class TableIndex:
         absent = missing if any_missing else None
         out: dict[str, pa.Array] = {"key": pa.array(keys)}
         if with_positions:
-            out["position"] = text_array(self.game.format_positions(keys))
+            out["position"] = self.spell(keys)
         for name, (values, dictionary) in self.columns.items():
             taken = values[safe]
             if dictionary is None:
-                out[name] = pa.array(taken, mask=absent)
+                mask = absent
+                if name in self.nulls:
+                    mask = self.nulls[name][safe] | (absent if absent is not None else False)
+                out[name] = pa.array(taken, mask=mask)
             else:
                 nulls = taken < 0
                 if any_missing:
@@ -123,18 +136,3 @@ def _codes(values: pa.DictionaryArray, codes: dict[str, int]) -> np.ndarray:
     mapping = np.array([codes.setdefault(v, len(codes)) for v in values.dictionary.to_pylist()] + [-1], dtype=np.int32)
     indices = values.indices.fill_null(len(mapping) - 1).to_numpy(zero_copy_only=False)
     return mapping[indices]
-
-
-def texts_of(positions: Any) -> Texts:
-    """Positions given as a list of str, an Arrow string array, or a pandas/numpy column."""
-    if isinstance(positions, pa.ChunkedArray):
-        positions = positions.combine_chunks()
-    if not isinstance(positions, pa.Array):
-        positions = pa.array(list(positions) if not isinstance(positions, list) else positions, pa.string())
-    if pa.types.is_large_string(positions.type) or not pa.types.is_string(positions.type):
-        positions = positions.cast(pa.string())
-    if positions.null_count:
-        raise ValueError("a position is null")
-    offsets = np.frombuffer(positions.buffers()[1], dtype=np.int32)[positions.offset : positions.offset + len(positions) + 1]
-    data = np.frombuffer(positions.buffers()[2], dtype=np.uint8) if positions.buffers()[2] else np.empty(0, np.uint8)
-    return Texts(offsets.astype(np.int64), data)

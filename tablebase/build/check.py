@@ -1,0 +1,164 @@
+"""``tablebase check-game``: a game's rules checked on a small table before anyone builds a big one.
+
+The engine lists the game's positions (or takes the game's own listing), then
+checks that each level's keys are distinct and ascending, that every
+position's notation reads back as the same position and no two positions
+share it, that every move leads to a position of the table and lowers the
+level (a scored game's moves may keep it), that every move has a name, and
+finally that the table the engine's solver builds level by level equals a
+plain recursive search of the same rules (``Kind.search``). Each defect is
+one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tablebase.errors import TablebaseError
+from tablebase.games import Game, Texts
+from tablebase.kinds import kind_of
+from tablebase.solve.kernels import children_of
+
+SHOWN = 10  # defects of one kind listed one by one; a last line counts the rest
+
+
+class Defects:
+    """Defect lines, at most SHOWN of each kind."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.counts: dict[str, int] = {}
+
+    def add(self, kind: str, line: str) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        if self.counts[kind] <= SHOWN:
+            self.lines.append(line)
+
+    def all(self) -> list[str]:
+        more = [f"{n - SHOWN} more defects: {kind}" for kind, n in self.counts.items() if n > SHOWN]
+        return self.lines + more
+
+
+def check_game(game: Game, limit: int, say: Callable[[str], None] = lambda s: None) -> tuple[int, list[str]]:
+    """(positions checked, defect lines) of a game with its options."""
+    kind = kind_of(game)
+    defects = Defects()
+    if kind.needs_listing(game):
+        say("listing positions from the start positions")
+        try:
+            listing = kind.list_positions(game, say, limit)
+        except TablebaseError as e:
+            if "more than" in str(e) and "positions" in str(e):
+                raise TablebaseError(f"{e}; give options for a smaller table, or --max-positions") from None
+            return 0, [str(e)]
+        view = kind.view_of_listing(game, listing)
+    else:
+        view = game
+    total = sum(view.level_size(level) for level in range(view.max_level + 1))
+    if total > limit:
+        raise TablebaseError(f"{game.name}: {total:,} positions, more than {limit:,}; give options for a "
+                             "smaller table, or --max-positions")
+    say(f"{total:,} positions in {view.max_level + 1} levels")
+    levels = {level: np.asarray(view.level_keys(level, 0, view.level_size(level)), dtype=np.int64)
+              for level in range(view.max_level + 1)}
+    _check_keys(view, levels, defects)
+    _check_notation(view, levels, defects)
+    _check_moves(view, kind, levels, defects)
+    if not defects.lines:
+        say("solving with the engine and by a plain recursive search")
+        _check_solved(view, kind, levels, defects)
+    return total, defects.all()
+
+
+def _check_keys(view: Any, levels: dict[int, np.ndarray], defects: Defects) -> None:
+    seen: set[int] = set()
+    for level, keys in levels.items():
+        if len(keys) and np.any(np.diff(keys) <= 0):
+            defects.add("keys", f"level {level}: keys are not ascending and distinct")
+        for key in keys.tolist():
+            if key in seen:
+                defects.add("keys", f"key {key} is in two levels")
+            seen.add(key)
+            if view.level_of(key) != level:
+                defects.add("levels", f"key {key}: level_of says {view.level_of(key)}, it is listed in level {level}")
+
+
+def _check_notation(view: Any, levels: dict[int, np.ndarray], defects: Defects) -> None:
+    spelt: dict[str, int] = {}
+    for keys in levels.values():
+        if not len(keys):
+            continue
+        texts = view.format_positions(keys).to_strings()
+        for key, text in zip(keys.tolist(), texts):
+            if text in spelt:
+                defects.add("notation", f"{text!r}: two positions are spelt alike (keys {spelt[text]} and {key})")
+            spelt[text] = key
+            try:
+                back = view.parse(text)
+            except TablebaseError as e:
+                defects.add("notation", f"{text!r} does not read back: {e}")
+                continue
+            if back != key:
+                defects.add("notation", f"{text!r} reads back as another position (key {back}, not {key})")
+        many = view.parse_many(Texts.from_strings(texts))
+        if not np.array_equal(many, keys):
+            defects.add("notation", "parse_many reads the positions of a level otherwise than parse")
+
+
+def _check_moves(view: Any, kind: Any, levels: dict[int, np.ndarray], defects: Defects) -> None:
+    level_of = {key: level for level, keys in levels.items() for key in keys.tolist()}
+    names: dict[str, int] = {}
+    for level, keys in levels.items():
+        if not len(keys):
+            continue
+        for parent, code, child in _moves(view, kind, keys):
+            try:
+                name = view.move_name(code)
+            except Exception as e:  # the game's own code: any failure is a defect
+                defects.add("moves", f"move code {code} has no name: {type(e).__name__}: {e}")
+                continue
+            if names.setdefault(name, code) != code:
+                defects.add("moves", f"move name {name!r} is given to two move codes")
+            where = _spell(view, parent)
+            if child not in level_of:
+                defects.add("moves", f"{where}: move {name} leads to key {child}, not a position of the table")
+            elif level_of[child] > level or (level_of[child] == level and not kind.same_level):
+                defects.add("moves", f"{where}: move {name} leads to {_spell(view, child)!r} (level {level_of[child]}),"
+                            f" not below level {level}")
+
+
+def _moves(view: Any, kind: Any, keys: np.ndarray) -> list[tuple[int, int, int]]:
+    """(position, move code, child) of every move of a batch, every part of a partizan move's result."""
+    out = []
+    sides = view.left_right_moves(keys) if kind.sides == 2 else [children_of(view, keys)]
+    for side in sides:
+        starts = side.starts if kind.sides == 2 else np.arange(len(side.keys) + 1)
+        for i, parent in enumerate(keys.tolist()):
+            for j in range(side.offsets[i], side.offsets[i + 1]):
+                for k in side.keys[starts[j]:starts[j + 1]].tolist():
+                    out.append((parent, int(side.moves[j]), k))
+    return out
+
+
+def _spell(view: Any, key: int) -> str:
+    return view.format_positions(np.array([key], dtype=np.int64)).to_strings()[0]
+
+
+def _check_solved(view: Any, kind: Any, levels: dict[int, np.ndarray], defects: Defects) -> None:
+    solver = kind.solver(view, fresh=True)
+    search = kind.search(view)
+    for level, keys in levels.items():
+        if not len(keys):
+            solver.remember(level, None)
+            continue
+        rows = solver.solve(keys)
+        solver.remember(level, rows.select(solver.columns))
+        for row in rows.to_pylist():
+            plain = search(row["key"])
+            for figure, value in plain.items():
+                if row.get(figure) != value:
+                    defects.add("solved", f"{row['position']!r}: the engine's table says {figure} "
+                                f"{row.get(figure)}, a plain recursive search says {value}")

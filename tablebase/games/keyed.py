@@ -1,0 +1,303 @@
+"""The keyed form of a game: positions are int64 keys, handled in numpy batches.
+
+This is the form the solvers work in. A plain game (``plain.py``) is turned
+into it by the engine; a game written in it directly skips that step and
+can declare the capabilities that make the fast paths: a compiled move
+generator (``CompiledMoves``), a dense ranking (``key_space`` with levels
+listed by ``level_keys``), and structural properties that have solvers of
+their own (``QueenMoves``, ``DiagramBites``). Each capability is optional
+and says what happens without it.
+
+Batches given to a game's methods are never empty, and every key in them is
+a position of the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple, Protocol
+
+import numpy as np
+
+from tablebase.games.base import Game, Texts
+
+
+class Children(NamedTuple):
+    """The moves of a batch of positions in compressed-row form.
+
+    The moves of position ``i`` are ``keys[offsets[i]:offsets[i+1]]`` (the child
+    positions' keys) and ``moves[...]`` (the game's integer move codes).
+    """
+
+    offsets: np.ndarray  # int64, len(positions) + 1
+    keys: np.ndarray  # int64
+    moves: np.ndarray  # int64
+
+
+class SumMoves(NamedTuple):
+    """One side's moves of a batch of partizan positions, each leading to a sum.
+
+    A move may split a position into independent parts (a Domineering region
+    falling apart), so it leads to a list of stored positions whose values
+    add up; an empty list is the zero game. The moves of position ``i`` are
+    ``moves[offsets[i]:offsets[i+1]]``; move ``j`` leads to the sum of the
+    components ``keys[starts[j]:starts[j+1]]``, each negated where ``negate``
+    says so (a stored position standing for its mirror image with the roles
+    of Left and Right swapped, such as a transposed Domineering region).
+    """
+
+    offsets: np.ndarray  # int64, len(positions) + 1
+    moves: np.ndarray  # int64 move codes, one per move
+    starts: np.ndarray  # int64, len(moves) + 1
+    keys: np.ndarray  # int64 component keys
+    negate: np.ndarray  # bool, one per component key
+
+
+@dataclass(frozen=True)
+class CompiledMoves:
+    """A capability: a numba-compiled move generator.
+
+    ``kernel(key, args, out_keys, out_moves) -> count`` writes one position's
+    child keys and move codes into the buffers (each ``max_moves`` long);
+    ``make_args()`` builds the ``args`` tuple it needs (scratch arrays in it
+    may be overwritten; each caller gets its own). With it, the solvers run
+    one compiled loop per batch that calls the generator directly, compiled
+    once per game and machine and kept in a cache keyed on the game's source.
+    Without it, the game gives ``children(keys)`` and the solvers read its arrays.
+    """
+
+    kernel: Any
+    make_args: Callable[[], tuple]
+
+
+@dataclass(frozen=True)
+class QueenMoves:
+    """A capability: the moves are a chess queen's toward the corner.
+
+    A position is a pair a <= b of whole numbers up to ``top`` (the board is
+    symmetric: ``b a`` is the same position). A move lowers one coordinate by any
+    d >= 1, or both by the same d, and nothing else; the level is a + b. Move codes
+    are ``smaller + d`` (d taken from the smaller coordinate), ``larger + d`` (from
+    the larger one) and ``both + d``. ``pairs(keys)`` gives the (n, 2) int64 array
+    of each key's a and b. Such games get a solver that never lists moves
+    (solve/queen.py); without it they are solved move by move.
+    """
+
+    top: int
+    smaller: int
+    larger: int
+    both: int
+    pairs: Callable[[np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class DiagramBites:
+    """A capability: the moves are bites out of a Young diagram.
+
+    A position is a Young diagram in a ``rows`` x ``cols`` box keyed by its
+    lattice-path rank (``young.rank``). A move picks a square (r, c) of the
+    diagram other than the corner (0, 0) and removes every square (i, j) with
+    i >= r and j >= c; its code is ``r * cols + c``. The level is the number of
+    squares. Such games get a solver that walks the bites itself
+    (solve/bites.py); without it they are solved through the move generator.
+    """
+
+    rows: int
+    cols: int
+
+
+class Boards(Protocol):
+    """A capability of partizan games: any board is a sum of stored parts (Domineering's regions).
+
+    With it, a lookup takes any board: its parts are read from the table
+    (``negated``: the stored part is the board part's mirror image with the
+    players swapped, worth the negative), and a part larger than the table is
+    valued by searching its moves down to parts the table holds. Without it,
+    lookups take the table's own positions only.
+    """
+
+    def read_board(self, text: str) -> Any:
+        """Any board, as written."""
+
+    def spell_board(self, board: Any) -> str:
+        """A board's notation."""
+
+    def board_level(self, board: Any) -> int:
+        """A board's level, as its positions' levels are counted."""
+
+    def board_parts(self, board: Any) -> list[tuple[Any, int | None, bool]]:
+        """(part, its stored key or None if the table is too small for it, negated) for each part."""
+
+    def board_moves(self, board: Any) -> tuple[list[tuple[int, Any]], list[tuple[int, Any]]]:
+        """Left's and Right's moves of a board as (move code, board after the move)."""
+
+
+class KeyedGame(Game):
+    """What every keyed game gives, whatever its kind: its levels, keys and notation.
+
+    Levels: a game either lists them (``lists_levels = True``: ``max_level``,
+    ``level_size`` and ``level_keys``; keys in ascending order) or gives
+    ``start_keys()`` and lets the engine find every position reachable from
+    them. With ``key_space`` set, every key is below it and the solvers keep
+    values in arrays over the key space (a dense ranking); without it they
+    keep them sorted by key.
+    """
+
+    keyed = True
+    #: whether the game lists each level's keys itself; else the engine finds them from start_keys()
+    lists_levels: ClassVar[bool] = True
+    #: keys are below this (a dense ranking), or None: keys are sparse
+    key_space: int | None = None
+    #: a bound on the moves of one position
+    max_moves: int = 0
+
+    # -- levels --------------------------------------------------------------
+    @property
+    def max_level(self) -> int:
+        """The highest level; levels run from 0 to max_level (games that list their levels)."""
+        raise NotImplementedError(f"{self.name}: a game that lists its levels gives max_level")
+
+    def level_size(self, level: int) -> int:
+        """How many positions the level holds (games that list their levels)."""
+        raise NotImplementedError(f"{self.name}: a game that lists its levels gives level_size()")
+
+    def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
+        """Keys ``start..stop-1`` of the level, in ascending key order (games that list their levels)."""
+        raise NotImplementedError(f"{self.name}: a game that lists its levels gives level_keys()")
+
+    def start_keys(self) -> np.ndarray:
+        """Where play starts (games that do not list their levels): the engine finds the rest."""
+        raise NotImplementedError(f"{self.name}: a game that does not list its levels gives start_keys()")
+
+    def level_of(self, key: int) -> int:
+        """The level of a position."""
+        raise NotImplementedError(f"{self.name}: a keyed game gives level_of()")
+
+    def levels_of(self, keys: np.ndarray) -> np.ndarray:
+        """The levels of many positions (int64); override with numpy for speed."""
+        return np.array([self.level_of(int(k)) for k in keys], dtype=np.int64)
+
+    def child_levels(self, level: int) -> Sequence[int]:
+        """The levels a move from this level can reach (all lower ones unless narrower)."""
+        return range(level)
+
+    # -- notation -----------------------------------------------------------------
+    def format_positions(self, keys: np.ndarray) -> Texts:
+        """The canonical notation of each key."""
+        raise NotImplementedError(f"{self.name}: a keyed game gives format_positions()")
+
+    def parse(self, text: str) -> int:
+        """The key of a position written in the game's notation (any spelling of it)."""
+        raise NotImplementedError(f"{self.name}: a keyed game gives parse()")
+
+    def parse_many(self, texts: Texts) -> np.ndarray:
+        """Keys of many positions (int64); raises PositionError naming the first bad one."""
+        return np.array([self.parse(t) for t in texts.to_strings()], dtype=np.int64)
+
+    def parse_rest(self, texts: Texts, keys: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """Fill in, one by one with parse(), the texts a compiled reader did not accept.
+
+        parse() either reads an unusual spelling or raises the precise error.
+        """
+        raw = texts.data.tobytes()
+        for i in np.flatnonzero(~ok):
+            keys[i] = self.parse(raw[texts.offsets[i] : texts.offsets[i + 1]].decode(errors="replace"))
+        return keys
+
+    def move_name(self, move: int) -> str:
+        """The notation of a move code (codes name moves independently of the position)."""
+        raise NotImplementedError(f"{self.name}: a keyed game gives move_name()")
+
+    # -- bounds ----------------------------------------------------------------------
+    @property
+    def max_remoteness(self) -> int:
+        """A bound on remoteness: every move lowers the level, so at most the highest level."""
+        return self.max_level
+
+    @property
+    def value_dtype(self) -> type:
+        """The narrowest unsigned type that holds every Grundy value and remoteness.
+
+        A Grundy value is at most the number of moves; a narrow type keeps the
+        solved values of big tables in the processor's cache.
+        """
+        bound = max(self.max_remoteness, self.max_moves)
+        return np.uint8 if bound < 2**8 else np.uint16 if bound < 2**16 else np.uint32
+
+
+class KeyedImpartialGame(KeyedGame):
+    """An impartial game in keyed form (see ``plain.ImpartialGame`` for what its table holds).
+
+    Moves: ``compiled_moves``, or else ``children(keys)``.
+    """
+
+    kind = "impartial"
+    misere: ClassVar[bool] = False
+    compiled_moves: CompiledMoves | None = None
+    #: declared by games whose moves are a queen's toward the corner (Wythoff)
+    queen: QueenMoves | None = None
+    #: declared by games whose moves are bites out of a Young diagram (Chomp)
+    bites: DiagramBites | None = None
+
+    def children(self, keys: np.ndarray) -> Children:
+        """Every move of every position in ``keys``; by default from ``compiled_moves``."""
+        return _from_kernel(self, keys)
+
+
+class KeyedPartizanGame(KeyedGame):
+    """A short partizan game in keyed form (see ``plain.PartizanGame``)."""
+
+    kind = "partizan"
+    #: declared by games whose boards are sums of stored parts (see Boards)
+    boards: Boards | None = None
+
+    def left_right_moves(self, keys: np.ndarray) -> tuple[SumMoves, SumMoves]:
+        """Left's and Right's moves of every position in ``keys``."""
+        raise NotImplementedError(f"{self.name}: a keyed partizan game gives left_right_moves()")
+
+
+class KeyedScoredGame(KeyedGame):
+    """A scored game in keyed form (see ``plain.ScoredGame``).
+
+    Moves: ``compiled_moves``, or else ``children(keys)``; a move whose child
+    is in the same level stays in it (a pass), and only ``pass_move`` is
+    counted as one. ``results(keys)`` says how positions without moves ended.
+    """
+
+    kind = "scored"
+    scores: ClassVar[bool] = False
+    #: the code of the move that passes, or None
+    pass_move: int | None = None
+    compiled_moves: CompiledMoves | None = None
+
+    def children(self, keys: np.ndarray) -> Children:
+        """Every move of every position in ``keys``; by default from ``compiled_moves``."""
+        return _from_kernel(self, keys)
+
+    def results(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For positions without moves: each one's ``Outcome`` for the player to move (int8)
+        and score (int64, in the winner's favour). By default: lost, score 0."""
+        n = len(keys)
+        return np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int64)
+
+
+def _from_kernel(game: Any, keys: np.ndarray) -> Children:
+    """The moves of a batch, one call of the compiled generator per position (the solvers use a
+    compiled loop instead; this serves everyone else)."""
+    if game.compiled_moves is None:
+        raise NotImplementedError(f"{game.name}: give compiled_moves or children()")
+    kernel, args = game.compiled_moves.kernel, game.compiled_moves.make_args()
+    buf_keys = np.empty(max(game.max_moves, 1), dtype=np.int64)
+    buf_moves = np.empty(max(game.max_moves, 1), dtype=np.int64)
+    offsets = [0]
+    child_keys: list[np.ndarray] = []
+    moves: list[np.ndarray] = []
+    for key in np.asarray(keys, dtype=np.int64):
+        n = kernel(key, args, buf_keys, buf_moves)
+        child_keys.append(buf_keys[:n].copy())
+        moves.append(buf_moves[:n].copy())
+        offsets.append(offsets[-1] + n)
+    empty = np.empty(0, dtype=np.int64)
+    return Children(np.array(offsets, dtype=np.int64), np.concatenate(child_keys) if child_keys else empty,
+                    np.concatenate(moves) if moves else empty)

@@ -1,0 +1,219 @@
+"""Finding games: the built-in ones, installed plugins, and any class in a module or file.
+
+A game is named by a *reference*: a built-in name (``chomp``), the name of
+an installed plugin (entry point group ``tablebase.games``), ``module:Class``
+(``mypkg.cram:Cram``) or ``path/to/file.py:Class``. ``find_game`` imports it
+and says where it came from (``GameSource``); a table's manifest keeps that,
+so lookups, verify and the server import the same game again.
+
+A game's source digest (sha256 of its own source files: the file, or every
+module of its top-level package) keys whatever is compiled or cached for it
+and guards resumed builds: a build begun with other rules is not continued.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from tablebase.errors import TablebaseError
+from tablebase.games.base import Game
+
+ENTRY_POINTS = "tablebase.games"
+BUILTIN = {
+    "nim": "tablebase.games.nim:Nim",
+    "subtraction": "tablebase.games.subtraction:Subtraction",
+    "wythoff": "tablebase.games.wythoff:Wythoff",
+    "fibonacci-nim": "tablebase.games.fibonacci_nim:FibonacciNim",
+    "chomp": "tablebase.games.chomp:Chomp",
+    "green-hackenbush": "tablebase.games.green_hackenbush:GreenHackenbush",
+    "tanhinmin": "tablebase.games.tanhinmin:Tanhinmin",
+    "hackenbush": "tablebase.games.hackenbush:Hackenbush",
+    "domineering": "tablebase.games.domineering:Domineering",
+}
+KINDS = ("impartial", "partizan", "scored")
+_PACKAGE = Path(__file__).resolve().parent.parent
+# The parts of this package that decide a built-in game's rows: its digest.
+_ENGINE = ("games", "solve", "kinds")
+
+
+@dataclass(frozen=True)
+class GameSource:
+    """Where a game class comes from, as a table's manifest records it."""
+
+    ref: str  # how to find it again: a built-in or plugin name, "module:Class" or "/abs/file.py:Class"
+    origin: str  # in words: "built-in", "plugin <dist> <version>", "module <name>", "file <path>"
+    version: str
+    digest: str  # sha256 of the game's own source files
+
+    def as_record(self) -> dict[str, str]:
+        return {"ref": self.ref, "origin": self.origin, "version": self.version, "digest": self.digest}
+
+
+def plugins() -> dict[str, tuple[str, str]]:
+    """Installed plugins: name -> ("module:Class", "<distribution> <version>")."""
+    found = {}
+    for point in metadata.entry_points(group=ENTRY_POINTS):
+        dist = point.dist
+        found[point.name] = (point.value, f"{dist.name} {dist.version}" if dist else "unknown distribution")
+    return found
+
+
+def game_names() -> list[str]:
+    """Every game known by name: the built-in ones, then installed plugins."""
+    return list(BUILTIN) + [n for n in sorted(plugins()) if n not in BUILTIN]
+
+
+def find_game(ref: str) -> tuple[type[Game], GameSource]:
+    """The game class a reference names, and where it comes from; TablebaseError if none."""
+    ref = ref.strip()
+    if ref in BUILTIN:
+        cls = _class_of(BUILTIN[ref], ref)
+        import tablebase
+
+        return cls, GameSource(ref, "built-in", tablebase.__version__, _builtin_digest())
+    installed = plugins()
+    if ref in installed:
+        target, dist = installed[ref]
+        cls = _class_of(target, ref)
+        return cls, GameSource(ref, f"plugin {dist} ({target})", dist.rsplit(" ", 1)[-1], _module_digest(cls.__module__))
+    if ":" not in ref:
+        known = ", ".join(game_names())
+        raise TablebaseError(
+            f"invalid choice: unknown game {ref!r}; games are: {known} (or give module:Class or path/to/file.py:Class)"
+        )
+    where, _, name = ref.rpartition(":")
+    if where.endswith(".py") or "/" in where or "\\" in where:
+        path = Path(where).expanduser().resolve()
+        module = _load_file(path)
+        cls = _attribute(module, name, ref)
+        digest = _file_digest(path)
+        version = str(getattr(module, "__version__", "") or f"source {digest[:12]}")
+        return cls, GameSource(f"{path}:{name}", f"file {path}", version, digest)
+    cls = _class_of(ref, ref)
+    digest = _module_digest(where)
+    return cls, GameSource(ref, f"module {where}", _module_version(where, digest), digest)
+
+
+def make_game(ref: str, params: dict[str, Any]) -> Game:
+    """The game a reference names, with these build options (keys with underscores or dashes)."""
+    return find_game(ref)[0](**params)
+
+
+def load_game(ref: str, params: dict[str, Any]) -> tuple[Game, GameSource]:
+    """``make_game`` and the game's source."""
+    cls, source = find_game(ref)
+    return cls(**params), source
+
+
+# -- importing -------------------------------------------------------------------
+def _class_of(target: str, ref: str) -> type[Game]:
+    module_name, _, name = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise TablebaseError(f"game {ref!r}: cannot import {module_name!r}: {e}") from None
+    except Exception as e:  # the module itself fails: still one line, naming it
+        raise TablebaseError(f"game {ref!r}: importing {module_name!r} failed: {type(e).__name__}: {e}") from None
+    return _attribute(module, name, ref)
+
+
+def _attribute(module: Any, name: str, ref: str) -> type[Game]:
+    cls = getattr(module, name, None)
+    if cls is None:
+        raise TablebaseError(f"game {ref!r}: {module.__name__} has no {name!r}")
+    if not (isinstance(cls, type) and issubclass(cls, Game) and getattr(cls, "kind", None) in KINDS):
+        raise TablebaseError(
+            f"game {ref!r}: {name} is not a game class (subclass ImpartialGame, PartizanGame or ScoredGame "
+            "from tablebase.games, or their keyed forms)"
+        )
+    if not isinstance(getattr(cls, "name", None), str) or not cls.name:
+        raise TablebaseError(f"game {ref!r}: {name} has no name (give the class a 'name')")
+    return cls
+
+
+def _load_file(path: Path) -> Any:
+    """The module of a game file, loaded under a name fixed by its path (so pickles find its classes)."""
+    if not path.is_file():
+        raise TablebaseError(f"no game file {path}")
+    digest = _file_digest(path)
+    name = "tablebase_game_" + hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    loaded = sys.modules.get(name)
+    if loaded is not None and getattr(loaded, "__tablebase_digest__", None) == digest:
+        return loaded
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise TablebaseError(f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    module.__tablebase_digest__ = digest  # type: ignore[attr-defined]
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        del sys.modules[name]
+        raise TablebaseError(f"game file {path} failed to load: {type(e).__name__}: {e}") from None
+    return module
+
+
+# -- digests and versions -----------------------------------------------------------
+def _digest_of(paths: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(str(path.name).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _file_digest(path: Path) -> str:
+    stat = path.stat()
+    return _cached_digest((str(path),), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=256)
+def _cached_digest(paths: tuple[str, ...], *stamp: int) -> str:
+    return _digest_of([Path(p) for p in paths])
+
+
+def _builtin_digest() -> str:
+    paths = sorted(p for part in _ENGINE for p in (_PACKAGE / part).glob("*.py"))
+    return _cached_digest(tuple(map(str, paths)), *[p.stat().st_mtime_ns for p in paths])
+
+
+def source_digest(module_name: str) -> str:
+    """The digest of the source a module's code comes from: a game file, a package, or this package's engine."""
+    if module_name.split(".")[0] == "tablebase":
+        return _builtin_digest()
+    module = sys.modules.get(module_name)
+    if module_name.startswith("tablebase_game_") and getattr(module, "__file__", None):
+        return _file_digest(Path(module.__file__))
+    return _module_digest(module_name)
+
+
+def _module_digest(module_name: str) -> str:
+    """The digest of a module's own files: its top-level package, or the module file alone."""
+    top = sys.modules.get(module_name.split(".")[0])
+    file = getattr(top, "__file__", None)
+    if file is None:
+        return "unknown"
+    root = Path(file).resolve()
+    paths = sorted(root.parent.rglob("*.py")) if root.name == "__init__.py" else [root]
+    return _cached_digest(tuple(map(str, paths)), *[p.stat().st_mtime_ns for p in paths])
+
+
+def _module_version(module_name: str, digest: str) -> str:
+    top = module_name.split(".")[0]
+    version = getattr(sys.modules.get(top), "__version__", None)
+    if version:
+        return str(version)
+    for dist in metadata.packages_distributions().get(top, []):
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return f"source {digest[:12]}"

@@ -1,0 +1,108 @@
+"""Impartial games: Grundy values by mex, outcome, remoteness, best move (and misère outcomes)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tablebase.games import PlainGame
+from tablebase.kinds.base import Footprint, Kind, Listed, Say, StoredTable, row_with_moves
+from tablebase.kinds.listing import LevelRows, Listing, list_plain
+from tablebase.kinds.views import PlainView, one_part
+from tablebase.solve import Place, Solver
+from tablebase.solve.bites import BiteSolver
+from tablebase.solve.impartial import ImpartialSolver, KnownValues
+from tablebase.solve.kernels import children_of
+from tablebase.solve.queen import QueenSolver
+
+
+class PlainImpartialView(PlainView):
+    """A plain impartial game over its listing."""
+
+    queen = None
+    bites = None
+
+    @property
+    def misere(self) -> bool:
+        return self.game.misere
+
+    def children(self, keys: np.ndarray) -> Any:
+        return one_part(self.side(keys, 0, lambda p: ((m, (c,)) for m, c in self.game.moves(p))))
+
+
+class Impartial(Kind):
+    name = "impartial"
+
+    def list_plain(self, game: PlainGame, say: Say | None, limit: int | None) -> Listing:
+        return list_plain(game, lambda p: (game.moves(p),), 1, None, None, False, limit, say)
+
+    def successors(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
+        return lambda keys: children_of(game, keys).keys
+
+    def plain_view(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
+                   rows: Callable[[int], LevelRows] | None, max_moves: int) -> PlainView:
+        return PlainImpartialView(game, sizes, move_names, rows, max_moves)
+
+    def solver(self, game: Any, place: Place | None = None, fresh: bool = False) -> Solver:
+        """Queen moves and diagram bites have solvers of their own (solve/queen.py, solve/bites.py)."""
+        if game.queen is not None and not game.misere:
+            return QueenSolver(game)
+        if game.bites is not None and not game.misere:
+            return BiteSolver(game, place, fresh)
+        return ImpartialSolver(game, place, fresh)
+
+    def footprint(self, game: Any) -> Footprint:
+        item = np.dtype(game.value_dtype).itemsize
+        text = _text_bytes(game)
+        # keys and solved arrays; Arrow rows (key, text and offsets, figures, move codes); the
+        # Parquet writer's encoded copy; twice over for the temporaries of concatenation.
+        per_row = 2 * (8 + 3 * item + 9 + (8 + text + 4 + 2 * item + 6) + (text // 2 + 4))
+        if game.compiled_moves is None:
+            per_row += 2 * 16 * max(game.max_moves, 1)  # each position's moves listed at once
+        dense = game.key_space is not None
+        per_key = KnownValues.bytes_per_key(game) + (0 if dense else 8)  # sparse values keep their keys
+        return Footprint(per_key, per_row, (8 + 2 * item) * 2, dense)
+
+    def lookup(self, table: StoredTable, text: str) -> dict[str, Any]:
+        return row_with_moves(table, text, _best_first)
+
+    def search(self, game: Any) -> Callable[[int], dict[str, Any]]:
+        """Grundy value (mex), remoteness and misère outcome from the definitions, by recursion on keys."""
+        memo: dict[int, dict[str, Any]] = {}
+
+        def figures(key: int) -> dict[str, Any]:
+            if key in memo:
+                return memo[key]
+            _, child_keys, _ = children_of(game, np.array([key], dtype=np.int64))
+            children = [figures(c) for c in child_keys.tolist()]
+            grundy = 0
+            while any(c["grundy"] == grundy for c in children):
+                grundy += 1
+            lost = [c["remoteness"] for c in children if c["grundy"] == 0]
+            remoteness = 0 if not children else 1 + (min(lost) if lost else max(c["remoteness"] for c in children))
+            found = {"grundy": grundy, "outcome": "N" if grundy else "P", "remoteness": remoteness}
+            if game.misere:
+                found["misere_outcome"] = "N" if not children or any(c["misere_outcome"] == "P" for c in children) else "P"
+            memo[key] = found
+            return found
+
+        return figures
+
+
+def _best_first(listed: Listed) -> Listed:
+    """As the solver chooses: moves to lost positions, quickest win first; then the longest defences."""
+    return sorted(listed, key=lambda m: (m[1]["outcome"] != "P",
+                                         m[1]["remoteness"] if m[1]["outcome"] == "P" else -m[1]["remoteness"],
+                                         m[0]))
+
+
+def _text_bytes(game: Any) -> int:
+    """The mean length of a position's notation, from a sample of the middle level."""
+    level = game.max_level // 2
+    size = game.level_size(level)
+    if not size:
+        return 16
+    sample = game.level_keys(level, 0, min(64, size))
+    return int(np.diff(game.format_positions(sample).offsets).mean())

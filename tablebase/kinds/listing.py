@@ -1,0 +1,352 @@
+"""The engine's own list of a game's positions, for games that do not list their levels.
+
+A plain game (positions as Python values) is explored forward from its start
+positions, once, in one process: every position is found, its moves are
+recorded, and positions are numbered by level and then by notation (so the
+numbering does not depend on the order of the search, and a rebuild gives
+the same keys). Keys run densely from 0, level after level. A move is
+recorded by its *code*: the rank of the move among all the game's moves in
+their own order, so "the smallest code" is "the smallest move".
+
+A keyed game that gives ``start_keys()`` instead of listing its levels is
+explored the same way in numpy batches; only the keys of each level are kept.
+
+The result, ``Listing``, holds per level the positions' notation and each
+side's moves in compressed rows (the form of ``SumMoves``: a move leads to
+a list of parts; impartial and scored games have one side and one part per
+move), and for scored games how finished positions ended.
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from tablebase.errors import TablebaseError
+from tablebase.games import KeyedGame, PlainGame, SumMoves
+
+# Each side's moves of a position: (move, position) pairs.
+Sides = Callable[[Any], Sequence[Iterable[tuple[Any, Any]]]]
+TICK = 4096  # positions between looks at the clock
+
+
+@dataclass
+class LevelRows:
+    """One level of a listing, positions in key order."""
+
+    texts: pa.Array | None = None  # plain games: the notation of each position
+    sides: list[SumMoves] = field(default_factory=list)  # plain games: each side's moves
+    outcome: np.ndarray | None = None  # scored plain games: a finished position's Outcome, -1 if not finished
+    score: np.ndarray | None = None
+    keys: np.ndarray | None = None  # keyed games: the level's keys, ascending
+
+
+@dataclass
+class Listing:
+    """Every position of a game as the engine found it, by level."""
+
+    sizes: np.ndarray  # positions per level, 0..max_level
+    move_names: list[str] = field(default_factory=list)  # plain games: the name of each move code
+    levels: dict[int, LevelRows] = field(default_factory=dict)
+    max_moves: int = 0  # plain games: the most moves of one position on one side
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """The first key of each level (plain games), and the total at the end."""
+        out = np.zeros(len(self.sizes) + 1, dtype=np.int64)
+        np.cumsum(self.sizes, out=out[1:])
+        return out
+
+
+class Progress:
+    """Reports a search every ``every`` seconds through ``say``."""
+
+    def __init__(self, say: Callable[[str], None] | None, every: float = 1.0) -> None:
+        self.say, self.every = say, every
+        self.began = self.last = time.perf_counter()
+
+    def tick(self, found: int, waiting: int) -> None:
+        now = time.perf_counter()
+        if self.say is not None and now - self.last >= self.every:
+            self.last = now
+            rate = found / max(now - self.began, 1e-9)
+            self.say(f"listing positions: {found:,} found, {waiting:,} to expand, {rate:,.0f}/s")
+
+
+@dataclass
+class _Side:
+    """One side's moves as the search records them, position by position."""
+
+    first: array = field(default_factory=lambda: array("q"))  # per position: its first move
+    count: array = field(default_factory=lambda: array("q"))  # per position: its number of moves
+    move: array = field(default_factory=lambda: array("q"))  # per move: the move's id
+    parts: array | None = None  # per move: its first part (None: one part per move)
+    part: array = field(default_factory=lambda: array("q"))  # per part: the position's id
+
+
+def list_plain(game: PlainGame, sides_of: Sides, n_sides: int, split: Callable[[Any], Sequence[Any]] | None,
+               result_of: Callable[[Any], tuple[int, int]] | None, same_level: bool,
+               limit: int | None = None, say: Callable[[str], None] | None = None) -> Listing:
+    """Find every position of a plain game from its start positions; number them; record their moves.
+
+    ``sides_of(p)`` gives each side's (move, position) pairs; ``split(q)``
+    the parts a position reached falls into (None: it stays whole);
+    ``result_of(p)`` how a position without moves ended (scored games);
+    ``same_level``: moves may stay in their level. ``limit`` stops a search
+    that finds more positions.
+    """
+    ids: dict[Any, int] = {}
+    positions: list[Any] = []
+    level_of = array("q")
+    move_ids: dict[Any, int] = {}
+    moves_seen: list[Any] = []
+    sides = [_Side(parts=None if split is None else array("q")) for _ in range(n_sides)]
+    finished: dict[int, tuple[int, int]] = {}
+    progress = Progress(say)
+    level = game.level
+
+    def new(p: Any) -> int:
+        """Number a position met for the first time (levels are checked once the search is over)."""
+        try:
+            hash(p)
+        except TypeError:
+            raise TablebaseError(f"{game.name}: positions must be hashable (use tuples, not lists): {p!r}") from None
+        lp = level(p)
+        if not isinstance(lp, (int, np.integer)) or lp < 0:
+            raise TablebaseError(f"{game.name}: level({p!r}) must be a whole number >= 0, got {lp!r}")
+        i = ids[p] = len(positions)
+        positions.append(p)
+        level_of.append(int(lp))
+        if limit is not None and i >= limit:
+            raise TablebaseError(f"{game.name}: more than {limit:,} positions")
+        return i
+
+    for p in game.start_positions():
+        if p not in ids:
+            new(p)
+    if not positions:
+        raise TablebaseError(f"{game.name}: start_positions() gave no position")
+    expanded = 0
+    # Positions are expanded in the order they were numbered, so each side's per-position
+    # arrays grow by one entry per expanded position, in id order.
+    while expanded < len(positions):
+        i = expanded
+        expanded += 1
+        p = positions[i]
+        any_move = False
+        for record, moves in zip(sides, sides_of(p)):
+            move_of, part_of = record.move, record.part
+            record.first.append(len(move_of))
+            n = 0
+            for move, child in moves:
+                m = move_ids.get(move)
+                if m is None:
+                    m = move_ids[move] = len(moves_seen)
+                    moves_seen.append(move)
+                move_of.append(m)
+                if split is None:
+                    c = ids.get(child)
+                    part_of.append(new(child) if c is None else c)
+                else:
+                    record.parts.append(len(part_of))
+                    for part in split(child):
+                        c = ids.get(part)
+                        part_of.append(new(part) if c is None else c)
+                n += 1
+            record.count.append(n)
+            any_move = any_move or n > 0
+        if not any_move and result_of is not None:
+            finished[i] = result_of(p)
+        if not expanded % TICK:
+            progress.tick(len(positions), len(positions) - expanded)
+    for side in sides:
+        _check_levels(game, positions, level_of, side, same_level)
+    return _number(game, positions, level_of, moves_seen, sides, finished if result_of else None)
+
+
+def _check_levels(game: PlainGame, positions: list, level_of: array, side: _Side, same_level: bool) -> None:
+    """Every move must lower the level (or, with ``same_level``, keep it): one line naming the first that does not."""
+    levels = _as_numpy(level_of)
+    counts = _as_numpy(side.count)
+    if side.parts is None:
+        parent = np.repeat(np.arange(len(counts)), counts)
+    else:
+        per_move = np.diff(np.append(_as_numpy(side.parts), len(side.part)))
+        parent = np.repeat(np.repeat(np.arange(len(counts)), counts), per_move)
+    child = _as_numpy(side.part)
+    bad = levels[child] > levels[parent] if same_level else levels[child] >= levels[parent]
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        p, c = positions[parent[j]], positions[child[j]]
+        raise TablebaseError(
+            f"{game.name}: a move from {game.format(p)!r} (level {levels[parent[j]]}) leads to "
+            f"{game.format(c)!r} (level {levels[child[j]]}); every move must lower the level"
+            + (" or keep it" if same_level else "")
+        )
+
+
+def _number(game: PlainGame, positions: list, level_of: array, moves_seen: list, sides: list[_Side],
+            finished: dict[int, tuple[int, int]] | None) -> Listing:
+    """Keys by level then notation; move codes by the moves' own order; moves per level in key order."""
+    levels = _as_numpy(level_of)
+    texts = pa.array([game.format(p) for p in positions], pa.string())
+    top = int(levels.max())
+    sizes = np.bincount(levels, minlength=top + 1).astype(np.int64)
+    order = pc.sort_indices(pa.table({"level": levels, "text": texts}), [("level", "ascending"), ("text", "ascending")])
+    ordered = order.to_numpy()
+    in_order = texts.take(order)
+    same = pc.and_(pc.equal(in_order[1:], in_order[:-1]), pa.array(levels[ordered][1:] == levels[ordered][:-1]))
+    if len(positions) > 1 and pc.any(same).as_py():
+        twice = in_order[int(np.flatnonzero(same.to_numpy(zero_copy_only=False))[0]) + 1].as_py()
+        raise TablebaseError(f"{game.name}: format() gives {twice!r} for two different positions")
+    key_of = np.empty(len(positions), dtype=np.int64)
+    key_of[ordered] = np.arange(len(positions), dtype=np.int64)
+    try:
+        ranked = sorted(range(len(moves_seen)), key=lambda m: moves_seen[m])
+    except TypeError as e:
+        raise TablebaseError(f"{game.name}: moves must sort among themselves (ints, strings or tuples): {e}") from None
+    code_of = np.empty(len(moves_seen), dtype=np.int64)
+    code_of[np.array(ranked, dtype=np.int64)] = np.arange(len(moves_seen), dtype=np.int64)
+    names = [game.move_name(moves_seen[m]) for m in ranked]
+    if len(set(names)) != len(names):
+        raise TablebaseError(f"{game.name}: move_name() gives one name to two different moves")
+    most = max((int(_as_numpy(side.count).max(initial=0)) for side in sides), default=0)
+    listing = Listing(sizes, names, max_moves=most)
+    offsets = listing.offsets
+    for level in range(top + 1):
+        members = ordered[offsets[level] : offsets[level + 1]]  # ids in key order
+        rows = LevelRows(texts=in_order[offsets[level] : offsets[level + 1]])
+        rows.sides = [_side_rows(members, side, key_of, code_of) for side in sides]
+        if finished is not None:
+            rows.outcome = np.full(len(members), -1, dtype=np.int8)
+            rows.score = np.zeros(len(members), dtype=np.int64)
+            for j, i in enumerate(members.tolist()):
+                if i in finished:
+                    rows.outcome[j], rows.score[j] = finished[i]
+        listing.levels[level] = rows
+    return listing
+
+
+def gather(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The indices ``starts[i] .. starts[i] + counts[i] - 1`` of every i, one run after another."""
+    total = int(counts.sum())
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    run_starts = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+    return run_starts + np.arange(total, dtype=np.int64)
+
+
+def _as_numpy(values: array) -> np.ndarray:
+    return np.frombuffer(values, dtype=np.int64) if len(values) else np.zeros(0, dtype=np.int64)
+
+
+def _side_rows(members: np.ndarray, side: _Side, key_of: np.ndarray, code_of: np.ndarray) -> SumMoves:
+    firsts, counts = _as_numpy(side.first)[members], _as_numpy(side.count)[members]
+    moves = gather(firsts, counts)
+    if side.parts is None:
+        part_starts, part_counts = moves, np.ones(len(moves), dtype=np.int64)
+    else:
+        all_parts = _as_numpy(side.parts)
+        part_starts = all_parts[moves]
+        # A move's parts end where the next move's begin (moves were recorded in order).
+        part_counts = np.append(all_parts, len(side.part))[moves + 1] - part_starts
+    parts = gather(part_starts, part_counts)
+    offsets = np.zeros(len(members) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    starts = np.zeros(len(moves) + 1, dtype=np.int64)
+    np.cumsum(part_counts, out=starts[1:])
+    child = key_of[_as_numpy(side.part)[parts]] if len(parts) else np.zeros(0, dtype=np.int64)
+    return SumMoves(offsets, code_of[_as_numpy(side.move)[moves]], starts, child, np.zeros(len(child), dtype=np.bool_))
+
+
+def list_keys(game: KeyedGame, successors: Callable[[np.ndarray], np.ndarray], same_level: bool,
+              say: Callable[[str], None] | None = None) -> Listing:
+    """Find every key of a keyed game reachable from ``start_keys()``, level by level from the top."""
+    start = np.unique(np.asarray(game.start_keys(), dtype=np.int64))
+    if not len(start):
+        raise TablebaseError(f"{game.name}: start_keys() gave no position")
+    waiting: dict[int, list[np.ndarray]] = {}
+    for level, keys in _by_level(game, start):
+        waiting.setdefault(level, []).append(keys)
+    found: dict[int, np.ndarray] = {}
+    progress = Progress(say)
+    while waiting:
+        level = max(waiting)
+        keys = np.unique(np.concatenate(waiting.pop(level)))
+        while True:  # moves that stay in the level may reach more of it
+            children = successors(keys)
+            grown = keys
+            for child_level, child_keys in _by_level(game, children):
+                if child_level > level or (child_level == level and not same_level):
+                    raise TablebaseError(f"{game.name}: a move from level {level} leads to level {child_level}; "
+                                         "every move must lower the level")
+                if child_level == level:
+                    grown = np.union1d(grown, child_keys)
+                else:
+                    waiting.setdefault(child_level, []).append(child_keys)
+            if len(grown) == len(keys):
+                break
+            keys = grown
+        found[level] = keys
+        progress.tick(sum(len(k) for k in found.values()), sum(len(k) for ks in waiting.values() for k in ks))
+    top = max(found)
+    listing = Listing(np.array([len(found.get(level, ())) for level in range(top + 1)], dtype=np.int64))
+    for level in range(top + 1):
+        listing.levels[level] = LevelRows(keys=found.get(level, np.zeros(0, dtype=np.int64)))
+    return listing
+
+
+def _by_level(game: KeyedGame, keys: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    if not len(keys):
+        return []
+    levels = np.asarray(game.levels_of(keys), dtype=np.int64)
+    order = np.argsort(levels, kind="stable")
+    levels, keys = levels[order], keys[order]
+    cuts = np.flatnonzero(np.diff(levels)) + 1
+    return [(int(ls[0]), np.unique(ks)) for ls, ks in zip(np.split(levels, cuts), np.split(keys, cuts))]
+
+
+# -- a listing level as a table, for the store --------------------------------------
+def level_table(rows: LevelRows) -> pa.Table:
+    """One level of a listing as an Arrow table: keys, or notation and each side's moves (and results)."""
+    if rows.keys is not None:
+        return pa.table({"key": pa.array(rows.keys, pa.int64())})
+    columns: dict[str, pa.Array] = {"position": rows.texts}
+    for s, side in enumerate(rows.sides):
+        offsets = pa.array(side.offsets.astype(np.int32))
+        columns[f"moves{s}"] = pa.ListArray.from_arrays(offsets, pa.array(side.moves, pa.int64()))
+        parts = pa.ListArray.from_arrays(pa.array(side.starts.astype(np.int32)), pa.array(side.keys, pa.int64()))
+        columns[f"parts{s}"] = pa.ListArray.from_arrays(offsets, parts)
+    if rows.outcome is not None:
+        columns["outcome"] = pa.array(rows.outcome, pa.int8())
+        columns["score"] = pa.array(rows.score, pa.int64())
+    return pa.table(columns)
+
+
+def level_rows(table: pa.Table) -> LevelRows:
+    """The inverse of ``level_table``."""
+    if "key" in table.column_names:
+        return LevelRows(keys=table.column("key").to_numpy())
+    rows = LevelRows(texts=table.column("position").combine_chunks())
+    s = 0
+    while f"moves{s}" in table.column_names:
+        moves = table.column(f"moves{s}").combine_chunks()
+        parts = table.column(f"parts{s}").combine_chunks()
+        offsets = moves.offsets.to_numpy().astype(np.int64)
+        inner = parts.flatten()
+        starts = inner.offsets.to_numpy().astype(np.int64)
+        keys = inner.flatten().to_numpy()
+        rows.sides.append(SumMoves(offsets - offsets[0], moves.flatten().to_numpy(), starts - starts[0], keys,
+                                   np.zeros(len(keys), dtype=np.bool_)))
+        s += 1
+    if "outcome" in table.column_names:
+        rows.outcome = table.column("outcome").to_numpy()
+        rows.score = table.column("score").to_numpy()
+    return rows

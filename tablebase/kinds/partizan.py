@@ -1,0 +1,272 @@
+"""Partizan games: canonical values, outcome classes, temperatures, each side's best move, a values table.
+
+Lookups take a position of the table; a game with the ``Boards`` capability
+(Domineering) takes any board: its parts are read from the table (a part
+stored as its mirror image is worth the negative), and a part larger than
+the table is valued by searching its moves down to parts the table holds.
+The table's values are read into memory once per open table (keys, stable
+ids and texts; each distinct value is parsed once), so a search asks no SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from tablebase.cgt import Game as Value
+from tablebase.cgt import from_option_ids, parse, sum_ids
+from tablebase.errors import PositionError, StoreError
+from tablebase.games import PlainGame, SumMoves, Texts
+from tablebase.kinds.base import Footprint, Kind, Say, StoredTable
+from tablebase.kinds.listing import LevelRows, Listing, list_plain
+from tablebase.kinds.values import ValuesTable
+from tablebase.kinds.views import PlainView
+from tablebase.solve import Place, Solver
+from tablebase.solve.partizan import OUTCOMES, Figures, PartizanSolver, best_move
+from tablebase.store import Manifest, read_parquet, table_dir
+
+VALUES_TABLE = ValuesTable()
+
+
+class PlainPartizanView(PlainView):
+    """A plain partizan game over its listing."""
+
+    boards = None
+
+    def left_right_moves(self, keys: np.ndarray) -> tuple[SumMoves, SumMoves]:
+        game = self.game
+
+        def play(moves: Any) -> Any:
+            return ((m, game.components(c)) for m, c in moves)
+
+        return (self.side(keys, 0, lambda p: play(game.left_moves(p))),
+                self.side(keys, 1, lambda p: play(game.right_moves(p))))
+
+
+class Partizan(Kind):
+    name = "partizan"
+    sides = 2
+
+    def list_plain(self, game: PlainGame, say: Say | None, limit: int | None) -> Listing:
+        return list_plain(game, lambda p: (game.left_moves(p), game.right_moves(p)), 2, game.components,
+                          None, False, limit, say)
+
+    def successors(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
+        def parts(keys: np.ndarray) -> np.ndarray:
+            left, right = game.left_right_moves(keys)
+            return np.concatenate([left.keys, right.keys])
+
+        return parts
+
+    def plain_view(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
+                   rows: Callable[[int], LevelRows] | None, max_moves: int) -> PlainView:
+        return PlainPartizanView(game, sizes, move_names, rows, max_moves)
+
+    def solver(self, game: Any, place: Place | None = None, fresh: bool = False) -> Solver:
+        return PartizanSolver(game)
+
+    def compact_refusal(self, game: Any) -> str | None:
+        return "partizan lookups read rows by position"
+
+    def footprint(self, game: Any) -> Footprint:
+        # Each known position's value id in a dict (about 100 bytes), each distinct value's
+        # figures; a partition's moves and rows as Python lists before they become Arrow.
+        return Footprint(100, 600 + 120 * max(game.max_moves, 1), 200, False)
+
+    def artifacts(self) -> tuple[ValuesTable, ...]:
+        return (VALUES_TABLE,)
+
+    # -- lookups --------------------------------------------------------------------
+    def lookup(self, table: StoredTable, text: str) -> dict[str, Any]:
+        """A position's value, outcome and figures, and every move of each side with its result's value."""
+        game, stored = table.game, _stored_values(table)
+        if game.boards is not None:
+            return _lookup_board(stored, table, game, text)
+        key = game.parse(text)
+        g = stored.value(key)
+        if g is None:
+            raise PositionError(f"{table.name}: position {text!r} is not stored (this table holds {game.bounds})")
+        sides: list[list[tuple[str, str, int]]] = []
+        for side in game.left_right_moves(np.array([key], dtype=np.int64)):
+            listed = []
+            spelt = _spell(game, side.keys)
+            for j in range(len(side.moves)):
+                a, b = int(side.starts[j]), int(side.starts[j + 1])
+                parts = [stored.signed(int(k), bool(n)) for k, n in zip(side.keys[a:b], side.negate[a:b])]
+                listed.append((game.move_name(int(side.moves[j])), " + ".join(spelt[a:b]) or "0", stored.sum(parts)))
+            sides.append(listed)
+        moves, best = _listing(stored, g, sides)
+        return {"table": table.name, "position": _spell(game, np.array([key]))[0], "key": key,
+                "level": game.level_of(key), **_figures_of(stored, g), **best, "moves": moves}
+
+    def probe(self, table: StoredTable, text: str) -> dict[str, Any]:
+        """A position's figures: a lookup without the moves (a board may be a sum of parts)."""
+        return {k: v for k, v in self.lookup(table, text).items() if not k.endswith("moves")}
+
+    def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
+        rows = [self.probe(table, t) for t in texts.to_strings()]
+        if not positions:
+            rows = [{k: v for k, v in row.items() if k != "position"} for row in rows]
+        return pa.Table.from_pylist(rows)
+
+    def search(self, game: Any) -> Callable[[int], dict[str, Any]]:
+        """The canonical value from the definition {Left's options | Right's options}, by recursion on keys."""
+        memo: dict[int, Value] = {}
+
+        def value(key: int) -> Value:
+            if key not in memo:
+                options = []
+                for side in game.left_right_moves(np.array([key], dtype=np.int64)):
+                    results = []
+                    for j in range(len(side.moves)):
+                        a, b = int(side.starts[j]), int(side.starts[j + 1])
+                        total = Value(sum_ids([]))
+                        for k, n in zip(side.keys[a:b].tolist(), side.negate[a:b].tolist()):
+                            total = total + (-value(k) if n else value(k))
+                        results.append(total.id)
+                    options.append(results)
+                memo[key] = Value(from_option_ids(*options))
+            return memo[key]
+
+        def figures(key: int) -> dict[str, Any]:
+            g = value(key)
+            return {"value": str(g), "outcome": g.outcome}
+
+        return figures
+
+
+class StoredValues:
+    """Every stored position's value of one table, as process-local value ids."""
+
+    def __init__(self, root: Path, table: str, manifest: Manifest) -> None:
+        names = sorted(manifest.files)
+        if not names:
+            raise StoreError(f"table {table} has no rows yet")
+        data = read_parquet([table_dir(root, table) / n for n in names], ["key", "value_id", "value"])
+        self._rows = dict(zip(data["key"].to_pylist(), zip(data["value_id"].to_pylist(), data["value"].to_pylist())))
+        self._local: dict[int, int] = {}
+        self._figures: dict[int, Figures] = {}
+        self._negatives: dict[int, int] = {}
+        self.searched: dict[Any, int] = {}  # parts too large for the table, valued by search
+
+    def value(self, key: int) -> int | None:
+        """The local value id of a stored position, or None if it is not stored."""
+        row = self._rows.get(key)
+        if row is None:
+            return None
+        g = self._local.get(row[0])
+        if g is None:
+            g = self._local[row[0]] = parse(row[1]).id
+        return g
+
+    def signed(self, key: int, negated: bool) -> int:
+        g = self.value(key)
+        if g is None:
+            raise StoreError(f"position key {key} should be stored but is not")
+        return self.negative(g) if negated else g
+
+    def negative(self, g: int) -> int:
+        n = self._negatives.get(g)
+        if n is None:
+            n = self._negatives[g] = (-Value(g)).id
+        return n
+
+    @staticmethod
+    def sum(parts: list[int]) -> int:
+        return parts[0] if len(parts) == 1 else sum_ids(parts)
+
+    def figures(self, g: int) -> Figures:
+        f = self._figures.get(g)
+        if f is None:
+            f = self._figures[g] = Figures(g)
+        return f
+
+
+def _stored_values(table: StoredTable) -> StoredValues:
+    if "values" not in table.held:
+        table.held["values"] = StoredValues(table.root, table.name, table.manifest)
+    return table.held["values"]
+
+
+def _spell(game: Any, keys: np.ndarray) -> list[str]:
+    return game.format_positions(np.asarray(keys, dtype=np.int64)).to_strings() if len(keys) else []
+
+
+def _figures_of(stored: StoredValues, g: int) -> dict[str, Any]:
+    f = stored.figures(g)
+    return {"value": f.text, "value_id": f.stable, "outcome": OUTCOMES[f.outcome], "mean": f.mean,
+            "temperature": f.temperature, "left_stop": f.left_stop, "right_stop": f.right_stop}
+
+
+def _listing(stored: StoredValues, g: int, sides: list[list[tuple[str, str, int]]]) -> tuple[list[dict], dict]:
+    """Moves (side, name, resulting position, value) best first per side, and each side's best move."""
+    f = stored.figures(g)
+    moves, best = [], {}
+    for side, options, left in (("Left", f.left_options, True), ("Right", f.right_options, False)):
+        listed = sides[0 if left else 1]
+        values = [v for _, _, v in listed]
+        chosen = best_move(stored.figures, options, values, list(range(len(listed))), left)
+        best["best_left" if left else "best_right"] = listed[chosen][0] if chosen >= 0 else None
+        for i in sorted(range(len(listed)), key=lambda i: (i != chosen, i)):
+            name, position, v = listed[i]
+            moves.append({"side": side, "move": name, "position": position, **_figures_of(stored, v)})
+    return moves, best
+
+
+class _BoardValues:
+    """Values of any board of a game with ``Boards``: stored parts from the table, larger ones by search."""
+
+    def __init__(self, game: Any, stored: StoredValues) -> None:
+        self.boards, self.stored = game.boards, stored
+        self.memo: dict[Any, int] = {}
+
+    def board(self, board: Any) -> int:
+        """The value id of a board: the sum of its parts' values."""
+        g = self.memo.get(board)
+        if g is None:
+            parts = [self.part(part, key, negated) for part, key, negated in self.boards.board_parts(board)]
+            g = self.memo[board] = StoredValues.sum(parts) if parts else sum_ids([])
+        return g
+
+    def part(self, part: Any, key: int | None, negated: bool) -> int:
+        if key is not None:
+            return self.stored.signed(key, negated)
+        g = self.stored.searched.get(part)
+        if g is None:
+            left, right = self.boards.board_moves(part)
+            g = self.stored.searched[part] = from_option_ids([self.board(b) for _, b in left],
+                                                             [self.board(b) for _, b in right])
+        return self.stored.negative(g) if negated else g
+
+
+def _lookup_board(stored: StoredValues, table: StoredTable, game: Any, text: str) -> dict[str, Any]:
+    boards = game.boards
+    board = boards.read_board(text)
+    values = _BoardValues(game, stored)
+    parts = boards.board_parts(board)
+    g = values.board(board)
+    sides = [[(game.move_name(code), boards.spell_board(after), values.board(after)) for code, after in side]
+             for side in boards.board_moves(board)]
+    moves, best = _listing(stored, g, sides)
+    named = [("-" if negated else "") + f"[{boards.spell_board(part)}]" for part, _, negated in parts]
+    single = len(parts) == 1 and parts[0][1] is not None
+    result: dict[str, Any] = {
+        "table": table.name,
+        "position": boards.spell_board(board),
+        "key": parts[0][1] if single else None,  # the stored part's, even where the board is its mirror image
+        "level": boards.board_level(board),
+        **_figures_of(stored, g),
+        **best,
+        # Each part in its stored orientation; "-" where the board holds its mirror image, worth the negative.
+        "regions": " + ".join(named) or "none",
+        "searched": any(key is None for _, key, _ in parts),
+    }
+    if result["searched"]:
+        result["note"] = (f"a part is larger than the table ({game.bounds}): valued by search over "
+                          f"{len(stored.searched)} parts, every smaller part read from the table")
+    result["moves"] = moves
+    return result

@@ -1,0 +1,139 @@
+"""Scored games: results the game gives (win, loss, draw, score), plies and passes, levels solved whole."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tablebase.games import Outcome, PlainGame
+from tablebase.kinds.base import Footprint, Kind, Listed, Say, StoredTable, row_with_moves
+from tablebase.kinds.listing import LevelRows, Listing, list_plain
+from tablebase.kinds.views import PlainView, one_part
+from tablebase.solve import Place, Solver
+from tablebase.solve.kernels import children_of
+from tablebase.solve.scored import ScoredSolver
+
+LETTER = {Outcome.LOSS: "P", Outcome.WIN: "N", Outcome.DRAW: "D"}
+
+
+class PlainScoredView(PlainView):
+    """A plain scored game over its listing."""
+
+    @property
+    def scores(self) -> bool:
+        return self.game.scores
+
+    @property
+    def pass_move(self) -> int | None:
+        move = self.game.pass_move
+        if move is None:
+            return None
+        return self._codes.get(self.game.move_name(move), -2)  # -2: the listing met no pass
+
+    def children(self, keys: np.ndarray) -> Any:
+        return one_part(self.side(keys, 0, lambda p: ((m, (c,)) for m, c in self.game.moves(p))))
+
+    def results(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        outcome = np.empty(len(keys), dtype=np.int8)
+        score = np.empty(len(keys), dtype=np.int64)
+        for level, where, rows in self._by_level(np.asarray(keys, dtype=np.int64)):
+            listed = self.rows(level)
+            if listed.outcome is not None:
+                outcome[where], score[where] = listed.outcome[rows], listed.score[rows]
+            else:
+                for w, key in zip(where.tolist(), np.asarray(keys)[where].tolist()):
+                    outcome[w], score[w] = self.game.result(self.game.read(self.text(key)))
+        return outcome, score
+
+
+class Scored(Kind):
+    name = "scored"
+    whole_levels = True
+    same_level = True
+
+    def list_plain(self, game: PlainGame, say: Say | None, limit: int | None) -> Listing:
+        def result(p: Any) -> tuple[int, int]:
+            found = game.result(p)
+            return int(Outcome(found[0])), int(found[1])
+
+        return list_plain(game, lambda p: (game.moves(p),), 1, None, result, True, limit, say)
+
+    def successors(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
+        return lambda keys: children_of(game, keys).keys
+
+    def plain_view(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
+                   rows: Callable[[int], LevelRows] | None, max_moves: int) -> PlainView:
+        return PlainScoredView(game, sizes, move_names, rows, max_moves)
+
+    def solver(self, game: Any, place: Place | None = None, fresh: bool = False) -> Solver:
+        return ScoredSolver(game, fresh)
+
+    def footprint(self, game: Any) -> Footprint:
+        # Per position of the level in flight: the scan's arrays (about 45 bytes), the
+        # moves that stay in the level and their reverse (about 25 per pass), three
+        # retrograde runs (about 26 bytes a node, the pass game's twice over), the
+        # best moves and the Arrow rows with their text; listed moves too if not compiled.
+        text = 2 * game.max_level + 8
+        per_row = 45 + 25 + 3 * 26 + 52 + 16 + 2 * (8 + text + 4 + 16 + 16)
+        if game.compiled_moves is None:
+            per_row += 2 * 16 * max(game.max_moves, 1)
+        return Footprint(10, per_row, 2 * (8 + 6), True)  # five 16-bit figures per key
+
+    def lookup(self, table: StoredTable, text: str) -> dict[str, Any]:
+        return row_with_moves(table, text, _best_first)
+
+    def search(self, game: Any) -> Callable[[int], dict[str, Any]]:
+        """Outcome and plies from the definitions, by iterating to a fixed point (play may go in circles)."""
+        memo: dict[int, dict[str, Any]] = {}
+
+        def figures(key: int) -> dict[str, Any]:
+            if not memo:
+                _solve_all(game, memo)
+            return memo[key]
+
+        return figures
+
+
+def _solve_all(game: Any, memo: dict[int, dict[str, Any]]) -> None:
+    """Every position of the table, valued in rounds: round r settles the positions r plies from the end.
+
+    A position is won in round r if a child was lost in round r - 1 (the winner
+    hurries), lost in round r if every child is won and the last was won in
+    round r - 1 (the loser delays); what no round settles is drawn.
+    """
+    keys = [int(k) for level in range(game.max_level + 1) for k in game.level_keys(level, 0, game.level_size(level))]
+    offsets, child, _ = children_of(game, np.array(keys, dtype=np.int64))
+    moves = {k: child[offsets[i]:offsets[i + 1]].tolist() for i, k in enumerate(keys)}
+    finals = [k for k in keys if not moves[k]]
+    outcome, _ = game.results(np.array(finals, dtype=np.int64)) if finals else ([], [])
+    value: dict[int, tuple[str, int]] = {k: (LETTER[Outcome(int(o))], 0) for k, o in zip(finals, outcome)}
+    drawn_ends = {k for k, v in value.items() if v[0] == "D"}
+    for k in drawn_ends:
+        del value[k]
+    waiting = [k for k in keys if k not in value and k not in drawn_ends]
+    r = 1
+    while True:
+        settled = {}
+        for k in waiting:
+            known = [value.get(c) for c in moves[k]]
+            if any(v is not None and v == ("P", r - 1) for v in known):
+                settled[k] = ("N", r)
+            elif all(v is not None and v[0] == "N" for v in known) and max(v[1] for v in known) == r - 1:
+                settled[k] = ("P", r)
+        if not settled:
+            break
+        value.update(settled)
+        waiting = [k for k in waiting if k not in settled]
+        r += 1
+    for k in keys:
+        letter, plies = value.get(k, ("D", 0))
+        memo[k] = {"outcome": letter, "plies": plies if letter != "D" else None}
+
+
+def _best_first(listed: Listed) -> Listed:
+    """Wins for the mover first (the child is lost for its mover), quickest first; then draws; then losses, longest first."""
+    rank = {"P": 0, "D": 1, "N": 2}
+    return sorted(listed, key=lambda m: (rank.get(m[1]["outcome"], 3),
+                                         (m[1].get("plies") or 0) * (1 if m[1]["outcome"] == "P" else -1), m[0]))

@@ -1,0 +1,254 @@
+"""Games in the keyed form the solvers work in, when the engine had to list their positions.
+
+``PlainView`` stands for a plain game over its ``Listing``: keys are the
+listing's numbers, notation and moves come from it. Where a listing holds
+only the notation (a built table read back for lookups), moves are found by
+playing the rules on the position again. ``ListedKeys`` is a keyed game
+whose levels the engine found from ``start_keys()``.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from tablebase.errors import PositionError
+from tablebase.games import Children, KeyedGame, PlainGame, SumMoves, Texts
+from tablebase.kinds.listing import LevelRows, gather
+
+LEVELS_KEPT = 8  # levels of a listing kept in memory at once (the solvers move up one level at a time)
+
+
+def select(side: SumMoves, rows: np.ndarray) -> SumMoves:
+    """The moves of some positions (row numbers) of a side's compressed rows."""
+    counts = side.offsets[rows + 1] - side.offsets[rows]
+    moves = gather(side.offsets[rows], counts)
+    part_counts = side.starts[moves + 1] - side.starts[moves]
+    parts = gather(side.starts[moves], part_counts)
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    starts = np.zeros(len(moves) + 1, dtype=np.int64)
+    np.cumsum(part_counts, out=starts[1:])
+    return SumMoves(offsets, side.moves[moves], starts, side.keys[parts], side.negate[parts])
+
+
+def join(sides: list[SumMoves]) -> SumMoves:
+    """Compressed rows of several batches, one after the other."""
+    if len(sides) == 1:
+        return sides[0]
+    offsets = [np.zeros(1, dtype=np.int64)]
+    starts = [np.zeros(1, dtype=np.int64)]
+    moved = parted = 0
+    for s in sides:
+        offsets.append(s.offsets[1:] + moved)
+        starts.append(s.starts[1:] + parted)
+        moved += len(s.moves)
+        parted += len(s.keys)
+    return SumMoves(np.concatenate(offsets), np.concatenate([s.moves for s in sides]), np.concatenate(starts),
+                    np.concatenate([s.keys for s in sides]), np.concatenate([s.negate for s in sides]))
+
+
+def texts_of(array: pa.Array) -> Texts:
+    """An Arrow string array as ``Texts``."""
+    array = array.cast(pa.large_string()) if not pa.types.is_large_string(array.type) else array
+    array = pa.concat_arrays([array]) if array.offset else array  # buffers from the start
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64)[: len(array) + 1]
+    data = array.buffers()[2]
+    return Texts(offsets - offsets[0], np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]] if data else
+                 np.empty(0, dtype=np.uint8))
+
+
+class PlainView:
+    """A plain game in keyed form, over the engine's listing of its positions."""
+
+    keyed = True
+    lists_levels = True
+    compiled_moves = None  # the solvers read moves from the listing
+
+    def __init__(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
+                 rows: Callable[[int], LevelRows], max_moves: int = 0) -> None:
+        self.game = game
+        self.sizes = np.asarray(sizes, dtype=np.int64)
+        self.offsets = np.zeros(len(self.sizes) + 1, dtype=np.int64)
+        np.cumsum(self.sizes, out=self.offsets[1:])
+        self.key_space = int(self.offsets[-1])
+        self.move_names = list(move_names)
+        self._codes = {name: code for code, name in enumerate(self.move_names)}
+        self._load = rows
+        self._rows: OrderedDict[int, LevelRows] = OrderedDict()
+        self._sorted: dict[int, list[str]] = {}
+        self.max_moves = max_moves
+
+    # What the game says of itself.
+    name = property(lambda self: self.game.name)
+    kind = property(lambda self: self.game.kind)
+    params = property(lambda self: self.game.params)
+    table = property(lambda self: self.game.table)
+    bounds = property(lambda self: self.game.bounds)
+    notation = property(lambda self: self.game.notation)
+    move_notation = property(lambda self: self.game.move_notation)
+    options = property(lambda self: self.game.options)
+
+    def rows(self, level: int) -> LevelRows:
+        found = self._rows.get(level)
+        if found is None:
+            found = self._rows[level] = self._load(level)
+            if len(self._rows) > LEVELS_KEPT:
+                self._rows.popitem(last=False)
+        else:
+            self._rows.move_to_end(level)
+        return found
+
+    # -- levels --------------------------------------------------------------
+    @property
+    def max_level(self) -> int:
+        return len(self.sizes) - 1
+
+    def level_size(self, level: int) -> int:
+        return int(self.sizes[level]) if 0 <= level < len(self.sizes) else 0
+
+    def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
+        return self.offsets[level] + np.arange(start, stop, dtype=np.int64)
+
+    def level_of(self, key: int) -> int:
+        return int(np.searchsorted(self.offsets, key, side="right") - 1)
+
+    def levels_of(self, keys: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.offsets, keys, side="right").astype(np.int64) - 1
+
+    def child_levels(self, level: int) -> Sequence[int]:
+        return range(level)
+
+    @property
+    def max_remoteness(self) -> int:
+        return self.max_level
+
+    value_dtype = KeyedGame.value_dtype
+
+    def _by_level(self, keys: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """(level, where in ``keys``, row numbers in the level) for each level the keys belong to."""
+        keys = np.asarray(keys, dtype=np.int64)
+        levels = self.levels_of(keys)
+        out = []
+        for level in np.unique(levels).tolist():
+            where = np.flatnonzero(levels == level)
+            out.append((level, where, keys[where] - self.offsets[level]))
+        return out
+
+    # -- notation -----------------------------------------------------------------
+    def format_positions(self, keys: np.ndarray) -> Texts:
+        keys = np.asarray(keys, dtype=np.int64)
+        pieces = []
+        order = []
+        for level, where, rows in self._by_level(keys):
+            pieces.append(self.rows(level).texts.take(pa.array(rows)))
+            order.append(where)
+        if not pieces:
+            return Texts.empty()
+        texts = pa.concat_arrays(pieces)
+        where = np.concatenate(order)
+        if not np.array_equal(where, np.arange(len(keys))):
+            texts = texts.take(pa.array(np.argsort(where, kind="stable")))
+        return texts_of(texts)
+
+    def text(self, key: int) -> str:
+        level = self.level_of(key)
+        return self.rows(level).texts[int(key - self.offsets[level])].as_py()
+
+    def key_of(self, position: Any, text: str | None = None) -> int:
+        """The key of a position of the table (PositionError if it is not one)."""
+        game = self.game
+        level = game.level(position)
+        spelt = game.format(position)
+        if not 0 <= level <= self.max_level or not self.sizes[level]:
+            raise game.position_error(text or spelt, "not a position of this table")
+        listed = self._sorted.get(level)
+        if listed is None:
+            listed = self._sorted[level] = self.rows(level).texts.to_pylist()
+        i = bisect.bisect_left(listed, spelt)
+        if i == len(listed) or listed[i] != spelt:
+            raise game.position_error(text or spelt, "not a position of this table (not reached from its start)")
+        return int(self.offsets[level] + i)
+
+    def parse(self, text: str) -> int:
+        return self.key_of(self.game.read(text), text)
+
+    def parse_many(self, texts: Texts) -> np.ndarray:
+        return np.array([self.parse(t) for t in texts.to_strings()], dtype=np.int64)
+
+    def move_name(self, move: int) -> str:
+        return self.move_names[move]
+
+    # -- moves --------------------------------------------------------------------
+    def side(self, keys: np.ndarray, s: int, play: Callable[[Any], Any]) -> SumMoves:
+        """Side ``s``'s moves of the keys: from the listing, or by playing ``play(position)`` when it has none."""
+        pieces, order = [], []
+        for level, where, rows in self._by_level(keys):
+            listed = self.rows(level).sides
+            pieces.append(select(listed[s], rows) if listed else self._played(keys[where], play))
+            order.append(where)
+        if not pieces:
+            return SumMoves(*(np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(1, np.int64),
+                              np.zeros(0, np.int64), np.zeros(0, np.bool_)))
+        joined = join(pieces)
+        where = np.concatenate(order)
+        if np.array_equal(where, np.arange(len(where))):
+            return joined
+        return select(joined, np.argsort(where, kind="stable"))
+
+    def _played(self, keys: np.ndarray, play: Callable[[Any], Any]) -> SumMoves:
+        offsets, codes, starts, parts = [0], [], [0], []
+        for key in keys.tolist():
+            position = self.game.read(self.text(key))
+            for move, children in play(position):
+                name = self.game.move_name(move)
+                if name not in self._codes:
+                    raise PositionError(f"{self.name}: move {name!r} is not one of the table's (the rules changed?)")
+                codes.append(self._codes[name])
+                parts.extend(self.key_of(c) for c in children)
+                starts.append(len(parts))
+            offsets.append(len(codes))
+        return SumMoves(np.array(offsets, np.int64), np.array(codes, np.int64), np.array(starts, np.int64),
+                        np.array(parts, np.int64), np.zeros(len(parts), np.bool_))
+
+
+def one_part(side: SumMoves) -> Children:
+    """The moves of a side whose every move leads to one position, as ``Children``."""
+    return Children(side.offsets, side.keys, side.moves)
+
+
+class ListedKeys:
+    """A keyed game with the levels the engine listed for it; everything else is the game's."""
+
+    lists_levels = True
+
+    def __init__(self, game: KeyedGame, sizes: np.ndarray, keys: Callable[[int], np.ndarray] | None) -> None:
+        self.game = game
+        self.sizes = np.asarray(sizes, dtype=np.int64)
+        self._keys = keys
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.game, name)
+
+    @property
+    def max_level(self) -> int:
+        return len(self.sizes) - 1
+
+    def level_size(self, level: int) -> int:
+        return int(self.sizes[level]) if 0 <= level < len(self.sizes) else 0
+
+    def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
+        if self._keys is None:
+            raise RuntimeError(f"{self.game.name}: the listing of its levels is not at hand")
+        return self._keys(level)[start:stop]
+
+    @property
+    def max_remoteness(self) -> int:
+        return self.max_level
+
+    value_dtype = KeyedGame.value_dtype
