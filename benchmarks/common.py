@@ -47,6 +47,8 @@ class PeakMemory:
     def __init__(self, every: float = 0.05) -> None:
         self.every = every
         self.peak = 0
+        #: the largest resident memory of one process (shared pages included): what a per-worker plan predicts
+        self.largest = 0
         self._cpu: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -57,7 +59,10 @@ class PeakMemory:
             total = _shared_files_bytes()
             for p in [me] + me.children(recursive=True):
                 try:
-                    total += p.memory_info().rss - _rss_shmem(p.pid)
+                    rss = p.memory_info().rss
+                    total += rss - _rss_shmem(p.pid)
+                    if p.pid != me.pid:
+                        self.largest = max(self.largest, rss)
                     t = p.cpu_times()
                     self._cpu[p.pid] = t.user + t.system
                 except psutil.Error:

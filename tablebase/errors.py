@@ -11,3 +11,7 @@ class PositionError(TablebaseError):
 
 class StoreError(TablebaseError):
     """A table that is missing, locked, damaged or built with other parameters."""
+
+
+class GameUnavailable(StoreError):
+    """A table whose game cannot be imported (a plugin not installed, a game file moved)."""

@@ -23,7 +23,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 import tablebase
-from tablebase.errors import PositionError, StoreError, TablebaseError
+from tablebase.errors import GameUnavailable, PositionError, StoreError, TablebaseError
 
 MAX_BATCH = 100_000
 
@@ -46,11 +46,13 @@ def create_app(root: str | os.PathLike) -> FastAPI:
         if table not in db.manifests:
             raise HTTPException(404, f"no table {table!r}; tables: {', '.join(db.manifests) or 'none'}")
         with loading:  # one thread loads a table's index; the others wait for it
-            db.index(table)
+            answer(db.index, table)
 
     def answer(call, *args) -> Any:
         try:
             return call(*args)
+        except GameUnavailable as e:  # the server's installation lacks the game: not the request's fault
+            raise HTTPException(503, str(e)) from None
         except PositionError as e:
             raise HTTPException(400, str(e)) from None
         except StoreError as e:

@@ -34,14 +34,15 @@ def list_positions(ref: str, params: dict[str, Any], root: str, table: str, run:
     def say(text: str) -> None:
         worker.log_event(TOPIC, {"run": run, "text": text})
 
-    listing = kind_of(game).list_positions(game, say)
+    limit = worker.memory_manager.memory_limit
+    listing = kind_of(game).list_positions(game, say, memory=int(0.8 * limit) if limit else None)
     files = {}
     for level, rows in listing.levels.items():
         record = write_listing_level(level_table(rows), root, table, level)
         files[record.pop("file")] = record
     flush_to_disk()
     return {"sizes": listing.sizes.tolist(), "move_names": listing.move_names, "max_moves": listing.max_moves,
-            "files": files, "complete": True}
+            "files": files, "complete": True, "held_bytes": listing.held}
 
 
 def whole(root: Path, manifest: Manifest) -> bool:
@@ -79,7 +80,8 @@ def list_on_cluster(client: Client, root: Path, manifest: Manifest, ref: str, sa
     seconds = time.perf_counter() - began
     total = sum(manifest.listing["sizes"])
     say(f"listed {total:,} positions in {len(manifest.listing['sizes'])} levels in {seconds:.1f}s "
-        f"({total / max(seconds, 1e-9):,.0f}/s)")
+        f"({total / max(seconds, 1e-9):,.0f}/s), holding about {manifest.listing['held_bytes'] / 2**20:,.0f} MiB "
+        "on one worker")
 
 
 def stored_view(game: Any, root: str | Path, table: str, listing: dict[str, Any]) -> Any:

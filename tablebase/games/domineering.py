@@ -55,6 +55,8 @@ class Domineering(KeyedPartizanGame):
         self.short, self.long = min(rows, cols, self.top), min(max(rows, cols), self.top)
         self.max_moves = 2 * self.top
         self.boards = self  # any board is a sum of stored regions (the Boards capability)
+        self._forms: dict[int, tuple[int, ...]] = {}  # per level, for as long as the game lives
+        self._keys: dict[int, np.ndarray] = {}
 
     @property
     def table(self) -> str:
@@ -76,9 +78,10 @@ class Domineering(KeyedPartizanGame):
         """Whether a region whose normal form has this size is in the table."""
         return cells <= self.top and height <= self.short and width <= self.long
 
-    @lru_cache(maxsize=None)
     def _level_forms(self, level: int) -> tuple[int, ...]:
-        """Board masks (at the origin) of the level's regions, in key order."""
+        """Board masks (at the origin) of the level's regions, in key order (kept: each grows the one below)."""
+        if level in self._forms:
+            return self._forms[level]
         if level == 0:
             return ()
         if level == 1:
@@ -86,11 +89,13 @@ class Domineering(KeyedPartizanGame):
         else:
             forms = R.grow(set(self._level_forms(level - 1)))
         keys = sorted({R.pack(h, w, m) for h, w, m, _ in forms if self.holds(h, w, level)})
-        return tuple(R.board_of(*R.unpack(k)) for k in keys)
+        self._forms[level] = tuple(R.board_of(*R.unpack(k)) for k in keys)
+        return self._forms[level]
 
-    @lru_cache(maxsize=None)
     def _level(self, level: int) -> np.ndarray:
-        return np.array([self.key_of_board(m)[0] for m in self._level_forms(level)], dtype=np.int64)
+        if level not in self._keys:
+            self._keys[level] = np.array([self.key_of_board(m)[0] for m in self._level_forms(level)], dtype=np.int64)
+        return self._keys[level]
 
     def level_size(self, level: int) -> int:
         return len(self._level(level))

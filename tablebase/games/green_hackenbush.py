@@ -24,12 +24,13 @@ def _order(tree: Tree) -> tuple[int, str]:
     return (_edges(tree), spell(tree))
 
 
-@lru_cache(maxsize=None)
+# Memos of trees met while solving: bounded, so that a long-running server does not grow without end.
+@lru_cache(maxsize=1 << 18)
 def _edges(tree: Tree) -> int:
     return sum(1 + _edges(child) for child in tree)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1 << 18)
 def spell(tree: Tree) -> str:
     return "(" + "".join(spell(child) for child in tree) + ")"
 
@@ -81,7 +82,7 @@ def cuts(tree: Tree) -> list[Tree]:
     return out
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=32)
 def trees(edges: int) -> tuple[Tree, ...]:
     """Every tree with this many edges, in canonical form."""
     if edges == 0:

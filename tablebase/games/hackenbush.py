@@ -38,12 +38,13 @@ RIGHT_CUTS = {"R", "G"}
 Tree = tuple
 
 
-@lru_cache(maxsize=None)
+# Memos of trees met while solving: bounded, so that a long-running server does not grow without end.
+@lru_cache(maxsize=1 << 18)
 def edges(tree: Tree) -> int:
     return sum(1 + edges(sub) for _, sub in tree)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1 << 18)
 def spell(tree: Tree) -> str:
     """The tree's brackets, green edges without a letter: ``(B()(R()))``."""
     return "(" + "".join(("" if c == "G" else c) + spell(sub) for c, sub in tree) + ")"
@@ -57,7 +58,7 @@ def canonical(branches) -> Tree:
     return tuple(sorted(branches, key=_order))
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1 << 18)
 def tree_key(tree: Tree) -> int:
     key = 1
     for colour, sub in tree:
@@ -128,7 +129,7 @@ def tree_cuts(tree: Tree) -> list[tuple[str, Tree]]:
     return out
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=32)
 def trees(size: int, colours: str) -> tuple[Tree, ...]:
     """Every tree of ``size`` edges coloured from ``colours``, in canonical form."""
     if size == 0:
@@ -187,6 +188,7 @@ class Hackenbush(KeyedPartizanGame):
         self.params["colors"], self.params["shape"] = self.colours, self.shape
         self.top = self.int_param("max_edges", 0, 24 if self.shape == "stalk" else 14)
         self.max_moves = self.top
+        self._levels: dict[int, np.ndarray] = {}  # each level's keys, for as long as the game lives
 
     @property
     def table(self) -> str:
@@ -200,13 +202,15 @@ class Hackenbush(KeyedPartizanGame):
     def max_level(self) -> int:
         return self.top
 
-    @lru_cache(maxsize=64)
     def _level(self, level: int) -> np.ndarray:
+        if level in self._levels:
+            return self._levels[level]
         if self.shape == "tree":
             keys = [tree_key(t) for t in trees(level, self.colours)]
         else:
             keys = [stalk_key(s) for s in _stalks(level, self.colours)]
-        return np.array(sorted(keys), dtype=np.int64)
+        self._levels[level] = np.array(sorted(keys), dtype=np.int64)
+        return self._levels[level]
 
     def level_size(self, level: int) -> int:
         if self.shape == "stalk":

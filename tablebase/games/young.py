@@ -22,7 +22,7 @@ import numpy as np
 from tablebase.games.base import Texts
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=64)
 def binomials(n: int) -> np.ndarray:
     """Pascal's triangle up to row n as an (n+1) x (n+1) int64 table.
 
@@ -40,7 +40,7 @@ def binomials(n: int) -> np.ndarray:
     return table
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=64)
 def completions(rows: int, cols: int) -> np.ndarray:
     """count[n, m, s]: non-increasing sequences of n parts, each at most m, summing to s."""
     return _completions(rows, cols)

@@ -128,14 +128,18 @@ class Kind(ABC):
         """Whether the engine must list the game's positions before solving it."""
         return not (game.keyed and game.lists_levels)
 
-    def list_positions(self, game: Game, say: Say | None = None, limit: int | None = None) -> Listing:
-        """The engine's listing of a game's positions (games that do not list their levels)."""
+    def list_positions(self, game: Game, say: Say | None = None, limit: int | None = None,
+                       memory: int | None = None) -> Listing:
+        """The engine's listing of a game's positions (games that do not list their levels).
+
+        ``limit``: refuse more positions; ``memory``: refuse to hold more bytes.
+        """
         if isinstance(game, PlainGame):
-            return self.list_plain(game, say, limit)
+            return self.list_plain(game, say, limit, memory)
         return list_keys(game, self.successors(game), self.same_level, say)
 
     @abstractmethod
-    def list_plain(self, game: PlainGame, say: Say | None, limit: int | None) -> Listing:
+    def list_plain(self, game: PlainGame, say: Say | None, limit: int | None, memory: int | None) -> Listing:
         """Search a plain game's positions from its start positions."""
 
     @abstractmethod

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import psutil
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -56,6 +57,7 @@ class Listing:
     move_names: list[str] = field(default_factory=list)  # plain games: the name of each move code
     levels: dict[int, LevelRows] = field(default_factory=dict)
     max_moves: int = 0  # plain games: the most moves of one position on one side
+    held: int = 0  # bytes the search added to its process at its peak, as sampled
 
     @property
     def offsets(self) -> np.ndarray:
@@ -66,18 +68,40 @@ class Listing:
 
 
 class Progress:
-    """Reports a search every ``every`` seconds through ``say``."""
+    """Reports a search every ``every`` seconds through ``say``, and stops it before memory runs out.
 
-    def __init__(self, say: Callable[[str], None] | None, every: float = 1.0) -> None:
-        self.say, self.every = say, every
+    ``memory`` is the most this process may hold (bytes), if known: a search
+    that grows past it ends with one line instead of being killed.
+    """
+
+    def __init__(self, say: Callable[[str], None] | None, memory: int | None = None, every: float = 1.0) -> None:
+        self.say, self.every, self.memory = say, every, memory
         self.began = self.last = time.perf_counter()
+        self.process = psutil.Process()
+        self.start_rss = self.peak_rss = self.process.memory_info().rss
 
     def tick(self, found: int, waiting: int) -> None:
         now = time.perf_counter()
-        if self.say is not None and now - self.last >= self.every:
-            self.last = now
+        if now - self.last < self.every:
+            return
+        self.last = now
+        rss = self.process.memory_info().rss
+        self.peak_rss = max(self.peak_rss, rss)
+        if self.memory is not None and rss > self.memory:
+            raise TablebaseError(
+                f"listing the positions needs more than the {self.memory / 2**20:,.0f} MiB one worker may hold "
+                f"({found:,} found so far); give workers more memory (fewer of them, or --memory-limit) "
+                "or give the game a keyed form that lists its own levels"
+            )
+        if self.say is not None:
             rate = found / max(now - self.began, 1e-9)
-            self.say(f"listing positions: {found:,} found, {waiting:,} to expand, {rate:,.0f}/s")
+            self.say(f"listing positions: {found:,} found, {waiting:,} to expand, {rate:,.0f}/s, "
+                     f"{(rss - self.start_rss) / 2**20:,.0f} MiB held")
+
+    @property
+    def held(self) -> int:
+        """The most memory the search added to this process, as sampled."""
+        return max(self.peak_rss, self.process.memory_info().rss) - self.start_rss
 
 
 @dataclass
@@ -93,14 +117,15 @@ class _Side:
 
 def list_plain(game: PlainGame, sides_of: Sides, n_sides: int, split: Callable[[Any], Sequence[Any]] | None,
                result_of: Callable[[Any], tuple[int, int]] | None, same_level: bool,
-               limit: int | None = None, say: Callable[[str], None] | None = None) -> Listing:
+               limit: int | None = None, say: Callable[[str], None] | None = None,
+               memory: int | None = None) -> Listing:
     """Find every position of a plain game from its start positions; number them; record their moves.
 
     ``sides_of(p)`` gives each side's (move, position) pairs; ``split(q)``
     the parts a position reached falls into (None: it stays whole);
     ``result_of(p)`` how a position without moves ended (scored games);
     ``same_level``: moves may stay in their level. ``limit`` stops a search
-    that finds more positions.
+    that finds more positions, ``memory`` one that holds more bytes.
     """
     ids: dict[Any, int] = {}
     positions: list[Any] = []
@@ -109,7 +134,7 @@ def list_plain(game: PlainGame, sides_of: Sides, n_sides: int, split: Callable[[
     moves_seen: list[Any] = []
     sides = [_Side(parts=None if split is None else array("q")) for _ in range(n_sides)]
     finished: dict[int, tuple[int, int]] = {}
-    progress = Progress(say)
+    progress = Progress(say, memory)
     level = game.level
 
     def new(p: Any) -> int:
@@ -168,7 +193,10 @@ def list_plain(game: PlainGame, sides_of: Sides, n_sides: int, split: Callable[[
             progress.tick(len(positions), len(positions) - expanded)
     for side in sides:
         _check_levels(game, positions, level_of, side, same_level)
-    return _number(game, positions, level_of, moves_seen, sides, finished if result_of else None)
+    listing = _number(game, positions, level_of, moves_seen, sides, finished if result_of else None)
+    progress.tick(len(positions), 0)
+    listing.held = progress.held
+    return listing
 
 
 def _check_levels(game: PlainGame, positions: list, level_of: array, side: _Side, same_level: bool) -> None:

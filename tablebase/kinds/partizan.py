@@ -51,9 +51,9 @@ class Partizan(Kind):
     name = "partizan"
     sides = 2
 
-    def list_plain(self, game: PlainGame, say: Say | None, limit: int | None) -> Listing:
+    def list_plain(self, game: PlainGame, say: Say | None, limit: int | None, memory: int | None) -> Listing:
         return list_plain(game, lambda p: (game.left_moves(p), game.right_moves(p)), 2, game.components,
-                          None, False, limit, say)
+                          None, False, limit, say, memory)
 
     def successors(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
         def parts(keys: np.ndarray) -> np.ndarray:

@@ -53,12 +53,12 @@ class Scored(Kind):
     whole_levels = True
     same_level = True
 
-    def list_plain(self, game: PlainGame, say: Say | None, limit: int | None) -> Listing:
+    def list_plain(self, game: PlainGame, say: Say | None, limit: int | None, memory: int | None) -> Listing:
         def result(p: Any) -> tuple[int, int]:
             found = game.result(p)
             return int(Outcome(found[0])), int(found[1])
 
-        return list_plain(game, lambda p: (game.moves(p),), 1, None, result, True, limit, say)
+        return list_plain(game, lambda p: (game.moves(p),), 1, None, result, True, limit, say, memory)
 
     def successors(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
         return lambda keys: children_of(game, keys).keys

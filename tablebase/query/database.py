@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from tablebase.errors import PositionError, StoreError, TablebaseError
+from tablebase.errors import GameUnavailable, PositionError, StoreError, TablebaseError
 from tablebase.games import Texts, load_game
 from tablebase.kinds import StoredTable, kind_named, kind_of, spelt
 from tablebase.kinds.listing import LevelRows
@@ -87,7 +87,8 @@ class Tablebase:
             try:
                 game, _ = load_game(ref, m.params)
             except TablebaseError as e:
-                raise StoreError(f"table {table}: its game cannot be loaded ({e}); install it or build the table again") from None
+                raise GameUnavailable(f"table {table}: its game cannot be loaded ({e}); install it, "
+                                      "or build the table again") from None
             kind = kind_of(game)
 
             def texts(level: int) -> LevelRows:  # a plain game's notation, from the table's own rows
