@@ -6,8 +6,10 @@ position's notation reads back as the same position and no two positions
 share it, that every move leads to a position of the table and lowers the
 level (a scored game's moves may keep it), that every move has a name, and
 finally that the table the engine's solver builds level by level equals a
-plain recursive search of the same rules (``Kind.search``). Each defect is
-one line.
+plain recursive search of the same rules (``Kind.search``). For a plain
+game it also reads every position back from its text and plays it again:
+the moves must be those the listing recorded, or the rules depend on
+something besides the position. Each defect is one line.
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ def check_game(game: Game, limit: int, say: Callable[[str], None] = lambda s: No
     _check_keys(view, levels, defects)
     _check_notation(view, levels, defects)
     _check_moves(view, kind, levels, defects)
+    if not game.keyed:
+        _check_replayed(view, kind, levels, defects)
     if not defects.lines:
         say("solving with the engine and by a plain recursive search")
         _check_solved(view, kind, levels, defects)
@@ -122,12 +126,40 @@ def _check_moves(view: Any, kind: Any, levels: dict[int, np.ndarray], defects: D
                 continue
             if names.setdefault(name, code) != code:
                 defects.add("moves", f"move name {name!r} is given to two move codes")
-            where = _spell(view, parent)
+            where = repr(_spell(view, parent))
             if child not in level_of:
                 defects.add("moves", f"{where}: move {name} leads to key {child}, not a position of the table")
             elif level_of[child] > level or (level_of[child] == level and not kind.same_level):
                 defects.add("moves", f"{where}: move {name} leads to {_spell(view, child)!r} (level {level_of[child]}),"
                             f" not below level {level}")
+
+
+def _check_replayed(view: Any, kind: Any, levels: dict[int, np.ndarray], defects: Defects) -> None:
+    """A plain game's moves once more, each position read back from its text: the same as listed."""
+    for keys in levels.values():
+        for s in range(kind.sides):
+            if not len(keys):
+                continue
+            listed = view.side(keys, s)
+            try:
+                played = view.played(keys, s)
+            except TablebaseError as e:
+                defects.add("replayed", f"playing the positions again from their text: {e}")
+                continue
+            for i, key in enumerate(keys.tolist()):
+                a = _moves_of(listed, i)
+                b = _moves_of(played, i)
+                if a != b:
+                    defects.add("replayed", f"{_spell(view, key)!r}: played again from its text, it has other moves "
+                                "than when it was found (the rules must depend on the position alone)")
+
+
+def _moves_of(side: Any, i: int) -> list[tuple[int, tuple[int, ...]]]:
+    """Position ``i``'s moves of a side, as (code, parts) sorted."""
+    out = []
+    for j in range(side.offsets[i], side.offsets[i + 1]):
+        out.append((int(side.moves[j]), tuple(sorted(side.keys[side.starts[j]:side.starts[j + 1]].tolist()))))
+    return sorted(out)
 
 
 def _moves(view: Any, kind: Any, keys: np.ndarray) -> list[tuple[int, int, int]]:

@@ -28,8 +28,11 @@ class PlainImpartialView(PlainView):
     def misere(self) -> bool:
         return self.game.misere
 
+    def plays(self) -> list[Callable[[Any], Any]]:
+        return [lambda p: ((m, (c,)) for m, c in self.game.moves(p))]
+
     def children(self, keys: np.ndarray) -> Any:
-        return one_part(self.side(keys, 0, lambda p: ((m, (c,)) for m, c in self.game.moves(p))))
+        return one_part(self.side(keys, 0))
 
 
 class Impartial(Kind):

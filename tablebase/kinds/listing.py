@@ -230,10 +230,10 @@ def _number(game: PlainGame, positions: list, level_of: array, moves_seen: list,
     order = pc.sort_indices(pa.table({"level": levels, "text": texts}), [("level", "ascending"), ("text", "ascending")])
     ordered = order.to_numpy()
     in_order = texts.take(order)
-    same = pc.and_(pc.equal(in_order[1:], in_order[:-1]), pa.array(levels[ordered][1:] == levels[ordered][:-1]))
-    if len(positions) > 1 and pc.any(same).as_py():
-        twice = in_order[int(np.flatnonzero(same.to_numpy(zero_copy_only=False))[0]) + 1].as_py()
-        raise TablebaseError(f"{game.name}: format() gives {twice!r} for two different positions")
+    if pc.count_distinct(texts).as_py() < len(positions):  # lookups read positions by their text
+        by_text = texts.take(pc.sort_indices(texts))
+        twice = by_text[int(np.flatnonzero(pc.equal(by_text[1:], by_text[:-1]).to_numpy(zero_copy_only=False))[0])]
+        raise TablebaseError(f"{game.name}: format() gives {twice.as_py()!r} for two different positions")
     key_of = np.empty(len(positions), dtype=np.int64)
     key_of[ordered] = np.arange(len(positions), dtype=np.int64)
     try:

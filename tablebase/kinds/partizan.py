@@ -37,14 +37,16 @@ class PlainPartizanView(PlainView):
 
     boards = None
 
-    def left_right_moves(self, keys: np.ndarray) -> tuple[SumMoves, SumMoves]:
+    def plays(self) -> list[Callable[[Any], Any]]:
         game = self.game
 
-        def play(moves: Any) -> Any:
+        def parts(moves: Any) -> Any:
             return ((m, game.components(c)) for m, c in moves)
 
-        return (self.side(keys, 0, lambda p: play(game.left_moves(p))),
-                self.side(keys, 1, lambda p: play(game.right_moves(p))))
+        return [lambda p: parts(game.left_moves(p)), lambda p: parts(game.right_moves(p))]
+
+    def left_right_moves(self, keys: np.ndarray) -> tuple[SumMoves, SumMoves]:
+        return self.side(keys, 0), self.side(keys, 1)
 
 
 class Partizan(Kind):

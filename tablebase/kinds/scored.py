@@ -32,8 +32,11 @@ class PlainScoredView(PlainView):
             return None
         return self._codes.get(self.game.move_name(move), -2)  # -2: the listing met no pass
 
+    def plays(self) -> list[Callable[[Any], Any]]:
+        return [lambda p: ((m, (c,)) for m, c in self.game.moves(p))]
+
     def children(self, keys: np.ndarray) -> Any:
-        return one_part(self.side(keys, 0, lambda p: ((m, (c,)) for m, c in self.game.moves(p))))
+        return one_part(self.side(keys, 0))
 
     def results(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         outcome = np.empty(len(keys), dtype=np.int8)

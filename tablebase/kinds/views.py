@@ -185,12 +185,16 @@ class PlainView:
         return self.move_names[move]
 
     # -- moves --------------------------------------------------------------------
-    def side(self, keys: np.ndarray, s: int, play: Callable[[Any], Any]) -> SumMoves:
-        """Side ``s``'s moves of the keys: from the listing, or by playing ``play(position)`` when it has none."""
+    def plays(self) -> list[Callable[[Any], Any]]:
+        """Each side's moves of a position by the rules, as (move, parts) pairs (the kind's views say how)."""
+        raise NotImplementedError
+
+    def side(self, keys: np.ndarray, s: int) -> SumMoves:
+        """Side ``s``'s moves of the keys: from the listing, or by playing the rules when it has none."""
         pieces, order = [], []
         for level, where, rows in self._by_level(keys):
             listed = self.rows(level).sides
-            pieces.append(select(listed[s], rows) if listed else self._played(keys[where], play))
+            pieces.append(select(listed[s], rows) if listed else self.played(keys[where], s))
             order.append(where)
         if not pieces:
             return SumMoves(*(np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(1, np.int64),
@@ -201,9 +205,11 @@ class PlainView:
             return joined
         return select(joined, np.argsort(where, kind="stable"))
 
-    def _played(self, keys: np.ndarray, play: Callable[[Any], Any]) -> SumMoves:
+    def played(self, keys: np.ndarray, s: int) -> SumMoves:
+        """Side ``s``'s moves of the keys by the rules, each position read back from its text and played."""
+        play = self.plays()[s]
         offsets, codes, starts, parts = [0], [], [0], []
-        for key in keys.tolist():
+        for key in np.asarray(keys).tolist():
             position = self.game.read(self.text(key))
             for move, children in play(position):
                 name = self.game.move_name(move)

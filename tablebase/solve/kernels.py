@@ -8,7 +8,10 @@ per game as a small module in a cache folder, naming the generator directly;
 numba keeps its machine code next to it, and later processes load it. The
 module's name holds a digest of the game's own source (wherever it lives)
 and of this package's engine, so a changed rule never meets an old loop.
-``fresh`` loops are compiled in memory and never cached (verify uses them).
+``fresh`` loops around a game's own generator are compiled in memory and
+never cached (verify and check-game use them); loops around the engine's own
+generators (the built-in games', the listing's) come from the cache either
+way, since the engine's source keys them.
 """
 
 from __future__ import annotations
@@ -107,6 +110,7 @@ def loop(keys, args, max_moves, pass_move, known, via_key, score_code):
 def compiled_loop(template: str, kernel: Any, fresh: bool = False) -> Callable:
     """The ``loop`` of a template around a game's compiled move generator."""
     function = kernel.py_func
+    fresh = fresh and not function.__module__.startswith("tablebase.")
     digest = hashlib.sha256(
         (template + source_digest(function.__module__) + source_digest(__name__)).encode()
     ).hexdigest()[:16]
