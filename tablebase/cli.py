@@ -215,6 +215,8 @@ def _cmd_lookup(args: argparse.Namespace) -> int:
 
     with open_tb(args.db) as tb:
         row = tb.lookup(args.table, args.position)
+    if "warning" in row:
+        print(f"tablebase: warning: {row['warning'] if args.json else row.pop('warning')}", file=sys.stderr)
     if args.json:
         print(json.dumps(row))
         return 0

@@ -6,7 +6,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Iterator
 
-from tablebase.build.driver import build_table, dask_client
+from tablebase.build.driver import build_table, dask_client, resumed
 from tablebase.build.jobs import TableSpec, read_job, spec_for
 from tablebase.build.plan import DEFAULT_PARTITION_ROWS
 from tablebase.errors import TablebaseError
@@ -33,6 +33,7 @@ def build_tables(
         # Every table is claimed before the cluster starts, so a clash is refused at once.
         for spec in specs:
             held.enter_context(BuildLock(table_dir(out, spec.name)))
+            resumed(out.resolve(), spec, partition_rows)  # a table begun otherwise is refused before a cluster starts
         with dask_client(scheduler, workers) as client:
             for spec in specs:
                 yield build_table(client, out.resolve(), spec, partition_rows, every=float("inf") if quiet else 1.0)

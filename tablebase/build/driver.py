@@ -81,7 +81,7 @@ def _identity(spec: TableSpec, partition_rows: int) -> Manifest:
                     source=spec.source.as_record(), compact=spec.compact)
 
 
-def _resumed(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest:
+def resumed(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest:
     """The manifest to build into: the one an earlier run of the same build left, or a fresh one."""
     old = Manifest.load_if_exists(root, spec.name)
     if old is None:
@@ -114,7 +114,7 @@ def build_table(
     """
     began = time.perf_counter()
     kind = kind_of(spec.game)
-    manifest = _resumed(root, spec, partition_rows)
+    manifest = resumed(root, spec, partition_rows)
     fixed = bool(partition_rows or manifest.partition_rows)
     remove_leftovers(table_dir(root, spec.name))
     say = Progress(spec.name, 1, 0, every=every).say

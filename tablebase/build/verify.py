@@ -24,8 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tablebase.errors import StoreError
-from tablebase.games import load_game
-from tablebase.kinds import kind_of
+from tablebase.kinds import kind_of, table_game
 from tablebase.store import Manifest, part_name, read_parquet, row_files_on_disk, sha256_of, table_dir
 
 MAX_PER_FILE = 5  # mismatches reported per file; the count says how many more
@@ -104,7 +103,7 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
     """Check one table; return the number of rows checked and the problems found."""
     root = Path(root)
     m = Manifest.load(root, table)
-    game, source = load_game(m.source.get("ref", m.game), m.params)
+    game, source = table_game(m)
     if source.digest != m.source.get("digest"):
         say(f"the game's source has changed since the table was built ({m.source.get('origin')}); "
             "checking the rows against the rules as they are now")

@@ -93,8 +93,8 @@ def find_game(ref: str) -> tuple[type[Game], GameSource]:
     if where.endswith(".py") or "/" in where or "\\" in where:
         path = Path(where).expanduser().resolve()
         module = _load_file(path)
-        cls = _attribute(module, name, ref)
-        digest = _file_digest(path)
+        cls = _attribute(module, name, ref, str(path))
+        digest = module.__tablebase_digest__
         version = str(getattr(module, "__version__", "") or f"source {digest[:12]}")
         return cls, GameSource(f"{path}:{name}", f"file {path}", version, digest)
     cls = _class_of(ref, ref)
@@ -122,13 +122,13 @@ def _class_of(target: str, ref: str) -> type[Game]:
         raise TablebaseError(f"game {ref!r}: cannot import {module_name!r}: {e}") from None
     except Exception as e:  # the module itself fails: still one line, naming it
         raise TablebaseError(f"game {ref!r}: importing {module_name!r} failed: {type(e).__name__}: {e}") from None
-    return _attribute(module, name, ref)
+    return _attribute(module, name, ref, module_name)
 
 
-def _attribute(module: Any, name: str, ref: str) -> type[Game]:
+def _attribute(module: Any, name: str, ref: str, where: str) -> type[Game]:
     cls = getattr(module, name, None)
     if cls is None:
-        raise TablebaseError(f"game {ref!r}: {module.__name__} has no {name!r}")
+        raise TablebaseError(f"game {ref!r}: {where} has no {name!r}")
     if not (isinstance(cls, type) and issubclass(cls, Game) and getattr(cls, "kind", None) in KINDS):
         raise TablebaseError(
             f"game {ref!r}: {name} is not a game class (subclass ImpartialGame, PartizanGame or ScoredGame "
@@ -140,26 +140,43 @@ def _attribute(module: Any, name: str, ref: str) -> type[Game]:
 
 
 def _load_file(path: Path) -> Any:
-    """The module of a game file, loaded under a name fixed by its path (so pickles find its classes)."""
+    """The module of a game file, loaded under a name fixed by its path (so pickles find its classes).
+
+    Modules beside the file may be imported by it (its folder is searched
+    last); those it imports count in its digest, and a change of any of them
+    loads the game again.
+    """
     if not path.is_file():
         raise TablebaseError(f"no game file {path}")
-    digest = _file_digest(path)
     name = "tablebase_game_" + hashlib.sha256(str(path).encode()).hexdigest()[:12]
     loaded = sys.modules.get(name)
-    if loaded is not None and getattr(loaded, "__tablebase_digest__", None) == digest:
+    if loaded is not None and loaded.__tablebase_digest__ == _digest_of_files(loaded.__tablebase_files__):
         return loaded
+    folder = str(path.parent)
+    for stale in [m for m, mod in sys.modules.items() if _beside(mod, folder)]:
+        del sys.modules[stale]  # modules beside the game, loaded again with it
+    if folder not in sys.path:
+        sys.path.append(folder)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise TablebaseError(f"cannot load {path} as a Python module")
     module = importlib.util.module_from_spec(spec)
-    module.__tablebase_digest__ = digest  # type: ignore[attr-defined]
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     except Exception as e:
         del sys.modules[name]
         raise TablebaseError(f"game file {path} failed to load: {type(e).__name__}: {e}") from None
+    files = (str(path),) + tuple(sorted(m.__file__ for m in sys.modules.values() if _beside(m, folder)))
+    module.__tablebase_files__ = files  # type: ignore[attr-defined]
+    module.__tablebase_digest__ = _digest_of_files(files)  # type: ignore[attr-defined]
     return module
+
+
+def _beside(module: Any, folder: str) -> bool:
+    """Whether a module was loaded from a file in ``folder`` (other than as a game file)."""
+    file = getattr(module, "__file__", None)
+    return bool(file) and str(Path(file).parent) == folder and not module.__name__.startswith("tablebase_game_")
 
 
 # -- digests and versions -----------------------------------------------------------
@@ -170,14 +187,20 @@ def _digest_of(paths: list[Path]) -> str:
     return digest.hexdigest()
 
 
-def _file_digest(path: Path) -> str:
-    stat = path.stat()
-    return _cached_digest((str(path),), stat.st_mtime_ns, stat.st_size)
+def _digest_of_files(files: tuple[str, ...]) -> str:
+    stamps = []
+    for file in files:
+        try:
+            stat = Path(file).stat()
+            stamps += [stat.st_mtime_ns, stat.st_size]
+        except OSError:
+            stamps += [-1, -1]
+    return _cached_digest(files, *stamps)
 
 
 @lru_cache(maxsize=256)
 def _cached_digest(paths: tuple[str, ...], *stamp: int) -> str:
-    return _digest_of([Path(p) for p in paths])
+    return _digest_of([Path(p) for p in paths if Path(p).is_file()])
 
 
 def _builtin_digest() -> str:
@@ -190,8 +213,8 @@ def source_digest(module_name: str) -> str:
     if module_name.split(".")[0] == "tablebase":
         return _builtin_digest()
     module = sys.modules.get(module_name)
-    if module_name.startswith("tablebase_game_") and getattr(module, "__file__", None):
-        return _file_digest(Path(module.__file__))
+    if module_name.startswith("tablebase_game_") and module is not None:
+        return module.__tablebase_digest__
     return _module_digest(module_name)
 
 

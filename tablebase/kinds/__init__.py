@@ -11,7 +11,7 @@ from typing import Any
 
 from tablebase.errors import TablebaseError
 from tablebase.games import Game
-from tablebase.kinds.base import Artifact, ArtifactCheck, Footprint, Kind, StoredTable
+from tablebase.kinds.base import SOURCE_CHANGED, Artifact, ArtifactCheck, Footprint, Kind, StoredTable, table_game
 from tablebase.kinds.impartial import Impartial
 from tablebase.kinds.listing import Listing
 from tablebase.kinds.partizan import Partizan
@@ -39,4 +39,4 @@ def kind_named(name: str) -> Kind:
         raise TablebaseError(f"no kind of game {name!r}; kinds are {', '.join(KINDS)}") from None
 
 
-__all__ = ["KINDS", "Artifact", "ArtifactCheck", "Footprint", "Kind", "Listing", "StoredTable", "kind_named", "kind_of", "solver_for", "spelt"]
+__all__ = ["KINDS", "SOURCE_CHANGED", "Artifact", "ArtifactCheck", "Footprint", "Kind", "Listing", "StoredTable", "kind_named", "kind_of", "solver_for", "spelt", "table_game"]

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from tablebase.errors import PositionError, TablebaseError
-from tablebase.games import Game, KeyedGame, PlainGame, Texts
+from tablebase.errors import GameUnavailable, PositionError, TablebaseError
+from tablebase.games import Game, GameSource, KeyedGame, PlainGame, Texts, load_game
 from tablebase.kinds.listing import LevelRows, Listing, list_keys
 from tablebase.kinds.views import ListedKeys, PlainView
 from tablebase.solve import Place, Solver
@@ -53,6 +53,8 @@ class StoredTable:
     game: Any  # the keyed form
     index: Callable[[], TableIndex]
     held: dict[str, Any] = field(default_factory=dict)
+    #: the game's source is not the one the table was built from
+    changed: bool = False
 
 
 class Artifact(ABC):
@@ -209,6 +211,21 @@ class Kind(ABC):
     def search(self, game: Any) -> Callable[[int], dict[str, Any]]:
         """A plain recursive search of the rules (for ``check-game``): a position's figures by key."""
 
+
+def table_game(manifest: Manifest) -> tuple[Game, GameSource]:
+    """A built table's game, imported again from where its manifest says it came from.
+
+    GameUnavailable, one line naming the table and the game, if it cannot be.
+    """
+    try:
+        return load_game(manifest.source.get("ref", manifest.game), manifest.params)
+    except TablebaseError as e:
+        raise GameUnavailable(f"table {manifest.table}: its game cannot be loaded ({e}); install it, "
+                              "or build the table again") from None
+
+
+SOURCE_CHANGED = ("the game's source has changed since this table was built: its moves are those of the rules "
+                  "as they are now; tablebase verify says whether the table still holds")
 
 IDENTITY = ("key", "position")
 Listed = list[tuple[int, dict[str, Any]]]  # (move code, the move with its child's figures)

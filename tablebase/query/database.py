@@ -18,9 +18,9 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from tablebase.errors import GameUnavailable, PositionError, StoreError, TablebaseError
-from tablebase.games import Texts, load_game
-from tablebase.kinds import StoredTable, kind_named, kind_of, spelt
+from tablebase.errors import PositionError, StoreError, TablebaseError
+from tablebase.games import Texts
+from tablebase.kinds import SOURCE_CHANGED, StoredTable, kind_named, kind_of, spelt, table_game
 from tablebase.kinds.listing import LevelRows
 from tablebase.store import Manifest, TableIndex, level_files, list_tables, read_parquet, row_files_pattern
 
@@ -83,12 +83,7 @@ class Tablebase:
         """The table as its kind reads it: its game, imported again from where the manifest says."""
         if table not in self._stored:
             m = self.manifest(table)
-            ref = m.source.get("ref", m.game)
-            try:
-                game, _ = load_game(ref, m.params)
-            except TablebaseError as e:
-                raise GameUnavailable(f"table {table}: its game cannot be loaded ({e}); install it, "
-                                      "or build the table again") from None
+            game, source = table_game(m)
             kind = kind_of(game)
 
             def texts(level: int) -> LevelRows:  # a plain game's notation, from the table's own rows
@@ -97,7 +92,8 @@ class Tablebase:
 
             view = kind.view(game, m.listing.get("sizes"), m.listing.get("move_names"), texts,
                              m.listing.get("max_moves", 0))
-            self._stored[table] = StoredTable(self.root, table, m, view, lambda: self.index(table))
+            self._stored[table] = StoredTable(self.root, table, m, view, lambda: self.index(table),
+                                              changed=source.digest != m.source.get("digest"))
         return self._stored[table]
 
     def game(self, table: str) -> Any:
@@ -210,7 +206,7 @@ class Tablebase:
         The first lookup of a table loads it in memory (see :meth:`index`).
         """
         stored = self.stored(table)
-        return kind_of(stored.game).lookup(stored, position)
+        return _warned(stored, kind_of(stored.game).lookup(stored, position))
 
     def probe(self, table: str, position: str) -> dict[str, Any]:
         """The stored figures of one position, from memory: the fast point lookup.
@@ -219,7 +215,7 @@ class Tablebase:
         the negative) or be a sum of stored regions: it is answered by lookup.
         """
         stored = self.stored(table)
-        return kind_of(stored.game).probe(stored, position)
+        return _warned(stored, kind_of(stored.game).probe(stored, position))
 
     def lookup_many(self, table: str, positions: Any, with_positions: bool = True) -> pa.Table:
         """Stored rows of many positions (a list of str, an Arrow array or a DataFrame column), in order.
@@ -244,6 +240,13 @@ class Tablebase:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _warned(stored: StoredTable, result: dict[str, Any]) -> dict[str, Any]:
+    """A lookup's result, with a warning if the game's rules may no longer be the table's."""
+    if stored.changed:
+        result["warning"] = SOURCE_CHANGED
+    return result
 
 
 def _header(text: str, field: str) -> str | None:
