@@ -25,17 +25,18 @@ class Cram(ImpartialGame):
         self.rows = self.int_param("rows", 1, 8)
         self.cols = self.int_param("cols", 1, 8)
         # Every place a domino can go: its two cells as a mask, and its name. A move is
-        # the domino's number in this list.
-        self.dominoes = []
+        # the domino's number in these lists.
+        self.masks, self.names = [], []
         for r in range(self.rows):
             for c in range(self.cols):
                 for r2, c2 in ((r, c + 1), (r + 1, c)):
                     if r2 < self.rows and c2 < self.cols:
-                        name = f"{chr(97 + c)}{r + 1}-{chr(97 + c2)}{r2 + 1}"
-                        self.dominoes.append((self.cell(r, c) | self.cell(r2, c2), name))
-        # The text of every row, by its cells as bits.
+                        self.masks.append(self.cell(r, c) | self.cell(r2, c2))
+                        self.names.append(f"{chr(97 + c)}{r + 1}-{chr(97 + c2)}{r2 + 1}")
+        # The text of every row, by its cells as bits, and where each row's bits start.
         self.row_text = ["".join("#" if bits >> c & 1 else "." for c in range(self.cols))
                          for bits in range(1 << self.cols)]
+        self.row_shifts = [r * self.cols for r in range(self.rows)]
 
     def cell(self, r, c):
         return 1 << (r * self.cols + c)
@@ -47,16 +48,14 @@ class Cram(ImpartialGame):
         return self.rows * self.cols - filled.bit_count()  # empty cells: every move fills two
 
     def moves(self, filled):
-        for move, (cells, _) in enumerate(self.dominoes):
-            if not filled & cells:
-                yield move, filled | cells
+        return [(move, filled | cells) for move, cells in enumerate(self.masks) if not filled & cells]
 
     def move_name(self, move):
-        return self.dominoes[move][1]
+        return self.names[move]
 
     def format(self, filled):
         row = (1 << self.cols) - 1
-        return "|".join(self.row_text[filled >> (r * self.cols) & row] for r in range(self.rows))
+        return "|".join([self.row_text[filled >> shift & row] for shift in self.row_shifts])
 
     def read(self, text):
         rows = text.replace("/", "|").split("|")

@@ -182,3 +182,85 @@ def test_bad_usage_is_one_line_and_exit_2(tmp_path):
     assert_clean_error(tablebase("check-game", game_file(tmp_path, TAKE), "--max", 50, "--max-positions", 10,
                                  "--quiet"), "more than 10", "--max-positions")
     assert_clean_error(tablebase("check-game", game_file(tmp_path, TAKE)), "--max")
+
+
+# A keyed game with a compiled move generator, broken on request.
+COMPILED = """
+import numba
+from tablebase.games import CompiledMoves
+
+
+@numba.njit(cache=True)
+def take(key, args, out_keys, out_moves):
+    n = 0
+    for t in (1, 2, 3):
+        if t <= key:
+            out_keys[n] = key - t
+            out_moves[n] = t
+            n += 1
+    return n
+
+
+class Take(KeyedImpartialGame):
+    name = "compiled-take"
+    options = (Option("max", int, "largest heap"), Option("fault", str, "what to break", required=False))
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.top = self.params["max"]
+        fault = self.params.get("fault")
+        self.key_space = self.top if fault == "space" else self.top + 1
+        self.max_moves = 2 if fault == "max_moves" else 3
+        kernel = take
+        if fault == "nested":
+            @numba.njit
+            def kernel(key, args, out_keys, out_moves):
+                return take(key, args, out_keys, out_moves)
+        self.compiled_moves = CompiledMoves(kernel, tuple)
+
+    @property
+    def max_level(self):
+        return self.top
+
+    def level_size(self, level):
+        return 1
+
+    def level_keys(self, level, start, stop):
+        return np.arange(level + start, level + stop, dtype=np.int64)
+
+    def level_of(self, key):
+        return int(key)
+
+    def child_levels(self, level):
+        if self.params.get("fault") == "child_levels":
+            return [level - 1] if level else []
+        return range(level)
+
+    def format_positions(self, keys):
+        return Texts.from_strings([str(k) for k in keys.tolist()])
+
+    def parse(self, text):
+        return int(text)
+
+    def move_name(self, move):
+        return f"-{move}"
+"""
+
+
+@pytest.mark.parametrize("fault, words", [
+    ("max_moves", ["'3'", "wrote 3 moves", "more than max_moves 2"]),
+    ("child_levels", ["'3'", "leads to level 1", "child_levels(3) leaves out"]),
+    ("space", ["keys outside", "key_space 8"]),
+])
+def test_a_compiled_generator_and_its_declarations_are_checked(tmp_path, fault, words):
+    """A generator writing more moves than max_moves would overrun its buffers in a compiled loop; levels
+    that child_levels leaves out are never read by the solvers; keys beyond key_space overrun its arrays.
+    Each would give a wrong table or a crash, so check-game names it instead."""
+    result = tablebase("check-game", game_file(tmp_path, COMPILED), "--max", 8, "--fault", fault, "--quiet")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert any(all(w in line for w in words) for line in result.stdout.splitlines()), result.stdout
+
+
+def test_a_generator_must_be_importable_by_a_compiled_loop(tmp_path):
+    result = tablebase("check-game", game_file(tmp_path, COMPILED), "--max", 8, "--fault", "nested", "--quiet")
+    assert_clean_error(result, "must be a function at the top of its module")

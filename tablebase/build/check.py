@@ -1,10 +1,13 @@
 """``tablebase check-game``: a game's rules checked on a small table before anyone builds a big one.
 
 The engine lists the game's positions (or takes the game's own listing), then
-checks that each level's keys are distinct and ascending, that every
+checks that each level's keys are distinct, ascending and below the key
+space, that a compiled move generator never writes more than ``max_moves``
+moves (it would write past its buffers), that every
 position's notation reads back as the same position and no two positions
 share it, that every move leads to a position of the table and lowers the
-level (a scored game's moves may keep it), that every move has a name, and
+level (a scored game's moves may keep it) to a level ``child_levels`` names
+(the solvers read only those), that every move has a name, and
 finally that the table the engine's solver builds level by level equals a
 plain recursive search of the same rules (``Kind.search``). For a plain
 game it also reads every position back from its text and plays it again:
@@ -67,6 +70,11 @@ def check_game(game: Game, limit: int, say: Callable[[str], None] = lambda s: No
     levels = {level: np.asarray(view.level_keys(level, 0, view.level_size(level)), dtype=np.int64)
               for level in range(view.max_level + 1)}
     _check_keys(view, levels, defects)
+    if defects.lines:  # keys outside the table: nothing further can be read safely
+        return total, defects.all()
+    _check_generator(view, levels, defects)
+    if defects.lines:  # a generator that overruns its buffers cannot run in a compiled loop
+        return total, defects.all()
     _check_notation(view, levels, defects)
     _check_moves(view, kind, levels, defects)
     if not game.keyed:
@@ -79,15 +87,34 @@ def check_game(game: Game, limit: int, say: Callable[[str], None] = lambda s: No
 
 def _check_keys(view: Any, levels: dict[int, np.ndarray], defects: Defects) -> None:
     seen: set[int] = set()
+    space = view.key_space
     for level, keys in levels.items():
         if len(keys) and np.any(np.diff(keys) <= 0):
             defects.add("keys", f"level {level}: keys are not ascending and distinct")
+        if len(keys) and (keys.min() < 0 or (space is not None and keys.max() >= space)):
+            defects.add("keys", f"level {level}: keys outside 0..key_space-1 (key_space {space})")
         for key in keys.tolist():
             if key in seen:
                 defects.add("keys", f"key {key} is in two levels")
             seen.add(key)
             if view.level_of(key) != level:
                 defects.add("levels", f"key {key}: level_of says {view.level_of(key)}, it is listed in level {level}")
+
+
+def _check_generator(view: Any, levels: dict[int, np.ndarray], defects: Defects) -> None:
+    """A compiled move generator, called from Python with room to spare: at most ``max_moves`` moves each."""
+    compiled = view.compiled_moves
+    if compiled is None:
+        return
+    room = 4 * max(view.max_moves, 1) + 1024
+    out_keys, out_moves = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
+    args = compiled.make_args()
+    for keys in levels.values():
+        for key in keys.tolist():
+            n = compiled.kernel(key, args, out_keys, out_moves)
+            if n > view.max_moves:
+                defects.add("generator", f"{_spell(view, key)!r}: the move generator wrote {n} moves, "
+                            f"more than max_moves {view.max_moves} (it would write past its buffers)")
 
 
 def _check_notation(view: Any, levels: dict[int, np.ndarray], defects: Defects) -> None:
@@ -132,6 +159,9 @@ def _check_moves(view: Any, kind: Any, levels: dict[int, np.ndarray], defects: D
             elif level_of[child] > level or (level_of[child] == level and not kind.same_level):
                 defects.add("moves", f"{where}: move {name} leads to {_spell(view, child)!r} (level {level_of[child]}),"
                             f" not below level {level}")
+            elif level_of[child] != level and level_of[child] not in view.child_levels(level):
+                defects.add("moves", f"{where}: move {name} leads to level {level_of[child]}, which child_levels"
+                            f"({level}) leaves out (the solvers read only the levels it names)")
 
 
 def _check_replayed(view: Any, kind: Any, levels: dict[int, np.ndarray], defects: Defects) -> None:

@@ -79,7 +79,8 @@ def list_on_cluster(client: Client, root: Path, manifest: Manifest, ref: str, sa
     manifest.save(root)
     seconds = time.perf_counter() - began
     total = sum(manifest.listing["sizes"])
-    say(f"listed {total:,} positions in {len(manifest.listing['sizes'])} levels in {seconds:.1f}s "
+    levels = sum(1 for size in manifest.listing["sizes"] if size)
+    say(f"listed {total:,} positions in {levels} levels in {seconds:.1f}s "
         f"({total / max(seconds, 1e-9):,.0f}/s), holding about {manifest.listing['held_bytes'] / 2**20:,.0f} MiB "
         "on one worker")
 

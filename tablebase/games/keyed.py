@@ -151,6 +151,8 @@ class KeyedGame(Game):
     key_space: int | None = None
     #: a bound on the moves of one position
     max_moves: int = 0
+    #: a compiled move generator (impartial and scored games), or None
+    compiled_moves: CompiledMoves | None = None
 
     # -- levels --------------------------------------------------------------
     @property
@@ -234,7 +236,6 @@ class KeyedImpartialGame(KeyedGame):
 
     kind = "impartial"
     misere: ClassVar[bool] = False
-    compiled_moves: CompiledMoves | None = None
     #: declared by games whose moves are a queen's toward the corner (Wythoff)
     queen: QueenMoves | None = None
     #: declared by games whose moves are bites out of a Young diagram (Chomp)
@@ -269,7 +270,6 @@ class KeyedScoredGame(KeyedGame):
     scores: ClassVar[bool] = False
     #: the code of the move that passes, or None
     pass_move: int | None = None
-    compiled_moves: CompiledMoves | None = None
 
     def children(self, keys: np.ndarray) -> Children:
         """Every move of every position in ``keys``; by default from ``compiled_moves``."""

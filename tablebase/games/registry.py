@@ -203,15 +203,16 @@ def _cached_digest(paths: tuple[str, ...], *stamp: int) -> str:
     return _digest_of([Path(p) for p in paths if Path(p).is_file()])
 
 
-def _builtin_digest() -> str:
-    paths = sorted(p for part in _ENGINE for p in (_PACKAGE / part).glob("*.py"))
+def _builtin_digest(parts: tuple[str, ...] = _ENGINE) -> str:
+    paths = sorted(p for part in parts for p in (_PACKAGE / part).glob("*.py"))
     return _cached_digest(tuple(map(str, paths)), *[p.stat().st_mtime_ns for p in paths])
 
 
 def source_digest(module_name: str) -> str:
-    """The digest of the source a module's code comes from: a game file, a package, or this package's engine."""
+    """The digest of the source a module's compiled code comes from: a game file, a package, or this
+    package's games and solvers (the rest of the engine compiles nothing)."""
     if module_name.split(".")[0] == "tablebase":
-        return _builtin_digest()
+        return _builtin_digest(("games", "solve"))
     module = sys.modules.get(module_name)
     if module_name.startswith("tablebase_game_") and module is not None:
         return module.__tablebase_digest__

@@ -39,7 +39,7 @@ class Impartial(Kind):
     name = "impartial"
 
     def list_plain(self, game: PlainGame, say: Say | None, limit: int | None, memory: int | None) -> Listing:
-        return list_plain(game, lambda p: (game.moves(p),), 1, None, None, False, limit, say, memory)
+        return list_plain(game, [game.moves], None, None, False, limit, say, memory)
 
     def successors(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
         return lambda keys: children_of(game, keys).keys

@@ -33,8 +33,8 @@ import pyarrow.compute as pc
 from tablebase.errors import TablebaseError
 from tablebase.games import KeyedGame, PlainGame, SumMoves
 
-# Each side's moves of a position: (move, position) pairs.
-Sides = Callable[[Any], Sequence[Iterable[tuple[Any, Any]]]]
+# A side's moves of a position: (move, position) pairs.
+Moves = Callable[[Any], Iterable[tuple[Any, Any]]]
 TICK = 4096  # positions between looks at the clock
 
 
@@ -108,41 +108,34 @@ class Progress:
 class _Side:
     """One side's moves as the search records them, position by position."""
 
-    first: array = field(default_factory=lambda: array("q"))  # per position: its first move
     count: array = field(default_factory=lambda: array("q"))  # per position: its number of moves
-    move: array = field(default_factory=lambda: array("q"))  # per move: the move's id
+    raw: list = field(default_factory=list)  # per move: the move, as the game gave it
     parts: array | None = None  # per move: its first part (None: one part per move)
     part: array = field(default_factory=lambda: array("q"))  # per part: the position's id
 
 
-def list_plain(game: PlainGame, sides_of: Sides, n_sides: int, split: Callable[[Any], Sequence[Any]] | None,
+def list_plain(game: PlainGame, sides: list[Moves], split: Callable[[Any], Sequence[Any]] | None,
                result_of: Callable[[Any], tuple[int, int]] | None, same_level: bool,
                limit: int | None = None, say: Callable[[str], None] | None = None,
                memory: int | None = None) -> Listing:
     """Find every position of a plain game from its start positions; number them; record their moves.
 
-    ``sides_of(p)`` gives each side's (move, position) pairs; ``split(q)``
-    the parts a position reached falls into (None: it stays whole);
-    ``result_of(p)`` how a position without moves ended (scored games);
-    ``same_level``: moves may stay in their level. ``limit`` stops a search
-    that finds more positions, ``memory`` one that holds more bytes.
+    ``sides``: each side's moves of a position, (move, position) pairs;
+    ``split(q)`` the parts a position reached falls into (None: it stays
+    whole); ``result_of(p)`` how a position without moves ended (scored
+    games); ``same_level``: moves may stay in their level. ``limit`` stops a
+    search that finds more positions, ``memory`` one that holds more bytes.
     """
     ids: dict[Any, int] = {}
     positions: list[Any] = []
     level_of = array("q")
-    move_ids: dict[Any, int] = {}
-    moves_seen: list[Any] = []
-    sides = [_Side(parts=None if split is None else array("q")) for _ in range(n_sides)]
+    records = [_Side(parts=None if split is None else array("q")) for _ in sides]
     finished: dict[int, tuple[int, int]] = {}
     progress = Progress(say, memory)
     level = game.level
 
     def new(p: Any) -> int:
         """Number a position met for the first time (levels are checked once the search is over)."""
-        try:
-            hash(p)
-        except TypeError:
-            raise TablebaseError(f"{game.name}: positions must be hashable (use tuples, not lists): {p!r}") from None
         lp = level(p)
         if not isinstance(lp, (int, np.integer)) or lp < 0:
             raise TablebaseError(f"{game.name}: level({p!r}) must be a whole number >= 0, got {lp!r}")
@@ -153,50 +146,81 @@ def list_plain(game: PlainGame, sides_of: Sides, n_sides: int, split: Callable[[
             raise TablebaseError(f"{game.name}: more than {limit:,} positions")
         return i
 
-    for p in game.start_positions():
-        if p not in ids:
-            new(p)
-    if not positions:
-        raise TablebaseError(f"{game.name}: start_positions() gave no position")
-    expanded = 0
-    # Positions are expanded in the order they were numbered, so each side's per-position
-    # arrays grow by one entry per expanded position, in id order.
-    while expanded < len(positions):
-        i = expanded
-        expanded += 1
-        p = positions[i]
-        any_move = False
-        for record, moves in zip(sides, sides_of(p)):
-            move_of, part_of = record.move, record.part
-            record.first.append(len(move_of))
-            n = 0
-            for move, child in moves:
-                m = move_ids.get(move)
-                if m is None:
-                    m = move_ids[move] = len(moves_seen)
-                    moves_seen.append(move)
-                move_of.append(m)
-                if split is None:
-                    c = ids.get(child)
-                    part_of.append(new(child) if c is None else c)
-                else:
-                    record.parts.append(len(part_of))
-                    for part in split(child):
-                        c = ids.get(part)
-                        part_of.append(new(part) if c is None else c)
-                n += 1
-            record.count.append(n)
-            any_move = any_move or n > 0
-        if not any_move and result_of is not None:
-            finished[i] = result_of(p)
-        if not expanded % TICK:
-            progress.tick(len(positions), len(positions) - expanded)
-    for side in sides:
-        _check_levels(game, positions, level_of, side, same_level)
-    listing = _number(game, positions, level_of, moves_seen, sides, finished if result_of else None)
+    try:
+        for p in game.start_positions():
+            if p not in ids:
+                new(p)
+        if not positions:
+            raise TablebaseError(f"{game.name}: start_positions() gave no position")
+        if len(sides) == 1 and split is None:
+            _search_one_part(positions, ids, new, sides[0], records[0], result_of, finished, progress)
+        else:
+            _search(positions, ids, new, sides, records, split, result_of, finished, progress)
+    except TypeError as e:
+        if "unhashable" in str(e):
+            raise TablebaseError(f"{game.name}: positions must be hashable (use tuples, not lists): {e}") from None
+        raise
+    for record in records:
+        _check_levels(game, positions, level_of, record, same_level)
+    listing = _number(game, positions, level_of, records, finished if result_of else None)
     progress.tick(len(positions), 0)
     listing.held = progress.held
     return listing
+
+
+def _search_one_part(positions: list, ids: dict, new: Callable[[Any], int], moves_of: Moves, record: _Side,
+                     result_of: Any, finished: dict, progress: Progress) -> None:
+    """The search for games with one side whose moves lead to one position each (impartial, scored).
+
+    Every position is expanded once, in the order it was numbered; this loop
+    runs once per move of the whole game, so it does no more than it must.
+    """
+    get = ids.get
+    raw, part, count = record.raw.append, record.part.append, record.count.append
+    expanded = 0
+    while expanded < len(positions):
+        p = positions[expanded]
+        before = len(record.part)
+        for move, child in moves_of(p):
+            raw(move)
+            c = get(child)
+            part(new(child) if c is None else c)
+        n = len(record.part) - before
+        count(n)
+        if not n and result_of is not None:
+            finished[expanded] = result_of(p)
+        expanded += 1
+        if not expanded % TICK:
+            progress.tick(len(positions), len(positions) - expanded)
+
+
+def _search(positions: list, ids: dict, new: Callable[[Any], int], sides: list[Moves], records: list[_Side],
+            split: Callable[[Any], Sequence[Any]] | None, result_of: Any, finished: dict, progress: Progress) -> None:
+    """The search for any game: several sides (partizan), moves leading to sums of parts."""
+    get = ids.get
+    expanded = 0
+    while expanded < len(positions):
+        p = positions[expanded]
+        any_move = False
+        for record, moves_of in zip(records, sides):
+            before = len(record.raw)
+            for move, child in moves_of(p):
+                record.raw.append(move)
+                if split is None:
+                    c = get(child)
+                    record.part.append(new(child) if c is None else c)
+                else:
+                    record.parts.append(len(record.part))
+                    for piece in split(child):
+                        c = get(piece)
+                        record.part.append(new(piece) if c is None else c)
+            record.count.append(len(record.raw) - before)
+            any_move = any_move or len(record.raw) > before
+        if not any_move and result_of is not None:
+            finished[expanded] = result_of(p)
+        expanded += 1
+        if not expanded % TICK:
+            progress.tick(len(positions), len(positions) - expanded)
 
 
 def _check_levels(game: PlainGame, positions: list, level_of: array, side: _Side, same_level: bool) -> None:
@@ -220,10 +244,41 @@ def _check_levels(game: PlainGame, positions: list, level_of: array, side: _Side
         )
 
 
-def _number(game: PlainGame, positions: list, level_of: array, moves_seen: list, sides: list[_Side],
+def _intern(game: PlainGame, records: list[_Side]) -> tuple[list[np.ndarray], list[str]]:
+    """Each side's move codes (a move's rank among all the game's moves, in their own order) and the names."""
+    raws = [record.raw for record in records]
+    try:  # whole numbers, the common case: ranked in one numpy pass
+        arrays = [np.array(raw) if raw else np.zeros(0, dtype=np.int64) for raw in raws]
+        if not all(a.ndim == 1 and a.dtype.kind in "iu" for a in arrays):
+            raise ValueError("not all whole numbers")
+        seen = distinct(np.concatenate(arrays).astype(np.int64))
+        codes = [np.searchsorted(seen, a) for a in arrays]
+        moves = seen.tolist()
+    except (ValueError, TypeError, OverflowError):
+        ids: dict[Any, int] = {}
+        found = [np.array([ids.setdefault(m, len(ids)) for m in raw], dtype=np.int64) for raw in raws]
+        moves = list(ids)
+        try:
+            ranked = sorted(range(len(moves)), key=lambda m: moves[m])
+        except TypeError as e:
+            raise TablebaseError(f"{game.name}: moves must sort among themselves (ints, strings or tuples): {e}") from None
+        rank = np.empty(len(moves), dtype=np.int64)
+        rank[np.array(ranked, dtype=np.int64)] = np.arange(len(moves), dtype=np.int64)
+        codes = [rank[f] for f in found]
+        moves = [moves[m] for m in ranked]
+    for record in records:
+        record.raw = []  # no longer needed: free the moves
+    names = [game.move_name(m) for m in moves]
+    if len(set(names)) != len(names):
+        raise TablebaseError(f"{game.name}: move_name() gives one name to two different moves")
+    return codes, names
+
+
+def _number(game: PlainGame, positions: list, level_of: array, records: list[_Side],
             finished: dict[int, tuple[int, int]] | None) -> Listing:
     """Keys by level then notation; move codes by the moves' own order; moves per level in key order."""
     levels = _as_numpy(level_of)
+    codes, names = _intern(game, records)
     texts = pa.array([game.format(p) for p in positions], pa.string())
     top = int(levels.max())
     sizes = np.bincount(levels, minlength=top + 1).astype(np.int64)
@@ -236,22 +291,13 @@ def _number(game: PlainGame, positions: list, level_of: array, moves_seen: list,
         raise TablebaseError(f"{game.name}: format() gives {twice.as_py()!r} for two different positions")
     key_of = np.empty(len(positions), dtype=np.int64)
     key_of[ordered] = np.arange(len(positions), dtype=np.int64)
-    try:
-        ranked = sorted(range(len(moves_seen)), key=lambda m: moves_seen[m])
-    except TypeError as e:
-        raise TablebaseError(f"{game.name}: moves must sort among themselves (ints, strings or tuples): {e}") from None
-    code_of = np.empty(len(moves_seen), dtype=np.int64)
-    code_of[np.array(ranked, dtype=np.int64)] = np.arange(len(moves_seen), dtype=np.int64)
-    names = [game.move_name(moves_seen[m]) for m in ranked]
-    if len(set(names)) != len(names):
-        raise TablebaseError(f"{game.name}: move_name() gives one name to two different moves")
-    most = max((int(_as_numpy(side.count).max(initial=0)) for side in sides), default=0)
+    most = max((int(_as_numpy(record.count).max(initial=0)) for record in records), default=0)
     listing = Listing(sizes, names, max_moves=most)
     offsets = listing.offsets
     for level in range(top + 1):
         members = ordered[offsets[level] : offsets[level + 1]]  # ids in key order
         rows = LevelRows(texts=in_order[offsets[level] : offsets[level + 1]])
-        rows.sides = [_side_rows(members, side, key_of, code_of) for side in sides]
+        rows.sides = [_side_rows(members, record, side_codes, key_of) for record, side_codes in zip(records, codes)]
         if finished is not None:
             rows.outcome = np.full(len(members), -1, dtype=np.int8)
             rows.score = np.zeros(len(members), dtype=np.int64)
@@ -275,8 +321,10 @@ def _as_numpy(values: array) -> np.ndarray:
     return np.frombuffer(values, dtype=np.int64) if len(values) else np.zeros(0, dtype=np.int64)
 
 
-def _side_rows(members: np.ndarray, side: _Side, key_of: np.ndarray, code_of: np.ndarray) -> SumMoves:
-    firsts, counts = _as_numpy(side.first)[members], _as_numpy(side.count)[members]
+def _side_rows(members: np.ndarray, side: _Side, codes: np.ndarray, key_of: np.ndarray) -> SumMoves:
+    all_counts = _as_numpy(side.count)
+    firsts = np.cumsum(all_counts) - all_counts
+    firsts, counts = firsts[members], all_counts[members]
     moves = gather(firsts, counts)
     if side.parts is None:
         part_starts, part_counts = moves, np.ones(len(moves), dtype=np.int64)
@@ -291,13 +339,27 @@ def _side_rows(members: np.ndarray, side: _Side, key_of: np.ndarray, code_of: np
     starts = np.zeros(len(moves) + 1, dtype=np.int64)
     np.cumsum(part_counts, out=starts[1:])
     child = key_of[_as_numpy(side.part)[parts]] if len(parts) else np.zeros(0, dtype=np.int64)
-    return SumMoves(offsets, code_of[_as_numpy(side.move)[moves]], starts, child, np.zeros(len(child), dtype=np.bool_))
+    return SumMoves(offsets, codes[moves], starts, child, np.zeros(len(child), dtype=np.bool_))
+
+
+CHUNK = 1 << 20  # keys expanded at once when listing a keyed game: bounds the moves held
+
+
+def distinct(keys: np.ndarray) -> np.ndarray:
+    """The distinct keys, ascending (numpy's unique takes seconds for a few million keys here; sorting does not)."""
+    if not len(keys):
+        return keys.astype(np.int64)
+    ordered = np.sort(keys)
+    keep = np.empty(len(ordered), dtype=np.bool_)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
 
 
 def list_keys(game: KeyedGame, successors: Callable[[np.ndarray], np.ndarray], same_level: bool,
               say: Callable[[str], None] | None = None) -> Listing:
     """Find every key of a keyed game reachable from ``start_keys()``, level by level from the top."""
-    start = np.unique(np.asarray(game.start_keys(), dtype=np.int64))
+    start = distinct(np.asarray(game.start_keys(), dtype=np.int64))
     if not len(start):
         raise TablebaseError(f"{game.name}: start_keys() gave no position")
     waiting: dict[int, list[np.ndarray]] = {}
@@ -307,20 +369,25 @@ def list_keys(game: KeyedGame, successors: Callable[[np.ndarray], np.ndarray], s
     progress = Progress(say)
     while waiting:
         level = max(waiting)
-        keys = np.unique(np.concatenate(waiting.pop(level)))
-        while True:  # moves that stay in the level may reach more of it
-            children = successors(keys)
-            grown = keys
-            for child_level, child_keys in _by_level(game, children):
-                if child_level > level or (child_level == level and not same_level):
-                    raise TablebaseError(f"{game.name}: a move from level {level} leads to level {child_level}; "
-                                         "every move must lower the level")
-                if child_level == level:
-                    grown = np.union1d(grown, child_keys)
-                else:
-                    waiting.setdefault(child_level, []).append(child_keys)
-            if len(grown) == len(keys):
-                break
+        keys = distinct(np.concatenate(waiting.pop(level)))
+        fresh = keys
+        while len(fresh):  # moves that stay in the level may reach more of it
+            reached = []
+            for begin in range(0, len(fresh), CHUNK):
+                for child_level, child_keys in _by_level(game, successors(fresh[begin:begin + CHUNK])):
+                    if child_level > level or (child_level == level and not same_level):
+                        raise TablebaseError(f"{game.name}: a move from level {level} leads to level {child_level}; "
+                                             "every move must lower the level")
+                    if child_level == level:
+                        reached.append(child_keys)
+                    else:
+                        waiting.setdefault(child_level, []).append(child_keys)
+                # Merged as they come, so a level's children are held once each.
+                for child_level in list(waiting):
+                    if len(waiting[child_level]) > 8:
+                        waiting[child_level] = [distinct(np.concatenate(waiting[child_level]))]
+            grown = distinct(np.concatenate([keys, *reached])) if reached else keys
+            fresh = np.setdiff1d(grown, keys, assume_unique=True)
             keys = grown
         found[level] = keys
         progress.tick(sum(len(k) for k in found.values()), sum(len(k) for ks in waiting.values() for k in ks))
@@ -328,6 +395,7 @@ def list_keys(game: KeyedGame, successors: Callable[[np.ndarray], np.ndarray], s
     listing = Listing(np.array([len(found.get(level, ())) for level in range(top + 1)], dtype=np.int64))
     for level in range(top + 1):
         listing.levels[level] = LevelRows(keys=found.get(level, np.zeros(0, dtype=np.int64)))
+    listing.held = progress.held
     return listing
 
 
@@ -338,7 +406,7 @@ def _by_level(game: KeyedGame, keys: np.ndarray) -> list[tuple[int, np.ndarray]]
     order = np.argsort(levels, kind="stable")
     levels, keys = levels[order], keys[order]
     cuts = np.flatnonzero(np.diff(levels)) + 1
-    return [(int(ls[0]), np.unique(ks)) for ls, ks in zip(np.split(levels, cuts), np.split(keys, cuts))]
+    return [(int(ls[0]), distinct(ks)) for ls, ks in zip(np.split(levels, cuts), np.split(keys, cuts))]
 
 
 # -- a listing level as a table, for the store --------------------------------------

@@ -54,8 +54,7 @@ class Partizan(Kind):
     sides = 2
 
     def list_plain(self, game: PlainGame, say: Say | None, limit: int | None, memory: int | None) -> Listing:
-        return list_plain(game, lambda p: (game.left_moves(p), game.right_moves(p)), 2, game.components,
-                          None, False, limit, say, memory)
+        return list_plain(game, [game.left_moves, game.right_moves], game.components, None, False, limit, say, memory)
 
     def successors(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
         def parts(keys: np.ndarray) -> np.ndarray:

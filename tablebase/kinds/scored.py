@@ -61,7 +61,7 @@ class Scored(Kind):
             found = game.result(p)
             return int(Outcome(found[0])), int(found[1])
 
-        return list_plain(game, lambda p: (game.moves(p),), 1, None, result, True, limit, say, memory)
+        return list_plain(game, [game.moves], None, result, True, limit, say, memory)
 
     def successors(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
         return lambda keys: children_of(game, keys).keys

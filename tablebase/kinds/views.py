@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from tablebase.errors import PositionError
 from tablebase.games import Children, KeyedGame, PlainGame, SumMoves, Texts
-from tablebase.kinds.listing import LevelRows, gather
+from tablebase.kinds.listing import LevelRows, distinct, gather
 
 LEVELS_KEPT = 8  # levels of a listing kept in memory at once (the solvers move up one level at a time)
 
@@ -135,7 +135,7 @@ class PlainView:
         keys = np.asarray(keys, dtype=np.int64)
         levels = self.levels_of(keys)
         out = []
-        for level in np.unique(levels).tolist():
+        for level in distinct(levels).tolist():
             where = np.flatnonzero(levels == level)
             out.append((level, where, keys[where] - self.offsets[level]))
         return out

@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from tablebase.errors import TablebaseError
 from tablebase.games import Children
 from tablebase.games.registry import source_digest
 
@@ -110,6 +111,9 @@ def loop(keys, args, max_moves, pass_move, known, via_key, score_code):
 def compiled_loop(template: str, kernel: Any, fresh: bool = False) -> Callable:
     """The ``loop`` of a template around a game's compiled move generator."""
     function = kernel.py_func
+    if getattr(sys.modules.get(function.__module__), function.__name__, None) is not kernel:
+        raise TablebaseError(f"the compiled move generator {function.__name__} must be a function at the top of "
+                             f"its module ({function.__module__}), where a compiled loop can import it")
     fresh = fresh and not function.__module__.startswith("tablebase.")
     digest = hashlib.sha256(
         (template + source_digest(function.__module__) + source_digest(__name__)).encode()

@@ -110,7 +110,8 @@ def write_parquet(table: pa.Table, path: Path, durable: bool = True) -> dict:
     return write_table(table, path, durable, sort_key="key")
 
 
-def write_table(table: pa.Table, path: Path, durable: bool = True, sort_key: str | None = None) -> dict:
+def write_table(table: pa.Table, path: Path, durable: bool = True, sort_key: str | None = None,
+                level: int = 9) -> dict:
     """Write any table atomically; ``sort_key`` names its sorted column of unique integers, if any.
 
     Keys are unique and sorted, so delta encoding beats a dictionary for them;
@@ -141,7 +142,7 @@ def write_table(table: pa.Table, path: Path, durable: bool = True, sort_key: str
         table,
         sink,
         compression="zstd",
-        compression_level=9,
+        compression_level=level,
         row_group_size=ROW_GROUP,
         use_dictionary=dictionary,
         column_encoding=encodings,
@@ -183,7 +184,8 @@ def listing_name(level: int) -> str:
 def write_listing_level(rows: pa.Table, root: str | os.PathLike, table: str, level: int) -> dict:
     """Write one level of a listing (its rows in key order) atomically; its record (with ``file``)."""
     name = listing_name(level)
-    record = write_table(rows, table_dir(root, table) / name, durable=False)
+    # Read back once or twice and then deleted: written fast rather than small.
+    record = write_table(rows, table_dir(root, table) / name, durable=False, level=1)
     return {"file": name, **record}
 
 
