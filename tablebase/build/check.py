@@ -125,7 +125,7 @@ def _check_notation(view: Any, levels: dict[int, np.ndarray], defects: Defects) 
         texts = view.format_positions(keys).to_strings()
         for key, text in zip(keys.tolist(), texts):
             if text in spelt:
-                defects.add("notation", f"{text!r}: two positions are spelt alike (keys {spelt[text]} and {key})")
+                defects.add("notation", f"{text!r}: two different positions are spelt alike (keys {spelt[text]} and {key})")
             spelt[text] = key
             try:
                 back = view.parse(text)

@@ -121,7 +121,7 @@ def build_table(
     if kind.needs_listing(spec.game):
         manifest.complete = False
         manifest.save(root)
-        list_on_cluster(client, root, manifest, spec.source.ref, say)
+        list_on_cluster(client, root, manifest, spec.game, spec.source.ref, say)
     view = stored_view(spec.game, root, spec.name, manifest.listing)
     levels = range(view.max_level + 1)
     memory = plan_memory(view, kind.footprint(view), manifest.partition_rows or default_partition_rows(view),

@@ -1,29 +1,84 @@
 """Listing a game's positions before it is built, for games that do not list their levels.
 
-The listing runs as one Dask task on a worker (``list_positions``): the
-engine searches the game from its start positions and writes each level's
-positions and moves through the store (``_listing/``). The driver records
-the files in the manifest, so a resumed build reuses a whole listing, and
-the listing's sizes, move names and bound on moves stay in the manifest
-after the build (lookups of a plain table need them); the files go once the
-table is complete. Progress of the search reaches the driver as Dask events.
+A plain game is searched level by level from the top (``kinds/search.py``):
+this process numbers the positions, expands small levels itself and deals
+the positions of larger ones to the workers, which play their moves
+(``expand_positions``) and send back what they found; it is merged in the
+order dealt, so the listing is the same whatever the cluster. A keyed game
+that gives ``start_keys()`` is listed by one Dask task in numpy batches
+(``list_positions``), its progress reaching the driver as Dask events.
+
+Either way each level's positions and moves are written through the store
+(``_listing/``), and the manifest records the files, so a resumed build
+reuses a whole listing; the listing's sizes, move names and bound on moves
+stay in the manifest after the build (lookups of a plain table need them),
+and the files go once the table is complete.
 """
 
 from __future__ import annotations
 
+import pickle
 import time
 import uuid
 from pathlib import Path
 from typing import Any, Callable
 
+import psutil
 from distributed import Client, get_worker
 
 from tablebase.games import load_game
 from tablebase.kinds import kind_of
-from tablebase.kinds.listing import level_rows, level_table
+from tablebase.kinds.listing import Listing, level_rows, level_table
+from tablebase.kinds.search import Chunk, Search, expand_chunk
 from tablebase.store import Manifest, flush_to_disk, read_listing_level, table_dir, write_listing_level
 
 TOPIC = "tablebase-listing"
+NEAR = 20_000  # positions: a level this small is expanded here, where a round trip to the workers costs more
+CHUNKS_PER_WORKER = 4  # batches per worker and level: a batch is merged here while the next is played
+
+
+def expand_positions(ref: str, params: dict[str, Any], positions: bytes) -> Chunk:
+    """Dask task: play a batch of a plain game's positions (``expand_chunk``), given pickled.
+
+    Pickled by the caller: Dask would otherwise look into every position of a
+    list for futures, which cost more than playing them.
+    """
+    game, _ = load_game(ref, params)
+    return expand_chunk(game, kind_of(game).plain_rules(game), pickle.loads(positions))
+
+
+def search_on_cluster(client: Client, game: Any, ref: str, say: Callable[[str], None], near: int = NEAR) -> Listing:
+    """A plain game's listing, its levels of ``near`` positions or more expanded on the workers."""
+    memory = int(0.8 * psutil.virtual_memory().available)  # what this process may hold
+    search = Search(game, kind_of(game).plain_rules(game), memory=memory, say=say, track=True)
+    workers = sorted(client.scheduler_info()["workers"])
+    while search.pending:
+        level = max(search.pending)
+        ids = [i for i in search.pending.pop(level) if not search.done[i]]
+        if len(ids) < near or len(workers) < 2:
+            search.expand(ids)  # positions found at this level (passes) come back as pending
+            continue
+        n = CHUNKS_PER_WORKER * len(workers)
+        chunks = [ids[k * len(ids) // n:(k + 1) * len(ids) // n] for k in range(n)]
+        futures = [client.submit(expand_positions, ref, game.params,
+                                 pickle.dumps([search.positions[i] for i in chunk], protocol=pickle.HIGHEST_PROTOCOL),
+                                 workers=[workers[k % len(workers)]], allow_other_workers=True, pure=False)
+                   for k, chunk in enumerate(chunks)]
+        for chunk, future in zip(chunks, futures):  # in the order dealt: the same listing on any cluster
+            search.merge(chunk, future.result())
+            future.release()
+    return search.listing()
+
+
+def _record(listing: Listing, root: str | Path, table: str) -> dict[str, Any]:
+    """Write a listing's levels through the store; its record for the manifest."""
+    files = {}
+    for level, rows in listing.levels.items():
+        record = write_listing_level(level_table(rows), root, table, level)
+        files[record.pop("file")] = record
+    flush_to_disk()
+    return {"sizes": listing.sizes.tolist(), "move_names": listing.move_names, "max_moves": listing.max_moves,
+            "files": files, "complete": True, "held_bytes": listing.held}
 
 
 def list_positions(ref: str, params: dict[str, Any], root: str, table: str, run: str) -> dict[str, Any]:
@@ -36,13 +91,7 @@ def list_positions(ref: str, params: dict[str, Any], root: str, table: str, run:
 
     limit = worker.memory_manager.memory_limit
     listing = kind_of(game).list_positions(game, say, memory=int(0.8 * limit) if limit else None)
-    files = {}
-    for level, rows in listing.levels.items():
-        record = write_listing_level(level_table(rows), root, table, level)
-        files[record.pop("file")] = record
-    flush_to_disk()
-    return {"sizes": listing.sizes.tolist(), "move_names": listing.move_names, "max_moves": listing.max_moves,
-            "files": files, "complete": True, "held_bytes": listing.held}
+    return _record(listing, root, table)
 
 
 def whole(root: Path, manifest: Manifest) -> bool:
@@ -55,13 +104,29 @@ def whole(root: Path, manifest: Manifest) -> bool:
                for n, r in listing.get("files", {}).items())
 
 
-def list_on_cluster(client: Client, root: Path, manifest: Manifest, ref: str, say: Callable[[str], None]) -> None:
-    """List the game's positions on a worker (unless a whole listing is recorded); record it."""
+def list_on_cluster(client: Client, root: Path, manifest: Manifest, game: Any, ref: str,
+                    say: Callable[[str], None]) -> None:
+    """List the game's positions (unless a whole listing is recorded); record it."""
     if whole(root, manifest):
         say(f"positions listed before: {sum(manifest.listing['sizes']):,}, reused")
         return
-    run = uuid.uuid4().hex
     began = time.perf_counter()
+    if game.keyed:
+        _keys_on_a_worker(client, root, manifest, ref, say)
+    else:
+        say("listing positions from the start positions, larger levels on the workers")
+        manifest.listing = _record(search_on_cluster(client, game, ref, say), root, manifest.table)
+    manifest.save(root)
+    seconds = time.perf_counter() - began
+    total = sum(manifest.listing["sizes"])
+    levels = sum(1 for size in manifest.listing["sizes"] if size)
+    say(f"listed {total:,} positions in {levels} levels in {seconds:.1f}s "
+        f"({total / max(seconds, 1e-9):,.0f}/s), holding about {manifest.listing['held_bytes'] / 2**20:,.0f} MiB")
+
+
+def _keys_on_a_worker(client: Client, root: Path, manifest: Manifest, ref: str, say: Callable[[str], None]) -> None:
+    """A keyed game's listing, by one task on a worker; its progress reaches here as Dask events."""
+    run = uuid.uuid4().hex
 
     def heard(event: Any) -> None:
         _, message = event
@@ -76,13 +141,6 @@ def list_on_cluster(client: Client, root: Path, manifest: Manifest, ref: str, sa
         manifest.listing = future.result()
     finally:
         client.unsubscribe_topic(TOPIC)
-    manifest.save(root)
-    seconds = time.perf_counter() - began
-    total = sum(manifest.listing["sizes"])
-    levels = sum(1 for size in manifest.listing["sizes"] if size)
-    say(f"listed {total:,} positions in {levels} levels in {seconds:.1f}s "
-        f"({total / max(seconds, 1e-9):,.0f}/s), holding about {manifest.listing['held_bytes'] / 2**20:,.0f} MiB "
-        "on one worker")
 
 
 def stored_view(game: Any, root: str | Path, table: str, listing: dict[str, Any]) -> Any:

@@ -21,6 +21,7 @@ import pyarrow as pa
 from tablebase.errors import GameUnavailable, PositionError, TablebaseError
 from tablebase.games import Game, GameSource, KeyedGame, PlainGame, Texts, load_game
 from tablebase.kinds.listing import LevelRows, Listing, list_keys
+from tablebase.kinds.search import PlainRules, Search
 from tablebase.kinds.views import ListedKeys, PlainView
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
@@ -137,12 +138,12 @@ class Kind(ABC):
         ``limit``: refuse more positions; ``memory``: refuse to hold more bytes.
         """
         if isinstance(game, PlainGame):
-            return self.list_plain(game, say, limit, memory)
+            return Search(game, self.plain_rules(game), limit, memory, say).everything()
         return list_keys(game, self.successors(game), self.same_level, say)
 
     @abstractmethod
-    def list_plain(self, game: PlainGame, say: Say | None, limit: int | None, memory: int | None) -> Listing:
-        """Search a plain game's positions from its start positions."""
+    def plain_rules(self, game: PlainGame) -> PlainRules:
+        """What a search of a plain game needs of it (its sides of moves, parts, results)."""
 
     @abstractmethod
     def successors(self, game: KeyedGame) -> Callable[[np.ndarray], np.ndarray]:

@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 
 from tablebase.games import PlainGame
-from tablebase.kinds.base import Footprint, Kind, Listed, Say, StoredTable, row_with_moves
-from tablebase.kinds.listing import LevelRows, Listing, list_plain
+from tablebase.kinds.base import Footprint, Kind, Listed, StoredTable, row_with_moves
+from tablebase.kinds.listing import LevelRows
+from tablebase.kinds.search import PlainRules
 from tablebase.kinds.views import PlainView, one_part
 from tablebase.solve import Place, Solver
 from tablebase.solve.bites import BiteSolver
@@ -38,8 +39,8 @@ class PlainImpartialView(PlainView):
 class Impartial(Kind):
     name = "impartial"
 
-    def list_plain(self, game: PlainGame, say: Say | None, limit: int | None, memory: int | None) -> Listing:
-        return list_plain(game, [game.moves], None, None, False, limit, say, memory)
+    def plain_rules(self, game: PlainGame) -> PlainRules:
+        return PlainRules((game.moves,))
 
     def successors(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
         return lambda keys: children_of(game, keys).keys

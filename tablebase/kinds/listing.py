@@ -1,15 +1,16 @@
 """The engine's own list of a game's positions, for games that do not list their levels.
 
-A plain game (positions as Python values) is explored forward from its start
-positions, once, in one process: every position is found, its moves are
-recorded, and positions are numbered by level and then by notation (so the
-numbering does not depend on the order of the search, and a rebuild gives
-the same keys). Keys run densely from 0, level after level. A move is
-recorded by its *code*: the rank of the move among all the game's moves in
-their own order, so "the smallest code" is "the smallest move".
+A plain game (positions as Python values) is searched forward from its start
+positions (``search.py``): every position is found, its moves are recorded,
+and positions are numbered by level and then by notation (so the numbering
+does not depend on the order of the search, and a rebuild gives the same
+keys). Keys run densely from 0, level after level. A move is recorded by its
+*code*: the rank of the move among all the game's moves in their own order,
+so "the smallest code" is "the smallest move".
 
 A keyed game that gives ``start_keys()`` instead of listing its levels is
-explored the same way in numpy batches; only the keys of each level are kept.
+explored level by level in numpy batches (``list_keys``); only the keys of
+each level are kept.
 
 The result, ``Listing``, holds per level the positions' notation and each
 side's moves in compressed rows (the form of ``SumMoves``: a move leads to
@@ -20,23 +21,15 @@ move), and for scored games how finished positions ended.
 from __future__ import annotations
 
 import time
-from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import psutil
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from tablebase.errors import TablebaseError
-from tablebase.games import KeyedGame, PlainGame, SumMoves
-
-# A side's moves of a position: (move, position) pairs.
-Moves = Callable[[Any], Iterable[tuple[Any, Any]]]
-TICK = 4096  # positions between looks at the clock
-
+from tablebase.games import KeyedGame, SumMoves
 
 @dataclass
 class LevelRows:
@@ -104,210 +97,6 @@ class Progress:
         return max(self.peak_rss, self.process.memory_info().rss) - self.start_rss
 
 
-@dataclass
-class _Side:
-    """One side's moves as the search records them, position by position."""
-
-    count: array = field(default_factory=lambda: array("q"))  # per position: its number of moves
-    raw: list = field(default_factory=list)  # per move: the move, as the game gave it
-    parts: array | None = None  # per move: its first part (None: one part per move)
-    part: array = field(default_factory=lambda: array("q"))  # per part: the position's id
-
-
-def list_plain(game: PlainGame, sides: list[Moves], split: Callable[[Any], Sequence[Any]] | None,
-               result_of: Callable[[Any], tuple[int, int]] | None, same_level: bool,
-               limit: int | None = None, say: Callable[[str], None] | None = None,
-               memory: int | None = None) -> Listing:
-    """Find every position of a plain game from its start positions; number them; record their moves.
-
-    ``sides``: each side's moves of a position, (move, position) pairs;
-    ``split(q)`` the parts a position reached falls into (None: it stays
-    whole); ``result_of(p)`` how a position without moves ended (scored
-    games); ``same_level``: moves may stay in their level. ``limit`` stops a
-    search that finds more positions, ``memory`` one that holds more bytes.
-    """
-    ids: dict[Any, int] = {}
-    positions: list[Any] = []
-    level_of = array("q")
-    records = [_Side(parts=None if split is None else array("q")) for _ in sides]
-    finished: dict[int, tuple[int, int]] = {}
-    progress = Progress(say, memory)
-    level = game.level
-
-    def new(p: Any) -> int:
-        """Number a position met for the first time (levels are checked once the search is over)."""
-        lp = level(p)
-        if not isinstance(lp, (int, np.integer)) or lp < 0:
-            raise TablebaseError(f"{game.name}: level({p!r}) must be a whole number >= 0, got {lp!r}")
-        i = ids[p] = len(positions)
-        positions.append(p)
-        level_of.append(int(lp))
-        if limit is not None and i >= limit:
-            raise TablebaseError(f"{game.name}: more than {limit:,} positions")
-        return i
-
-    try:
-        for p in game.start_positions():
-            if p not in ids:
-                new(p)
-        if not positions:
-            raise TablebaseError(f"{game.name}: start_positions() gave no position")
-        if len(sides) == 1 and split is None:
-            _search_one_part(positions, ids, new, sides[0], records[0], result_of, finished, progress)
-        else:
-            _search(positions, ids, new, sides, records, split, result_of, finished, progress)
-    except TypeError as e:
-        if "unhashable" in str(e):
-            raise TablebaseError(f"{game.name}: positions must be hashable (use tuples, not lists): {e}") from None
-        raise
-    for record in records:
-        _check_levels(game, positions, level_of, record, same_level)
-    listing = _number(game, positions, level_of, records, finished if result_of else None)
-    progress.tick(len(positions), 0)
-    listing.held = progress.held
-    return listing
-
-
-def _search_one_part(positions: list, ids: dict, new: Callable[[Any], int], moves_of: Moves, record: _Side,
-                     result_of: Any, finished: dict, progress: Progress) -> None:
-    """The search for games with one side whose moves lead to one position each (impartial, scored).
-
-    Every position is expanded once, in the order it was numbered; this loop
-    runs once per move of the whole game, so it does no more than it must.
-    """
-    get = ids.get
-    raw, part, count = record.raw.append, record.part.append, record.count.append
-    expanded = 0
-    while expanded < len(positions):
-        p = positions[expanded]
-        before = len(record.part)
-        for move, child in moves_of(p):
-            raw(move)
-            c = get(child)
-            part(new(child) if c is None else c)
-        n = len(record.part) - before
-        count(n)
-        if not n and result_of is not None:
-            finished[expanded] = result_of(p)
-        expanded += 1
-        if not expanded % TICK:
-            progress.tick(len(positions), len(positions) - expanded)
-
-
-def _search(positions: list, ids: dict, new: Callable[[Any], int], sides: list[Moves], records: list[_Side],
-            split: Callable[[Any], Sequence[Any]] | None, result_of: Any, finished: dict, progress: Progress) -> None:
-    """The search for any game: several sides (partizan), moves leading to sums of parts."""
-    get = ids.get
-    expanded = 0
-    while expanded < len(positions):
-        p = positions[expanded]
-        any_move = False
-        for record, moves_of in zip(records, sides):
-            before = len(record.raw)
-            for move, child in moves_of(p):
-                record.raw.append(move)
-                if split is None:
-                    c = get(child)
-                    record.part.append(new(child) if c is None else c)
-                else:
-                    record.parts.append(len(record.part))
-                    for piece in split(child):
-                        c = get(piece)
-                        record.part.append(new(piece) if c is None else c)
-            record.count.append(len(record.raw) - before)
-            any_move = any_move or len(record.raw) > before
-        if not any_move and result_of is not None:
-            finished[expanded] = result_of(p)
-        expanded += 1
-        if not expanded % TICK:
-            progress.tick(len(positions), len(positions) - expanded)
-
-
-def _check_levels(game: PlainGame, positions: list, level_of: array, side: _Side, same_level: bool) -> None:
-    """Every move must lower the level (or, with ``same_level``, keep it): one line naming the first that does not."""
-    levels = _as_numpy(level_of)
-    counts = _as_numpy(side.count)
-    if side.parts is None:
-        parent = np.repeat(np.arange(len(counts)), counts)
-    else:
-        per_move = np.diff(np.append(_as_numpy(side.parts), len(side.part)))
-        parent = np.repeat(np.repeat(np.arange(len(counts)), counts), per_move)
-    child = _as_numpy(side.part)
-    bad = levels[child] > levels[parent] if same_level else levels[child] >= levels[parent]
-    if bad.any():
-        j = int(np.flatnonzero(bad)[0])
-        p, c = positions[parent[j]], positions[child[j]]
-        raise TablebaseError(
-            f"{game.name}: a move from {game.format(p)!r} (level {levels[parent[j]]}) leads to "
-            f"{game.format(c)!r} (level {levels[child[j]]}); every move must lower the level"
-            + (" or keep it" if same_level else "")
-        )
-
-
-def _intern(game: PlainGame, records: list[_Side]) -> tuple[list[np.ndarray], list[str]]:
-    """Each side's move codes (a move's rank among all the game's moves, in their own order) and the names."""
-    raws = [record.raw for record in records]
-    try:  # whole numbers, the common case: ranked in one numpy pass
-        arrays = [np.array(raw) if raw else np.zeros(0, dtype=np.int64) for raw in raws]
-        if not all(a.ndim == 1 and a.dtype.kind in "iu" for a in arrays):
-            raise ValueError("not all whole numbers")
-        seen = distinct(np.concatenate(arrays).astype(np.int64))
-        codes = [np.searchsorted(seen, a) for a in arrays]
-        moves = seen.tolist()
-    except (ValueError, TypeError, OverflowError):
-        ids: dict[Any, int] = {}
-        found = [np.array([ids.setdefault(m, len(ids)) for m in raw], dtype=np.int64) for raw in raws]
-        moves = list(ids)
-        try:
-            ranked = sorted(range(len(moves)), key=lambda m: moves[m])
-        except TypeError as e:
-            raise TablebaseError(f"{game.name}: moves must sort among themselves (ints, strings or tuples): {e}") from None
-        rank = np.empty(len(moves), dtype=np.int64)
-        rank[np.array(ranked, dtype=np.int64)] = np.arange(len(moves), dtype=np.int64)
-        codes = [rank[f] for f in found]
-        moves = [moves[m] for m in ranked]
-    for record in records:
-        record.raw = []  # no longer needed: free the moves
-    names = [game.move_name(m) for m in moves]
-    if len(set(names)) != len(names):
-        raise TablebaseError(f"{game.name}: move_name() gives one name to two different moves")
-    return codes, names
-
-
-def _number(game: PlainGame, positions: list, level_of: array, records: list[_Side],
-            finished: dict[int, tuple[int, int]] | None) -> Listing:
-    """Keys by level then notation; move codes by the moves' own order; moves per level in key order."""
-    levels = _as_numpy(level_of)
-    codes, names = _intern(game, records)
-    texts = pa.array([game.format(p) for p in positions], pa.string())
-    top = int(levels.max())
-    sizes = np.bincount(levels, minlength=top + 1).astype(np.int64)
-    order = pc.sort_indices(pa.table({"level": levels, "text": texts}), [("level", "ascending"), ("text", "ascending")])
-    ordered = order.to_numpy()
-    in_order = texts.take(order)
-    if pc.count_distinct(texts).as_py() < len(positions):  # lookups read positions by their text
-        by_text = texts.take(pc.sort_indices(texts))
-        twice = by_text[int(np.flatnonzero(pc.equal(by_text[1:], by_text[:-1]).to_numpy(zero_copy_only=False))[0])]
-        raise TablebaseError(f"{game.name}: format() gives {twice.as_py()!r} for two different positions")
-    key_of = np.empty(len(positions), dtype=np.int64)
-    key_of[ordered] = np.arange(len(positions), dtype=np.int64)
-    most = max((int(_as_numpy(record.count).max(initial=0)) for record in records), default=0)
-    listing = Listing(sizes, names, max_moves=most)
-    offsets = listing.offsets
-    for level in range(top + 1):
-        members = ordered[offsets[level] : offsets[level + 1]]  # ids in key order
-        rows = LevelRows(texts=in_order[offsets[level] : offsets[level + 1]])
-        rows.sides = [_side_rows(members, record, side_codes, key_of) for record, side_codes in zip(records, codes)]
-        if finished is not None:
-            rows.outcome = np.full(len(members), -1, dtype=np.int8)
-            rows.score = np.zeros(len(members), dtype=np.int64)
-            for j, i in enumerate(members.tolist()):
-                if i in finished:
-                    rows.outcome[j], rows.score[j] = finished[i]
-        listing.levels[level] = rows
-    return listing
-
-
 def gather(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """The indices ``starts[i] .. starts[i] + counts[i] - 1`` of every i, one run after another."""
     total = int(counts.sum())
@@ -315,31 +104,6 @@ def gather(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     run_starts = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
     return run_starts + np.arange(total, dtype=np.int64)
-
-
-def _as_numpy(values: array) -> np.ndarray:
-    return np.frombuffer(values, dtype=np.int64) if len(values) else np.zeros(0, dtype=np.int64)
-
-
-def _side_rows(members: np.ndarray, side: _Side, codes: np.ndarray, key_of: np.ndarray) -> SumMoves:
-    all_counts = _as_numpy(side.count)
-    firsts = np.cumsum(all_counts) - all_counts
-    firsts, counts = firsts[members], all_counts[members]
-    moves = gather(firsts, counts)
-    if side.parts is None:
-        part_starts, part_counts = moves, np.ones(len(moves), dtype=np.int64)
-    else:
-        all_parts = _as_numpy(side.parts)
-        part_starts = all_parts[moves]
-        # A move's parts end where the next move's begin (moves were recorded in order).
-        part_counts = np.append(all_parts, len(side.part))[moves + 1] - part_starts
-    parts = gather(part_starts, part_counts)
-    offsets = np.zeros(len(members) + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    starts = np.zeros(len(moves) + 1, dtype=np.int64)
-    np.cumsum(part_counts, out=starts[1:])
-    child = key_of[_as_numpy(side.part)[parts]] if len(parts) else np.zeros(0, dtype=np.int64)
-    return SumMoves(offsets, codes[moves], starts, child, np.zeros(len(child), dtype=np.bool_))
 
 
 CHUNK = 1 << 20  # keys expanded at once when listing a keyed game: bounds the moves held

@@ -21,8 +21,9 @@ from tablebase.cgt import Game as Value
 from tablebase.cgt import from_option_ids, parse, sum_ids
 from tablebase.errors import PositionError, StoreError
 from tablebase.games import PlainGame, SumMoves, Texts
-from tablebase.kinds.base import Footprint, Kind, Say, StoredTable
-from tablebase.kinds.listing import LevelRows, Listing, list_plain
+from tablebase.kinds.base import Footprint, Kind, StoredTable
+from tablebase.kinds.listing import LevelRows
+from tablebase.kinds.search import PlainRules
 from tablebase.kinds.values import ValuesTable
 from tablebase.kinds.views import PlainView
 from tablebase.solve import Place, Solver
@@ -53,8 +54,8 @@ class Partizan(Kind):
     name = "partizan"
     sides = 2
 
-    def list_plain(self, game: PlainGame, say: Say | None, limit: int | None, memory: int | None) -> Listing:
-        return list_plain(game, [game.left_moves, game.right_moves], game.components, None, False, limit, say, memory)
+    def plain_rules(self, game: PlainGame) -> PlainRules:
+        return PlainRules((game.left_moves, game.right_moves), split=game.components)
 
     def successors(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
         def parts(keys: np.ndarray) -> np.ndarray:

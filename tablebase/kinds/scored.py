@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 
 from tablebase.games import Outcome, PlainGame
-from tablebase.kinds.base import Footprint, Kind, Listed, Say, StoredTable, row_with_moves
-from tablebase.kinds.listing import LevelRows, Listing, list_plain
+from tablebase.kinds.base import Footprint, Kind, Listed, StoredTable, row_with_moves
+from tablebase.kinds.listing import LevelRows
+from tablebase.kinds.search import PlainRules
 from tablebase.kinds.views import PlainView, one_part
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
@@ -56,12 +57,8 @@ class Scored(Kind):
     whole_levels = True
     same_level = True
 
-    def list_plain(self, game: PlainGame, say: Say | None, limit: int | None, memory: int | None) -> Listing:
-        def result(p: Any) -> tuple[int, int]:
-            found = game.result(p)
-            return int(Outcome(found[0])), int(found[1])
-
-        return list_plain(game, [game.moves], None, result, True, limit, say, memory)
+    def plain_rules(self, game: PlainGame) -> PlainRules:
+        return PlainRules((game.moves,), result_of=_result_of(game), same_level=True)
 
     def successors(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
         return lambda keys: children_of(game, keys).keys
@@ -97,6 +94,17 @@ class Scored(Kind):
             return memo[key]
 
         return figures
+
+
+class _result_of:  # noqa: N801 - a picklable function of the game, sent to workers with it
+    """How a plain scored game's position without moves ended, as (outcome, score)."""
+
+    def __init__(self, game: PlainGame) -> None:
+        self.game = game
+
+    def __call__(self, p: Any) -> tuple[int, int]:
+        found = self.game.result(p)
+        return int(Outcome(found[0])), int(found[1])
 
 
 def _solve_all(game: Any, memo: dict[int, dict[str, Any]]) -> None:

@@ -1,0 +1,75 @@
+"""The engine's listing of a game's positions is the same however it is found.
+
+A plain game's levels may be expanded in the driver or dealt to the Dask
+workers, in batches merged in the order dealt: the listing (its levels, each
+position's text and key, every move's code and child) must not depend on
+which. A keyed game that gives start keys is listed in numpy batches: its
+levels must hold exactly the keys a plain breadth-first search reaches.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from distributed import Client
+
+from tablebase.build.listing import search_on_cluster
+from tablebase.games import find_game
+from tablebase.kinds import kind_of
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+GAMES = [
+    ("cram.py:Cram", {"rows": 3, "cols": 4}),
+    ("toads_and_frogs.py:ToadsAndFrogs", {"cells": 5}),
+    ("tictactoe.py:TicTacToe", {}),
+]
+
+
+def same_listing(a, b) -> None:
+    assert a.sizes.tolist() == b.sizes.tolist()
+    assert a.move_names == b.move_names
+    assert a.max_moves == b.max_moves
+    for level in range(len(a.sizes)):
+        x, y = a.levels[level], b.levels[level]
+        assert x.texts.to_pylist() == y.texts.to_pylist(), level
+        assert len(x.sides) == len(y.sides)
+        for s, t in zip(x.sides, y.sides):
+            for field in ("offsets", "moves", "starts", "keys", "negate"):
+                assert np.array_equal(getattr(s, field), getattr(t, field)), (level, field)
+        for field in ("outcome", "score"):
+            assert (getattr(x, field) is None) == (getattr(y, field) is None)
+            if getattr(x, field) is not None:
+                assert np.array_equal(getattr(x, field), getattr(y, field)), (level, field)
+
+
+@pytest.mark.parametrize("ref, params", GAMES)
+def test_levels_dealt_to_the_workers_give_the_same_listing(scheduler, ref, params):
+    """Every level dealt to the workers (a batch per worker and more), against the whole search in one process."""
+    cls, source = find_game(f"{EXAMPLES / ref}")
+    game = cls(**params)
+    here = kind_of(game).list_positions(game)
+    with Client(scheduler) as client:
+        there = search_on_cluster(client, game, source.ref, lambda text: None, near=1)
+    same_listing(here, there)
+
+
+def test_a_keyed_game_is_listed_as_far_as_its_moves_reach():
+    """Cram in keyed form from the empty board: each level holds the boards a plain search reaches."""
+    cls, _ = find_game(f"{EXAMPLES / 'cram_compiled.py'}:CramCompiled")
+    game = cls(rows=3, cols=4)
+    listing = kind_of(game).list_positions(game)
+    masks = [m for m in game.dominoes.tolist()]
+    seen, todo = {0}, [0]
+    while todo:
+        board = todo.pop()
+        for m in masks:
+            if not board & m and board | m not in seen:
+                seen.add(board | m)
+                todo.append(board | m)
+    by_level: dict[int, list[int]] = {}
+    for board in seen:
+        by_level.setdefault(12 - bin(board).count("1"), []).append(board)
+    assert {level: rows.keys.tolist() for level, rows in listing.levels.items() if len(rows.keys)} == {
+        level: sorted(boards) for level, boards in by_level.items()}
