@@ -38,8 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
 
-def build(args: list[str], out: Path) -> tuple[dict, float, float, str]:
-    """Run ``tablebase build`` as a user does; (summary, wall seconds, largest process MiB, stderr)."""
+def build(args: list[str], out: Path) -> tuple[dict, float, dict[str, float], str]:
+    """Run ``tablebase build`` as a user does; (summary, wall seconds, peak MiB of the command's
+    own process and of its largest worker, stderr)."""
     with PeakMemory() as memory:
         began = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "tablebase", "build", *args, "--out", str(out), "--workers", "2"],
@@ -47,7 +48,9 @@ def build(args: list[str], out: Path) -> tuple[dict, float, float, str]:
         wall = time.perf_counter() - began
     if done.returncode:
         raise SystemExit(f"build failed: {done.stderr.strip().splitlines()[-1]}")
-    return json.loads(done.stdout.splitlines()[-1]), wall, memory.largest / 2**20, done.stderr
+    below = [peak for depth, peak in memory.by_depth.items() if depth >= 2]  # a local cluster's workers
+    peaks = {"command": memory.by_depth.get(1, 0) / 2**20, "worker": max(below, default=0) / 2**20}
+    return json.loads(done.stdout.splitlines()[-1]), wall, peaks, done.stderr
 
 
 def moves_alone(rows: int, cols: int) -> tuple[int, float]:
@@ -74,12 +77,13 @@ def cram(size: str, repeat: int) -> None:
     for _ in range(repeat):
         for name, ref in (("plain", "cram.py:Cram"), ("compiled", "cram_compiled.py:CramCompiled")):
             with tempfile.TemporaryDirectory() as out:
-                summary, wall, largest, err = build(["--game", str(EXAMPLES / ref), *options], Path(out))
+                summary, wall, peaks, err = build(["--game", str(EXAMPLES / ref), *options], Path(out))
             listed = next((line.split("] ", 1)[1] for line in err.splitlines() if "] listed" in line), "")
             n = summary["positions"]
             best[name] = min(best.get(name, wall), wall)
             report(f"cram {size} {name}", positions=n, command_s=wall, table_s=summary["seconds"],
-                   positions_per_s=int(n / wall), largest_process_mib=largest, listing=listed or "-")
+                   per_s_command=int(n / wall), per_s_table=int(n / summary["seconds"]),
+                   command_mib=peaks["command"], worker_mib=peaks["worker"], listing=listed or "-")
     n, seconds = moves_alone(rows, cols)
     report("baseline: moves() alone", positions=n, seconds=seconds, positions_per_s=int(n / seconds))
     report("ratio", plain_command_over_moves_alone=best["plain"] / seconds,
@@ -89,7 +93,7 @@ def cram(size: str, repeat: int) -> None:
 TABLES = [  # (kind, build arguments)
     ("impartial, compiled, dense", ["chomp", "--rows", "12", "--cols", "12"]),
     ("impartial, plain Python", ["--game", str(EXAMPLES / "cram.py:Cram"), "--rows", "4", "--cols", "6"]),
-    ("partizan", ["domineering", "--max-cells", "11"]),
+    ("partizan", ["domineering", "--max-cells", "12"]),
     ("partizan, plain Python", ["--game", str(EXAMPLES / "toads_and_frogs.py:ToadsAndFrogs"), "--cells", "9"]),
     ("scored, compiled", ["tanhinmin", "--max-card", "6", "--max-hand", "5"]),
     ("scored, plain Python", ["--game", str(EXAMPLES / "tictactoe.py:TicTacToe")]),
@@ -100,10 +104,11 @@ LARGE = [("scored, compiled, large", ["tanhinmin", "--max-card", "8", "--max-han
 def memory(large: bool) -> None:
     for kind, args in TABLES + (LARGE if large else []):
         with tempfile.TemporaryDirectory() as out:
-            summary, wall, largest, _ = build(args, Path(out))
+            summary, wall, peaks, _ = build(args, Path(out))
         plan = summary["memory_estimate_mib"]
         report(f"memory: {kind}", table=summary["table"], positions=summary["positions"], seconds=wall,
-               plan_mib_per_worker=plan, largest_process_mib=largest, plan_over_peak=plan / largest)
+               plan_mib_per_worker=plan, worker_peak_mib=peaks["worker"], plan_over_peak=plan / peaks["worker"],
+               command_peak_mib=peaks["command"])
 
 
 def main() -> None:

@@ -49,20 +49,27 @@ class PeakMemory:
         self.peak = 0
         #: the largest resident memory of one process (shared pages included): what a per-worker plan predicts
         self.largest = 0
+        #: the largest peak resident memory of a process at each depth below this one (1: a command it
+        #: ran, 2: that command's children, such as a local cluster's workers)
+        self.by_depth: dict[int, int] = {}
         self._cpu: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         me = psutil.Process()
+        depth: dict[int, int] = {me.pid: 0}
         while not self._stop.is_set():
             total = _shared_files_bytes()
             for p in [me] + me.children(recursive=True):
                 try:
                     rss = p.memory_info().rss
                     total += rss - _rss_shmem(p.pid)
+                    if p.pid not in depth:
+                        depth[p.pid] = depth.get(p.ppid(), 0) + 1
                     if p.pid != me.pid:
                         self.largest = max(self.largest, rss)
+                        self.by_depth[depth[p.pid]] = max(self.by_depth.get(depth[p.pid], 0), rss)
                     t = p.cpu_times()
                     self._cpu[p.pid] = t.user + t.system
                 except psutil.Error:

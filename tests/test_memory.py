@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tablebase.build.memory import MIB, plan_memory
+from tablebase.build.memory import MIB, PROCESS_BASE, USABLE, plan_memory
 from tablebase.build.plan import deal, default_partition_rows, plan
 from tablebase.errors import TablebaseError
 from tablebase.games import make_game
@@ -19,12 +19,15 @@ def planned(game, rows, fixed, limit):
 def test_partitions_shrink_to_fit_a_small_worker():
     game = make_game("chomp", dict(rows=12, cols=12))
     roomy = planned(game, 65_536, fixed=False, limit=16 * 1024 * MIB)
-    tight = planned(game, 65_536, fixed=False, limit=390 * MIB)
+    # A limit whose usable part holds the worker, its values and a level read back, but not a full partition.
+    fixed = (PROCESS_BASE + roomy.values + roomy.read_back) / USABLE
+    small = int(fixed + 0.5 * 65_536 * roomy.per_row / USABLE)
+    tight = planned(game, 65_536, fixed=False, limit=small)
     assert roomy.partition_rows == 65_536
-    assert 1024 <= tight.partition_rows < 65_536 and tight.peak <= 390 * MIB
+    assert 1024 <= tight.partition_rows < 65_536 and tight.peak <= small
     # The values of a dense game cover its whole key space: a byte each for Grundy value and remoteness.
     assert roomy.values == 2 * game.key_space
-    assert "memory per worker" in tight.describe() and "390 MiB" in tight.describe()
+    assert "memory per worker" in tight.describe() and f"{small / MIB:,.0f} MiB" in tight.describe()
 
 
 def test_a_size_given_by_the_user_is_kept():
@@ -68,3 +71,27 @@ def test_a_steps_partitions_are_dealt_one_task_per_worker():
     assert deal(step[:2], 2) == step[:2]  # no more tasks than workers: as planned
     small_levels = [[(1, 0, 0, 1), (2, 0, 0, 2)]]
     assert deal(small_levels, 2) == small_levels
+
+
+def test_each_kind_plans_its_own_solvers_memory():
+    """A scored game's solver keeps five 16-bit figures per key, a dense impartial one a byte or two a figure,
+    a partizan one Python objects per position read: the plan counts what each kind's solver holds."""
+    tanhinmin = make_game("tanhinmin", dict(max_card=6, max_hand=5))
+    scored = planned(tanhinmin, 65_536, fixed=False, limit=None)
+    assert scored.values == 10 * tanhinmin.key_space
+    # Its levels are solved whole: the partition in flight is the largest level, however small the partitions.
+    largest = max(tanhinmin.level_size(k) for k in range(tanhinmin.max_level + 1))
+    assert scored.in_flight == largest and planned(tanhinmin, 1024, fixed=False, limit=None).in_flight == largest
+    domineering = make_game("domineering", dict(max_cells=8))
+    total = sum(domineering.level_size(k) for k in range(domineering.max_level + 1))
+    assert planned(domineering, 65_536, fixed=False, limit=None).values == total * kind_of(domineering).footprint(
+        domineering).per_key  # sparse: what is read by the end, not a key space
+
+
+def test_a_level_solved_whole_that_cannot_fit_is_refused_up_front():
+    game = make_game("tanhinmin", dict(max_card=8, max_hand=6))
+    with pytest.raises(TablebaseError, match=r"would need about ([\d,]+) MiB for its largest level, 26,501,904 "
+                                             r"positions solved whole, but has 2,048 MiB") as refused:
+        planned(game, 65_536, fixed=False, limit=2048 * MIB)
+    need = int(refused.value.args[0].split("about ")[1].split(" MiB")[0].replace(",", ""))
+    assert need > 2048  # the need said is more than the worker has, never less

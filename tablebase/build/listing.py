@@ -78,7 +78,7 @@ def _record(listing: Listing, root: str | Path, table: str) -> dict[str, Any]:
         files[record.pop("file")] = record
     flush_to_disk()
     return {"sizes": listing.sizes.tolist(), "move_names": listing.move_names, "max_moves": listing.max_moves,
-            "files": files, "complete": True, "held_bytes": listing.held}
+            "mean_moves": listing.mean_moves, "files": files, "complete": True, "held_bytes": listing.held}
 
 
 def list_positions(ref: str, params: dict[str, Any], root: str, table: str, run: str) -> dict[str, Any]:
@@ -147,4 +147,4 @@ def stored_view(game: Any, root: str | Path, table: str, listing: dict[str, Any]
     """The game in keyed form over its recorded listing, levels read from the store as needed."""
     return kind_of(game).view(game, listing.get("sizes"), listing.get("move_names"),
                               lambda level: level_rows(read_listing_level(root, table, level)),
-                              listing.get("max_moves", 0))
+                              listing.get("max_moves", 0), listing.get("mean_moves", 0.0))

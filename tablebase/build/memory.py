@@ -23,7 +23,7 @@ from tablebase.errors import TablebaseError
 from tablebase.kinds import Footprint
 
 MIB = 2**20
-PROCESS_BASE = 300 * MIB  # Python with numpy, pyarrow, numba and a Dask worker, measured idle
+PROCESS_BASE = 200 * MIB  # a Dask worker with numpy, pyarrow, numba and a solver loaded, measured
 USABLE = 0.8  # of the limit: Dask starts spilling and pausing workers above it
 SMALLEST = 1024  # positions: partitions are never cut smaller
 
@@ -56,7 +56,8 @@ def plan_memory(game: Any, footprint: Footprint, partition_rows: int, fixed: boo
     partitions until the estimate fits the limit; refuse a table that cannot fit."""
     held = game.key_space if footprint.dense else total  # keys of the space, or positions read by the end
     values = held * footprint.per_key
-    read_back = biggest_level * footprint.read_back
+    # A level read back, and, for games the engine listed, the listing of the level in flight.
+    read_back = biggest_level * (footprint.read_back + game.listed_bytes)
 
     def planned(rows: int) -> MemoryPlan:
         in_flight = biggest_level if whole_levels else min(rows, max(biggest_level, 1))

@@ -153,6 +153,8 @@ class KeyedGame(Game):
     max_moves: int = 0
     #: a compiled move generator (impartial and scored games), or None
     compiled_moves: CompiledMoves | None = None
+    #: bytes the engine holds per position of a level in flight besides the solver's own (its listing)
+    listed_bytes: int = 0
 
     # -- levels --------------------------------------------------------------
     @property

@@ -150,7 +150,7 @@ class Kind(ABC):
         """Every position a batch of keys leads to (for listing keyed games)."""
 
     def view(self, game: Game, sizes: np.ndarray | None = None, move_names: list[str] | None = None,
-             rows: Callable[[int], LevelRows] | None = None, max_moves: int = 0) -> Any:
+             rows: Callable[[int], LevelRows] | None = None, max_moves: int = 0, mean_moves: float = 0.0) -> Any:
         """The game in keyed form: itself, or over the listing of its positions (``sizes`` per level,
         ``rows(level)``; lookups of a built plain game give only each level's notation)."""
         if not self.needs_listing(game):
@@ -158,17 +158,18 @@ class Kind(ABC):
         if sizes is None:
             raise TablebaseError(f"{game.name}: its positions must be listed first")
         if isinstance(game, PlainGame):
-            return self.plain_view(game, sizes, move_names or [], rows, max_moves)
+            return self.plain_view(game, sizes, move_names or [], rows, max_moves, mean_moves)
         return ListedKeys(game, sizes, None if rows is None else (lambda level: rows(level).keys))
 
     @abstractmethod
     def plain_view(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
-                   rows: Callable[[int], LevelRows] | None, max_moves: int) -> PlainView:
+                   rows: Callable[[int], LevelRows] | None, max_moves: int, mean_moves: float = 0.0) -> PlainView:
         """A plain game in keyed form over its listing."""
 
     def view_of_listing(self, game: Game, listing: Listing) -> Any:
         """The game in keyed form over a listing held in memory."""
-        return self.view(game, listing.sizes, listing.move_names, listing.levels.__getitem__, listing.max_moves)
+        return self.view(game, listing.sizes, listing.move_names, listing.levels.__getitem__, listing.max_moves,
+                         listing.mean_moves)
 
     # -- solving -----------------------------------------------------------------
     @abstractmethod

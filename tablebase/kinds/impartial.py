@@ -46,8 +46,8 @@ class Impartial(Kind):
         return lambda keys: children_of(game, keys).keys
 
     def plain_view(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
-                   rows: Callable[[int], LevelRows] | None, max_moves: int) -> PlainView:
-        return PlainImpartialView(game, sizes, move_names, rows, max_moves)
+                   rows: Callable[[int], LevelRows] | None, max_moves: int, mean_moves: float = 0.0) -> PlainView:
+        return PlainImpartialView(game, sizes, move_names, rows, max_moves, mean_moves)
 
     def solver(self, game: Any, place: Place | None = None, fresh: bool = False) -> Solver:
         """Queen moves and diagram bites have solvers of their own (solve/queen.py, solve/bites.py)."""

@@ -50,6 +50,7 @@ class Listing:
     move_names: list[str] = field(default_factory=list)  # plain games: the name of each move code
     levels: dict[int, LevelRows] = field(default_factory=dict)
     max_moves: int = 0  # plain games: the most moves of one position on one side
+    mean_moves: float = 0.0  # plain games: moves per position, all sides
     held: int = 0  # bytes the search added to its process at its peak, as sampled
 
     @property

@@ -64,22 +64,20 @@ class Scored(Kind):
         return lambda keys: children_of(game, keys).keys
 
     def plain_view(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
-                   rows: Callable[[int], LevelRows] | None, max_moves: int) -> PlainView:
-        return PlainScoredView(game, sizes, move_names, rows, max_moves)
+                   rows: Callable[[int], LevelRows] | None, max_moves: int, mean_moves: float = 0.0) -> PlainView:
+        return PlainScoredView(game, sizes, move_names, rows, max_moves, mean_moves)
 
     def solver(self, game: Any, place: Place | None = None, fresh: bool = False) -> Solver:
         return ScoredSolver(game, fresh)
 
     def footprint(self, game: Any) -> Footprint:
-        # Per position of the level in flight: the scan's arrays (about 45 bytes), the
-        # moves that stay in the level and their reverse (about 25 per pass), three
-        # retrograde runs (about 26 bytes a node, the pass game's twice over), the
-        # best moves and the Arrow rows with their text; listed moves too if not compiled.
+        # Per position of the level in flight, at the peak: the scan's offers and counters, the
+        # moves that stay in the level and their reverse, a retrograde run's state (the solver
+        # frees each array once done with it), the best moves and the Arrow rows with their text:
+        # about 120 bytes and the text, as measured on Tanhinmin (158 bytes a position for K = 6,
+        # H = 5). Moves read from a listing are counted with the listing (``listed_bytes``).
         text = 2 * game.max_level + 8
-        per_row = 45 + 25 + 3 * 26 + 52 + 16 + 2 * (8 + text + 4 + 16 + 16)
-        if game.compiled_moves is None:
-            per_row += 2 * 16 * max(game.max_moves, 1)
-        return Footprint(10, per_row, 2 * (8 + 6), True)  # five 16-bit figures per key
+        return Footprint(10, 120 + text, 2 * (8 + 6), True)  # five 16-bit figures per key
 
     def lookup(self, table: StoredTable, text: str) -> dict[str, Any]:
         return row_with_moves(table, text, _best_first)

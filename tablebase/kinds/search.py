@@ -457,7 +457,8 @@ def _number(game: PlainGame, search: Search, order: np.ndarray) -> Listing:
     row_of = np.empty(len(texts), dtype=np.int64)  # where each position's moves were recorded
     row_of[order] = np.arange(len(order), dtype=np.int64)
     most = max((int(_view(record.count).max(initial=0)) for record in search.records), default=0)
-    listing = Listing(sizes, names, max_moves=most)
+    mean = sum(len(record.part) for record in search.records) / max(len(texts), 1)
+    listing = Listing(sizes, names, max_moves=most, mean_moves=mean)
     offsets = listing.offsets
     recorded = [_Recorded(record, side_codes, key_of) for record, side_codes in zip(search.records, codes)]
     for level in range(top + 1):

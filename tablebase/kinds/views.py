@@ -21,7 +21,7 @@ from tablebase.errors import PositionError
 from tablebase.games import Children, KeyedGame, PlainGame, SumMoves, Texts
 from tablebase.kinds.listing import LevelRows, distinct, gather
 
-LEVELS_KEPT = 8  # levels of a listing kept in memory at once (the solvers move up one level at a time)
+LEVELS_KEPT = 2  # levels of a listing kept in memory at once: the solvers need only the level they solve
 
 
 def select(side: SumMoves, rows: np.ndarray) -> SumMoves:
@@ -71,7 +71,7 @@ class PlainView:
     compiled_moves = None  # the solvers read moves from the listing
 
     def __init__(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
-                 rows: Callable[[int], LevelRows], max_moves: int = 0) -> None:
+                 rows: Callable[[int], LevelRows], max_moves: int = 0, mean_moves: float = 0.0) -> None:
         self.game = game
         self.sizes = np.asarray(sizes, dtype=np.int64)
         self.offsets = np.zeros(len(self.sizes) + 1, dtype=np.int64)
@@ -83,6 +83,9 @@ class PlainView:
         self._rows: OrderedDict[int, LevelRows] = OrderedDict()
         self._sorted: dict[int, list[str]] = {}
         self.max_moves = max_moves
+        # A level's listing in memory: its text (about 32 bytes), each move's code, child and
+        # where its parts start (24 bytes), three times over while it is read, converted and sliced.
+        self.listed_bytes = int(3 * (32 + 24 * mean_moves))
 
     # What the game says of itself.
     name = property(lambda self: self.game.name)
@@ -232,6 +235,7 @@ class ListedKeys:
     """A keyed game with the levels the engine listed for it; everything else is the game's."""
 
     lists_levels = True
+    listed_bytes = 16  # a level's keys, read and kept
 
     def __init__(self, game: KeyedGame, sizes: np.ndarray, keys: Callable[[int], np.ndarray] | None) -> None:
         self.game = game
