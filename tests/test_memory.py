@@ -12,8 +12,10 @@ from tablebase.kinds import kind_of
 
 
 def planned(game, rows, fixed, limit):
+    """The plan the driver makes for a game: its kind's footprint, its largest level and whether levels stay whole."""
+    kind = kind_of(game)
     levels = [game.level_size(k) for k in range(game.max_level + 1)]
-    return plan_memory(game, kind_of(game).footprint(game), rows, fixed, limit, max(levels), sum(levels))
+    return plan_memory(game, kind.footprint(game), rows, fixed, limit, max(levels), sum(levels), kind.whole_levels)
 
 
 def test_partitions_shrink_to_fit_a_small_worker():
