@@ -18,6 +18,31 @@ from tablebase.games import ImpartialGame, KeyedImpartialGame, Children, Option,
 import numpy as np
 """
 
+# The keyed games below: one position per level, a heap of n tokens being key n and level n, spelt n.
+KEYED_LEVELS = """
+    @property
+    def max_level(self):
+        return self.top
+
+    def level_size(self, level):
+        return 1
+
+    def level_keys(self, level, start, stop):
+        return np.arange(level + start, level + stop, dtype=np.int64)
+
+    def level_of(self, key):
+        return int(key)
+
+    def format_positions(self, keys):
+        return Texts.from_strings([str(k) for k in keys.tolist()])
+
+    def parse(self, text):
+        return int(text)
+
+    def move_name(self, move):
+        return f"-{move}"
+"""
+
 # A heap of n tokens; take 1 or 2. Correct, and the base of the broken ones.
 TAKE = """
 class Take(ImpartialGame):
@@ -93,18 +118,7 @@ class Take(KeyedImpartialGame):
         self.key_space = self.top + 1
         self.max_moves = 2
 
-    @property
-    def max_level(self):
-        return self.top
-
-    def level_size(self, level):
-        return 1
-
-    def level_keys(self, level, start, stop):
-        return np.arange(level + start, level + stop, dtype=np.int64)
-
-    def level_of(self, key):
-        return int(key)
+""" + KEYED_LEVELS + """
 
     def children(self, keys):
         offsets, child, moves = [0], [], []
@@ -121,14 +135,6 @@ class Take(KeyedImpartialGame):
             offsets.append(len(child))
         return Children(np.array(offsets), np.array(child, dtype=np.int64), np.array(moves, dtype=np.int64))
 
-    def format_positions(self, keys):
-        return Texts.from_strings([str(k) for k in keys.tolist()])
-
-    def parse(self, text):
-        return int(text)
-
-    def move_name(self, move):
-        return f"-{move}"
 """
 
 
@@ -218,32 +224,13 @@ class Take(KeyedImpartialGame):
                 return take(key, args, out_keys, out_moves)
         self.compiled_moves = CompiledMoves(kernel, tuple)
 
-    @property
-    def max_level(self):
-        return self.top
-
-    def level_size(self, level):
-        return 1
-
-    def level_keys(self, level, start, stop):
-        return np.arange(level + start, level + stop, dtype=np.int64)
-
-    def level_of(self, key):
-        return int(key)
+""" + KEYED_LEVELS + """
 
     def child_levels(self, level):
         if self.params.get("fault") == "child_levels":
             return [level - 1] if level else []
         return range(level)
 
-    def format_positions(self, keys):
-        return Texts.from_strings([str(k) for k in keys.tolist()])
-
-    def parse(self, text):
-        return int(text)
-
-    def move_name(self, move):
-        return f"-{move}"
 """
 
 

@@ -145,9 +145,9 @@ class Kind(ABC):
     def plain_rules(self, game: PlainGame) -> PlainRules:
         """What a search of a plain game needs of it (its sides of moves, parts, results)."""
 
-    @abstractmethod
     def successors(self, game: KeyedGame) -> Callable[[np.ndarray], np.ndarray]:
-        """Every position a batch of keys leads to (for listing keyed games)."""
+        """Every position a batch of keys leads to (for listing keyed games): by default, its children."""
+        return lambda keys: children_of(game, keys).keys
 
     def view(self, game: Game, sizes: np.ndarray | None = None, move_names: list[str] | None = None,
              rows: Callable[[int], LevelRows] | None = None, max_moves: int = 0, mean_moves: float = 0.0) -> Any:
@@ -161,10 +161,13 @@ class Kind(ABC):
             return self.plain_view(game, sizes, move_names or [], rows, max_moves, mean_moves)
         return ListedKeys(game, sizes, None if rows is None else (lambda level: rows(level).keys))
 
-    @abstractmethod
+    #: the class of a plain game's keyed form over its listing (``views.PlainView`` with the kind's moves)
+    view_class: type[PlainView]
+
     def plain_view(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
                    rows: Callable[[int], LevelRows] | None, max_moves: int, mean_moves: float = 0.0) -> PlainView:
         """A plain game in keyed form over its listing."""
+        return self.view_class(game, sizes, move_names, rows, max_moves, mean_moves)
 
     def view_of_listing(self, game: Game, listing: Listing) -> Any:
         """The game in keyed form over a listing held in memory."""

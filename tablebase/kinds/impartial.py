@@ -9,7 +9,6 @@ import numpy as np
 
 from tablebase.games import PlainGame
 from tablebase.kinds.base import Footprint, Kind, Listed, StoredTable, row_with_moves
-from tablebase.kinds.listing import LevelRows
 from tablebase.kinds.search import PlainRules
 from tablebase.kinds.views import PlainView, one_part
 from tablebase.solve import Place, Solver
@@ -38,16 +37,10 @@ class PlainImpartialView(PlainView):
 
 class Impartial(Kind):
     name = "impartial"
+    view_class = PlainImpartialView
 
     def plain_rules(self, game: PlainGame) -> PlainRules:
         return PlainRules((game.moves,))
-
-    def successors(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
-        return lambda keys: children_of(game, keys).keys
-
-    def plain_view(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
-                   rows: Callable[[int], LevelRows] | None, max_moves: int, mean_moves: float = 0.0) -> PlainView:
-        return PlainImpartialView(game, sizes, move_names, rows, max_moves, mean_moves)
 
     def solver(self, game: Any, place: Place | None = None, fresh: bool = False) -> Solver:
         """Queen moves and diagram bites have solvers of their own (solve/queen.py, solve/bites.py)."""

@@ -22,7 +22,6 @@ from tablebase.cgt import from_option_ids, parse, sum_ids
 from tablebase.errors import PositionError, StoreError
 from tablebase.games import PlainGame, SumMoves, Texts
 from tablebase.kinds.base import Footprint, Kind, StoredTable
-from tablebase.kinds.listing import LevelRows
 from tablebase.kinds.search import PlainRules
 from tablebase.kinds.values import ValuesTable
 from tablebase.kinds.views import PlainView
@@ -52,6 +51,7 @@ class PlainPartizanView(PlainView):
 
 class Partizan(Kind):
     name = "partizan"
+    view_class = PlainPartizanView
     sides = 2
 
     def plain_rules(self, game: PlainGame) -> PlainRules:
@@ -63,10 +63,6 @@ class Partizan(Kind):
             return np.concatenate([left.keys, right.keys])
 
         return parts
-
-    def plain_view(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
-                   rows: Callable[[int], LevelRows] | None, max_moves: int, mean_moves: float = 0.0) -> PlainView:
-        return PlainPartizanView(game, sizes, move_names, rows, max_moves, mean_moves)
 
     def solver(self, game: Any, place: Place | None = None, fresh: bool = False) -> Solver:
         return PartizanSolver(game)

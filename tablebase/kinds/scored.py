@@ -9,7 +9,6 @@ import numpy as np
 
 from tablebase.games import Outcome, PlainGame
 from tablebase.kinds.base import Footprint, Kind, Listed, StoredTable, row_with_moves
-from tablebase.kinds.listing import LevelRows
 from tablebase.kinds.search import PlainRules
 from tablebase.kinds.views import PlainView, one_part
 from tablebase.solve import Place, Solver
@@ -54,18 +53,12 @@ class PlainScoredView(PlainView):
 
 class Scored(Kind):
     name = "scored"
+    view_class = PlainScoredView
     whole_levels = True
     same_level = True
 
     def plain_rules(self, game: PlainGame) -> PlainRules:
         return PlainRules((game.moves,), result_of=_result_of(game), same_level=True)
-
-    def successors(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
-        return lambda keys: children_of(game, keys).keys
-
-    def plain_view(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
-                   rows: Callable[[int], LevelRows] | None, max_moves: int, mean_moves: float = 0.0) -> PlainView:
-        return PlainScoredView(game, sizes, move_names, rows, max_moves, mean_moves)
 
     def solver(self, game: Any, place: Place | None = None, fresh: bool = False) -> Solver:
         return ScoredSolver(game, fresh)

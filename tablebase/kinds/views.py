@@ -63,7 +63,26 @@ def texts_of(array: pa.Array) -> Texts:
                  np.empty(0, dtype=np.uint8))
 
 
-class PlainView:
+class _CountedLevels:
+    """Levels as the engine counted them (``sizes``, positions per level), for the views below."""
+
+    sizes: np.ndarray
+
+    @property
+    def max_level(self) -> int:
+        return len(self.sizes) - 1
+
+    def level_size(self, level: int) -> int:
+        return int(self.sizes[level]) if 0 <= level < len(self.sizes) else 0
+
+    @property
+    def max_remoteness(self) -> int:
+        return self.max_level
+
+    value_dtype = KeyedGame.value_dtype
+
+
+class PlainView(_CountedLevels):
     """A plain game in keyed form, over the engine's listing of its positions."""
 
     keyed = True
@@ -108,13 +127,6 @@ class PlainView:
         return found
 
     # -- levels --------------------------------------------------------------
-    @property
-    def max_level(self) -> int:
-        return len(self.sizes) - 1
-
-    def level_size(self, level: int) -> int:
-        return int(self.sizes[level]) if 0 <= level < len(self.sizes) else 0
-
     def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
         return self.offsets[level] + np.arange(start, stop, dtype=np.int64)
 
@@ -126,12 +138,6 @@ class PlainView:
 
     def child_levels(self, level: int) -> Sequence[int]:
         return range(level)
-
-    @property
-    def max_remoteness(self) -> int:
-        return self.max_level
-
-    value_dtype = KeyedGame.value_dtype
 
     def _by_level(self, keys: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
         """(level, where in ``keys``, row numbers in the level) for each level the keys belong to."""
@@ -231,7 +237,7 @@ def one_part(side: SumMoves) -> Children:
     return Children(side.offsets, side.keys, side.moves)
 
 
-class ListedKeys:
+class ListedKeys(_CountedLevels):
     """A keyed game with the levels the engine listed for it; everything else is the game's."""
 
     lists_levels = True
@@ -245,20 +251,7 @@ class ListedKeys:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.game, name)
 
-    @property
-    def max_level(self) -> int:
-        return len(self.sizes) - 1
-
-    def level_size(self, level: int) -> int:
-        return int(self.sizes[level]) if 0 <= level < len(self.sizes) else 0
-
     def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
         if self._keys is None:
             raise RuntimeError(f"{self.game.name}: the listing of its levels is not at hand")
         return self._keys(level)[start:stop]
-
-    @property
-    def max_remoteness(self) -> int:
-        return self.max_level
-
-    value_dtype = KeyedGame.value_dtype
