@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from tablebase.errors import TablebaseError
-from tablebase.games import PlainGame, SumMoves
-from tablebase.kinds.listing import LevelRows, Listing, Progress, distinct, gather
+from tablebase.games import PlainGame
+from tablebase.kinds.listing import Listing, Progress, distinct
+from tablebase.kinds.numbering import number, view
 
 # A side's moves of a position: (move, position) pairs.
 Moves = Callable[[Any], Iterable[tuple[Any, Any]]]
@@ -54,7 +54,7 @@ class PlainRules:
 
 
 @dataclass
-class _Side:
+class SideMoves:
     """One side's moves as the search records them, in the order positions are expanded.
 
     The moves themselves come in segments, in order: a list of moves as the
@@ -190,10 +190,6 @@ def _numpy(values: array) -> np.ndarray:
     return np.frombuffer(values, dtype=np.int64).copy() if len(values) else np.zeros(0, dtype=np.int64)
 
 
-def _view(values: array) -> np.ndarray:
-    """An array's numbers without a copy (while nothing is added to it)."""
-    return np.frombuffer(values, dtype=np.int64) if len(values) else np.zeros(0, dtype=np.int64)
-
 
 class Search:
     """The positions of a plain game found so far, and the moves of those expanded.
@@ -209,7 +205,7 @@ class Search:
         self.positions: list[Any] = []
         self.level_of = array("q")
         self.spelt: list[tuple[list[int], pa.Array]] = []  # positions spelt by workers, and their texts
-        self.records = [_Side(parts=None if rules.split is None else array("q")) for _ in rules.sides]
+        self.records = [SideMoves(parts=None if rules.split is None else array("q")) for _ in rules.sides]
         self.order = array("q")  # the positions expanded, in the order they were
         self.done = bytearray()
         self.finished: dict[int, tuple[int, int]] = {}
@@ -359,22 +355,22 @@ class Search:
     # -- the listing --------------------------------------------------------------------------
     def listing(self) -> Listing:
         """Levels checked, moves ranked, positions numbered: the listing of what was found."""
-        order = _view(self.order)
+        order = view(self.order)
         for record in self.records:
             self._check_levels(order, record)
-        listing = _number(self.game, self, order)
+        listing = number(self.game, self, order)
         self.progress.tick(len(self.positions), 0)
         listing.held = self.progress.held
         return listing
 
-    def _check_levels(self, order: np.ndarray, side: _Side) -> None:
+    def _check_levels(self, order: np.ndarray, side: SideMoves) -> None:
         """Every move must lower the level (or, with ``same_level``, keep it): one line naming the first that does not."""
-        levels = _view(self.level_of)
-        counts = _view(side.count)
+        levels = view(self.level_of)
+        counts = view(side.count)
         parent = np.repeat(order, counts)
         if side.parts is not None:
-            parent = np.repeat(parent, np.diff(np.append(_view(side.parts), len(side.part))))
-        child = _view(side.part)
+            parent = np.repeat(parent, np.diff(np.append(view(side.parts), len(side.part))))
+        child = view(side.part)
         same = self.rules.same_level
         bad = levels[child] > levels[parent] if same else levels[child] >= levels[parent]
         if bad.any():
@@ -391,149 +387,3 @@ def _unhashable(game: PlainGame, e: TypeError) -> TablebaseError:
     if "unhashable" in str(e):
         return TablebaseError(f"{game.name}: positions must be hashable (use tuples, not lists): {e}")
     raise e
-
-
-def _intern(game: PlainGame, records: list[_Side]) -> tuple[list[np.ndarray], list[str]]:
-    """Each side's move codes (a move's rank among all the game's moves, in their own order) and the names."""
-    try:  # whole numbers, the common case: ranked in numpy
-        arrays = [np.concatenate([_segment_numbers(g) for g in record.segments] or [np.zeros(0, dtype=np.int64)])
-                  for record in records]
-        seen = distinct(np.concatenate(arrays))
-        codes = [np.searchsorted(seen, a) for a in arrays]
-        moves = seen.tolist()
-    except (ValueError, TypeError, OverflowError):
-        ids: dict[Any, int] = {}
-        found = []
-        for record in records:
-            pieces = []
-            for g in record.segments:
-                if isinstance(g, list):
-                    pieces.append(np.array([ids.setdefault(m, len(ids)) for m in g], dtype=np.int64))
-                else:
-                    local, distinct_moves = g
-                    pieces.append(np.array([ids.setdefault(m, len(ids)) for m in distinct_moves], dtype=np.int64)[local])
-            found.append(np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64))
-        moves = list(ids)
-        try:
-            ranked = sorted(range(len(moves)), key=lambda m: moves[m])
-        except TypeError as e:
-            raise TablebaseError(f"{game.name}: moves must sort among themselves (ints, strings or tuples): {e}") from None
-        rank = np.empty(len(moves), dtype=np.int64)
-        rank[np.array(ranked, dtype=np.int64)] = np.arange(len(moves), dtype=np.int64)
-        codes = [rank[f] for f in found]
-        moves = [moves[m] for m in ranked]
-    for record in records:
-        record.segments = []  # no longer needed: free the moves
-    names = [game.move_name(m) for m in moves]
-    if len(set(names)) != len(names):
-        raise TablebaseError(f"{game.name}: move_name() gives one name to two different moves")
-    return codes, names
-
-
-def _segment_numbers(segment: list | tuple) -> np.ndarray:
-    """A segment's moves as int64, or ValueError if they are not all whole numbers."""
-    if isinstance(segment, list):
-        values = np.array(segment) if segment else np.zeros(0, dtype=np.int64)
-    else:
-        local, distinct_moves = segment
-        values = np.array(distinct_moves) if distinct_moves else np.zeros(0, dtype=np.int64)
-        values = values[local] if values.ndim == 1 else values
-    if values.ndim != 1 or values.dtype.kind not in "iu" or (len(values) and isinstance(values[0], np.bool_)):
-        raise ValueError("not all whole numbers")
-    return values.astype(np.int64)
-
-
-def _number(game: PlainGame, search: Search, order: np.ndarray) -> Listing:
-    """Keys by level then notation; move codes by the moves' own order; moves per level in key order."""
-    levels = _view(search.level_of)
-    codes, names = _intern(game, search.records)
-    texts = _texts(game, search)
-    top = int(levels.max())
-    sizes = np.bincount(levels, minlength=top + 1).astype(np.int64)
-    ordered = _by_level_and_text(game, levels, texts)
-    in_order = texts.take(pa.array(ordered))
-    key_of = np.empty(len(texts), dtype=np.int64)
-    key_of[ordered] = np.arange(len(texts), dtype=np.int64)
-    row_of = np.empty(len(texts), dtype=np.int64)  # where each position's moves were recorded
-    row_of[order] = np.arange(len(order), dtype=np.int64)
-    most = max((int(_view(record.count).max(initial=0)) for record in search.records), default=0)
-    mean = sum(len(record.part) for record in search.records) / max(len(texts), 1)
-    listing = Listing(sizes, names, max_moves=most, mean_moves=mean)
-    offsets = listing.offsets
-    recorded = [_Recorded(record, side_codes, key_of) for record, side_codes in zip(search.records, codes)]
-    for level in range(top + 1):
-        members = ordered[offsets[level] : offsets[level + 1]]  # numbers in key order
-        rows = LevelRows(texts=in_order[offsets[level] : offsets[level + 1]])
-        rows.sides = [side.rows(row_of[members]) for side in recorded]
-        if search.rules.result_of is not None:
-            rows.outcome = np.full(len(members), -1, dtype=np.int8)
-            rows.score = np.zeros(len(members), dtype=np.int64)
-            for j, i in enumerate(members.tolist()):
-                if i in search.finished:
-                    rows.outcome[j], rows.score[j] = search.finished[i]
-        listing.levels[level] = rows
-    return listing
-
-
-def _texts(game: PlainGame, search: Search) -> pa.Array:
-    """Every position's notation, by number: as the workers spelt them, the rest spelt here."""
-    spelt = np.zeros(len(search.positions), dtype=np.bool_)
-    numbers, pieces = [], []
-    for ids, texts in search.spelt:
-        numbers.append(np.asarray(ids, dtype=np.int64))
-        pieces.append(texts)
-    if numbers:
-        spelt[np.concatenate(numbers)] = True
-    here = np.flatnonzero(~spelt)
-    numbers.append(here)
-    pieces.append(pa.array([game.format(search.positions[i]) for i in here.tolist()], pa.string()))
-    order = np.argsort(np.concatenate(numbers), kind="stable")
-    return pa.concat_arrays([piece.cast(pa.string()) for piece in pieces]).take(pa.array(order))
-
-
-def _by_level_and_text(game: PlainGame, levels: np.ndarray, texts: pa.Array) -> np.ndarray:
-    """Position numbers in key order: by level, then by notation (sorted a level at a time: a sort on one
-    key is several times faster than on two). Two positions of a level spelt alike are refused here;
-    alike across levels, ``check-game`` finds them."""
-    by_level = np.argsort(levels, kind="stable")
-    cuts = np.flatnonzero(np.diff(levels[by_level])) + 1
-    pieces = []
-    for members in np.split(by_level, cuts):
-        spelt = texts.take(pa.array(members))
-        order = pc.sort_indices(spelt).to_numpy()
-        pieces.append(members[order])
-        in_order = spelt.take(pa.array(order))
-        same = pc.equal(in_order[1:], in_order[:-1]) if len(in_order) > 1 else None
-        if same is not None and pc.any(same).as_py():
-            twice = in_order[int(np.flatnonzero(same.to_numpy(zero_copy_only=False))[0])].as_py()
-            raise TablebaseError(f"{game.name}: format() gives {twice!r} for two different positions")
-    return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
-
-
-class _Recorded:
-    """One side's recorded moves as numpy arrays, made once for all levels: child keys, codes, where each starts."""
-
-    def __init__(self, side: _Side, codes: np.ndarray, key_of: np.ndarray) -> None:
-        self.counts = _view(side.count)
-        self.firsts = np.cumsum(self.counts) - self.counts
-        self.codes = codes
-        self.child = key_of[_view(side.part)] if len(side.part) else np.zeros(0, dtype=np.int64)
-        self.part_firsts = None if side.parts is None else np.append(_view(side.parts), len(side.part))
-
-    def rows(self, rows: np.ndarray) -> SumMoves:
-        """The moves of the positions recorded at ``rows`` (in this order) as compressed rows of keys and codes."""
-        counts = self.counts[rows]
-        moves = gather(self.firsts[rows], counts)
-        if self.part_firsts is None:
-            part_starts, part_counts = moves, np.ones(len(moves), dtype=np.int64)
-        else:
-            # A move's parts end where the next move's begin (moves were recorded in order).
-            part_starts = self.part_firsts[moves]
-            part_counts = self.part_firsts[moves + 1] - part_starts
-        parts = gather(part_starts, part_counts)
-        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        starts = np.zeros(len(moves) + 1, dtype=np.int64)
-        np.cumsum(part_counts, out=starts[1:])
-        child = self.child[parts]
-        return SumMoves(offsets, self.codes[moves], starts, child, np.zeros(len(child), dtype=np.bool_))

@@ -1,0 +1,174 @@
+"""Numbering what a search found: move codes, keys, and each level's moves in compressed rows.
+
+Moves are ranked in their own order (a move's code; ties between equally
+good moves go to the smallest), and positions are numbered by level and then
+by notation: keys that no search order or cluster changes, so that a
+rebuild gives the same files. Each level's moves become compressed rows of
+child keys and codes (``SumMoves``), in key order.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from tablebase.errors import TablebaseError
+from tablebase.games import PlainGame, SumMoves
+from tablebase.kinds.listing import LevelRows, Listing, distinct, gather
+
+if TYPE_CHECKING:
+    from tablebase.kinds.search import Search, SideMoves
+
+
+def view(values: Any) -> np.ndarray:
+    """An array('q')'s numbers without a copy (while nothing is added to it)."""
+    return np.frombuffer(values, dtype=np.int64) if len(values) else np.zeros(0, dtype=np.int64)
+
+
+def _intern(game: PlainGame, records: list[SideMoves]) -> tuple[list[np.ndarray], list[str]]:
+    """Each side's move codes (a move's rank among all the game's moves, in their own order) and the names."""
+    try:  # whole numbers, the common case: ranked in numpy
+        arrays = [np.concatenate([_segment_numbers(g) for g in record.segments] or [np.zeros(0, dtype=np.int64)])
+                  for record in records]
+        seen = distinct(np.concatenate(arrays))
+        codes = [np.searchsorted(seen, a) for a in arrays]
+        moves = seen.tolist()
+    except (ValueError, TypeError, OverflowError):
+        ids: dict[Any, int] = {}
+        found = []
+        for record in records:
+            pieces = []
+            for g in record.segments:
+                if isinstance(g, list):
+                    pieces.append(np.array([ids.setdefault(m, len(ids)) for m in g], dtype=np.int64))
+                else:
+                    local, distinct_moves = g
+                    pieces.append(np.array([ids.setdefault(m, len(ids)) for m in distinct_moves], dtype=np.int64)[local])
+            found.append(np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64))
+        moves = list(ids)
+        try:
+            ranked = sorted(range(len(moves)), key=lambda m: moves[m])
+        except TypeError as e:
+            raise TablebaseError(f"{game.name}: moves must sort among themselves (ints, strings or tuples): {e}") from None
+        rank = np.empty(len(moves), dtype=np.int64)
+        rank[np.array(ranked, dtype=np.int64)] = np.arange(len(moves), dtype=np.int64)
+        codes = [rank[f] for f in found]
+        moves = [moves[m] for m in ranked]
+    for record in records:
+        record.segments = []  # no longer needed: free the moves
+    names = [game.move_name(m) for m in moves]
+    if len(set(names)) != len(names):
+        raise TablebaseError(f"{game.name}: move_name() gives one name to two different moves")
+    return codes, names
+
+
+def _segment_numbers(segment: list | tuple) -> np.ndarray:
+    """A segment's moves as int64, or ValueError if they are not all whole numbers."""
+    if isinstance(segment, list):
+        values = np.array(segment) if segment else np.zeros(0, dtype=np.int64)
+    else:
+        local, distinct_moves = segment
+        values = np.array(distinct_moves) if distinct_moves else np.zeros(0, dtype=np.int64)
+        values = values[local] if values.ndim == 1 else values
+    if values.ndim != 1 or values.dtype.kind not in "iu" or (len(values) and isinstance(values[0], np.bool_)):
+        raise ValueError("not all whole numbers")
+    return values.astype(np.int64)
+
+
+def number(game: PlainGame, search: Search, order: np.ndarray) -> Listing:
+    """Keys by level then notation; move codes by the moves' own order; moves per level in key order."""
+    levels = view(search.level_of)
+    codes, names = _intern(game, search.records)
+    texts = _texts(game, search)
+    top = int(levels.max())
+    sizes = np.bincount(levels, minlength=top + 1).astype(np.int64)
+    ordered = _by_level_and_text(game, levels, texts)
+    in_order = texts.take(pa.array(ordered))
+    key_of = np.empty(len(texts), dtype=np.int64)
+    key_of[ordered] = np.arange(len(texts), dtype=np.int64)
+    row_of = np.empty(len(texts), dtype=np.int64)  # where each position's moves were recorded
+    row_of[order] = np.arange(len(order), dtype=np.int64)
+    most = max((int(view(record.count).max(initial=0)) for record in search.records), default=0)
+    mean = sum(len(record.part) for record in search.records) / max(len(texts), 1)
+    listing = Listing(sizes, names, max_moves=most, mean_moves=mean)
+    offsets = listing.offsets
+    recorded = [SideRows(record, side_codes, key_of) for record, side_codes in zip(search.records, codes)]
+    for level in range(top + 1):
+        members = ordered[offsets[level] : offsets[level + 1]]  # numbers in key order
+        rows = LevelRows(texts=in_order[offsets[level] : offsets[level + 1]])
+        rows.sides = [side.rows(row_of[members]) for side in recorded]
+        if search.rules.result_of is not None:
+            rows.outcome = np.full(len(members), -1, dtype=np.int8)
+            rows.score = np.zeros(len(members), dtype=np.int64)
+            for j, i in enumerate(members.tolist()):
+                if i in search.finished:
+                    rows.outcome[j], rows.score[j] = search.finished[i]
+        listing.levels[level] = rows
+    return listing
+
+
+def _texts(game: PlainGame, search: Search) -> pa.Array:
+    """Every position's notation, by number: as the workers spelt them, the rest spelt here."""
+    spelt = np.zeros(len(search.positions), dtype=np.bool_)
+    numbers, pieces = [], []
+    for ids, texts in search.spelt:
+        numbers.append(np.asarray(ids, dtype=np.int64))
+        pieces.append(texts)
+    if numbers:
+        spelt[np.concatenate(numbers)] = True
+    here = np.flatnonzero(~spelt)
+    numbers.append(here)
+    pieces.append(pa.array([game.format(search.positions[i]) for i in here.tolist()], pa.string()))
+    order = np.argsort(np.concatenate(numbers), kind="stable")
+    return pa.concat_arrays([piece.cast(pa.string()) for piece in pieces]).take(pa.array(order))
+
+
+def _by_level_and_text(game: PlainGame, levels: np.ndarray, texts: pa.Array) -> np.ndarray:
+    """Position numbers in key order: by level, then by notation (sorted a level at a time: a sort on one
+    key is several times faster than on two). Two positions of a level spelt alike are refused here;
+    alike across levels, ``check-game`` finds them."""
+    by_level = np.argsort(levels, kind="stable")
+    cuts = np.flatnonzero(np.diff(levels[by_level])) + 1
+    pieces = []
+    for members in np.split(by_level, cuts):
+        spelt = texts.take(pa.array(members))
+        order = pc.sort_indices(spelt).to_numpy()
+        pieces.append(members[order])
+        in_order = spelt.take(pa.array(order))
+        same = pc.equal(in_order[1:], in_order[:-1]) if len(in_order) > 1 else None
+        if same is not None and pc.any(same).as_py():
+            twice = in_order[int(np.flatnonzero(same.to_numpy(zero_copy_only=False))[0])].as_py()
+            raise TablebaseError(f"{game.name}: format() gives {twice!r} for two different positions")
+    return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+
+
+class SideRows:
+    """One side's recorded moves as numpy arrays, made once for all levels: child keys, codes, where each starts."""
+
+    def __init__(self, side: SideMoves, codes: np.ndarray, key_of: np.ndarray) -> None:
+        self.counts = view(side.count)
+        self.firsts = np.cumsum(self.counts) - self.counts
+        self.codes = codes
+        self.child = key_of[view(side.part)] if len(side.part) else np.zeros(0, dtype=np.int64)
+        self.part_firsts = None if side.parts is None else np.append(view(side.parts), len(side.part))
+
+    def rows(self, rows: np.ndarray) -> SumMoves:
+        """The moves of the positions recorded at ``rows`` (in this order) as compressed rows of keys and codes."""
+        counts = self.counts[rows]
+        moves = gather(self.firsts[rows], counts)
+        if self.part_firsts is None:
+            part_starts, part_counts = moves, np.ones(len(moves), dtype=np.int64)
+        else:
+            # A move's parts end where the next move's begin (moves were recorded in order).
+            part_starts = self.part_firsts[moves]
+            part_counts = self.part_firsts[moves + 1] - part_starts
+        parts = gather(part_starts, part_counts)
+        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        starts = np.zeros(len(moves) + 1, dtype=np.int64)
+        np.cumsum(part_counts, out=starts[1:])
+        child = self.child[parts]
+        return SumMoves(offsets, self.codes[moves], starts, child, np.zeros(len(child), dtype=np.bool_))
