@@ -290,6 +290,7 @@ def _cmd_tables(args: argparse.Namespace) -> int:
 
 def _cmd_games(args: argparse.Namespace) -> int:
     from tablebase.games import find_game, game_names
+    from tablebase.kinds import kind_of
 
     listing = []
     for name in game_names():
@@ -306,6 +307,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
                         for o in g.options],
             "position": g.notation,
             "move": g.move_notation,
+            "columns": kind_of(g).columns(g),
             "origin": source.origin,
             "version": source.version,
         })

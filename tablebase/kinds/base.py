@@ -174,6 +174,14 @@ class Kind(ABC):
         return self.view(game, listing.sizes, listing.move_names, listing.levels.__getitem__, listing.max_moves,
                          listing.mean_moves)
 
+    # -- rows -----------------------------------------------------------------------
+    @abstractmethod
+    def columns(self, game: Any) -> list[str]:
+        """The columns of the game's rows, in their order (a game class will do: only declarations count).
+
+        Every table's view adds ``level`` after ``position``.
+        """
+
     # -- solving -----------------------------------------------------------------
     @abstractmethod
     def solver(self, game: Any, place: Place | None = None, fresh: bool = False) -> Solver:

@@ -42,6 +42,10 @@ class Impartial(Kind):
     def plain_rules(self, game: PlainGame) -> PlainRules:
         return PlainRules((game.moves,))
 
+    def columns(self, game: Any) -> list[str]:
+        misere = ["misere_outcome"] if game.misere else []
+        return ["key", "position", "grundy", "outcome", *misere, "remoteness", "best_move"]
+
     def solver(self, game: Any, place: Place | None = None, fresh: bool = False) -> Solver:
         """Queen moves and diagram bites have solvers of their own (solve/queen.py, solve/bites.py)."""
         if game.queen is not None and not game.misere:

@@ -64,6 +64,10 @@ class Partizan(Kind):
 
         return parts
 
+    def columns(self, game: Any) -> list[str]:
+        return ["key", "position", "value", "value_id", "outcome", "mean", "temperature", "best_left", "best_right",
+                "left_moves", "right_moves"]
+
     def solver(self, game: Any, place: Place | None = None, fresh: bool = False) -> Solver:
         return PartizanSolver(game)
 

@@ -60,6 +60,13 @@ class Scored(Kind):
     def plain_rules(self, game: PlainGame) -> PlainRules:
         return PlainRules((game.moves,), result_of=_result_of(game), same_level=True)
 
+    def columns(self, game: Any) -> list[str]:
+        passes = game.pass_move is not None
+        return ["key", "position", "outcome", *(["score"] if game.scores else []), "plies",
+                *(["mover_passes", "opponent_passes"] if passes else []), "best_move",
+                *(["best_score_move"] if game.scores else []),
+                *(["best_mover_passes_move", "best_opponent_passes_move"] if passes else [])]
+
     def solver(self, game: Any, place: Place | None = None, fresh: bool = False) -> Solver:
         return ScoredSolver(game, fresh)
 
