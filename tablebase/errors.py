@@ -15,3 +15,7 @@ class StoreError(TablebaseError):
 
 class GameUnavailable(StoreError):
     """A table whose game cannot be imported (a plugin not installed, a game file moved)."""
+
+
+class BuildError(TablebaseError):
+    """A build that stopped because a task failed on a worker; what it wrote is kept for a resume."""

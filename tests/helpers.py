@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tablebase.store import write_parquet
+from tablebase.store import Manifest, write_parquet
 
 
 def tablebase(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -30,6 +30,11 @@ def file_hashes(folder: Path) -> dict[str, str]:
         for p in sorted(folder.rglob("*"))
         if p.is_file()
     }
+
+
+def file_of(root: Path, table: str, level: int, part: int = 0) -> str:
+    """The name of the file that holds (part of) a level, by the table's manifest."""
+    return Manifest.load(root, table).layout().of_level(level)[part].name
 
 
 def assert_clean_error(result: subprocess.CompletedProcess, *words: str) -> None:

@@ -419,3 +419,34 @@ def test_lookup_of_terminal_positions_of_a_plain_game(cram_job):
         == (fullest, [], 0, "P", 0, None)
     text = ok(as_text).stdout
     assert emptiest in text.splitlines()[0] and text.strip().endswith("no moves")
+
+
+# -- 8. a game whose own code fails ------------------------------------------------------------
+def test_a_game_whose_moves_fail_is_one_clean_line_and_the_fixed_game_builds(tmp_path, scheduler):
+    games = tmp_path / "games"
+    games.mkdir()
+    text = (PLUGINS / "take.py").read_text()
+    broken = text.replace("    def moves(self, n):\n",
+                          "    def moves(self, n):\n        if n == 2:\n            raise ValueError('no moves at 2')\n")
+    assert broken != text
+    (games / "take.py").write_text(broken)
+    db = tmp_path / "db"
+    result = run("build", games / "take.py:Take", "--heap", 5, "--out", db, "--scheduler", scheduler, "--quiet")
+    assert_clean_error(result, "take", "position 2", "ValueError", "no moves at 2")
+    (games / "take.py").write_text(text)
+    ok(run("build", games / "take.py:Take", "--heap", 5, "--out", db, "--scheduler", scheduler, "--quiet"))
+    grundy = ok(run("lookup", "--db", db, "take_heap5", "5", "--json"))
+    assert json.loads(grundy.stdout)["grundy"] == 5 % 3
+
+
+def test_a_compiled_generator_that_fails_on_a_worker_is_one_clean_line(tmp_path, scheduler):
+    games = tmp_path / "games"
+    games.mkdir()
+    text = (PLUGINS / "keyed_take.py").read_text()
+    broken = text.replace("    n = 0\n    for t in AMOUNTS:",
+                          "    if key == 7:\n        raise ValueError('no moves at 7')\n    n = 0\n    for t in AMOUNTS:")
+    assert broken != text
+    (games / "keyed_take.py").write_text(broken)
+    result = run("build", games / "keyed_take.py:KeyedTake", "--top", 20, "--out", tmp_path / "db",
+                 "--scheduler", scheduler, "--quiet")
+    assert_clean_error(result, "keyed_take", "a task failed", "no moves at 7", "run the same command again")

@@ -19,6 +19,7 @@ from helpers import (
 )
 from oracles import Oracle, wythoff_moves, wythoff_p_positions
 
+from tablebase.build.plan import plan, schedule
 from tablebase.build.tasks import solve_slices
 from tablebase.errors import TablebaseError
 from tablebase.games import make_game
@@ -26,6 +27,7 @@ from tablebase.kinds import solver_for
 from tablebase.solve.impartial import ImpartialSolver
 from tablebase.solve.names import move_names
 from tablebase.solve.queen import QueenSolver
+from tablebase.store import Manifest, read_level
 
 
 def test_wythoff_gets_the_queen_solver_and_other_games_do_not():
@@ -112,26 +114,41 @@ def test_p_positions_are_the_golden_pairs_at_a_thousand():
     assert lost == wythoff_p_positions(top)
 
 
+def _planned(root, game, partition_rows):
+    """A manifest with the plan of a build, as the driver saves it before any task runs."""
+    manifest = Manifest(table=game.table, game="wythoff", kind=game.kind, params=game.params, version="test",
+                        partition_rows=partition_rows, plan=plan(game, partition_rows))
+    manifest.save(root)
+    return manifest
+
+
 def test_a_worker_that_did_not_solve_the_lower_levels_reads_them_from_the_store(tmp_path):
-    """Through the task code: a second run (a fresh solver) reads levels another run wrote."""
+    """Through the task code: a second run (a fresh solver) reads levels another run wrote,
+    from runs of small levels and from parts of large ones."""
     top = 30
     game = make_game("wythoff", {"max": top})
     table = game.table
     generic = levels_solved(ImpartialSolver(game), game)
-    whole = [(level, 0, 0, game.level_size(level)) for level in range(game.max_level + 1)]
-    solve_slices("first", str(tmp_path), table, "wythoff", {"max": top}, whole[:33])
-    records = solve_slices("second", str(tmp_path), table, "wythoff", {"max": top}, whole[33:])
-    assert [r["level"] for r in records] == list(range(33, game.max_level + 1))
+    manifest = _planned(tmp_path, game, partition_rows=40)
+    layout = manifest.layout()
+    assert any(len(p.levels) > 1 for p in layout.pieces) and any(p.parts > 1 for p in layout.pieces)
+    tasks = [task for step in schedule(manifest) for task in step]
+    half = next(i for i, task in enumerate(tasks) if task[0][1] >= 33)
+    solve_slices("first", str(tmp_path), table, "wythoff", {"max": top}, [s for t in tasks[:half] for s in t])
+    records = solve_slices("second", str(tmp_path), table, "wythoff", {"max": top},
+                           [s for t in tasks[half:] for s in t])
+    assert sorted({lvl for r in records for lvl in r["levels"]}) == list(range(33, game.max_level + 1))
     for level in range(game.max_level + 1):
-        stored = pq.read_table(tmp_path / table / f"level={level}" / "part-00000.parquet")
+        stored = read_level(tmp_path, table, layout, level).drop_columns(["level"])
         assert stored.equals(plain(generic[level])), level
 
 
 def test_a_failed_write_fails_the_task(tmp_path):
-    blocker = tmp_path / "not-a-folder"
-    blocker.write_text("")
+    game = make_game("wythoff", {"max": 3})
+    tasks = [task for step in schedule(_planned(tmp_path, game, partition_rows=40)) for task in step]
+    (tmp_path / game.table / "rows").write_text("")  # where the folder of rows would be
     with pytest.raises(OSError):
-        solve_slices("broken", str(blocker), "wythoff_n3", "wythoff", {"max": 3}, [(0, 0, 0, 1), (1, 0, 0, 1)])
+        solve_slices("broken", str(tmp_path), game.table, "wythoff", {"max": 3}, tasks[0])
 
 
 def test_move_names_are_the_games_own():

@@ -8,11 +8,11 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from helpers import file_hashes, tablebase
+from helpers import assert_clean_error, file_hashes, tablebase
 
 from tablebase.build import build_tables
 from tablebase.build.jobs import spec_for
-from tablebase.store import Manifest, write_parquet
+from tablebase.store import Manifest, Piece, write_parquet
 
 
 def build(root, scheduler, partition_rows=50, **params):
@@ -27,13 +27,23 @@ def test_layout_and_manifest(tmp_path, scheduler):
     assert (m["game"], m["params"], m["complete"]) == ("nim", {"heaps": 3, "max_heap": 9}, True)
     assert m["levels_done"] == list(range(28))
     assert sum(f["rows"] for f in m["files"].values()) == summary["positions"] == 220  # C(12, 3)
-    for name, record in m["files"].items():
+    levels_seen = []
+    for name, record in sorted(m["files"].items()):
         path = table / name
-        assert name.startswith("level=") and path.name.startswith("part-")
+        assert name.startswith("rows/") and path.suffix == ".parquet"
         data = pq.read_table(path)
-        keys = data.column("key").to_pylist()
-        assert keys == sorted(set(keys)) and len(keys) == record["rows"]
-        assert pq.ParquetFile(path).metadata.row_group(0).column(0).compression == "ZSTD"
+        rows = list(zip(data.column("level").to_pylist(), data.column("key").to_pylist()))
+        assert rows == sorted(set(rows)) and len(rows) == record["rows"]
+        first, last = (int(n) for n in path.stem.split(".")[0].split("-"))
+        assert {level for level, _ in rows} <= set(range(first, last + 1))
+        levels_seen += sorted({level for level, _ in rows})
+        metadata = pq.ParquetFile(path).metadata
+        assert metadata.row_group(0).column(0).compression == "ZSTD"
+        level_column = metadata.schema.names.index("level")
+        assert metadata.row_group(0).column(level_column).statistics.min == rows[0][0]
+    assert sorted(set(levels_seen)) == list(range(28))
+    # Small levels share files, large ones (a quarter partition or more) are cut in two.
+    assert len(levels_seen) > len(set(levels_seen)) and len(m["files"]) < 28
     assert not [p for p in table.rglob("*") if "tmp" in p.name or p.name == ".lock"]
 
 
@@ -55,11 +65,11 @@ def test_resume_recomputes_only_what_is_missing(tmp_path, scheduler):
     before = file_hashes(tmp_path)
     m = Manifest.load(tmp_path, "nim_3x9")
     # As a killed build leaves it: some files gone, the manifest not complete.
-    lost = [name for name in sorted(m.files) if name.startswith(("level=14/", "level=27/"))]
+    lost = sorted({p.name for level in (14, 27) for p in m.layout().of_level(level)})
     for name in lost:
         (table / name).unlink()
     m.complete = False
-    m.levels_done = [lvl for lvl in m.levels_done if lvl < 14]
+    m.levels_done = [lvl for lvl in m.levels_done if lvl < min(Piece.of_name(name).first for name in lost)]
     m.save(tmp_path)
     summary = build(tmp_path, scheduler)
     assert summary["skipped_partitions"] == summary["partitions"] - len(lost)
@@ -98,3 +108,18 @@ def test_narrow_integers_are_split_into_byte_streams_and_read_back_alike(tmp_pat
     assert pq.read_table(path).equals(rows)
     through_duckdb = duckdb.sql(f"SELECT * FROM '{path}' ORDER BY key").to_arrow_table()
     assert through_duckdb.to_pylist() == rows.to_pylist()
+
+
+def test_a_table_of_another_format_is_refused_in_one_line(tmp_path, scheduler):
+    build(tmp_path, scheduler)
+    path = tmp_path / "nim_3x9" / "_manifest.json"
+    m = json.loads(path.read_text())
+    m["format"] = 2  # one file per level, in folders named by level
+    path.write_text(json.dumps(m))
+    before = file_hashes(tmp_path)
+    for args in (("lookup", "--db", tmp_path, "nim_3x9", "1 2 3"), ("verify", "--db", tmp_path, "nim_3x9"),
+                 ("build", "nim", "--heaps", 3, "--max-heap", 9, "--out", tmp_path, "--partition-rows", 50,
+                  "--scheduler", scheduler)):
+        result = tablebase(*args)
+        assert_clean_error(result, "format 2", "format 3", "rebuild")
+    assert file_hashes(tmp_path) == before

@@ -15,6 +15,7 @@ from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -25,6 +26,7 @@ import tablebase
 from tablebase.build import build_tables
 from tablebase.build.jobs import spec_for
 from tablebase.cgt import parse
+from tablebase.store import Piece, with_levels
 
 @pytest.fixture(scope="module")
 def domineering(tmp_path_factory, scheduler) -> tuple[Path, str]:
@@ -49,9 +51,8 @@ def read_values(root: Path, table: str) -> list[dict]:
 
 def read_rows(root: Path, table: str) -> list[dict]:
     out = []
-    for path in sorted((root / table).glob("level=*/part-*.parquet")):
-        level = int(path.parent.name.split("=")[1])
-        out += [{**r, "level": level} for r in pq.read_table(path, columns=["key", "value", "value_id"]).to_pylist()]
+    for path in sorted((root / table / "rows").glob("*.parquet")):
+        out += pq.read_table(path, columns=["key", "value", "value_id", "level"]).to_pylist()
     return out
 
 
@@ -63,7 +64,7 @@ def test_closed_under_options_each_form_once(request, built, which):
         root, table = built("hackenbush", max_edges=5, colors="BRG", shape="tree")
     m = manifest(root, table)
     assert m["complete"] and m["values"]["pieces"] == {}
-    assert not list((root / table / "values").glob("level=*")), "the pieces are deleted once merged"
+    assert not (root / table / "values" / "pieces").exists(), "the pieces are deleted once merged"
     for path in values_files(root, table):
         ids = pq.read_table(path, columns=["id"]).column("id").to_pylist()
         assert ids == sorted(set(ids)) and pq.read_metadata(path).num_rows == m["values"]["files"][
@@ -169,7 +170,9 @@ def test_resume_after_losing_rows_or_values(domineering, tmp_path, scheduler):
     shutil.copytree(root / table, tmp_path / table)
     before = file_hashes(tmp_path / table)
     # A lost partition while the values table is whole: only that partition is solved again.
-    _mark_unfinished(tmp_path / table, ["level=8/part-00003.parquet"], 8)
+    m = json.loads((tmp_path / table / "_manifest.json").read_text())
+    lost = next(name for name in sorted(m["files"]) if Piece.of_name(name).first == 8 and Piece.of_name(name).part == 3)
+    _mark_unfinished(tmp_path / table, [lost], 8)
     summary = _rebuild(tmp_path, scheduler)
     assert summary["partitions"] - summary["skipped_partitions"] == 1
     assert file_hashes(tmp_path / table) == before
@@ -188,14 +191,14 @@ def test_verify_checks_the_values_files(domineering, tmp_path):
     drop = next(i for i, x in enumerate(data.column("id").to_pylist()) if x in options)
     dropped = data.column("value")[drop].as_py()
     pq.write_table(pa.concat_tables([data.slice(0, drop), data.slice(drop + 1)]), victim)
-    stray = tmp_path / table / "values" / "level=3" / "part-00000.parquet"
+    stray = tmp_path / table / "values" / "pieces" / "0000003-0000003.00000.parquet"
     stray.parent.mkdir()
     shutil.copy(victim, stray)
     result = run_cli("verify", "--db", tmp_path, table, "--quiet")
     assert result.returncode == 1, result.stdout + result.stderr
     out = result.stdout
     assert f"{table} values/part-00000.parquet: sha256 differs from the manifest" in out
-    assert f"{table} values/level=3/part-00000.parquet: file is not in the manifest" in out
+    assert f"{table} values/pieces/0000003-0000003.00000.parquet: file is not in the manifest" in out
     assert "an option id is not a form of the table" in out
     assert f"a form is missing: {dropped}" in out
 
@@ -207,14 +210,21 @@ def test_buckets_split_the_ids_and_merge_alike(tmp_path):
     from tablebase.kinds.values import ValuesTable, merge_bucket
 
     solver = solver_for(make_game("domineering", {"max_cells": 7}))
-    names = []
+    names, run = [], []
     for level in range(2, 8):
         keys = solver.game.level_keys(level, 0, solver.game.level_size(level))
-        rows = solver.solve(keys)
-        solver.remember(level, rows)
+        rows = with_levels(solver.solve(keys), np.full(len(keys), level))
+        solver.remember(level, rows.drop_columns(["level"]))
+        if level <= 4:  # levels 2 to 4 share one file, as a run of small levels does
+            run.append(rows)
+            if level == 4:
+                names.append(ValuesTable().piece(solver, pa.concat_tables(run), str(tmp_path), "t", Piece(2, 4),
+                                                 False)["file"])
+            continue
         for part, (a, b) in enumerate([(0, len(keys) // 2), (len(keys) // 2, len(keys))]):
             if b > a:
-                names.append(ValuesTable().piece(solver, rows.slice(a, b - a), str(tmp_path), "t", level, part, False)["file"])
+                piece = Piece(level, level, part, 2)
+                names.append(ValuesTable().piece(solver, rows.slice(a, b - a), str(tmp_path), "t", piece, False)["file"])
     merged = {}
     for buckets in (1, 3):
         files = [merge_bucket(str(tmp_path), "t", names, b, buckets)["file"] for b in range(buckets)]

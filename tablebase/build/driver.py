@@ -30,9 +30,9 @@ from tablebase.build.memory import plan_memory
 from tablebase.build.plan import deal, default_partition_rows, plan, schedule
 from tablebase.build.progress import Progress
 from tablebase.build.tasks import solve_slices, warm_up
-from tablebase.errors import StoreError, TablebaseError
+from tablebase.errors import BuildError, StoreError, TablebaseError
 from tablebase.kinds import Artifact, kind_of
-from tablebase.store import Manifest, level_of_name, remove_leftovers, remove_listing, table_dir
+from tablebase.store import Manifest, remove_leftovers, remove_listing, table_dir
 
 MANIFEST_EVERY = 1.0  # seconds between manifest saves while a table builds
 
@@ -81,6 +81,17 @@ def _identity(spec: TableSpec, partition_rows: int) -> Manifest:
                     source=spec.source.as_record(), compact=spec.compact)
 
 
+def _result(future: Any, table: str) -> list[dict[str, Any]]:
+    """A task's records; a task that failed (a bug in a game's code, a full disk) is one line."""
+    try:
+        return future.result()
+    except TablebaseError:
+        raise
+    except Exception as e:  # raised in a worker, by any code a task runs
+        raise BuildError(f"{table}: a task failed ({type(e).__name__}: {e}); "
+                         "files written so far are kept, run the same command again to resume") from e
+
+
 def resumed(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest:
     """The manifest to build into: the one an earlier run of the same build left, or a fresh one."""
     old = Manifest.load_if_exists(root, spec.name)
@@ -88,6 +99,9 @@ def resumed(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest
         return _identity(spec, partition_rows or 0)
     # 0: the earlier run stopped before its partitions were planned.
     fresh = _identity(spec, partition_rows or old.partition_rows)
+    if not (old.files or old.listing.get("files") or old.values):
+        remove_listing(root, spec.name)  # nothing was kept: whatever game it was, start again
+        return fresh
     if old.partition_rows == 0:
         old.partition_rows = fresh.partition_rows
     if not old.same_build(fresh):
@@ -133,13 +147,14 @@ def build_table(
     for artifact in artifacts:
         artifact.prepare(root, manifest)
     manifest.complete = False
+    manifest.save(root)  # the workers read the plan's layout from it
     total = sum(v["positions"] for v in manifest.plan.values())
-    n_parts = sum(v["parts"] for v in manifest.plan.values())
+    n_parts = len(manifest.layout().pieces)
     skipped = len(manifest.files)
     progress = Progress(spec.name, total, view.max_level, every=every)
     progress.resumed(sum(f["rows"] for f in manifest.files.values()))
     progress.say(
-        f"{total:,} positions in {len(manifest.plan)} levels, {n_parts} partitions"
+        f"{total:,} positions in {len(manifest.plan)} levels, {n_parts} files"
         + (f" ({skipped} already built, skipped)" if skipped else "")
         + f", {len(client.scheduler_info()['workers'])} workers"
     )
@@ -174,7 +189,7 @@ def build_table(
             pending.update((f.key, f) for f in below)
         below = []
         for future in as_completed(list(pending.values())):
-            collector.add(future.result())
+            collector.add(_result(future, spec.name))
             # Forgotten once the step above has started, so that a worker lost
             # later does not make the scheduler compute it again.
             del pending[future.key]
@@ -224,10 +239,13 @@ class _Collector:
     def __init__(self, root: Path, manifest: Manifest, progress: Progress, artifacts: tuple[Artifact, ...]) -> None:
         self.root, self.manifest, self.progress, self.artifacts = root, manifest, progress, artifacts
         self.busy = {"read": 0.0, "solve": 0.0, "write": 0.0}
-        self.done_in_level: dict[int, int] = {}
+        self.done_in_level: dict[int, int] = {}  # files done of each level (a run's file counts for each of its levels)
+        layout = manifest.layout()
         for name in manifest.files:
-            level = level_of_name(name)
-            self.done_in_level[level] = self.done_in_level.get(level, 0) + 1
+            piece = layout.named(name)
+            for level in piece.levels if piece is not None else ():
+                if level in manifest.plan:
+                    self.done_in_level[level] = self.done_in_level.get(level, 0) + 1
         self.last_save = time.perf_counter()
         self.save_seconds = 0.0
 
@@ -237,15 +255,16 @@ class _Collector:
 
     def add(self, records: list[dict]) -> None:
         for record in records:
-            level = record.pop("level")
+            levels = [level for level in record.pop("levels") if level in self.manifest.plan]
             for phase, seconds in record.pop("seconds").items():  # not in the manifest: not reproducible
                 self.busy[phase] += seconds
             for artifact, piece in zip(self.artifacts, record.pop("pieces")):
                 artifact.record(self.manifest, piece)
             self.manifest.files[record.pop("file")] = record
-            done = self.done_in_level[level] = self.done_in_level.get(level, 0) + 1
-            parts = self.manifest.plan[level]["parts"]
-            self.progress.part_done(level, record["rows"], done, parts, done == parts)
+            for level in levels:
+                self.done_in_level[level] = self.done_in_level.get(level, 0) + 1
+            done, parts = self.done_in_level[levels[-1]], self.manifest.plan[levels[-1]]["parts"]
+            self.progress.part_done(levels[-1], record["rows"], done, parts, done == parts)
         if time.perf_counter() - self.last_save > max(MANIFEST_EVERY, 10 * self.save_seconds):
             # A table of thousands of files takes a while to save: never more
             # than a tenth of the time, which the workers' cores share.

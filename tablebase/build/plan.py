@@ -1,19 +1,21 @@
-"""Planning a build: levels into partitions, partitions into steps of tasks, tasks onto workers.
+"""Planning a build: levels into files, files into steps of tasks, tasks onto workers.
 
-The plan never depends on the number of workers, so any cluster writes the
-same files.
+A large level is cut into an even number of parts, one file each; a run of
+consecutive small levels shares one file (``store.layout``), solved by one
+task in one call. The plan never depends on the number of workers, so any
+cluster writes the same files.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tablebase.store import Manifest, part_name
+from tablebase.store import Manifest, Piece
 
 DEFAULT_PARTITION_ROWS = 65_536  # at least; large tables get larger partitions
 PARTITIONS_PER_TABLE = 512  # about; each task costs the scheduler a round trip and the store a file
 
-Slice = tuple[int, int, int, int]  # level, part, first position, end position
+Slice = tuple[Piece, int, int, int]  # a piece, one of its levels, the first and the end position
 
 
 def default_partition_rows(game: Any) -> int:
@@ -26,13 +28,16 @@ def default_partition_rows(game: Any) -> int:
 
 
 def plan(game: Any, partition_rows: int, whole_levels: bool = False) -> dict[int, dict[str, int]]:
-    """Levels with positions, each with its size and number of partitions.
+    """Levels with positions: each one's size, number of parts, and the first level of its file (``run``).
 
     A level of a quarter partition or more is cut into an even number of parts:
     every level waits for the one below, so a level solved by one task leaves
-    a second worker idle. Levels that must be solved whole are one part each.
+    a second worker idle. Smaller levels join the run of the levels before
+    them while it holds at most a partition's positions. Levels that must be
+    solved whole are never cut.
     """
-    out = {}
+    out: dict[int, dict[str, int]] = {}
+    run, run_rows = None, 0
     for level in range(game.max_level + 1):
         size = game.level_size(level)
         if not size:
@@ -40,42 +45,36 @@ def plan(game: Any, partition_rows: int, whole_levels: bool = False) -> dict[int
         parts = 1
         if not whole_levels and size >= max(2, partition_rows // 4):
             parts = 2 * -(-size // (2 * partition_rows))
-        out[level] = {"positions": size, "parts": parts}
+        if parts == 1 and run is not None and run_rows + size <= partition_rows:
+            run_rows += size
+        else:
+            run, run_rows = (level, size) if parts == 1 else (None, 0)
+        out[level] = {"positions": size, "parts": parts, "run": run if parts == 1 else level}
     return out
 
 
 def schedule(manifest: Manifest) -> list[list[list[Slice]]]:
-    """Steps of tasks of slices, leaving out the partitions already built.
+    """Steps of tasks of slices, leaving out the files already built.
 
-    A step's tasks run in parallel once the step before is done. A large level
-    is one step of one task per partition; a run of small consecutive levels
-    is one task, solved in order, so that tiny levels do not cost a task each.
+    A step's tasks run in parallel once the step before is done: a large
+    level is one step of one task per part, a run one step of one task that
+    solves its levels in order.
     """
     steps: list[list[list[Slice]]] = []
-    group: list[Slice] = []
-    group_rows = 0
-    for level in sorted(manifest.plan):
-        size, parts = manifest.plan[level]["positions"], manifest.plan[level]["parts"]
-        todo = [
-            (level, part, part * size // parts, (part + 1) * size // parts)
-            for part in range(parts)
-            if part_name(level, part) not in manifest.files
-        ]
-        if not todo:
+    for piece in manifest.layout().pieces:
+        if piece.name in manifest.files:
             continue
-        if parts == 1 and group_rows + size <= manifest.partition_rows:
-            group += todo
-            group_rows += size
+        if piece.whole:
+            task = [(piece, level, 0, manifest.plan[level]["positions"])
+                    for level in piece.levels if level in manifest.plan]
+            steps.append([task])
             continue
-        if group:
-            steps.append([group])
-            group, group_rows = [], 0
-        if parts == 1:
-            group, group_rows = todo, size
+        size = manifest.plan[piece.first]["positions"]
+        part = (piece, piece.first, piece.part * size // piece.parts, (piece.part + 1) * size // piece.parts)
+        if steps and steps[-1] and steps[-1][0][0][0].first == piece.first and not steps[-1][0][0][0].whole:
+            steps[-1].append([part])  # another part of the same level: the same step
         else:
-            steps.append([[s] for s in todo])
-    if group:
-        steps.append([group])
+            steps.append([[part]])
     return steps
 
 

@@ -11,20 +11,36 @@ build run at a time: it is the worker process's state between tasks.
 from __future__ import annotations
 
 import bisect
+import itertools
 import sys
 import threading
 import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from tablebase.build import shared
 from tablebase.build.listing import stored_view
+from tablebase.build.plan import Slice
 from tablebase.games import load_game
 from tablebase.kinds import Artifact, kind_of
 from tablebase.solve import Solver
-from tablebase.store import Manifest, flush_to_disk, level_parts, part_name, part_path, read_parquet, write_parquet
+from tablebase.store import Layout, Manifest, flush_to_disk, piece_path, read_parquet, with_levels, write_parquet
 
-_state: dict[str, tuple[Solver, shared.Holding, tuple[Artifact, ...]]] = {}
-_known_below = {"level": 0}  # every level below this one is in the current solver's memory
+@dataclass
+class _Run:
+    """What a worker keeps for the build run it works for: the solver, what it holds, the table's layout."""
+
+    solver: Solver
+    held: shared.Holding
+    artifacts: tuple[Artifact, ...]
+    layout: Layout
+    known_below: int = 0  # every level below this one is in the solver's memory
+
+
+_state: dict[str, _Run] = {}
 # A worker started with several threads runs tasks side by side; the solver's
 # memory of lower levels is shared, so a process solves one slice at a time.
 _one_at_a_time = threading.Lock()
@@ -34,18 +50,16 @@ _one_at_a_time = threading.Lock()
 GIL_SWITCH_SECONDS = 0.0002
 
 
-def _solver(run: str, root: str, table: str, ref: str,
-            params: dict[str, Any]) -> tuple[Solver, shared.Holding, tuple[Artifact, ...]]:
+def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any]) -> _Run:
     if run not in _state:
         _state.clear()  # one build at a time per worker: free the last one's memory
         sys.setswitchinterval(GIL_SWITCH_SECONDS)
         game, _ = load_game(ref, params)
         kind = kind_of(game)
-        listing = Manifest.load(root, table).listing if kind.needs_listing(game) else {}
-        view = stored_view(game, root, table, listing)
+        manifest = Manifest.load(root, table)
+        view = stored_view(game, root, table, manifest.listing if kind.needs_listing(game) else {})
         solver = kind.solver(view, lambda size: shared.folder_for(run, size))
-        _state[run] = solver, shared.Holding(solver.shared), kind.artifacts()
-        _known_below["level"] = 0
+        _state[run] = _Run(solver, shared.Holding(solver.shared), kind.artifacts(), manifest.layout())
     return _state[run]
 
 
@@ -55,26 +69,57 @@ def warm_up(run: str, root: str, table: str, ref: str, params: dict[str, Any]) -
         _solver(run, root, table, ref, params)
 
 
-def _lacking(solver: Solver, needed: range) -> list[int]:
+def _below(game: Any, levels: Iterable[int], first: int) -> list[int]:
+    """The levels below ``first`` that moves from these levels reach, ascending.
+
+    ``child_levels`` is often ``range(level)``: a run of thousands of levels would
+    list millions of them, so ranges are taken as their bound.
+    """
+    bound, named = 0, set()
+    for level in levels:
+        below = game.child_levels(level)
+        if isinstance(below, range) and below.step == 1 and below.start == 0:
+            bound = max(bound, min(below.stop, first))
+        else:
+            named.update(c for c in below if c < first)
+    return sorted(named | set(range(bound)))
+
+
+def _lacking(state: _Run, needed: list[int]) -> list[int]:
     """The levels of ``needed`` (ascending) that the solver has not taken in.
 
     Asking for each lower level of each of thousands of small levels (Wythoff has
     8,193) cost seconds; levels are taken in from the bottom up, so only those
     above the first one missing need a look.
     """
-    below = _known_below["level"]
-    while below in solver.levels:
-        below += 1
-    _known_below["level"] = below
-    return [lvl for lvl in needed[bisect.bisect_left(needed, below):] if lvl not in solver.levels]
+    levels = state.solver.levels
+    while state.known_below in levels:
+        state.known_below += 1
+    return [lvl for lvl in needed[bisect.bisect_left(needed, state.known_below):] if lvl not in levels]
 
 
-def _take_in(solver: Solver, held: shared.Holding, root: str, table: str, level: int) -> None:
-    """Give the solver a whole lower level, reading from the store only the parts it does not hold."""
-    parts = [(part, path) for part, path in level_parts(root, table, level) if not held.has(level, part)]
-    solver.remember(level, read_parquet([path for _, path in parts], solver.columns) if parts else None)
-    for part, _ in parts:
-        held.mark(level, part)
+def _take_in(state: _Run, root: str, table: str, level: int) -> None:
+    """Give the solver a whole lower level, reading from the store only the pieces it does not hold.
+
+    A run's file holds several levels: all of them are taken in at once.
+    """
+    solver, held = state.solver, state.held
+    pieces = [piece for piece in state.layout.of_level(level) if not held.has(level, piece.part)]
+    if not pieces:  # held already, or a level without positions
+        solver.remember(level, None)
+        return
+    rows = read_parquet([piece_path(root, table, piece) for piece in pieces], solver.columns + ["level"])
+    if pieces[0].first == pieces[0].last:
+        solver.remember(level, rows.drop_columns(["level"]))
+    else:  # a run: its rows are sorted by level
+        marks = rows.column("level").to_numpy()
+        cuts = np.searchsorted(marks, np.arange(pieces[0].first, pieces[0].last + 2))
+        for lower, (a, b) in zip(pieces[0].levels, zip(cuts[:-1], cuts[1:])):
+            if lower not in solver.levels:
+                solver.remember(lower, rows.slice(a, b - a).drop_columns(["level"]) if b > a else None)
+    for piece in pieces:
+        for lower in piece.levels:
+            held.mark(lower, piece.part)
 
 
 def solve_slices(
@@ -83,45 +128,52 @@ def solve_slices(
     table: str,
     ref: str,
     params: dict[str, Any],
-    slices: list[tuple[int, int, int, int]],
+    slices: list[Slice],
     compact: bool = False,
     after: list | None = None,
 ) -> list[dict[str, Any]]:
-    """Solve each slice (level, part, start, stop) in order and write it as one Parquet file.
+    """Solve each piece of the slices (piece, level, start, stop) in order and write it as one Parquet file.
 
-    Slices of one task are consecutive small levels or a worker's share of the
-    partitions of a large level; every level below them is already stored.
-    ``compact`` files leave out the positions' notation (the key determines it).
-    ``after`` holds the records of the step below: passing them makes the
-    scheduler wait for it; they are not used.
+    A task's slices are the levels of one run (solved in one call where the
+    solver can) or a worker's share of the parts of a large level; every
+    level below them is already stored. ``compact`` files leave out the
+    positions' notation (the key determines it). ``after`` holds the records
+    of the step below: passing them makes the scheduler wait for it; they are
+    not used.
     """
     with _one_at_a_time:
         return _solve_slices(run, root, table, ref, params, slices, compact)
 
 
 def _solve_slices(run, root, table, ref, params, slices, compact) -> list[dict[str, Any]]:
-    solver, held, artifacts = _solver(run, root, table, ref, params)
-    game = solver.game
+    state = _solver(run, root, table, ref, params)
+    solver, game = state.solver, state.solver.game
     records = []
-    for level, part, start, stop in slices:
+    pieces = [(piece, list(group)) for piece, group in itertools.groupby(slices, key=lambda s: s[0])]
+    for piece, group in pieces:
         began = time.perf_counter()
-        for lower in _lacking(solver, game.child_levels(level)):
-            _take_in(solver, held, root, table, lower)
+        for lower in _lacking(state, _below(game, (level for _, level, _, _ in group), piece.first)):
+            _take_in(state, root, table, lower)
         read = time.perf_counter()
-        rows = solver.solve(game.level_keys(level, start, stop), compact=compact)
-        # Solved here, so known here (and on a shared machine, to its other workers):
-        # no need to read it back.
-        solver.remember(level, rows.select(solver.columns), whole=start == 0 and stop == game.level_size(level))
-        held.mark(level, part)
+        if piece.whole:
+            rows, marks = solver.solve_run([(level, game.level_keys(level, a, b)) for _, level, a, b in group], compact)
+        else:
+            (_, level, a, b), = group
+            rows = solver.solve(game.level_keys(level, a, b), compact=compact)
+            # Solved here, so known here (and on a shared machine, to its other workers): no need to read it back.
+            solver.remember(level, rows.select(solver.columns), whole=False)
+            marks = np.full(rows.num_rows, level, dtype=np.int32)
+        for level in piece.levels:
+            state.held.mark(level, piece.part)
+        rows = with_levels(rows, marks)
         solved = time.perf_counter()
-        path = part_path(root, table, level, part)
-        record = write_parquet(rows, path, durable=len(slices) == 1)
+        record = write_parquet(rows, piece_path(root, table, piece), durable=len(pieces) == 1)
         # Files beside the rows, made from them (a partizan table's values table).
-        pieces = [a.piece(solver, rows, root, table, level, part, len(slices) == 1) for a in artifacts]
+        files = [a.piece(solver, rows, root, table, piece, len(pieces) == 1) for a in state.artifacts]
         records.append(
-            {"file": part_name(level, part), "level": level, **record, "pieces": pieces,
+            {"file": piece.name, "levels": list(piece.levels), **record, "pieces": files,
              "seconds": {"read": read - began, "solve": solved - read, "write": time.perf_counter() - solved}}
         )
-    if len(slices) > 1:
-        flush_to_disk()  # once for many small files, before the driver records them
+    if len(pieces) > 1:
+        flush_to_disk()  # once for many files, before the driver records them
     return records

@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from tablebase.errors import StoreError
 from tablebase.kinds import kind_of, table_game
-from tablebase.store import Manifest, part_name, read_parquet, row_files_on_disk, sha256_of, table_dir
+from tablebase.store import Manifest, read_parquet, rows_on_disk, sha256_of, table_dir, with_levels
 
 MAX_PER_FILE = 5  # mismatches reported per file; the count says how many more
 
@@ -46,7 +46,7 @@ def _check_files(root: Path, m: Manifest) -> tuple[list[Problem], set[str]]:
     """Manifest records against the files on disk; returns problems and the names of files present."""
     problems, present = [], set()
     folder = table_dir(root, m.table)
-    for name in sorted(row_files_on_disk(root, m.table) - set(m.files)):
+    for name in sorted(rows_on_disk(root, m.table) - set(m.files)):
         problems.append(Problem(m.table, name, None, "file is not in the manifest"))
     for name, record in sorted(m.files.items()):
         path = folder / name
@@ -58,9 +58,9 @@ def _check_files(root: Path, m: Manifest) -> tuple[list[Problem], set[str]]:
             problems.append(Problem(m.table, name, None, f"{path.stat().st_size} bytes, the manifest says {record['bytes']}"))
         if sha256_of(path) != record["sha256"]:
             problems.append(Problem(m.table, name, None, "sha256 differs from the manifest"))
-    for level, plan in m.plan.items():
-        names = [part_name(level, p) for p in range(plan["parts"])]
-        if level in m.levels_done and not all(n in m.files for n in names):
+    layout = m.layout()
+    for level in m.plan:
+        if level in m.levels_done and not all(piece.name in m.files for piece in layout.of_level(level)):
             problems.append(Problem(m.table, f"level {level}", None, "level marked done but files are missing"))
     return problems, present
 
@@ -127,39 +127,65 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
     checked = 0
     began = time.perf_counter()
     levels = sorted(m.plan)
-    for done, level in enumerate(levels, 1):
-        if level not in m.levels_done:
-            say(f"level {level} is not built; stopping there")
-            break
-        if level > view.max_level or view.level_size(level) != m.plan[level]["positions"]:
-            say(f"level {level} is not what the rules give; stopping there")
-            break
-        size, parts = m.plan[level]["positions"], m.plan[level]["parts"]
-        pieces, fresh = [], []
-        for part in range(parts):
-            name = part_name(level, part)
-            keys = view.level_keys(level, part * size // parts, (part + 1) * size // parts)
-            derived = solver.solve(keys, compact=m.compact)
+    done = 0
+    parts: dict[int, tuple[list[pa.Table], list[pa.Table]]] = {}  # a level's parts so far: stored, derived
+    for piece in m.layout().pieces:
+        stored = _read(root, table, piece.name, present, problems)
+        for level in [level for level in piece.levels if level in m.plan]:
+            if level not in m.levels_done or level > view.max_level or view.level_size(level) != m.plan[level]["positions"]:
+                say(f"level {level} is not built, or not what the rules give; stopping there")
+                return _finish(checks, checked, problems, root, m, table, say, whole=False)
+            size, count = m.plan[level]["positions"], m.plan[level]["parts"]
+            keys = view.level_keys(level, piece.part * size // count, (piece.part + 1) * size // count)
+            derived = with_levels(solver.solve(keys, compact=m.compact), np.full(len(keys), level))
+            mine = _of_level(stored, level) if stored is not None else None
+            if mine is not None:
+                mine = mine.select(derived.column_names) if set(derived.column_names) <= set(mine.column_names) else mine
+                problems += _compare(table, piece.name, mine, derived, spell if m.compact else None)
+                checked += mine.num_rows
+            held, fresh = parts.setdefault(level, ([], []))
+            held.append(mine if mine is not None and mine.schema == derived.schema else derived)
             fresh.append(derived)
-            stored = None
-            if name in present:
-                try:
-                    stored = read_parquet([table_dir(root, table) / name])
-                except StoreError as e:
-                    problems.append(Problem(table, name, None, str(e)))
-            if stored is not None:
-                stored = stored.select(derived.column_names) if set(derived.column_names) <= set(stored.column_names) else stored
-                problems += _compare(table, name, stored, derived, spell if m.compact else None)
-                checked += stored.num_rows
-                pieces.append(stored if stored.schema == derived.schema else derived)
-            else:
-                pieces.append(derived)
-        rows = pa.concat_tables(pieces)
-        solver.remember(level, rows)
+            if len(held) == count:  # the level is whole: what the levels above are checked against
+                del parts[level]
+                rows = pa.concat_tables(held)
+                solver.remember(level, rows)
+                for check in checks:
+                    check.add(pa.concat_tables(fresh), rows, level)
+                done += 1
+                if done % 64 == 1 or done == len(levels):  # a table may have a million levels
+                    say(f"level {level} ({done}/{len(levels)}): {checked:,} rows checked, "
+                        f"{len(problems)} problems, {time.perf_counter() - began:.1f}s")
+    return _finish(checks, checked, problems, root, m, table, say, whole=True)
+
+
+def _read(root: Path, table: str, name: str, present: set[str], problems: list[Problem]) -> pa.Table | None:
+    """A stored file of rows, or None if it is missing or damaged (the problem noted)."""
+    if name not in present:
+        return None
+    try:
+        return read_parquet([table_dir(root, table) / name])
+    except StoreError as e:
+        problems.append(Problem(table, name, None, str(e)))
+        return None
+
+
+def _of_level(rows: pa.Table, level: int) -> pa.Table:
+    """A level's rows of a file (rows are sorted by level)."""
+    marks = rows.column("level").to_numpy()
+    a, b = np.searchsorted(marks, [level, level + 1])
+    return rows.slice(a, b - a)
+
+
+def _finish(checks: list, checked: int, problems: list[Problem], root: Path, m: Manifest, table: str,
+            say: Callable[[str], None], whole: bool) -> tuple[int, list[Problem]]:
+    """The files beside the rows, checked once every level is (a partizan table's values table)."""
+    if checks and whole and len(m.levels_done) == len(m.plan):
         for check in checks:
-            check.add(pa.concat_tables(fresh), rows, level)
-        say(f"level {level} ({done}/{len(levels)}): {checked:,} rows checked, "
-            f"{len(problems)} problems, {time.perf_counter() - began:.1f}s")
+            found = check.problems(root, m)
+            problems += [Problem(table, name, None, what) for name, what in found]
+            say(f"{len(found)} problems in the files beside the rows")
+    return checked, problems
     if checks and len(m.levels_done) == len(m.plan):
         for check in checks:
             found = check.problems(root, m)

@@ -136,6 +136,9 @@ def _attribute(module: Any, name: str, ref: str, where: str) -> type[Game]:
         )
     if not isinstance(getattr(cls, "name", None), str) or not cls.name:
         raise TablebaseError(f"game {ref!r}: {name} has no name (give the class a 'name')")
+    missing = sorted(getattr(cls, "__abstractmethods__", ()))
+    if missing:
+        raise TablebaseError(f"game {ref!r}: {name} does not define {', '.join(missing)} (see docs/games.md)")
     return cls
 
 

@@ -25,7 +25,7 @@ from tablebase.kinds.search import PlainRules, Search
 from tablebase.kinds.views import ListedKeys, PlainView
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
-from tablebase.store import Manifest, TableIndex
+from tablebase.store import Manifest, Piece, TableIndex
 
 Say = Callable[[str], None]
 
@@ -72,9 +72,8 @@ class Artifact(ABC):
         """Before a build or a resumed one: forget records of damaged files and partitions whose piece is lost."""
 
     @abstractmethod
-    def piece(self, solver: Solver, rows: pa.Table, root: str, table: str, level: int, part: int,
-              durable: bool) -> dict | None:
-        """On a worker: write the piece of one solved partition; its record."""
+    def piece(self, solver: Solver, rows: pa.Table, root: str, table: str, piece: Piece, durable: bool) -> dict | None:
+        """On a worker: write the piece made from one solved file of rows (a store ``Piece``); its record."""
 
     @abstractmethod
     def record(self, manifest: Manifest, record: dict | None) -> None:

@@ -102,38 +102,46 @@ def expand_chunk(game: PlainGame, rules: PlainRules, positions: list) -> Chunk:
     part_counts = [array("q") for _ in rules.sides] if rules.split else None
     parts = [array("q") for _ in rules.sides]
     results: dict[int, tuple[int, int]] = {}
-    if len(rules.sides) == 1 and rules.split is None:
-        _expand_one_part(game, rules, positions, found, levels, move_ids, counts[0], moves[0], parts[0], results)
-    else:
-        for j, p in enumerate(positions):
-            any_move = False
-            for s, moves_of in enumerate(rules.sides):
-                n = 0
-                for move, child in moves_of(p):
-                    m = move_ids.get(move)
-                    moves[s].append(len(move_ids) if m is None else m)
-                    if m is None:
-                        move_ids[move] = len(move_ids)
-                    pieces = rules.split(child) if rules.split else (child,)
-                    for piece in pieces:
-                        c = found.get(piece)
-                        if c is None:
-                            c = found[piece] = len(found)
-                            levels.append(_level(game, piece))
-                        parts[s].append(c)
-                    if part_counts is not None:
-                        part_counts[s].append(len(pieces))
-                    n += 1
-                counts[s].append(n)
-                any_move = any_move or n > 0
-            if not any_move and rules.result_of is not None:
-                results[j] = rules.result_of(p)
+    try:
+        if len(rules.sides) == 1 and rules.split is None:
+            _expand_one_part(game, rules, positions, found, levels, move_ids, counts[0], moves[0], parts[0], results)
+        else:
+            _expand_sides(game, rules, positions, found, levels, move_ids, counts, moves, part_counts, parts, results)
+    except Exception as e:
+        raise _game_failed(game, e) from None
     children: list | np.ndarray = list(found)
     as_numbers = _whole_numbers(children)
     return Chunk([_numpy(c) for c in counts], [_numpy(m) for m in moves],
                  [_numpy(c) for c in part_counts] if part_counts else [None] * len(rules.sides),
                  [_numpy(p) for p in parts], list(move_ids), as_numbers if as_numbers is not None else children,
                  _numpy(levels), pa.array([game.format(p) for p in positions], pa.string()), results)
+
+
+def _expand_sides(game, rules, positions, found, levels, move_ids, counts, moves, part_counts, parts, results):
+    """``expand_chunk`` of games with several sides, or whose positions split into parts."""
+    for j, p in enumerate(positions):
+        any_move = False
+        for s, moves_of in enumerate(rules.sides):
+            n = 0
+            for move, child in moves_of(p):
+                m = move_ids.get(move)
+                moves[s].append(len(move_ids) if m is None else m)
+                if m is None:
+                    move_ids[move] = len(move_ids)
+                pieces = rules.split(child) if rules.split else (child,)
+                for piece in pieces:
+                    c = found.get(piece)
+                    if c is None:
+                        c = found[piece] = len(found)
+                        levels.append(_level(game, piece))
+                    parts[s].append(c)
+                if part_counts is not None:
+                    part_counts[s].append(len(pieces))
+                n += 1
+            counts[s].append(n)
+            any_move = any_move or n > 0
+        if not any_move and rules.result_of is not None:
+            results[j] = rules.result_of(p)
 
 
 def _expand_one_part(game, rules, positions, found, levels, move_ids, counts, moves, parts, results) -> None:
@@ -213,12 +221,13 @@ class Search:
         #: per level, positions found and not yet expanded (kept when ``track`` is set)
         self.pending: dict[int, list[int]] = {}
         self.track = track
+        self._at: Any = None  # the position being expanded, to name in errors of the game's code
         try:
             for p in game.start_positions():
                 if p not in self.ids:
                     self.new(p)
-        except TypeError as e:
-            raise _unhashable(game, e) from None
+        except Exception as e:
+            raise _game_failed(game, e) from None
         if not self.positions:
             raise TablebaseError(f"{game.name}: start_positions() gave no position")
 
@@ -242,9 +251,9 @@ class Search:
             if len(self.records) == 1 and self.rules.split is None:
                 self._one_part()
             else:
-                self.expand(range(len(self.positions)), to_the_end=True)
-        except TypeError as e:
-            raise _unhashable(self.game, e) from None
+                self._expand(range(len(self.positions)), to_the_end=True)
+        except Exception as e:
+            raise _game_failed(self.game, e, self._at) from None
         return self.listing()
 
     def _one_part(self) -> None:
@@ -257,7 +266,7 @@ class Search:
         raw, part, count = record.raw().append, record.part.append, record.count.append
         expanded = 0
         while expanded < len(positions):
-            p = positions[expanded]
+            p = self._at = positions[expanded]
             before = len(record.part)
             for move, child in moves_of(p):
                 raw(move)
@@ -275,6 +284,12 @@ class Search:
 
     def expand(self, ids: Iterable[int], to_the_end: bool = False) -> None:
         """Expand these positions here (and, ``to_the_end``, every one found after them too)."""
+        try:
+            self._expand(ids, to_the_end)
+        except Exception as e:
+            raise _game_failed(self.game, e, self._at) from None
+
+    def _expand(self, ids: Iterable[int], to_the_end: bool) -> None:
         get, new, rules = self.ids.get, self.new, self.rules
         pending = iter(ids)
         i = next(pending, None)
@@ -282,7 +297,7 @@ class Search:
             if not self.done[i]:
                 self.done[i] = 1
                 self.order.append(i)
-                p = self.positions[i]
+                p = self._at = self.positions[i]
                 any_move = False
                 for record, moves_of in zip(self.records, rules.sides):
                     raw = record.raw()
@@ -332,7 +347,7 @@ class Search:
         try:
             numbers = np.fromiter(map(self.ids.get, found, repeat(-1)), dtype=np.int64, count=len(found))
         except TypeError as e:
-            raise _unhashable(self.game, e) from None
+            raise _game_failed(self.game, e) from None
         missing = np.flatnonzero(numbers < 0)
         if not len(missing):
             return numbers
@@ -383,7 +398,11 @@ class Search:
             )
 
 
-def _unhashable(game: PlainGame, e: TypeError) -> TablebaseError:
-    if "unhashable" in str(e):
+def _game_failed(game: PlainGame, e: Exception, position: Any = None) -> TablebaseError:
+    """One line for an error raised by the game's own code while it is searched."""
+    if isinstance(e, TablebaseError):
+        return e
+    if isinstance(e, TypeError) and "unhashable" in str(e):
         return TablebaseError(f"{game.name}: positions must be hashable (use tuples, not lists): {e}")
-    raise e
+    at = "" if position is None else f" at position {position!r}"
+    return TablebaseError(f"{game.name}: the game's code failed{at}: {type(e).__name__}: {e}")

@@ -33,7 +33,7 @@ import pyarrow.compute as pc
 
 from tablebase.errors import StoreError
 from tablebase.kinds.base import Artifact, ArtifactCheck, Say
-from tablebase.store import Manifest, level_of_name, part_of_name, sha256_of, table_dir
+from tablebase.store import Manifest, Piece, sha256_of, table_dir
 from tablebase.store.values import (
     FOLDER,
     bucket_name,
@@ -79,13 +79,16 @@ class ValuesTable(Artifact):
         if self.complete(manifest):
             return
         for name in list(manifest.files):
-            if piece_name(level_of_name(name), part_of_name(name)) not in manifest.values["pieces"]:
+            if piece_name(name) not in manifest.values["pieces"]:
                 del manifest.files[name]
 
-    def piece(self, solver: Any, rows: pa.Table, root: str, table: str, level: int, part: int,
-              durable: bool) -> dict | None:
-        name = piece_name(level, part)
-        return {"file": name, **write_values(solver.values_of(rows, level), root, table, name, durable)}
+    def piece(self, solver: Any, rows: pa.Table, root: str, table: str, piece: Piece, durable: bool) -> dict | None:
+        name = piece_name(piece.name)
+        marks = rows.column("level").to_numpy()
+        cuts = np.flatnonzero(np.diff(marks)) + 1
+        starts, ends = np.r_[0, cuts], np.r_[cuts, len(marks)]
+        forms = [solver.values_of(rows.slice(a, b - a), int(marks[a])) for a, b in zip(starts, ends)]
+        return {"file": name, **write_values(merge_values(forms), root, table, name, durable)}
 
     def record(self, manifest: Manifest, record: dict | None) -> None:
         if record is not None:

@@ -22,7 +22,7 @@ from tablebase.errors import PositionError, StoreError, TablebaseError
 from tablebase.games import Texts
 from tablebase.kinds import SOURCE_CHANGED, StoredTable, kind_named, kind_of, spelt, table_game
 from tablebase.kinds.listing import LevelRows
-from tablebase.store import Manifest, TableIndex, level_files, list_tables, read_parquet, row_files_pattern
+from tablebase.store import Manifest, TableIndex, list_tables, read_level, rows_pattern
 
 _ALLOWED = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 
@@ -86,8 +86,10 @@ class Tablebase:
             game, source = table_game(m)
             kind = kind_of(game)
 
+            layout = m.layout()
+
             def texts(level: int) -> LevelRows:  # a plain game's notation, from the table's own rows
-                return LevelRows(texts=read_parquet(level_files(self.root, table, level), ["position"])
+                return LevelRows(texts=read_level(self.root, table, layout, level, ["position"])
                                  .column("position").combine_chunks())
 
             view = kind.view(game, m.listing.get("sizes"), m.listing.get("move_names"), texts,
@@ -108,14 +110,15 @@ class Tablebase:
             for name, m in self.manifests.items():
                 if not m.files:
                     continue
-                files = row_files_pattern(self.root, name)
+                files = rows_pattern(self.root, name)
                 position = "position"
                 if m.compact:
                     position = self._spell_positions(con, name)
+                # Every file holds a level column; DuckDB skips files and row groups by its statistics.
                 con.execute(
                     f"CREATE VIEW {_quote(name)} AS SELECT key, {position} AS position, level, "
                     f"* EXCLUDE (key, {'' if m.compact else 'position, '}level) "
-                    f"FROM read_parquet('{files}', hive_partitioning = true)"
+                    f"FROM read_parquet('{files}')"
                 )
                 for artifact in kind_named(m.kind).artifacts():  # files beside the rows (a values table)
                     for statement in artifact.views(self.root, name, m):

@@ -39,5 +39,26 @@ class Solver(Protocol):
 
     def solve(self, keys: np.ndarray, compact: bool = False) -> pa.Table: ...
 
+    def solve_run(self, levels: list[tuple[int, np.ndarray]], compact: bool = False) -> tuple[pa.Table, np.ndarray]: ...
 
-__all__ = ["Place", "Solver"]
+
+class LevelByLevel:
+    """A run of whole levels solved one after the other, each taken in before the next.
+
+    Solvers with a faster way (one compiled call for the whole run) override ``solve_run``.
+    """
+
+    columns: list[str]
+
+    def solve_run(self, levels: list[tuple[int, np.ndarray]], compact: bool = False) -> tuple[pa.Table, np.ndarray]:
+        """The rows of whole levels, in order (as one table), and each row's level."""
+        tables, marks = [], []
+        for level, keys in levels:
+            rows = self.solve(keys, compact)  # type: ignore[attr-defined]
+            self.remember(level, rows.select(self.columns))  # type: ignore[attr-defined]
+            tables.append(rows)
+            marks.append(np.full(rows.num_rows, level, dtype=np.int32))
+        return pa.concat_tables(tables).combine_chunks(), np.concatenate(marks)
+
+
+__all__ = ["LevelByLevel", "Place", "Solver"]

@@ -26,8 +26,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from tablebase.solve import Place
-from tablebase.solve.kernels import DENSE, children_of, compiled_loop
+from tablebase.solve import LevelByLevel, Place
+from tablebase.solve.kernels import DENSE, DENSE_RUN, children_of, compiled_loop
 from tablebase.solve.rows import impartial_rows
 
 NO_MOVE = -1
@@ -209,7 +209,7 @@ def solve(game: Any, keys: np.ndarray, known: KnownValues, fresh: bool = False) 
     return rows
 
 
-class ImpartialSolver:
+class ImpartialSolver(LevelByLevel):
     """Solves an impartial game's levels in order, remembering the values of the levels it has seen.
 
     ``fresh``: compile the game's loops anew instead of loading them from the cache.
@@ -252,3 +252,22 @@ class ImpartialSolver:
     def solve(self, keys: np.ndarray, compact: bool = False) -> pa.Table:
         """The rows of these positions of one level, in key order."""
         return impartial_rows(self.game, keys, solve(self.game, keys, self.known, self.fresh), compact)
+
+    def solve_run(self, levels: list[tuple[int, np.ndarray]], compact: bool = False) -> tuple[pa.Table, np.ndarray]:
+        """Whole levels in order: with dense keys and a compiled generator, all in one compiled call."""
+        compiled, known = self.game.compiled_moves, self.known
+        if not (known.dense and compiled is not None) or not levels:
+            return super().solve_run(levels, compact)
+        keys = np.ascontiguousarray(np.concatenate([k for _, k in levels]), dtype=np.int64)
+        n = len(keys)
+        out = {"grundy": np.empty(n, dtype=known.dtype), "remoteness": np.empty(n, dtype=known.dtype),
+               "best_move": np.empty(n, dtype=np.int64)}
+        out_mis = np.empty(n, dtype=np.bool_)
+        compiled_loop(DENSE_RUN, compiled.kernel, self.fresh)(
+            keys, compiled.make_args(), self.game.max_moves, known.grundy, known.remoteness, known.misere,
+            out["grundy"], out["remoteness"], out["best_move"], out_mis)
+        if known.with_misere:
+            out["misere_win"] = out_mis
+        known.levels.update(level for level, _ in levels)
+        marks = np.repeat(np.array([level for level, _ in levels], dtype=np.int32), [len(k) for _, k in levels])
+        return impartial_rows(self.game, keys, out, compact), marks

@@ -51,6 +51,33 @@ def loop(keys, args, max_moves, grundy, remoteness, misere, out_g, out_r, out_be
         )
 '''
 
+DENSE_RUN = '''
+import numpy as np
+import numba
+
+from tablebase.solve.impartial import _settle
+from {moves_module} import {moves_name} as moves
+
+
+@numba.njit(cache={cache})
+def loop(keys, args, max_moves, grundy, remoteness, misere, out_g, out_r, out_best, out_mis):
+    # Keys of several levels in order: each position's figures are recorded as soon as it is
+    # settled, so the levels above it in the same call find them.
+    child = np.empty(max_moves + 1, dtype=np.int64)
+    codes = np.empty(max_moves + 1, dtype=np.int64)
+    seen = np.zeros(max_moves + 2, dtype=np.bool_)
+    use_misere = misere.shape[0] > 0
+    for t in range(keys.shape[0]):
+        n = moves(keys[t], args, child, codes)
+        out_g[t], out_r[t], out_best[t], out_mis[t] = _settle(
+            n, child, codes, grundy, remoteness, misere, seen, use_misere
+        )
+        grundy[keys[t]] = out_g[t]
+        remoteness[keys[t]] = out_r[t]
+        if use_misere:
+            misere[keys[t]] = out_mis[t]
+'''
+
 CHILDREN = '''
 import numpy as np
 import numba
@@ -154,4 +181,4 @@ def children_of(game: Any, keys: np.ndarray, fresh: bool = False) -> Children:
     return Children(offsets, child, codes)
 
 
-__all__ = ["CHILDREN", "DENSE", "SCORED_BEST", "SCORED_SCAN", "children_of", "compiled_loop"]
+__all__ = ["CHILDREN", "DENSE", "DENSE_RUN", "SCORED_BEST", "SCORED_SCAN", "children_of", "compiled_loop"]

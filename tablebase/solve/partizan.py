@@ -31,6 +31,7 @@ import pyarrow as pa
 
 from tablebase.cgt import Game, from_option_ids, parse, sum_ids, value_row
 from tablebase.games import SumMoves
+from tablebase.solve import LevelByLevel
 from tablebase.solve.rows import move_array, positions_array
 
 OUTCOMES = ["L", "R", "N", "P"]
@@ -79,7 +80,7 @@ def best_move(figures: Callable[[int], Figures], options: frozenset, values: lis
     return best
 
 
-class PartizanSolver:
+class PartizanSolver(LevelByLevel):
     """Solves a partizan game's levels in order, keeping each known position's value id."""
 
     def __init__(self, game: Any) -> None:

@@ -35,6 +35,7 @@ import numpy as np
 import pyarrow as pa
 
 from tablebase.errors import TablebaseError
+from tablebase.solve import LevelByLevel
 from tablebase.solve.rows import impartial_rows
 
 NO_MOVE = -1
@@ -144,7 +145,7 @@ def _take_in(pairs, grundy, remoteness, lines, diagonals, full, far, lost):
             lost[n + b - a, 0], lost[n + b - a, 1] = a, r
 
 
-class QueenSolver:
+class QueenSolver(LevelByLevel):
     """Solves a queen-move game level by level from bitsets of its lines and diagonals."""
 
     def __init__(self, game: Any) -> None:
@@ -206,8 +207,9 @@ class QueenSolver:
         """Grundy value, remoteness and best move (code or -1) of positions of one level."""
         pairs = self._pairs(keys)
         n = len(pairs)
-        if n and self._highest >= pairs[0].sum():
-            # The sets would hold cells no move reaches.
+        if n and self._highest > pairs[0].sum():
+            # The sets would hold cells no move reaches. Cells of the level itself may
+            # be in (another part of it solved here): no two of them share a line.
             raise RuntimeError("a queen-move level must be solved before any level above it is taken in")
         out = {
             "grundy": np.empty(n, dtype=self.dtype),
@@ -222,3 +224,19 @@ class QueenSolver:
         """The rows of these positions of one level, in key order (without the position text if ``compact``)."""
         keys = np.ascontiguousarray(keys, dtype=np.int64)
         return impartial_rows(self.game, keys, self.solve_arrays(keys), compact)
+
+    def solve_run(self, levels: list[tuple[int, np.ndarray]], compact: bool = False) -> tuple[pa.Table, np.ndarray]:
+        """Whole levels in order, each taken in before the next; their rows made once for the run."""
+        solved = []
+        for level, keys in levels:
+            keys = np.ascontiguousarray(keys, dtype=np.int64)
+            out = self.solve_arrays(keys)
+            _take_in(self._pairs(keys), out["grundy"], out["remoteness"],
+                     self.lines, self.diagonals, self.full, self.far, self.lost)
+            self._levels.add(level)
+            self._highest = max(self._highest, level)
+            solved.append((keys, out))
+        keys = np.concatenate([k for k, _ in solved])
+        out = {name: np.concatenate([o[name] for _, o in solved]) for name in ("grundy", "remoteness", "best_move")}
+        marks = np.repeat(np.array([level for level, _ in levels], dtype=np.int32), [len(k) for k, _ in solved])
+        return impartial_rows(self.game, keys, out, compact), marks

@@ -35,6 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tablebase.errors import TablebaseError
+from tablebase.solve import LevelByLevel
 from tablebase.solve.kernels import SCORED_BEST, SCORED_SCAN, children_of, compiled_loop
 from tablebase.solve.retrograde import DRAW, FREE, INF, LOST, PASSES, TOP, UNIT, UNKNOWN, WON, predecessors, retrograde
 from tablebase.solve.rows import move_array, positions_array
@@ -179,7 +180,7 @@ def _outcome_array(codes: np.ndarray) -> pa.Array:
     return pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int8)), OUTCOMES)
 
 
-class ScoredSolver:
+class ScoredSolver(LevelByLevel):
     """Solves a scored game's levels whole, keeping every solved value in arrays indexed by key."""
 
     def __init__(self, game: Any, fresh: bool = False) -> None:

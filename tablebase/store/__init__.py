@@ -1,7 +1,8 @@
 """The on-disk layout: Parquet per table, a manifest, a lock; the only place that spells paths.
 
-``files.part_name`` names the file of one partition of one level, rows sorted
-by key; ``<root>/<table>/_manifest.json`` says what was built and how; a
+``layout.Piece`` names the files of a table's rows (a run of small levels,
+or a part of a large one; rows sorted by level, then key);
+``<root>/<table>/_manifest.json`` says what was built and how; a
 partizan table's values table is ``<root>/<table>/values/`` (see
 ``tablebase.store.values``); games whose positions the engine lists keep the
 listing in ``_listing/`` while they build. ``index`` reads a table into
@@ -10,47 +11,44 @@ memory for lookups. This layer knows files and columns, never the rules of a gam
 
 from tablebase.store.files import (
     flush_to_disk,
-    level_files,
-    level_of_name,
-    level_parts,
-    part_name,
-    part_of_name,
-    part_path,
+    piece_path,
+    read_level,
     read_listing_level,
     read_parquet,
     remove_leftovers,
     remove_listing,
-    row_files_on_disk,
-    row_files_pattern,
+    rows_on_disk,
+    rows_pattern,
     sha256_of,
     table_dir,
+    with_levels,
     write_listing_level,
     write_parquet,
 )
 from tablebase.store.index import TableIndex
+from tablebase.store.layout import Layout, Piece
 from tablebase.store.lock import BuildLock
 from tablebase.store.manifest import Manifest, list_tables
 
 __all__ = [
     "BuildLock",
+    "Layout",
     "Manifest",
+    "Piece",
     "TableIndex",
     "flush_to_disk",
-    "level_files",
-    "level_of_name",
-    "level_parts",
     "list_tables",
-    "part_name",
-    "part_of_name",
-    "part_path",
+    "piece_path",
+    "read_level",
     "read_listing_level",
     "read_parquet",
     "remove_leftovers",
     "remove_listing",
-    "row_files_on_disk",
-    "row_files_pattern",
+    "rows_on_disk",
+    "rows_pattern",
     "sha256_of",
     "table_dir",
+    "with_levels",
     "write_listing_level",
     "write_parquet",
 ]

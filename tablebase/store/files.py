@@ -7,10 +7,12 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tablebase.errors import StoreError
+from tablebase.store.layout import ROWS, Layout, Piece
 
 ROW_GROUP = 262_144  # rows; larger groups compress keys and moves better, and DuckDB reads them in parallel
 _TABLE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -22,43 +24,29 @@ def table_dir(root: str | os.PathLike, table: str) -> Path:
     return Path(root) / table
 
 
-def part_name(level: int, part: int) -> str:
-    """The file of one partition of one level, relative to its table's folder."""
-    return f"level={level}/part-{part:05d}.parquet"
+def piece_path(root: str | os.PathLike, table: str, piece: Piece) -> Path:
+    return table_dir(root, table) / piece.name
 
 
-def level_of_name(name: str) -> int:
-    """The level of a partition's file, from its name (``part_name``)."""
-    return int(name.split("/")[0].split("=")[1])
-
-
-def part_of_name(name: str) -> int:
-    """The partition number of a partition's file, from its name (``part_name``)."""
-    return int(name.split("/")[1][5:10])
-
-
-def part_path(root: str | os.PathLike, table: str, level: int, part: int) -> Path:
-    return table_dir(root, table) / part_name(level, part)
-
-
-def level_files(root: str | os.PathLike, table: str, level: int) -> list[Path]:
-    return sorted((table_dir(root, table) / f"level={level}").glob("part-*.parquet"))
-
-
-def level_parts(root: str | os.PathLike, table: str, level: int) -> list[tuple[int, Path]]:
-    """(partition number, file) of every partition of a level on disk."""
-    return [(int(path.stem[5:]), path) for path in level_files(root, table, level)]
-
-
-def row_files_on_disk(root: str | os.PathLike, table: str) -> set[str]:
-    """The names of every partition file of a table that is on disk."""
+def rows_on_disk(root: str | os.PathLike, table: str) -> set[str]:
+    """The names of every file of a table's rows that is on disk."""
     folder = table_dir(root, table)
-    return {str(p.relative_to(folder)) for p in folder.glob("level=*/part-*.parquet")}
+    return {str(p.relative_to(folder)) for p in folder.glob(f"{ROWS}/*.parquet")}
 
 
-def row_files_pattern(root: str | os.PathLike, table: str) -> str:
-    """A glob of every partition file of a table, with the level in a hive folder name."""
-    return str(table_dir(root, table) / "level=*" / "part-*.parquet")
+def rows_pattern(root: str | os.PathLike, table: str) -> str:
+    """A glob of every file of a table's rows (each holds a ``level`` column)."""
+    return str(table_dir(root, table) / ROWS / "*.parquet")
+
+
+def read_level(root: str | os.PathLike, table: str, layout: Layout, level: int,
+               columns: list[str] | None = None) -> pa.Table:
+    """The stored rows of one level, from the pieces that hold it."""
+    held = layout.of_level(level)
+    paths = [piece_path(root, table, piece) for piece in held]
+    if held[0].first == held[0].last:
+        return read_parquet(paths, columns)
+    return read_parquet(paths, columns, filters=[("level", "=", level)])
 
 
 def sha256_of(path: Path) -> str:
@@ -99,19 +87,27 @@ def flush_to_disk() -> None:
 
 def remove_leftovers(folder: Path) -> int:
     """Delete temporary files that a killed writer left behind; only call while holding the build lock."""
-    leftovers = [p for pattern in ("level=*/.part-*.tmp-*", ".*.tmp-*", f"{LISTING}/.*.tmp-*") for p in folder.glob(pattern)]
+    leftovers = [p for pattern in (f"{ROWS}/.*.tmp-*", ".*.tmp-*", f"{LISTING}/.*.tmp-*") for p in folder.glob(pattern)]
     for path in leftovers:
         path.unlink(missing_ok=True)
     return len(leftovers)
 
 
+def with_levels(rows: pa.Table, levels: np.ndarray) -> pa.Table:
+    """Rows with their ``level`` column (each row's level), as every file of rows holds it."""
+    return rows.append_column("level", pa.array(np.asarray(levels, dtype=np.int32)))
+
+
 def write_parquet(table: pa.Table, path: Path, durable: bool = True) -> dict:
-    """Write rows (already sorted by key) atomically; return the file's record (rows, bytes, sha256)."""
-    return write_table(table, path, durable, sort_key="key")
+    """Write rows (sorted by level, then key) atomically; return the file's record (rows, bytes, sha256).
+
+    Statistics of ``key`` and ``level`` let readers skip row groups by either.
+    """
+    return write_table(table, path, durable, sort_key="key", statistics=["key", "level"])
 
 
 def write_table(table: pa.Table, path: Path, durable: bool = True, sort_key: str | None = None,
-                level: int = 9) -> dict:
+                level: int = 9, statistics: list[str] | None = None) -> dict:
     """Write any table atomically; ``sort_key`` names its sorted column of unique integers, if any.
 
     Keys are unique and sorted, so delta encoding beats a dictionary for them;
@@ -146,7 +142,7 @@ def write_table(table: pa.Table, path: Path, durable: bool = True, sort_key: str
         row_group_size=ROW_GROUP,
         use_dictionary=dictionary,
         column_encoding=encodings,
-        write_statistics=[sort_key] if sort_key else False,
+        write_statistics=statistics or ([sort_key] if sort_key else False),
         store_schema=False,
     )
     data = sink.getvalue()

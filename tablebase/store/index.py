@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tablebase.errors import StoreError
-from tablebase.store.files import level_of_name, read_parquet, table_dir
+from tablebase.store.files import read_parquet, table_dir
 from tablebase.store.manifest import Manifest
 
 Spell = Callable[[np.ndarray], pa.Array]  # keys -> their positions' notation
@@ -43,11 +43,10 @@ class TableIndex:
         wanted = [f.name for f in schema if f.name != "position"]
         texts = [f.name for f in schema if f.name in wanted and _is_text(f.type)]
         dictionaries: dict[str, dict[str, int]] = {name: {} for name in texts}
-        pieces: dict[str, list[np.ndarray]] = {name: [] for name in wanted + ["level"]}
+        pieces: dict[str, list[np.ndarray]] = {name: [] for name in wanted}
         gaps: dict[str, list[np.ndarray]] = {name: [] for name in wanted}  # where a figure is null
         for name in names:
             data = read_parquet([folder / name], wanted, dictionary=texts)
-            pieces["level"].append(np.full(data.num_rows, level_of_name(name), dtype=np.int32))
             for column in wanted:
                 values = data.column(column).combine_chunks()
                 gaps[column].append(values.is_null().to_numpy(zero_copy_only=False))

@@ -10,9 +10,10 @@ from typing import Any
 
 from tablebase.errors import StoreError
 from tablebase.store.files import table_dir, write_atomic
+from tablebase.store.layout import Layout
 
 FILE_NAME = "_manifest.json"
-FORMAT = 2  # 2: the game's source, "compact", the listing of positions
+FORMAT = 3  # 2: the game's source, "compact", the listing of positions; 3: runs of small levels share a file
 
 
 @dataclass
@@ -25,9 +26,9 @@ class Manifest:
     partition_rows: int
     #: where the game comes from: ref (to import it again), origin, version, digest of its source
     source: dict[str, str] = field(default_factory=dict)
-    #: level -> number of positions and number of partitions planned
+    #: level -> number of positions, number of parts, and the first level of its file (``layout``)
     plan: dict[int, dict[str, int]] = field(default_factory=dict)
-    #: partition file name (``files.part_name``) -> rows, bytes, sha256
+    #: file name (``layout.Piece.name``) -> rows, bytes, sha256
     files: dict[str, dict[str, Any]] = field(default_factory=dict)
     levels_done: list[int] = field(default_factory=list)
     complete: bool = False
@@ -40,6 +41,10 @@ class Manifest:
     #: games whose positions the engine lists: "sizes" per level, "move_names", "max_moves",
     #: and while the table builds, "files" (name -> rows, bytes, sha256)
     listing: dict[str, Any] = field(default_factory=dict)
+
+    def layout(self) -> Layout:
+        """Which files hold which levels, by the plan."""
+        return Layout(self.plan)
 
     @property
     def positions(self) -> int:
@@ -76,8 +81,8 @@ class Manifest:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             found = data.get("format") if isinstance(data, dict) else None
             raise StoreError(
-                f"table {table} in {root} is of an older format ({found}) than this tablebase reads ({FORMAT}); "
-                "rebuild it into a new folder"
+                f"table {table} in {root} is of format {found} and this tablebase reads format {FORMAT}; "
+                "rebuild it with this version, into a new folder"
             )
         try:
             manifest = cls(**data)

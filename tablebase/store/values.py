@@ -1,7 +1,7 @@
 """The values table of a partizan table: each canonical form once, in files of its own.
 
-While a table builds, the task that writes ``level=<k>/part-<n>.parquet`` also
-writes a *piece*, ``values/level=<k>/part-<n>.parquet``: every form that is
+While a table builds, the task that writes a file of rows also writes a
+*piece*, ``values/pieces/<the file's name>``: every form that is
 the value of one of its rows, with the forms' options, recursively, so that
 the piece is closed under options. Pieces overlap (small forms are everyone's
 options). When every partition is built, the pieces are merged by id into
@@ -36,9 +36,9 @@ FOLDER = "values"
 ID_SPACE = 1 << 63  # stable ids are 63-bit
 
 
-def piece_name(level: int, part: int) -> str:
-    """The piece of one partition, relative to the table's folder."""
-    return f"{FOLDER}/level={level}/part-{part:05d}.parquet"
+def piece_name(rows: str) -> str:
+    """The piece of the values table made from one file of rows (named as ``layout.Piece.name``)."""
+    return f"{FOLDER}/pieces/{Path(rows).name}"
 
 
 def bucket_name(bucket: int) -> str:
@@ -82,10 +82,10 @@ def values_on_disk(root: str | os.PathLike, table: str) -> set[str]:
 def remove_pieces(root: str | os.PathLike, table: str) -> None:
     """Delete the pieces once the merged files are recorded."""
     folder = table_dir(root, table)
-    for path in sorted(folder.glob(f"{FOLDER}/level=*/*")):
+    for path in sorted(folder.glob(f"{FOLDER}/pieces/*")):
         path.unlink()
-    for path in sorted(folder.glob(f"{FOLDER}/level=*")):
-        path.rmdir()
+    if (folder / FOLDER / "pieces").is_dir():
+        (folder / FOLDER / "pieces").rmdir()
 
 
 def merged_files(values: dict[str, Any]) -> list[str] | None:
