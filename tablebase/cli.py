@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, NoReturn, Sequence
@@ -99,9 +100,13 @@ def make_parser() -> argparse.ArgumentParser:
     listing = verbs.add_parser("games", help="every game with its build options and notation, and where it comes from")
     listing.add_argument("--json", action="store_true")
 
-    cgt = verbs.add_parser("cgt", help="evaluate a sum of short partizan games in CGSuite notation")
-    cgt.add_argument("expression")
+    cgt = verbs.add_parser("cgt", help="evaluate a sum of short partizan games in CGSuite notation",
+                           description="Evaluate a CGSuite expression: 3+-1, {2|-1/2} + ^, ^<2>, (+-1).Cool(1/2).")
+    cgt.add_argument("expression", nargs="+", help="the expression (its words are joined by spaces)")
     cgt.add_argument("--json", action="store_true")
+    # An expression may start with '-' (-1/2, -{1|0}): anything with one leading dash that is not
+    # -h is taken as part of the expression, never as an unknown option.
+    cgt._negative_number_matcher = re.compile(r"^-(?!-)")
     return parser
 
 
@@ -339,13 +344,18 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_cgt(args: argparse.Namespace) -> int:
-    from tablebase.cgt import CGTSyntaxError, evaluate, format_report
+    from tablebase.cgt import CGTError, evaluate, format_report
 
+    # After "--" argparse hands every word over as the expression, --json too.
+    words = [w for w in args.expression if w != "--json"]
+    as_json = args.json or len(words) < len(args.expression)
+    if not words:
+        raise TablebaseError("cgt needs an expression, e.g. tablebase cgt '{2|-1/2} + ^'")
     try:
-        result = evaluate(args.expression)
-    except CGTSyntaxError as e:
+        result = evaluate(" ".join(words))
+    except CGTError as e:
         raise TablebaseError(str(e)) from None
-    print(json.dumps(result) if args.json else format_report(result))
+    print(json.dumps(result) if as_json else format_report(result))
     return 0
 
 

@@ -10,11 +10,14 @@ numbers, nimbers and number + ups + nimber are kept in closed form.
 >>> g = parse("{2|-1/2}")
 >>> g.mean, g.temperature, g.outcome
 (Fraction(3, 4), Fraction(5, 4), 'N')
+>>> str(g.cool(1)), str(g.freeze), str(parse("{0|v*}"))
+('{1|1/2}', '3/4*', '^<2>')
 
 See docs/cgt.md for the notation, the API and the calculator.
 """
 
-from ._parse import CGTSyntaxError
+from ._cache import cache_info, clear_caches
+from ._errors import CGTError, CGTSyntaxError
 from .calculator import evaluate, format_report
 from .game import (
     STAR,
@@ -32,12 +35,18 @@ from .game import (
     up,
 )
 from .stable import stable_id, value_row
+from .thermograph import Thermograph, Trajectory
 
 __all__ = [
+    "CGTError",
     "CGTSyntaxError",
     "Game",
     "STAR",
+    "Thermograph",
+    "Trajectory",
     "ZERO",
+    "cache_info",
+    "clear_caches",
     "dyadic",
     "evaluate",
     "format_number",

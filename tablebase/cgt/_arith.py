@@ -1,4 +1,4 @@
-"""Sum and negation of canonical forms by id, cached by id pairs."""
+"""Sum and negation of canonical forms by id, in bounded caches keyed by ids (as CGSuite's operation table)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ from typing import Iterable
 
 from . import _table as T
 from ._build import construct, intern_canonical
+from ._cache import cache
 
 _nus = T._nus
 _left = T._left
 _right = T._right
 
-_sum_cache: dict[int, int] = {}
-_neg_cache: dict[int, int] = {}
+_sum_cache = cache("sum", 1 << 18)
+_neg_cache = cache("negative", 1 << 16)
 
 
 def add(g: int, h: int) -> int:
@@ -43,8 +44,7 @@ def add(g: int, h: int) -> int:
         rights = [add(x, h) for x in gr]
         rights.extend(add(g, x) for x in hr)
         r = construct(lefts, rights)
-    _sum_cache[key] = r
-    return r
+    return _sum_cache.put(key, r)
 
 
 def neg(g: int) -> int:
@@ -61,9 +61,8 @@ def neg(g: int) -> int:
         lo = tuple(sorted(neg(x) for x in _right[g]))
         ro = tuple(sorted(neg(x) for x in _left[g]))
         r = intern_canonical(lo, ro)
-    _neg_cache[g] = r
-    _neg_cache[r] = g
-    return r
+    _neg_cache.put(r, g)
+    return _neg_cache.put(g, r)
 
 
 def sub(g: int, h: int) -> int:
@@ -72,8 +71,17 @@ def sub(g: int, h: int) -> int:
 
 
 def sum_all(ids: Iterable[int]) -> int:
-    """Id of the sum of any number of forms (0 for none)."""
-    total = T.ZERO
-    for g in ids:
-        total = add(total, g)
+    """Id of the sum of any number of forms (0 for none).
+
+    Solvers call this for every move that splits a position into parts, mostly
+    with sums met before, so the cache lookup of ``add`` is done here inline.
+    """
+    zero = T.ZERO
+    total = zero
+    for h in ids:
+        if total == zero:
+            total = h
+        elif h != zero:
+            r = _sum_cache.get((total << 32) | h if total < h else (h << 32) | total)
+            total = r if r is not None else add(total, h)
     return total

@@ -21,15 +21,18 @@ from fractions import Fraction
 from typing import Iterable
 
 from . import _table as T
+from ._cache import cache
 from ._compare import leq
 
 _nus = T._nus
 _left = T._left
 _right = T._right
 _by_options = T._by_options
+_lfast = T._lfast
+_rfast = T._rfast
 
 # Raw (deduplicated, sorted) option pairs that were not canonical -> result.
-_raw_cache: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+_raw_cache = cache("construct", 1 << 18)
 
 
 def number_between(a, b):
@@ -80,10 +83,13 @@ def _undominated_left(opts: list[int]) -> list[int]:
     """Left options not ``<=`` another Left option."""
     if len(opts) < 2:
         return opts
+    lf, rf = _lfast, _rfast
     keep = []
     for a in opts:
+        la, ra = lf[a], rf[a]
         for b in opts:
-            if b != a and leq(a, b):
+            # a <= b needs both stops of a at most b's: most pairs fail that at once.
+            if b != a and la <= lf[b] and ra <= rf[b] and leq(a, b):
                 break
         else:
             keep.append(a)
@@ -94,10 +100,12 @@ def _undominated_right(opts: list[int]) -> list[int]:
     """Right options not ``>=`` another Right option."""
     if len(opts) < 2:
         return opts
+    lf, rf = _lfast, _rfast
     keep = []
     for a in opts:
+        la, ra = lf[a], rf[a]
         for b in opts:
-            if b != a and leq(b, a):
+            if b != a and lf[b] <= la and rf[b] <= ra and leq(b, a):
                 break
         else:
             keep.append(a)
@@ -197,9 +205,7 @@ def construct(lefts: Iterable[int], rights: Iterable[int]) -> int:
     g = _raw_cache.get(key)
     if g is not None:
         return g
-    g = _construct_new(lo, ro)
-    _raw_cache[key] = g
-    return g
+    return _raw_cache.put(key, _construct_new(lo, ro))
 
 
 def _construct_new(lo: tuple[int, ...], ro: tuple[int, ...]) -> int:

@@ -1,22 +1,27 @@
-"""Reading CGSuite's plain-text notation, and sums of games written in it.
+"""Reading CGSuite's game expressions: literals, braces, sums, switches, ordinal sums, methods.
 
-Grammar (whitespace allowed between tokens, not inside a literal)::
+Grammar, loosest first (whitespace between tokens, never inside a literal)::
 
-    expr    := term (('+' | '-') term)*
-    term    := '-' term | '+' term | primary
-    primary := '(' expr ')' | braces | '+-' pm_arg | literal
-    braces  := '{' lists (slashes lists)* '}'       e.g. {2|1/2||0}
-    lists   := [expr (',' expr)*]
-    pm_arg  := '{' expr (',' expr)* '}' | '{' game '}' | primary
-    literal := [number] [ups] [star]  |  [number] ('Tiny' | 'Miny') '(' expr ')'
-    number  := ['-'] digits ['/' digits]   (a '-' glued to a digit belongs to it)
-    ups     := '^'.. | 'v'.. | '^' digits | 'v' digits
-    star    := '*' [digits]
+    expr     := sum (Name sum)*          G Heat 2: a one-argument method written infix
+    sum      := ordinal (('+' | '-' | '+-') ordinal)*        a +- b is a + (+-b)
+    ordinal  := unary (':' unary)*       the ordinal sum G:H, left to right
+    unary    := ('+-' | '-' | '+') unary | postfix
+    postfix  := primary ('.' Name ['(' [expr (',' expr)*] ')'])*
+    primary  := '(' expr ')' | '{' lists (slashes lists)* '}' | '{' [expr (',' expr)*] '}' | literal
+    literal  := [number] [ups] [star]  |  [number] ('Tiny' | 'Miny') '(' expr ')'
+    number   := ['-'] digits ['/' digits]     (a '-' glued to a digit belongs to the number)
+    ups      := '^'.. | 'v'.. | ('^'|'v') digits | ('^'|'v') '<' digits '>' | ('^'|'v') '[' digits ']'
+    star     := '*' [digits]
 
-A run of n slashes separates a form's Left and Right options at depth n:
-the longest run splits the braces, and each side is a form if it still
-contains slashes, else a comma-separated list. ``+-G`` is ``{G|-G}`` and
-``+-{a,b}`` is ``{a,b|-a,-b}``; ``2Tiny(x)`` is ``2 + {0||0|-x}``.
+This is CGSuite's precedence: ``+-`` binds like ``+`` between operands
+(``3+-1`` is ``{4|2}``) and tighter than ``:`` before one (``+-1:1`` is
+``(+-1):1``); methods bind tightest. A run of n slashes separates Left and
+Right options at depth n: the longest run splits the braces, each side being
+a form if it still has slashes, else a list. Braces without a slash are a
+set of games, which only ``+-`` takes: ``+-{a,b}`` is ``{a,b|-a,-b}``.
+``^<n>`` and ``^[n]`` are the uptimals CGSuite prints (``^.Pow(n)`` and
+``^.PowTo(n)``, which CGSuite itself reads); ``2Tiny(x)`` is ``2 + {0||0|-x}``.
+Unlike CGSuite, a number ``a/b`` is one literal, so ``1/2.Heat(1)`` heats 1/2.
 """
 
 from __future__ import annotations
@@ -26,10 +31,12 @@ from fractions import Fraction
 from . import _table as T
 from ._arith import add, neg
 from ._build import construct
+from ._errors import CGTError, CGTSyntaxError
+from ._heat import ordinal_sum
+from ._methods import METHODS, GameSet, Value, call, kind_of
+from ._uptimal import up_power, up_power_to
 
-
-class CGTSyntaxError(ValueError):
-    """A malformed game or expression; the message is one line and says where."""
+__all__ = ["CGTSyntaxError", "parse_id", "parse_value"]
 
 
 class _Parser:
@@ -66,53 +73,126 @@ class _Parser:
             self.pos += 1
         return self.text[start:self.pos]
 
+    def name(self) -> str:
+        start = self.pos
+        while self.peek().isalnum() or self.peek() == "_":
+            self.pos += 1
+        return self.text[start:self.pos]
+
+    def game(self, v: Value, at: int, what: str) -> int:
+        if not isinstance(v, int):
+            raise self.fail(f"{what} needs a game, not a {kind_of(v)}", at)
+        return v
+
     # -- grammar -------------------------------------------------------------
-    def parse_all(self) -> int:
+    def parse_all(self) -> Value:
         self.skip_space()
         if self.peek() == "\0":
             raise self.fail("expected a game")
-        g = self.expr()
+        v = self.expr()
         self.skip_space()
         if self.pos < len(self.text):
             raise self.fail(f"unexpected '{self.peek()}'")
-        return g
+        return v
 
-    def expr(self) -> int:
-        g = self.term()
+    def expr(self) -> Value:
+        v = self.sum()
         while True:
             self.skip_space()
-            c = self.peek()
-            if c == "+":
-                self.pos += 1
-                g = add(g, self.term())
-            elif c == "-":
-                self.pos += 1
-                g = add(g, neg(self.term()))
-            else:
-                return g
+            at = self.pos
+            if not self.peek().isalpha():
+                return v
+            name = self.name()
+            if len(METHODS.get(name, ((),))[0]) != 1:
+                raise self.fail(f"unexpected '{name}'", at)
+            v = self.method(name, v, [self.sum()], at)
 
-    def term(self) -> int:
+    def sum(self) -> Value:
+        at = self.pos
+        v = self.ordinal()
+        while True:
+            self.skip_space()
+            if self.text.startswith("+-", self.pos):
+                self.pos += 2
+                v = add(self.game(v, at, "+-"), self.switch(self.ordinal(), at))
+            elif self.peek() in "+-":
+                sign = self.peek()
+                self.pos += 1
+                w = self.game(self.ordinal(), at, sign)
+                v = add(self.game(v, at, sign), w if sign == "+" else neg(w))
+            else:
+                return v
+
+    def ordinal(self) -> Value:
         self.skip_space()
+        at = self.pos
+        v = self.unary()
+        while self.next_is(":"):
+            self.pos += 1
+            h = self.game(self.unary(), at, ":")
+            v = ordinal_sum(self.game(v, at, ":"), h)
+        return v
+
+    def unary(self) -> Value:
+        self.skip_space()
+        at = self.pos
         if self.text.startswith("+-", self.pos):
             self.pos += 2
-            return self.plus_minus()
+            return self.switch(self.unary(), at)
         c = self.peek()
         if c == "-" and not self.text[self.pos + 1:self.pos + 2].isdigit():
             self.pos += 1
-            return neg(self.term())
+            return neg(self.game(self.unary(), at, "-"))
         if c == "+":
             self.pos += 1
-            return self.term()
-        return self.primary()
+            return self.game(self.unary(), at, "+")
+        return self.postfix()
 
-    def primary(self) -> int:
+    def switch(self, v: Value, at: int) -> int:
+        """``+-G`` = ``{G|-G}``; ``+-{a,b}`` = ``{a,b|-a,-b}``."""
+        if isinstance(v, GameSet):
+            if not v.ids:
+                raise self.fail("expected a game in +-{...}", at)
+            return construct(v.ids, [neg(x) for x in v.ids])
+        g = self.game(v, at, "+-")
+        return construct([g], [neg(g)])
+
+    def postfix(self) -> Value:
+        v = self.primary()
+        while True:
+            self.skip_space()
+            if self.peek() != "." or not self.text[self.pos + 1:self.pos + 2].isalpha():
+                return v
+            at = self.pos
+            self.pos += 1
+            name = self.name()
+            if name not in METHODS:
+                raise self.fail(f"no method '{name}' (known: {', '.join(sorted(METHODS))})", at + 1)
+            arguments: list[Value] = []
+            if self.next_is("("):
+                self.pos += 1
+                if not self.next_is(")"):
+                    arguments.append(self.expr())
+                    while self.next_is(","):
+                        self.pos += 1
+                        arguments.append(self.expr())
+                self.expect(")")
+            v = self.method(name, v, arguments, at + 1)
+
+    def method(self, name: str, receiver: Value, arguments: list[Value], at: int) -> Value:
+        try:
+            return call(name, receiver, arguments)
+        except RecursionError:
+            raise CGTError(f"{name}: the game is too deep to compute here") from None
+
+    def primary(self) -> Value:
         self.skip_space()
         c = self.peek()
         if c == "(":
             self.pos += 1
-            g = self.expr()
+            v = self.expr()
             self.expect(")")
-            return g
+            return v
         if c == "{":
             return self.braces()
         if c == "-" or c.isdigit() or c in "^v*" or self.text.startswith(("Tiny", "Miny"), self.pos):
@@ -121,34 +201,21 @@ class _Parser:
             raise self.fail("expected a game but the text ended")
         raise self.fail(f"unexpected '{c}'")
 
-    def plus_minus(self) -> int:
-        self.skip_space()
-        if self.peek() == "{":
-            start = self.pos
-            tree = self.brace_contents()
-            if len(tree) == 1:  # +-{a,b,...}
-                lefts = tree[0]
-                if not lefts:
-                    raise self.fail("expected a game", start + 1)
-                return construct(lefts, [neg(x) for x in lefts])
-            g = self.build(tree, start)
-        else:
-            g = self.term()
-        return construct([g], [neg(g)])
-
-    def braces(self) -> int:
+    def braces(self) -> Value:
         start = self.pos
-        tree = self.brace_contents()
-        if len(tree) == 1:
-            raise self.fail("expected '|' in braces", self.pos - 1)
-        return self.build(tree, start)
+        items = self.brace_contents()
+        if len(items) == 1:  # no slash: a set of games
+            return GameSet(tuple(self.game(v, start, "a set") for v in items[0]))
+        if any(not isinstance(v, int) for side in items[0::2] for v in side):
+            raise self.fail("an option needs to be a game", start)
+        return self.build(items, start)
 
     def brace_contents(self) -> list:
         """Parse ``{...}`` into [list, slashes, list, slashes, ...]."""
         self.expect("{")
         items: list = []
         while True:
-            opts: list[int] = []
+            opts: list[Value] = []
             self.skip_space()
             if self.peek() not in "|}":
                 opts.append(self.expr())
@@ -192,37 +259,27 @@ class _Parser:
             sign = -1 if self.peek() == "-" else 1
             if sign < 0:
                 self.pos += 1
-            num = int(self.digits())
-            value = Fraction(num)
+            value = Fraction(int(self.digits()))
             if self.peek() == "/" and self.text[self.pos + 1:self.pos + 2].isdigit():
                 self.pos += 1
                 den_at = self.pos
                 den = int(self.digits())
                 if den == 0 or den & (den - 1):
                     raise self.fail("the denominator must be a power of 2", den_at)
-                value = Fraction(num, den)
+                value /= den
             g = T.number_id(sign * value)
             seen = True
         if self.text.startswith(("Tiny", "Miny"), self.pos):
             kind = self.text[self.pos:self.pos + 4]
             self.pos += 4
             self.expect("(")
-            x = self.expr()
+            x = self.game(self.expr(), start, kind)
             self.expect(")")
             tiny = construct([T.ZERO], [construct([T.ZERO], [neg(x)])])
             return add(g, tiny if kind == "Tiny" else neg(tiny))
         c = self.peek()
         if c in "^v":
-            n = 0
-            while self.peek() == c:
-                n += 1
-                self.pos += 1
-            count = self.digits()
-            if count:
-                if n != 1:
-                    raise self.fail("write ^3 or ^^^, not both", start)
-                n = int(count)
-            g = add(g, T.nus_id(0, n if c == "^" else -n, 0))
+            g = add(g, self.ups(c, start))
             seen = True
         if self.peek() == "*":
             self.pos += 1
@@ -233,7 +290,42 @@ class _Parser:
             raise self.fail("expected a game", start)
         return g
 
+    def ups(self, c: str, start: int) -> int:
+        """``^``, ``^^``, ``^3``, ``^<3>`` (up-third), ``^[3]`` (^ + ^<2> + ^<3>), or downs."""
+        n = 0
+        while self.peek() == c:
+            n += 1
+            self.pos += 1
+        sign = 1 if c == "^" else -1
+        if self.peek() in "<[":
+            close = ">" if self.peek() == "<" else "]"
+            bracket = self.pos
+            self.pos += 1
+            count = self.digits()
+            if n != 1 or not count or self.peek() != close or int(count) < 1:
+                raise self.fail(f"expected {c}<n> or {c}[n] with n at least 1", bracket)
+            self.pos += 1
+            g = up_power(int(count)) if close == ">" else up_power_to(int(count))
+            return g if sign > 0 else neg(g)
+        count = self.digits()
+        if count:
+            if n != 1:
+                raise self.fail("write ^3 or ^^^, not both", start)
+            n = int(count)
+        return T.nus_id(0, sign * n, 0)
+
+
+def parse_value(text: str) -> Value:
+    """The value of a CGSuite expression: a game id, a set of games, or a printed result."""
+    try:
+        return _Parser(text).parse_all()
+    except RecursionError:
+        raise CGTError("the expression is nested too deeply to read") from None
+
 
 def parse_id(text: str) -> int:
     """Id of the game written in ``text`` (CGSuite notation, sums allowed)."""
-    return _Parser(text).parse_all()
+    v = parse_value(text)
+    if not isinstance(v, int):
+        raise CGTError(f"{' '.join(text.split())} is a {kind_of(v)}, not a game")
+    return v

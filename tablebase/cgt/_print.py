@@ -1,12 +1,15 @@
 """Printing canonical forms the way CGSuite prints them in plain text.
 
 Options are listed in CGSuite's deterministic order: numbers (by value),
-then nimbers, then other number + ups + nimber values, then the rest
-(compared by their sorted Left options, then their sorted Right options).
+then nimbers, then other uptimals (by their expansions: number part,
+coefficients, nimber), then the rest (compared by their sorted Left options,
+then their sorted Right options).
 
 A form is written, in this order of preference, as
 
 * a number, nimber or number + ups + nimber: ``-3/8``, ``*3``, ``1/2^*``, ``v3*2``;
+* an uptimal whose expansion is one +-1 or a run of equal +-1s, after its
+  number and before its nimber: ``^<2>``, ``v<3>*``, ``^[4]``, ``1/2v[2]*3``;
 * a switch ``{A|-A}``: ``+-1``, ``+-{3|2}``, ``+-{0,{2|0}}``;
 * a translated tiny or miny: ``2Tiny(2)``, ``Miny(1/2)``, ``Tiny({3|1})``;
 * braces, where a lone option that is itself written in braces drops its
@@ -20,12 +23,14 @@ from functools import cmp_to_key
 
 from . import _table as T
 from ._arith import add, neg
+from ._cache import cache
 from ._thermo import mean
+from ._uptimal import Expansion, expansion
 
 MAX_SLASHES = 4
 
-_sorted_cache: dict[int, tuple[list[int], list[int]]] = {}
-_text_cache: dict[int, str] = {}
+_sorted_cache = cache("sorted options", 1 << 16)
+_text_cache = cache("text", 1 << 14)
 
 
 def number_text(x) -> str:
@@ -38,7 +43,7 @@ def number_text(x) -> str:
 def _category(g: int) -> int:
     p = T.nus_parts(g)
     if p is None:
-        return 3
+        return 2 if expansion(g) is not None else 3
     if p[1] == 0 and p[2] == 0:
         return 0
     if p[0] == 0 and p[1] == 0:
@@ -53,10 +58,8 @@ def _cmp(g: int, h: int) -> int:
     if cg != ch:
         return -1 if cg < ch else 1
     if cg < 3:
-        x, ux, nx = T.nus_parts(g)
-        y, uy, ny = T.nus_parts(h)
-        a = (x, ux != 0, ux, nx)
-        b = (y, uy != 0, uy, ny)
+        a = expansion(g).sort_key()  # type: ignore[union-attr]
+        b = expansion(h).sort_key()  # type: ignore[union-attr]
         return -1 if a < b else (1 if a > b else 0)
     lg, rg = sorted_options(g)
     lh, rh = sorted_options(h)
@@ -79,8 +82,7 @@ def sorted_options(g: int) -> tuple[list[int], list[int]]:
     r = _sorted_cache.get(g)
     if r is None:
         lo, ro = T.options(g)
-        r = (sorted(lo, key=_KEY), sorted(ro, key=_KEY))
-        _sorted_cache[g] = r
+        r = _sorted_cache.put(g, (sorted(lo, key=_KEY), sorted(ro, key=_KEY)))
     return r
 
 
@@ -97,6 +99,20 @@ def _nus_text(x, ups: int, nim: int, force_parens: bool) -> str:
     text = "".join(out)
     is_simple = (ups == 0 and nim == 0) or (x == 0 and ups == 0) or (x == 0 and nim == 0)
     return f"({text})" if force_parens and not is_simple else text
+
+
+def _uptimal_text(e: Expansion, force_parens: bool) -> str | None:
+    """CGSuite's compact text of a longer uptimal (``^<3>``, ``1v[2]*``), or None for braces."""
+    if not (e.is_unit or e.is_unit_sum):
+        return None
+    out = [number_text(e.number)] if e.number != 0 else []
+    out.append("^" if e.coefs[-1] > 0 else "v")
+    out.append(f"<{len(e.coefs)}>" if e.is_unit else f"[{len(e.coefs)}]")
+    if e.nim:
+        out.append("*" if e.nim == 1 else f"*{e.nim}")
+    text = "".join(out)
+    compact = e.number == 0 and e.nim == 0
+    return f"({text})" if force_parens and not compact else text
 
 
 def _tiny_parts(g: int, lo: list[int], ro: list[int]):
@@ -120,6 +136,11 @@ def _write(g: int, force_braces: bool, force_parens: bool) -> tuple[str, int]:
     p = T.nus_parts(g)
     if p is not None:
         return _nus_text(*p, force_parens), 0
+    e = expansion(g)
+    if e is not None:
+        text = _uptimal_text(e, force_parens)
+        if text is not None:
+            return text, 0
     lo, ro = sorted_options(g)
     if neg(g) == g:
         parts = [_write(x, True, len(lo) == 1)[0] for x in lo]
@@ -150,6 +171,15 @@ def to_text(g: int) -> str:
     """CGSuite's plain-text form of ``g``."""
     r = _text_cache.get(g)
     if r is None:
-        r = _write(g, True, False)[0]
-        _text_cache[g] = r
+        r = _text_cache.put(g, _write(g, True, False)[0])
     return r
+
+
+def sorted_ids(ids) -> list[int]:
+    """Forms in CGSuite's deterministic order (how it lists options and sets)."""
+    return sorted(set(ids), key=_KEY)
+
+
+def set_text(ids) -> str:
+    """CGSuite's text of a set of games: ``{v,v*}``, ``{}``."""
+    return "{" + ",".join(to_text(g) for g in sorted_ids(ids)) + "}"

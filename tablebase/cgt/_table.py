@@ -13,6 +13,14 @@ Ids are process-local indices into parallel lists. Two kinds of entries exist:
 same value twice yields the same id; ``_by_nus`` does the same for triples.
 The construction module is responsible for never registering a NUS value as a
 general entry (it recognises NUS option patterns before interning).
+
+Entries are never removed, as in CGSuite's table of games: an id is a plain
+int that solvers keep in their own dicts for whole levels, so no later
+collection could know whether a form is still named somewhere, and a reused
+id would silently change a value. The table therefore grows with the number
+of *distinct* canonical forms a process meets (about 350 bytes each); all
+results derived from forms are in bounded caches (``_cache``), which is
+where repeated questions would otherwise pile up.
 """
 
 from __future__ import annotations
@@ -29,9 +37,15 @@ _left: list[Options | None] = []
 _right: list[Options | None] = []
 _nus: list[tuple[Number, int, int] | None] = []
 # Left and right stops, known for every id from the moment it exists: they
-# let comparisons answer many questions without looking at options.
+# let comparisons answer many questions without looking at options. The
+# ``_lfast``/``_rfast`` copies hold the same values as floats wherever a float
+# is exact (every stop of a board game), because comparing two Fractions
+# costs a microsecond and comparing floats almost nothing; Python compares
+# a float with an int or Fraction exactly, so the rare inexact ones mix in.
 _lstop: list[Number] = []
 _rstop: list[Number] = []
+_lfast: list[Union[float, Number]] = []
+_rfast: list[Union[float, Number]] = []
 _by_options: dict[tuple[Options, Options], int] = {}
 _by_nus: dict[tuple[Number, int, int], int] = {}
 
@@ -53,6 +67,14 @@ def normalize_number(x: Number) -> Number:
     return x
 
 
+def _fast(x: Number) -> Union[float, Number]:
+    try:
+        f = float(x)
+    except OverflowError:
+        return x
+    return f if f == x else x
+
+
 def nus_id(x: Number, ups: int = 0, nim: int = 0) -> int:
     """Id of ``x + ups.^ + *nim`` (``x`` an int or a dyadic Fraction)."""
     key = (x, ups, nim)
@@ -69,6 +91,8 @@ def nus_id(x: Number, ups: int = 0, nim: int = 0) -> int:
         _nus.append(key)
         _lstop.append(x)
         _rstop.append(x)
+        _lfast.append(_fast(x))
+        _rfast.append(_lfast[-1])
         _by_nus[key] = g
     return g
 
@@ -156,6 +180,8 @@ def register_general(lo: Options, ro: Options) -> int:
     _nus.append(None)
     _lstop.append(max(_rstop[x] for x in lo))
     _rstop.append(min(_lstop[x] for x in ro))
+    _lfast.append(_fast(_lstop[-1]))
+    _rfast.append(_fast(_rstop[-1]))
     _by_options[(lo, ro)] = g
     return g
 

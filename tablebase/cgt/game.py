@@ -13,11 +13,16 @@ from typing import Iterable, Sequence, Union
 
 from . import _table as T
 from ._arith import add, neg, sum_all
+from ._atomic import atomic_weight, is_all_small, is_atomic, is_infinitesimal, reduced
 from ._build import construct
 from ._compare import compare, leq, outcome
+from ._errors import CGTError
+from ._heat import cool, freeze, heat, incentives, norton, ordinal_sum, overheat
 from ._parse import parse_id
-from ._print import number_text, sorted_options, to_text
-from ._thermo import birthday, mean, stops, temperature
+from ._print import number_text, sorted_ids, sorted_options, to_text
+from ._thermo import birthday, mean, stops, temperature, thermograph
+from ._uptimal import expansion, power, power_to
+from .thermograph import Thermograph
 
 Number = Union[int, Fraction]
 
@@ -135,11 +140,134 @@ class Game:
         """Temperature from the thermograph (CGSuite: -1 for integers, -1/2^k for m/2^k)."""
         return temperature(self.id)
 
+    # -- temperature theory (CGSuite's names are aliases, below) ------------------
+    def cool(self, t: Union[int, Fraction, "Game"]) -> "Game":
+        """``G_t``: G cooled by the number ``t > -1`` (CGTError otherwise)."""
+        x = Fraction(_number(t))
+        return Game(cool(self.id, x, T.number_id(x)))
+
+    def heat(self, t: Union[int, Fraction, "Game"]) -> "Game":
+        """G heated by the game ``t``: ``{heat(G^L) + t | heat(G^R) - t}``, numbers unchanged."""
+        return Game(heat(self.id, _coerce(t).id))
+
+    def overheat(self, s: Union[int, Fraction, "Game"], t: Union[int, Fraction, "Game"]) -> "Game":
+        """G overheated from ``s`` to ``t``: an integer n becomes n copies of ``s``."""
+        return Game(overheat(self.id, _coerce(s).id, _coerce(t).id))
+
+    @property
+    def freeze(self) -> "Game":
+        """G cooled by its own temperature (infinitesimally close to a number)."""
+        return Game(freeze(self.id))
+
+    @property
+    def thermograph(self) -> Thermograph:
+        """The thermograph, printed as CGSuite prints it."""
+        return Thermograph(*thermograph(self.id))
+
+    @property
+    def incentives(self) -> list["Game"]:
+        """The undominated Left and Right incentives (``G^L - G``, ``G - G^R``), each once."""
+        return [Game(x) for x in sorted_ids(incentives(self.id))]
+
+    @property
+    def left_incentives(self) -> list["Game"]:
+        return [Game(x) for x in sorted_ids(incentives(self.id, True, False))]
+
+    @property
+    def right_incentives(self) -> list["Game"]:
+        return [Game(x) for x in sorted_ids(incentives(self.id, False, True))]
+
+    # -- infinitesimals --------------------------------------------------------------
+    @property
+    def is_infinitesimal(self) -> bool:
+        """Both stops are 0."""
+        return is_infinitesimal(self.id)
+
+    @property
+    def is_all_small(self) -> bool:
+        return is_all_small(self.id)
+
+    @property
+    def atomic_weight(self) -> "Game":
+        """The atomic weight (CGTError when G is not atomic, e.g. not infinitesimal)."""
+        return Game(atomic_weight(self.id))
+
+    @property
+    def is_atomic(self) -> bool:
+        return is_atomic(self.id)
+
+    @property
+    def reduced_canonical_form(self) -> "Game":
+        """The simplest game infinitesimally close to G."""
+        return Game(reduced(self.id))
+
+    @property
+    def uptimal_expansion(self) -> str | None:
+        """CGSuite's text of the uptimal expansion (``*.12`` for ``{0|^<2>}``), None if not an uptimal."""
+        e = expansion(self.id)
+        return None if e is None else e.text()
+
+    # -- other products -------------------------------------------------------------
+    def ordinal_sum(self, other: Union[int, Fraction, "Game"]) -> "Game":
+        """The ordinal sum ``G:H`` (CGSuite's ``G:H``): G's canonical form is the base."""
+        return Game(ordinal_sum(self.id, _coerce(other).id))
+
+    def norton_product(self, unit: Union[int, Fraction, "Game"]) -> "Game":
+        """The Norton product ``G.U``."""
+        return Game(norton(self.id, _coerce(unit).id))
+
+    def pow(self, n: int) -> "Game":
+        """CGSuite's ``G.Pow(n)`` for ``G = {0|H}``: ``^.pow(2)`` is ``^<2>``."""
+        return Game(_powered(power, self.id, n))
+
+    def pow_to(self, n: int) -> "Game":
+        """CGSuite's ``G.PowTo(n)`` for ``G = {0|H}``: ``^.pow_to(2)`` is ``^[2]``."""
+        return Game(_powered(power_to, self.id, n))
+
+    # CGSuite's spellings, so that its examples read the same in Python.
+    Cool = cool
+    Heat = heat
+    Overheat = overheat
+    OrdinalSum = ordinal_sum
+    NortonProduct = norton_product
+    Pow = pow
+    PowTo = pow_to
+    Freeze = freeze
+    Thermograph = thermograph
+    Incentives = incentives
+    LeftIncentives = left_incentives
+    RightIncentives = right_incentives
+    AtomicWeight = atomic_weight
+    IsAtomic = is_atomic
+    IsInfinitesimal = is_infinitesimal
+    IsAllSmall = is_all_small
+    ReducedCanonicalForm = reduced_canonical_form
+    LeftStop = property(lambda self: self.left_stop)
+    RightStop = property(lambda self: self.right_stop)
+    Mean = property(lambda self: self.mean)
+    Temperature = property(lambda self: self.temperature)
+    Birthday = property(lambda self: self.birthday)
+
     def __str__(self) -> str:
         return to_text(self.id)
 
     def __repr__(self) -> str:
         return f"Game('{to_text(self.id)}')"
+
+
+def _number(x: Union[Game, int, Fraction]) -> Number:
+    if isinstance(x, Game):
+        if x.number is None:
+            raise CGTError(f"a temperature needs to be a number, not {x}")
+        return x.number
+    return _coerce(x).number  # type: ignore[return-value]
+
+
+def _powered(function, g: int, n: int) -> int:
+    try:
+        return function(g, int(n))
+    except ValueError as e:
+        raise CGTError(str(e)) from None
 
 
 def _coerce(x: Union[Game, int, Fraction]) -> Game:
@@ -187,9 +315,8 @@ def from_option_ids(lefts: Sequence[int], rights: Sequence[int]) -> int:
     return construct(lefts, rights)
 
 
-def sum_ids(ids: Iterable[int]) -> int:
-    """Id of the sum of the forms with these ids (0 for none)."""
-    return sum_all(ids)
+# Id of the sum of the forms with these ids (0 for none): the fast path for solvers.
+sum_ids = sum_all
 
 
 def parse(text: str) -> Game:

@@ -13,11 +13,14 @@ from hashlib import blake2b
 from typing import Any, Union
 
 from . import _table as T
+from ._atomic import atomic_weight, is_infinitesimal, reduced
+from ._cache import cache
+from ._errors import CGTError
 from ._print import number_text, sorted_options, to_text
 from ._thermo import birthday, mean, stops, temperature
 from .game import Game
 
-_stable: dict[int, int] = {}
+_stable = cache("stable id", 1 << 17)
 
 
 def _stable_of(g: int) -> int:
@@ -32,9 +35,7 @@ def _stable_of(g: int) -> int:
         left = b"".join(x.to_bytes(8, "big") for x in sorted(_stable_of(x) for x in lo))
         right = b"".join(x.to_bytes(8, "big") for x in sorted(_stable_of(x) for x in ro))
         payload = b"G" + left + b"|" + right
-    r = int.from_bytes(blake2b(payload, digest_size=8).digest(), "big") >> 1
-    _stable[g] = r
-    return r
+    return _stable.put(g, int.from_bytes(blake2b(payload, digest_size=8).digest(), "big") >> 1)
 
 
 def stable_id(g: Union[Game, int]) -> int:
@@ -42,19 +43,22 @@ def stable_id(g: Union[Game, int]) -> int:
     return _stable_of(g.id if isinstance(g, Game) else g)
 
 
-def value_row(g: Union[Game, int]) -> dict[str, Any]:
+def value_row(g: Union[Game, int], infinitesimals: bool = True) -> dict[str, Any]:
     """One values-table row: the form's stable id, text, option ids and figures.
 
     Keys: ``id``, ``text``, ``left_ids``, ``right_ids`` (stable ids, CGSuite's
     option order), ``is_number``, ``number`` (text or None), ``mean``,
-    ``temperature``, ``left_stop``, ``right_stop`` (texts such as ``3/4``)
-    and ``birthday`` (int).
+    ``temperature``, ``left_stop``, ``right_stop`` (texts such as ``3/4``),
+    ``birthday`` (int), ``atomic_weight`` (text, or None where the form has
+    none: it is not infinitesimal, or not atomic) and
+    ``reduced_canonical_form`` (text); ``infinitesimals=False`` leaves those
+    two out, for callers that need them rarely (they cost a heating by ``*``).
     """
     gid = g.id if isinstance(g, Game) else g
     lo, ro = sorted_options(gid)
     value = T.number_value(gid)
     left_stop, right_stop = stops(gid)
-    return {
+    row = {
         "id": _stable_of(gid),
         "text": to_text(gid),
         "left_ids": [_stable_of(x) for x in lo],
@@ -67,3 +71,23 @@ def value_row(g: Union[Game, int]) -> dict[str, Any]:
         "right_stop": number_text(right_stop),
         "birthday": birthday(gid),
     }
+    if infinitesimals:
+        row["atomic_weight"] = atomic_weight_text(gid)
+        row["reduced_canonical_form"] = to_text(reduced(gid))
+    return row
+
+
+def reduced_text(g: Union[Game, int]) -> str:
+    """CGSuite's text of the reduced canonical form of ``g``."""
+    return to_text(reduced(g.id if isinstance(g, Game) else g))
+
+
+def atomic_weight_text(g: Union[Game, int]) -> str | None:
+    """CGSuite's text of the atomic weight of ``g``, or None where it has none."""
+    g = g.id if isinstance(g, Game) else g
+    if not is_infinitesimal(g):
+        return None
+    try:
+        return to_text(atomic_weight(g))
+    except CGTError:
+        return None

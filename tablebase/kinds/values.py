@@ -125,7 +125,8 @@ class ValuesTable(Artifact):
         return ValuesCheck(solver)
 
     def views(self, root: Path, table: str, manifest: Manifest) -> list[str]:
-        """``<table>_values``: each canonical form once; ``number`` repeats the text of a number."""
+        """``<table>_values``: each canonical form once; ``number`` repeats the text of a number,
+        ``is_infinitesimal`` says whether both stops are 0."""
         files = merged_files(manifest.values)
         if not files:
             return []
@@ -134,6 +135,7 @@ class ValuesTable(Artifact):
         return [
             f"CREATE VIEW {name} AS SELECT id, value, left_ids, right_ids, is_number, "
             "CASE WHEN is_number THEN value END AS number, mean, temperature, left_stop, right_stop, birthday, "
+            "left_stop = 0 AND right_stop = 0 AS is_infinitesimal, atomic_weight, reduced_canonical_form, "
             f"positions, first_level FROM read_parquet([{listed}])"
         ]
 

@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 
 from tablebase.cgt import Game, from_option_ids, parse, sum_ids, value_row
+from tablebase.cgt.stable import atomic_weight_text, reduced_text
 from tablebase.games import SumMoves
 from tablebase.solve import LevelByLevel
 from tablebase.solve.rows import move_array, positions_array
@@ -42,11 +43,12 @@ class Figures:
     """Everything the rows need of one canonical form, computed once per form."""
 
     __slots__ = ("text", "stable", "outcome", "mean", "temperature", "left_stop", "right_stop",
-                 "birthday", "is_number", "left_ids", "right_ids", "left_options", "right_options")
+                 "birthday", "is_number", "left_ids", "right_ids", "left_options", "right_options", "id")
 
     def __init__(self, g: int) -> None:
-        row = value_row(g)
+        row = value_row(g, infinitesimals=False)
         game = Game(g)
+        self.id = g
         self.text: str = row["text"]
         self.stable: int = row["id"]
         self.outcome: int = OUTCOMES.index(game.outcome)
@@ -60,6 +62,17 @@ class Figures:
         self.right_ids: list[int] = row["right_ids"]
         self.left_options = frozenset(x.id for x in game.left_options)
         self.right_options = frozenset(x.id for x in game.right_options)
+
+    # Only the values table asks for these; lookups do not pay for a heating by *.
+    @property
+    def atomic_weight(self) -> str | None:
+        """CGSuite's atomic weight, None where the form has none."""
+        return atomic_weight_text(self.id)
+
+    @property
+    def reduced(self) -> str:
+        """The reduced canonical form: the simplest form infinitesimally close."""
+        return reduced_text(self.id)
 
 
 def best_move(figures: Callable[[int], Figures], options: frozenset, values: list[int],
@@ -241,6 +254,9 @@ def values_table(forms: list[Figures], positions: list[int], level: int) -> pa.T
             "left_stop": column("left_stop", pa.float64()),
             "right_stop": column("right_stop", pa.float64()),
             "birthday": column("birthday", pa.int32()),
+            # Null where the form has no atomic weight (not infinitesimal, or not atomic).
+            "atomic_weight": column("atomic_weight", pa.string()),
+            "reduced_canonical_form": column("reduced", pa.string()),
             "positions": pa.array(positions, type=pa.int64()),
             "first_level": pa.array([level if n else None for n in positions], type=pa.int32()),
         }

@@ -31,6 +31,19 @@ def raw_games(max_leaves: int = 8, width: int = 3) -> st.SearchStrategy:
     )
 
 
+def dicotic_games(max_leaves: int = 8, width: int = 3) -> st.SearchStrategy:
+    """Random raw trees in which every position has moves for both players or for neither:
+    the all-small games (every follower's value is infinitesimal)."""
+    return st.recursive(
+        st.just(EMPTY),
+        lambda kids: st.tuples(
+            st.lists(kids, min_size=1, max_size=width).map(tuple),
+            st.lists(kids, min_size=1, max_size=width).map(tuple),
+        ),
+        max_leaves=max_leaves,
+    )
+
+
 def canonical(raw: RawGame) -> Game:
     """Our canonical form of a raw tree (built bottom-up with from_options)."""
     lefts, rights = raw

@@ -128,3 +128,31 @@ def test_options_that_are_numbers_give_the_simplest_number_between(a, b):
         return
     g = from_options([] if a is None else [dyadic(a)], [] if b is None else [dyadic(b)])
     assert g.is_number and g.number == simplest_by_search(a, b)
+
+
+def raw_ordinal_sum(base, raw_h):
+    """G:H played out: a move in the base G removes H; a move in H keeps G (Conway, On Numbers
+    and Games, Ch. 15; Winning Ways, Ch. 2 for Hackenbush stalks)."""
+    lefts, rights = base
+    return (lefts + tuple(raw_ordinal_sum(base, x) for x in raw_h[0]),
+            rights + tuple(raw_ordinal_sum(base, x) for x in raw_h[1]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(raw_games(max_leaves=5), raw_games(max_leaves=5))
+def test_ordinal_sum_agrees_with_play(a, b):
+    # The base is G's canonical form; H counts by its value only, so H is played as a raw tree.
+    g, h = canonical(a), canonical(b)
+    result = g.ordinal_sum(h)
+    assert is_second_player_win(raw_ordinal_sum(raw_of(g), b), negate(raw_of(result)))
+
+
+def test_hackenbush_stalks_as_ordinal_sums():
+    # Winning Ways, Ch. 2: a blue edge with a red one on top is 1/2; BBR = 3/2; BRR = 1/4; BRB = 3/4.
+    from tablebase.cgt import integer
+
+    blue, red = integer(1), integer(-1)
+    assert blue.ordinal_sum(red) == Fraction(1, 2)
+    assert integer(2).ordinal_sum(red) == Fraction(3, 2)
+    assert blue.ordinal_sum(integer(-2)) == Fraction(1, 4)
+    assert blue.ordinal_sum(red).ordinal_sum(blue) == Fraction(3, 4)

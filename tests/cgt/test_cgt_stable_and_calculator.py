@@ -53,7 +53,14 @@ def test_value_row():
         "left_stop": "2",
         "right_stop": "-1/2",
         "birthday": 3,
+        "atomic_weight": None,  # not infinitesimal
+        "reduced_canonical_form": "{2|-1/2}",
     }
+    # CGSuite's test cases (CanonicalShortGameTestCase.scala): {0||0|v*} prints {0|^<2>}, atomic
+    # weight 1, reduced canonical form 0.
+    small = value_row(parse("{0||0|v*}"))
+    assert (small["text"], small["atomic_weight"], small["reduced_canonical_form"]) == ("{0|^<2>}", "1", "0")
+    assert value_row(parse("{1|^^^||^}"))["atomic_weight"] is None  # infinitesimal but not atomic
     number_row = value_row(parse("-3/8"))
     assert number_row["is_number"] and number_row["number"] == "-3/8"
     assert number_row["temperature"] == "-1/8" and number_row["birthday"] == 4
@@ -77,6 +84,13 @@ def test_evaluate():
     assert evaluate("^*")["outcome"] == "N" and evaluate("^")["outcome"] == "L" and evaluate("v3")["outcome"] == "R"
 
 
+def test_evaluate_other_results():
+    # CGSuite's test cases: ({3||2+*|1+*}).Thermograph and ^.Incentives.
+    assert evaluate("{3||2+*|1+*}.Thermograph") == {"value": "Thermograph(9/4,[3/4],[0,-1],9/4,[3/4,1/2,0],[0,1,0,1])"}
+    assert evaluate("^.Incentives") == {"value": "{^*}"}
+    assert format_report(evaluate("^.IsInfinitesimal")) == "value       true"
+
+
 def test_format_report():
     text = format_report(evaluate("{2|-1/2}"))
     assert "{2|-1/2}" in text and "3/4" in text and "5/4" in text and "N" in text
@@ -96,3 +110,22 @@ def test_docstring_examples():
 
     for module in (tablebase.cgt, tablebase.cgt.calculator):
         assert doctest.testmod(module).failed == 0
+
+
+def test_cli_reads_negative_expressions_and_reports_errors_in_one_line():
+    from helpers import assert_clean_error, tablebase
+
+    plain = tablebase("cgt", "-1/2")
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout.splitlines()[0].split() == ["value", "-1/2"]
+    for argv in (["--", "-1/2", "--json"], ["--json", "-1/2"], ["-1/2", "--json"]):
+        result = tablebase("cgt", *argv)
+        assert result.returncode == 0, (argv, result.stderr)
+        assert json.loads(result.stdout)["value"] == "-1/2"
+    # Words are joined, so a shell's splitting does not matter; +- between operands is CGSuite's.
+    assert json.loads(tablebase("cgt", "3", "+-", "1", "--json").stdout)["value"] == "{4|2}"
+    assert json.loads(tablebase("cgt", "-{1|0}", "--json").stdout)["value"] == "{0|-1}"
+    assert_clean_error(tablebase("cgt", "{1|-1}.AtomicWeight"), "not atomic")
+    assert_clean_error(tablebase("cgt", "--", "{1|-1}.Cool(-1)"), "must be > -1")
+    assert_clean_error(tablebase("cgt", "^<0>"), "at column 2")
+    assert_clean_error(tablebase("cgt", "--"), "expression")

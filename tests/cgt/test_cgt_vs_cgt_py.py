@@ -106,3 +106,37 @@ def test_same_values_of_domineering_boards_with_holes(rows, cols, data):
     assert ours(theirs) == g
     if not g.is_number:
         assert number(theirs.temperature) == g.temperature
+
+
+def their_thermograph(form) -> str:
+    """cgt-py's thermograph in CGSuite's text: 'Thermograph(Thermograph(Trajectory(m, [..], [..]), ...))'."""
+    text = repr(form.thermograph).replace(" ", "")
+    text = text.removeprefix("Thermograph(Thermograph(").removesuffix("))")
+    return "Thermograph(" + text.replace("Trajectory(", "").replace(")", "") + ")"
+
+
+@SETTINGS
+@given(games())
+def test_same_thermographs(g):
+    assert their_thermograph(CF(braced(g))) == str(g.thermograph)
+
+
+@SETTINGS
+@given(games(), st.sampled_from(["-1/2", "0", "1/4", "1/2", "1", "3/2", "3"]))
+def test_same_cooling(g, t):
+    assert ours(CF(braced(g)).cool(t)) == g.cool(Fraction(t))
+
+
+@SETTINGS
+@given(games())
+def test_same_reduced_canonical_forms(g):
+    assert ours(CF(braced(g)).reduced) == g.reduced_canonical_form
+
+
+@pytest.mark.parametrize("rows, cols", [(3, 3), (3, 4), (4, 4)])
+def test_same_figures_of_domineering_rectangles(rows, cols):
+    theirs = cgt_py.Domineering("|".join("." * cols for _ in range(rows))).canonical_form
+    g = rectangle(rows, cols)
+    assert their_thermograph(theirs) == str(g.thermograph)
+    assert ours(theirs.reduced) == g.reduced_canonical_form
+    assert ours(theirs.cool(1)) == g.cool(1)
