@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from tablebase.build.memory import MIB, PROCESS_BASE, USABLE, plan_memory
+from tablebase.build.memory import MIB, PROCESS_BASE, USABLE, Workers, local_worker_limit, plan_memory
 from tablebase.build.plan import deal, default_partition_rows, plan
 from tablebase.errors import TablebaseError
 from tablebase.games import make_game
 from tablebase.kinds import kind_of
 
 
-def planned(game, rows, fixed, limit):
+def planned(game, rows, fixed, limit, per_machine=1, shared_room=0):
     """The plan the driver makes for a game: its kind's footprint, its largest level and whether levels stay whole."""
     kind = kind_of(game)
     levels = [game.level_size(k) for k in range(game.max_level + 1)]
-    return plan_memory(game, kind.footprint(game), rows, fixed, limit, max(levels), sum(levels), kind.whole_levels)
+    return plan_memory(game, kind.footprint(game), rows, fixed, Workers(limit, per_machine, shared_room),
+                       max(levels), sum(levels), kind.whole_levels)
 
 
 def test_partitions_shrink_to_fit_a_small_worker():
@@ -40,8 +41,10 @@ def test_a_size_given_by_the_user_is_kept():
 
 def test_a_table_whose_values_cannot_fit_is_refused():
     game = make_game("chomp", dict(rows=16, cols=16))
-    with pytest.raises(TablebaseError, match="would need about .* MiB but has 1,024 MiB"):
+    with pytest.raises(TablebaseError, match=r"would reach about ([\d,]+) MiB with values of .* more than the 819 MiB "
+                                             r"it may fill \(80% of its 1,024 MiB limit") as refused:
         planned(game, 65_536, fixed=False, limit=1024 * MIB)
+    assert int(refused.value.args[0].split("about ")[1].split(" MiB")[0].replace(",", "")) > 819
 
 
 def test_levels_are_cut_into_even_parts_that_cover_them():
@@ -92,8 +95,28 @@ def test_each_kind_plans_its_own_solvers_memory():
 
 def test_a_level_solved_whole_that_cannot_fit_is_refused_up_front():
     game = make_game("tanhinmin", dict(max_card=8, max_hand=6))
-    with pytest.raises(TablebaseError, match=r"would need about ([\d,]+) MiB for its largest level, 26,501,904 "
-                                             r"positions solved whole, but has 2,048 MiB") as refused:
+    with pytest.raises(TablebaseError, match=r"would reach about ([\d,]+) MiB with its largest level, 26,501,904 "
+                                             r"positions solved whole, more than the 1,638 MiB it may fill") as refused:
         planned(game, 65_536, fixed=False, limit=2048 * MIB)
     need = int(refused.value.args[0].split("about ")[1].split(" MiB")[0].replace(",", ""))
-    assert need > 2048  # the need said is more than the worker has, never less
+    assert need > 1638  # the need said is more than the worker may fill, never less
+
+
+def test_values_shared_on_a_machine_are_planned_once_per_machine():
+    """Chomp 17x17's values (two 16-bit figures for each of 2,333,606,220 keys) on this 24 GiB machine with two
+    workers: each worker maps them, so each limit holds them, and the machine holds them once."""
+    game = make_game("chomp", dict(rows=17, cols=17))
+    footprint = kind_of(game).footprint(game)
+    machine, values = 2 * 12_053 * MIB, game.key_space * footprint.per_key
+    even = machine // 2
+    with pytest.raises(TablebaseError, match="use fewer workers"):
+        planned(game, 65_536, fixed=False, limit=even, per_machine=2, shared_room=machine // 2)
+    limit = values + (machine - values) // 2
+    assert local_worker_limit(machine, 2, values) in (limit, even)  # even where this machine's /dev/shm is small
+    plan = planned(game, 65_536, fixed=False, limit=limit, per_machine=2, shared_room=machine // 2)
+    assert plan.shared and plan.peak <= USABLE * limit
+    # The machine: one copy of the values and two workers' own memory.
+    assert plan.machine_peak == values + 2 * (plan.peak - values) <= machine
+    assert "one copy per machine shared by its workers" in plan.describe()
+    unshared = planned(game, 65_536, fixed=False, limit=limit, per_machine=2, shared_room=0)
+    assert not unshared.shared and unshared.machine_peak == 2 * unshared.peak

@@ -8,6 +8,7 @@ from typing import Iterator
 
 from tablebase.build.driver import build_table, dask_client, resumed
 from tablebase.build.jobs import TableSpec, read_job, spec_for
+from tablebase.build.memory import shared_values
 from tablebase.build.plan import DEFAULT_PARTITION_ROWS
 from tablebase.errors import TablebaseError
 from tablebase.store import BuildLock, table_dir
@@ -34,7 +35,8 @@ def build_tables(
         for spec in specs:
             held.enter_context(BuildLock(table_dir(out, spec.name)))
             resumed(out.resolve(), spec, partition_rows)  # a table begun otherwise is refused before a cluster starts
-        with dask_client(scheduler, workers) as client:
+        shared_bytes = max((shared_values(s.game) for s in specs), default=0)
+        with dask_client(scheduler, workers, shared_bytes) as client:
             for spec in specs:
                 yield build_table(client, out.resolve(), spec, partition_rows, every=float("inf") if quiet else 1.0)
 

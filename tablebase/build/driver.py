@@ -15,31 +15,38 @@ import logging
 import os
 import time
 import uuid
+from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
 import dask
 from distributed import Client, LocalCluster, as_completed
+from distributed.system import MEMORY_LIMIT
 
 import tablebase
 from tablebase.build import shared
 from tablebase.build.jobs import TableSpec
 from tablebase.build.listing import list_on_cluster, stored_view
-from tablebase.build.memory import plan_memory
+from tablebase.build.memory import Workers, local_worker_limit, plan_memory
 from tablebase.build.plan import deal, default_partition_rows, plan, schedule
 from tablebase.build.progress import Progress
 from tablebase.build.tasks import solve_slices, warm_up
 from tablebase.errors import BuildError, StoreError, TablebaseError
 from tablebase.kinds import Artifact, kind_of
 from tablebase.store import Manifest, remove_leftovers, remove_listing, table_dir
+from tablebase.words import counted
 
 MANIFEST_EVERY = 1.0  # seconds between manifest saves while a table builds
 
 
 @contextmanager
-def dask_client(scheduler: str | None = None, workers: int | None = None) -> Iterator[Client]:
-    """A client of the given scheduler, or of a LocalCluster of worker processes started for the run."""
+def dask_client(scheduler: str | None = None, workers: int | None = None, shared_bytes: int = 0) -> Iterator[Client]:
+    """A client of the given scheduler, or of a LocalCluster of worker processes started for the run.
+
+    ``shared_bytes``: the most values the local workers will share in memory
+    (build/memory.py plans them once per machine).
+    """
     if scheduler:
         try:
             client = Client(scheduler, timeout="10s")
@@ -62,15 +69,21 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
             processes=True,
             dashboard_address=":0",
             silence_logs=logging.CRITICAL,
+            memory_limit=local_worker_limit(MEMORY_LIMIT, n, shared_bytes),
         )
     with cluster, Client(cluster) as client:
         yield client
 
 
-def worker_memory_limit(client: Client) -> int | None:
-    """The smallest memory limit among the cluster's workers, if they have one."""
-    limits = [w.get("memory_limit") or 0 for w in client.scheduler_info()["workers"].values()]
-    return min(limits) if limits and min(limits) > 0 else None
+def cluster_workers(client: Client) -> Workers:
+    """The workers' smallest memory limit, the most on one machine, and the least shared memory one has."""
+    info = client.scheduler_info()["workers"]
+    limits = [w.get("memory_limit") or 0 for w in info.values()]
+    hosts = Counter(w.get("host") for w in info.values())
+    rooms = client.run(shared.room, on_error="return")
+    return Workers(limit=min(limits) if limits and min(limits) > 0 else None,
+                   per_machine=max(hosts.values(), default=1),
+                   shared_room=min((r for r in rooms.values() if isinstance(r, int)), default=0))
 
 
 def _identity(spec: TableSpec, partition_rows: int) -> Manifest:
@@ -139,7 +152,7 @@ def build_table(
     view = stored_view(spec.game, root, spec.name, manifest.listing)
     levels = range(view.max_level + 1)
     memory = plan_memory(view, kind.footprint(view), manifest.partition_rows or default_partition_rows(view),
-                         fixed, worker_memory_limit(client), max((view.level_size(k) for k in levels), default=0),
+                         fixed, cluster_workers(client), max((view.level_size(k) for k in levels), default=0),
                          sum(view.level_size(k) for k in levels), kind.whole_levels)
     manifest.partition_rows = memory.partition_rows
     manifest.plan = plan(view, memory.partition_rows, kind.whole_levels)
@@ -154,9 +167,9 @@ def build_table(
     progress = Progress(spec.name, total, view.max_level, every=every)
     progress.resumed(sum(f["rows"] for f in manifest.files.values()))
     progress.say(
-        f"{total:,} positions in {len(manifest.plan)} levels, {n_parts} files"
-        + (f" ({skipped} already built, skipped)" if skipped else "")
-        + f", {len(client.scheduler_info()['workers'])} workers"
+        f"{counted(total, 'position')} in {counted(len(manifest.plan), 'level')}, {counted(n_parts, 'file')}"
+        + (f" ({skipped:,} already built, skipped)" if skipped else "")
+        + f", {counted(len(client.scheduler_info()['workers']), 'worker')}"
     )
     progress.say(memory.describe())
     run = uuid.uuid4().hex

@@ -31,13 +31,23 @@ YOUNG = 60.0  # seconds: a folder without its lock file may be still being made
 _locks: dict[str, int] = {}  # run -> the open lock file by which this process holds its folder
 
 
+def room() -> int:
+    """Bytes free in this machine's shared memory for builds' values (0 where it is not used)."""
+    if os.environ.get("TABLEBASE_SHARED_MEMORY") == "0":
+        return 0
+    try:
+        return shutil.disk_usage(SHARED_MEMORY).free
+    except OSError:
+        return 0
+
+
 def folder_for(run: str, size: int) -> Path | None:
     """This machine's shared folder for the run (made if missing), or None if ``size`` bytes do not fit."""
     if os.environ.get("TABLEBASE_SHARED_MEMORY") == "0":
         return None
     folder = SHARED_MEMORY / f"{PREFIX}{run}"
     try:
-        if not folder.is_dir() and shutil.disk_usage(SHARED_MEMORY).free < HEADROOM * size:
+        if not folder.is_dir() and room() < HEADROOM * size:
             return None
         (folder / "parts").mkdir(parents=True, exist_ok=True)
         if run not in _locks:

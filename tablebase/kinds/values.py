@@ -46,6 +46,7 @@ from tablebase.store.values import (
     values_on_disk,
     write_values,
 )
+from tablebase.words import counted
 
 MERGE_ROWS = 2_000_000  # piece rows per merge task: a few hundred MiB of Arrow rows to sort
 MAX_LISTED = 5  # problems of one kind named one by one; the count says how many more
@@ -109,8 +110,8 @@ class ValuesTable(Artifact):
             v["files"][record.pop("file")] = record
         if records:
             manifest.save(root)  # the merged files are recorded before any piece goes
-            say(f"values table: {sum(r['rows'] for r in v['files'].values()):,} forms in {len(v['files'])} files, "
-                f"merged from {len(v['pieces'])} pieces")
+            say(f"values table: {counted(sum(r['rows'] for r in v['files'].values()), 'form')} in "
+                f"{counted(len(v['files']), 'file')}, merged from {counted(len(v['pieces']), 'piece')}")
         v["pieces"] = {}
         manifest.save(root)
         remove_pieces(root, manifest.table)

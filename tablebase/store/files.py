@@ -106,8 +106,17 @@ def write_parquet(table: pa.Table, path: Path, durable: bool = True) -> dict:
     return write_table(table, path, durable, sort_key="key", statistics=["key", "level"])
 
 
+# zstd levels: position text is the largest column and repays a high level
+# (Chomp 13x13: 1.35 bytes a position at level 1, 0.88 at level 9); keys, values
+# and move codes gain under 0.1 byte a position from level 9 over level 1 and
+# cost about twice the time. Together this writes 30% faster than level 9 for
+# everything, at 2.83 bytes a position against 2.73.
+TEXT_LEVEL = 9
+NUMBER_LEVEL = 1
+
+
 def write_table(table: pa.Table, path: Path, durable: bool = True, sort_key: str | None = None,
-                level: int = 9, statistics: list[str] | None = None) -> dict:
+                level: int | None = None, statistics: list[str] | None = None) -> dict:
     """Write any table atomically; ``sort_key`` names its sorted column of unique integers, if any.
 
     Keys are unique and sorted, so delta encoding beats a dictionary for them;
@@ -117,7 +126,8 @@ def write_table(table: pa.Table, path: Path, durable: bool = True, sort_key: str
     squeezes the streams of high bytes to nothing and the low bytes better
     than a dictionary's bit-packed indexes (Chomp's remoteness: 1.7 bits a
     position instead of 2.7). Everything is zstd-compressed in row groups of
-    256K rows.
+    256K rows; ``level`` sets one zstd level for every column instead of
+    ``TEXT_LEVEL`` for text and ``NUMBER_LEVEL`` for the rest.
     """
     encodings = {}
     for field in table.schema:
@@ -129,6 +139,7 @@ def write_table(table: pa.Table, path: Path, durable: bool = True, sort_key: str
             encodings[field.name] = "BYTE_STREAM_SPLIT"
     # Nested columns (a listing's moves) keep the writer's defaults.
     dictionary = [f.name for f in table.schema if f.name not in encodings and not pa.types.is_nested(f.type)]
+    levels = {f.name: level or (TEXT_LEVEL if pa.types.is_string(f.type) else NUMBER_LEVEL) for f in table.schema}
 
     # Encoded in memory, then written in one go and hashed there: for thousands of
     # small files this saves opening each through Arrow's filesystem layer and
@@ -138,7 +149,7 @@ def write_table(table: pa.Table, path: Path, durable: bool = True, sort_key: str
         table,
         sink,
         compression="zstd",
-        compression_level=level,
+        compression_level=levels,
         row_group_size=ROW_GROUP,
         use_dictionary=dictionary,
         column_encoding=encodings,

@@ -1,0 +1,185 @@
+"""A build's cost against its positions, side by side in one run: Chomp, small-level games, a reference loop.
+
+    python benchmarks/bench_levels.py              # everything below but Chomp 16x16 and 17x17
+    python benchmarks/bench_levels.py --only chomp13,subtraction
+    python benchmarks/bench_levels.py --big        # also Chomp 16x16 (and its loop) and 17x17 --compact
+
+Every figure is the whole ``tablebase build`` command (a fresh process, its
+local cluster of two workers, writing into an empty folder) unless it says
+"table", which is the build's own seconds from its summary. The baseline is
+``reference_grundy``: Chomp's Grundy values on one core, by a compiled loop
+written here and sharing no code with the package: no remoteness, no best
+moves, no position text, no files. Ratios are against figures of the same
+run; targets are printed beside them, never asserted.
+
+Measured (2 cores, 24 GiB; the figures of a run are in its output):
+
+    subtraction --set 1,3,4 --max 1000000   command / Chomp 13x13 command      target <= 1
+    wythoff --max 4096                      command / Chomp 13x13 command      target <= 1.5
+    chomp 13x13                             table / loop <= 2, command / loop <= 2.5, <= 3 bytes a position
+    chomp 16x16 (--big)                     command / loop on 16x16            target <= 1.5
+    chomp 17x17 --compact (--big)           command                            target <= 30 minutes
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from math import comb
+from pathlib import Path
+
+import numba
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from common import PeakMemory, report  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@numba.njit(cache=True)
+def _reference_grundy(rows: int, cols: int, choose: np.ndarray) -> np.ndarray:
+    """Grundy values of every Chomp bar with ``rows`` rows of at most ``cols`` squares.
+
+    A bar is its row lengths a[0] >= a[1] >= ... (square (0, 0) is poisoned: a
+    player who can only take it has lost). Bars are ranked in lexicographic
+    order, rank(a) = sum_i C(a[i] + R - i - 1, R - i), so every bar a bite
+    leaves ranks below the bar bitten: one pass in rank order solves them all.
+    Biting at (r, c) cuts rows r.. to at most c squares, so the bites of one
+    column c, taken from the lowest row longer than c upwards, each change the
+    rank by one more row's term: O(1) a move.
+    """
+    R = rows
+    n = choose[cols + R, R]
+    grundy = np.zeros(n, dtype=np.uint16)
+    a = np.zeros(R, dtype=np.int64)
+    term = np.zeros(R, dtype=np.int64)  # each row's term of the rank
+    seen = np.zeros(4096, dtype=np.int64)
+    stamp = 0
+    for rank in range(1, n):
+        # The next bar in lexicographic order: the last row that may grow grows, those below empty.
+        i = R - 1
+        while i > 0 and a[i] == a[i - 1]:
+            i -= 1
+        a[i] += 1
+        for k in range(i, R):
+            if k > i:
+                a[k] = 0
+            term[k] = choose[a[k] + R - k - 1, R - k]
+        stamp += 1
+        height = R
+        for c in range(a[0]):
+            while a[height - 1] <= c:
+                height -= 1
+            child = rank
+            for r in range(height - 1, -1, -1):
+                child += choose[c + R - r - 1, R - r] - term[r]
+                if r == 0 and c == 0:
+                    break  # the poisoned square
+                seen[grundy[child]] = stamp
+        g = 0
+        while seen[g] == stamp:
+            g += 1
+        grundy[rank] = g
+    return grundy
+
+
+def reference_grundy(rows: int, cols: int) -> tuple[np.ndarray, float]:
+    """The loop's values (by rank) and its seconds, compiled beforehand."""
+    size = rows + cols + 2
+    choose = np.array([[comb(m, k) for k in range(size)] for m in range(size)], dtype=np.int64)
+    _reference_grundy(2, 2, choose)
+    began = time.perf_counter()
+    values = _reference_grundy(rows, cols, choose)
+    return values, time.perf_counter() - began
+
+
+def _check_reference() -> None:
+    """The loop against Chomp's definition on a 4x4 bar, by plain recursion."""
+    memo: dict[tuple[int, ...], int] = {}
+
+    def g(bar: tuple[int, ...]) -> int:
+        if bar not in memo:
+            options = {g(tuple(min(x, c) if i >= r else x for i, x in enumerate(bar)))
+                       for r in range(len(bar)) for c in range(bar[r]) if (r, c) != (0, 0)}
+            memo[bar] = next(v for v in range(len(options) + 1) if v not in options)
+        return memo[bar]
+
+    values, _ = reference_grundy(4, 4)
+    for bar in [(4, 4, 4, 4), (3, 2, 2, 0), (4, 1, 0, 0), (2, 2, 0, 0), (1, 0, 0, 0)]:
+        rank = sum(comb(x + 4 - i - 1, 4 - i) for i, x in enumerate(bar))
+        assert values[rank] == g(bar), (bar, values[rank], g(bar))
+
+
+def build(args: list[str]) -> dict:
+    """Run one ``tablebase build`` command into an empty folder: its wall seconds, summary and peak memory."""
+    with tempfile.TemporaryDirectory() as out:
+        command = [sys.executable, "-m", "tablebase", "build", *args, "--out", out, "--quiet"]
+        with PeakMemory() as memory:
+            began = time.perf_counter()
+            done = subprocess.run(command, capture_output=True, text=True)
+            seconds = time.perf_counter() - began
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(args)} failed: {done.stderr.strip()}")
+        summaries = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return {"command": seconds, "table": sum(s["seconds"] for s in summaries),
+            "positions": sum(s["positions"] for s in summaries), "bytes": sum(s["bytes"] for s in summaries),
+            "plan_mib": max(s["memory_estimate_mib"] for s in summaries), "peak_mib": memory.mib,
+            "largest_mib": memory.largest / 2**20}
+
+
+BUILDS = {
+    "chomp13": ["chomp", "--rows", "13", "--cols", "13"],
+    "subtraction": ["subtraction", "--set", "1,3,4", "--max", "1000000"],
+    "wythoff": ["wythoff", "--max", "4096"],
+    "fibonacci": ["fibonacci-nim", "--max", "4096"],
+    "large": ["--job", str(ROOT / "jobs" / "large.toml")],
+    "chomp16": ["chomp", "--rows", "16", "--cols", "16"],
+    "chomp17": ["chomp", "--rows", "17", "--cols", "17", "--compact"],
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="comma-separated names of: " + ", ".join(BUILDS))
+    parser.add_argument("--big", action="store_true", help="also Chomp 16x16 and 17x17")
+    args = parser.parse_args()
+    names = args.only.split(",") if args.only else [n for n in BUILDS if args.big or n not in ("chomp16", "chomp17")]
+    _check_reference()
+    loops = {13: reference_grundy(13, 13)[1]}
+    report("loop chomp 13x13", seconds=loops[13], positions=comb(26, 13) - 1)
+    runs: dict[str, dict] = {}
+    for name in names:
+        runs[name] = run = build(BUILDS[name])
+        report(name, command_s=run["command"], table_s=run["table"], positions=run["positions"],
+               per_position_us=1e6 * run["command"] / max(run["positions"], 1),
+               bytes_per_position=run["bytes"] / max(run["positions"], 1),
+               plan_mib_per_worker=run["plan_mib"], peak_mib_largest_process=run["largest_mib"],
+               peak_mib_all=run["peak_mib"], command=" ".join(["tablebase", "build", *BUILDS[name]]))
+    if "chomp16" in names:
+        loops[16] = reference_grundy(16, 16)[1]
+        report("loop chomp 16x16", seconds=loops[16], positions=comb(32, 16) - 1)
+    print()
+    chomp = runs.get("chomp13")
+    if chomp:
+        report("chomp 13x13 / loop", table=chomp["table"] / loops[13], target_table="<= 2",
+               command=chomp["command"] / loops[13], target_command="<= 2.5",
+               bytes_per_position=chomp["bytes"] / chomp["positions"], target_bytes="<= 3")
+        for name, target in (("subtraction", "<= 1"), ("wythoff", "<= 1.5")):
+            if name in runs:
+                report(f"{name} / chomp 13x13", command=runs[name]["command"] / chomp["command"], target=target)
+    if "chomp16" in runs:
+        report("chomp 16x16 / loop", command=runs["chomp16"]["command"] / loops[16], target="<= 1.5")
+    if "chomp17" in runs:
+        report("chomp 17x17 --compact", minutes=runs["chomp17"]["command"] / 60, target="<= 30",
+               plan_mib_per_worker=runs["chomp17"]["plan_mib"],
+               peak_mib_largest_process=runs["chomp17"]["largest_mib"], peak_mib_all=runs["chomp17"]["peak_mib"])
+
+
+if __name__ == "__main__":
+    main()
