@@ -11,7 +11,28 @@ from tablebase.build.jobs import TableSpec, read_job, spec_for
 from tablebase.build.memory import shared_values
 from tablebase.build.plan import DEFAULT_PARTITION_ROWS
 from tablebase.errors import TablebaseError
+from tablebase.kinds import kind_of
 from tablebase.store import BuildLock, table_dir
+
+
+SMALL_JOB = 2**21  # positions: about a second of one core's work, less than starting worker processes
+
+
+def is_small(specs: list[TableSpec]) -> bool:
+    """Whether a job is small enough for workers in threads: positions known before listing, and few.
+
+    Games the engine lists, plain Python ones among them, spend their time in
+    Python and need processes to run side by side.
+    """
+    total = 0
+    for spec in specs:
+        game = spec.game
+        if kind_of(game).needs_listing(game):
+            return False
+        total += sum(game.level_size(level) for level in range(game.max_level + 1))
+        if total > SMALL_JOB:
+            return False
+    return True
 
 
 def build_tables(
@@ -36,7 +57,7 @@ def build_tables(
             held.enter_context(BuildLock(table_dir(out, spec.name)))
             resumed(out.resolve(), spec, partition_rows)  # a table begun otherwise is refused before a cluster starts
         shared_bytes = max((shared_values(s.game) for s in specs), default=0)
-        with dask_client(scheduler, workers, shared_bytes) as client:
+        with dask_client(scheduler, workers, shared_bytes, small=is_small(specs)) as client:
             for spec in specs:
                 yield build_table(client, out.resolve(), spec, partition_rows, every=float("inf") if quiet else 1.0)
 

@@ -41,11 +41,16 @@ MANIFEST_EVERY = 1.0  # seconds between manifest saves while a table builds
 
 
 @contextmanager
-def dask_client(scheduler: str | None = None, workers: int | None = None, shared_bytes: int = 0) -> Iterator[Client]:
-    """A client of the given scheduler, or of a LocalCluster of worker processes started for the run.
+def dask_client(scheduler: str | None = None, workers: int | None = None, shared_bytes: int = 0,
+                small: bool = False) -> Iterator[Client]:
+    """A client of the given scheduler, or of a LocalCluster started for the run.
 
-    ``shared_bytes``: the most values the local workers will share in memory
-    (build/memory.py plans them once per machine).
+    The local workers are processes, each with its own interpreter; a
+    ``small`` job's workers are threads of this process instead, which start
+    in a tenth of a second where processes take one to two (and as long
+    again to stop), more than such a job's whole work. ``shared_bytes``: the
+    most values the local workers will share in memory (build/memory.py plans
+    them once per machine).
     """
     if scheduler:
         try:
@@ -66,7 +71,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, shared
         cluster = LocalCluster(
             n_workers=n,
             threads_per_worker=1,
-            processes=True,
+            processes=not small,
             dashboard_address=":0",
             silence_logs=logging.CRITICAL,
             memory_limit=local_worker_limit(MEMORY_LIMIT, n, shared_bytes),
