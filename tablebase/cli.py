@@ -1,4 +1,4 @@
-"""The ``tablebase`` command: build, check-game, verify, lookup, query, stats, tables, serve, games, cgt."""
+"""The ``tablebase`` command: build, check-game, verify, lookup, query, stats, tables, serve, plot, games, cgt."""
 
 from __future__ import annotations
 
@@ -96,6 +96,15 @@ def make_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1, help="server processes")
+
+    plot = verbs.add_parser("plot", help="draw a picture of a table: grundy-map, p-positions, outcomes, position")
+    plot.add_argument("--db", required=True)
+    plot.add_argument("table")
+    plot.add_argument("picture", metavar="KIND",
+                      help="grundy-map (two-number positions), p-positions (two or three numbers), "
+                           "outcomes (per level), position (with --position)")
+    plot.add_argument("--out", required=True, help="the picture's file, .png or .svg")
+    plot.add_argument("--position", help="the position of the picture 'position'")
 
     listing = verbs.add_parser("games", help="every game with its build options and notation, and where it comes from")
     listing.add_argument("--json", action="store_true")
@@ -343,6 +352,16 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from tablebase import open as open_tb
+    from tablebase.explorer.plot import plot_table
+
+    with open_tb(args.db) as tb:
+        said = plot_table(tb, args.table, args.picture, args.out, args.position)
+    print(f"{args.out}: {said}")
+    return 0
+
+
 def _cmd_cgt(args: argparse.Namespace) -> int:
     from tablebase.cgt import CGTError, evaluate, format_report
 
@@ -366,6 +385,7 @@ COMMANDS = {
     "verify": _cmd_verify,
     "tables": _cmd_tables,
     "serve": _cmd_serve,
+    "plot": _cmd_plot,
     "games": _cmd_games,
     "cgt": _cmd_cgt,
 }

@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 
 import tablebase
 from tablebase.errors import GameUnavailable, PositionError, StoreError, TablebaseError
+from tablebase.explorer import explorer_routes
 
 MAX_BATCH = 100_000
 
@@ -88,6 +89,7 @@ def create_app(root: str | os.PathLike) -> FastAPI:
         rows = answer(db.lookup_many, table, batch.positions)
         return JSONResponse({"rows": rows.to_pylist()})
 
+    app.include_router(explorer_routes(db, loading))  # the HTML pages, at /
     return app
 
 

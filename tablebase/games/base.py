@@ -17,6 +17,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from tablebase.errors import PositionError, TablebaseError
+from tablebase.games.drawing import Picture, text_box
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,14 @@ class Game(ABC):
     def bounds(self) -> str:
         """What the table holds, in words, for error messages."""
         return ", ".join(f"{k.replace('_', '-')} {v}" for k, v in self.params.items()) or "every position"
+
+    # -- pictures -------------------------------------------------------------------
+    def draw(self, position: str) -> Picture:
+        """A picture of a position given in the table's notation (the explorer and ``tablebase plot`` show it).
+
+        Games override it to draw their board; by default the notation is shown in a box.
+        """
+        return text_box(position)
 
     # -- helpers for subclasses -----------------------------------------------------
     def position_error(self, text: str, why: str) -> PositionError:

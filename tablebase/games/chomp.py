@@ -15,6 +15,7 @@ import numpy as np
 from tablebase.errors import TablebaseError
 from tablebase.games import young
 from tablebase.games.base import Option, Texts
+from tablebase.games.drawing import GREY, INK, LIGHT, Picture
 from tablebase.games.keyed import CompiledMoves, DiagramBites, KeyedImpartialGame
 from tablebase.games.notation import split_ints
 
@@ -51,6 +52,17 @@ class Chomp(KeyedImpartialGame):
         self.compiled_moves = CompiledMoves(_moves, self._kernel_args)
         self._sizes = young.level_sizes(self.rows, self.cols)
         self._sizes[0] = 0  # the empty diagram is not a position
+
+    def draw(self, position: str) -> Picture:
+        """The bar as rows of squares, the poisoned square dark in the top-left corner; bitten squares faint."""
+        lengths = self.parse_ints(position)
+        p = Picture(self.cols + 0.4, self.rows + 0.4, f"Chomp {position}")
+        for r in range(self.rows):
+            for c in range(self.cols):
+                here = r < len(lengths) and c < lengths[r]
+                fill = INK if (r, c) == (0, 0) and here else ("#b45309" if here else LIGHT)
+                p.rect(0.2 + c, 0.2 + r, 1, 1, fill, GREY if not here else INK)
+        return p
 
     @property
     def table(self) -> str:

@@ -12,6 +12,7 @@ import numba
 import numpy as np
 
 from tablebase.games.base import Option, Texts
+from tablebase.games.drawing import Picture, heaps
 from tablebase.games.keyed import CompiledMoves, KeyedImpartialGame
 from tablebase.games.notation import split_ints
 from tablebase.games.young import format_rows
@@ -45,6 +46,13 @@ class FibonacciNim(KeyedImpartialGame):
         self.key_space = (self.top + 1) * (self.top + 2) // 2
         self.max_moves = self.top
         self.compiled_moves = CompiledMoves(_moves, tuple)
+
+    def draw(self, position: str) -> Picture:
+        """The heap, with the most that may be taken now under it."""
+        numbers = self.parse_ints(position)
+        n = numbers[0] if numbers else 0
+        k = numbers[1] if len(numbers) > 1 else max(n - 1, 0)
+        return heaps([n], f"Fibonacci nim {position}", [f"{n}, take ≤ {k}"], most=40)
 
     @property
     def table(self) -> str:

@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from tablebase.games.base import Option, Texts
+from tablebase.games.drawing import GREEN, Picture, bracket_tree, tree_picture
 from tablebase.games.keyed import Children, KeyedImpartialGame
 
 Tree = tuple  # a node is the tuple of its child nodes, in canonical order
@@ -118,6 +119,10 @@ class GreenHackenbush(KeyedImpartialGame):
         super().__init__(**params)
         self.top = self.int_param("max_edges", 0, 20)
         self.max_moves = self.top
+
+    def draw(self, position: str) -> Picture:
+        """The tree standing on the ground, every edge green."""
+        return tree_picture(bracket_tree(position.strip(), {"": GREEN}), f"Green Hackenbush {position}")
 
     @property
     def table(self) -> str:

@@ -26,6 +26,7 @@ import numpy as np
 
 from tablebase.errors import TablebaseError
 from tablebase.games.base import Option, Texts
+from tablebase.games.drawing import BLUE, GREEN, GREY, RED, Picture, bracket_tree, tree_picture
 from tablebase.games.keyed import KeyedPartizanGame, SumMoves
 
 COLOURS = "BRG"
@@ -189,6 +190,17 @@ class Hackenbush(KeyedPartizanGame):
         self.top = self.int_param("max_edges", 0, 24 if self.shape == "stalk" else 14)
         self.max_moves = self.top
         self._levels: dict[int, np.ndarray] = {}  # each level's keys, for as long as the game lives
+
+    def draw(self, position: str) -> Picture:
+        """The stalk or tree standing on the ground, edges blue (Left's), red (Right's) or green (both)."""
+        text = position.strip()
+        colours = {"B": BLUE, "R": RED, "G": GREEN, "": GREEN}
+        if text.startswith("("):
+            return tree_picture(bracket_tree(text, colours), f"Hackenbush {position}")
+        stalk: list = []
+        for letter in reversed(text.replace("-", "")):
+            stalk = [(colours.get(letter, GREY), stalk)]
+        return tree_picture(stalk, f"Hackenbush {position}")
 
     @property
     def table(self) -> str:

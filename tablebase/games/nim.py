@@ -14,6 +14,7 @@ import numpy as np
 from tablebase.errors import TablebaseError
 from tablebase.games import young
 from tablebase.games.base import Option, Texts
+from tablebase.games.drawing import Picture, heaps
 from tablebase.games.keyed import CompiledMoves, KeyedImpartialGame
 from tablebase.games.notation import split_ints
 
@@ -63,6 +64,11 @@ class Nim(KeyedImpartialGame):
         self.max_moves = self.heaps * self.top
         self._sizes = young.level_sizes(self.heaps, self.top)
         self.compiled_moves = CompiledMoves(_moves, self._kernel_args)
+
+    def draw(self, position: str) -> Picture:
+        """The heaps side by side, each counted underneath."""
+        sizes = self.parse_ints(position)
+        return heaps(sizes + [0] * (self.heaps - len(sizes)), f"Nim {position}")
 
     @property
     def table(self) -> str:

@@ -12,6 +12,7 @@ import numpy as np
 
 from tablebase.errors import TablebaseError
 from tablebase.games.base import Option, Texts
+from tablebase.games.drawing import Picture, heaps
 from tablebase.games.keyed import CompiledMoves, KeyedImpartialGame
 from tablebase.games.notation import split_ints
 from tablebase.games.young import format_rows
@@ -85,6 +86,10 @@ class Subtraction(KeyedImpartialGame):
         self.key_space = self.top + 1
         self.max_moves = len(amounts)
         self.compiled_moves = CompiledMoves(_moves, self._kernel_args)
+
+    def draw(self, position: str) -> Picture:
+        """The one heap."""
+        return heaps(self.parse_ints(position)[:1], f"{self.name} {position}")
 
     @property
     def table(self) -> str:

@@ -39,6 +39,7 @@ import numpy as np
 from tablebase.errors import TablebaseError
 from tablebase.games import young
 from tablebase.games.base import Option, Texts
+from tablebase.games.drawing import BLUE, GREY, LIGHT, PAPER, RED, Picture
 from tablebase.games.keyed import CompiledMoves, KeyedScoredGame
 from tablebase.games.plain import Outcome
 
@@ -173,6 +174,26 @@ class Tanhinmin(KeyedScoredGame):
         self.cards_up = np.take_along_axis(np.sort(self.cards_down, axis=1), shift, axis=1)
         self._hand_texts = young.format_rows(self.cards_up, self.sizes)
         self._field_texts = Texts.from_strings([str(f) for f in range(self.fields)])
+
+    def draw(self, position: str) -> Picture:
+        """The opponent's hand at the top, the field in the middle, the mover's hand at the bottom."""
+        parts = (position.split("/") + ["", "", "0"])[:3]
+        mover, opponent = ([int(t) for t in part.replace("-", " ").split()] for part in parts[:2])
+        field = int(parts[2].strip() or 0)
+        p = Picture(max(len(mover), len(opponent), 3) * 1.0 + 3.2, 5.4, f"Tanhinmin {position}")
+
+        def hand(cards: list[int], y: float, label: str, colour: str) -> None:
+            p.text(0.2, y + 0.85, label, 0.38, GREY, "start")
+            for i, c in enumerate(cards):
+                p.rect(2.8 + i, y, 0.85, 1.2, PAPER, colour)
+                p.text(2.8 + i + 0.42, y + 0.8, str(c), 0.5, colour)
+
+        hand(opponent, 0.2, "opponent", RED)
+        p.text(0.2, 2.85, "field", 0.38, GREY, "start")
+        p.rect(2.8, 2.1, 0.85, 1.2, LIGHT if field else "none", GREY)
+        p.text(3.22, 2.9, str(field) if field else "–", 0.5)
+        hand(mover, 4.0, "to move", BLUE)
+        return p
 
     @property
     def table(self) -> str:

@@ -10,6 +10,7 @@ import numba
 import numpy as np
 
 from tablebase.games.base import Option, Texts
+from tablebase.games.drawing import GREEN, GREY, LIGHT, PAPER, Picture
 from tablebase.games.keyed import CompiledMoves, KeyedImpartialGame, QueenMoves
 from tablebase.games.notation import split_ints
 from tablebase.games.young import format_rows
@@ -75,6 +76,28 @@ class Wythoff(KeyedImpartialGame):
         # The codes are those _moves gives: d, (top + 1) + d, 2 (top + 1) + d.
         self.queen = QueenMoves(self.top, 0, self.top + 1, 2 * (self.top + 1), _pairs)
         self.compiled_moves = CompiledMoves(_moves, self._kernel_args)
+
+    def draw(self, position: str) -> Picture:
+        """The queen on her board, the corner she heads for at the bottom left (heaps as its coordinates).
+
+        A large board is drawn as a field with the queen in proportion, not as its squares."""
+        a, b = (self.parse_ints(position) + [0, 0])[:2]
+        side = max(a, b) + 2
+        p = Picture(12.6, 12.6, f"Wythoff {position}")
+        if side <= 24:
+            cell = 12 / side
+            for i in range(side):
+                for j in range(side):
+                    p.rect(0.3 + i * cell, 0.3 + (side - 1 - j) * cell, cell, cell, LIGHT if (i + j) % 2 else PAPER,
+                           GREY)
+        else:
+            cell = 12 / (side + 1)
+            p.rect(0.3, 0.3, 12, 12, "#f3f4f6", GREY)
+        p.rect(0.3, 0.3 + 12 - cell, cell, cell, GREEN, GREY)
+        x, y = 0.3 + (a + 0.5) * cell, 0.3 + 12 - (b + 0.5) * cell
+        p.circle(x, y, max(cell * 0.38, 0.18), "#7c3aed")
+        p.text(x, y - max(cell * 0.5, 0.3), f"({a}, {b})", 0.45)
+        return p
 
     @property
     def table(self) -> str:

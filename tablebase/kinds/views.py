@@ -115,6 +115,7 @@ class PlainView(_CountedLevels):
     notation = property(lambda self: self.game.notation)
     move_notation = property(lambda self: self.game.move_notation)
     options = property(lambda self: self.game.options)
+    draw = property(lambda self: self.game.draw)
 
     def rows(self, level: int) -> LevelRows:
         found = self._rows.get(level)

@@ -1,0 +1,85 @@
+"""The explorer in a real browser: headless Chromium, driven by selenium, against `tablebase serve` in its own
+process. Skipped, saying why, where Chromium or its driver is not installed (.ci/run installs them)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from explorer_oracles import wythoff_outcome
+from test_distributed import free_port
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
+                                reason="Chromium and chromedriver are not installed (apt-get install chromium "
+                                       "chromium-driver)")
+TOP = 12
+
+
+@pytest.fixture(scope="module")
+def server(built):
+    root, _ = built("wythoff", max=TOP)
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", "--db", str(root), "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(base + "/health", timeout=5)
+            break
+        except OSError:
+            assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.2)
+    yield base
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def test_type_a_position_and_follow_the_best_move(server, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{server}/")
+    browser.find_element(By.LINK_TEXT, f"wythoff_n{TOP}").click()
+    assert browser.find_element(By.TAG_NAME, "h1").text == f"wythoff_n{TOP}"
+    assert browser.find_elements(By.CSS_SELECTOR, "svg.chart")
+    field = browser.find_element(By.ID, "position")
+    field.send_keys("7 4")  # either order: the page shows the table's spelling
+    browser.find_element(By.ID, "look-up").click()
+    assert browser.find_element(By.ID, "position-title").text == "4 7"
+    assert browser.find_element(By.ID, "figure-outcome").text == wythoff_outcome("4 7", TOP) == "P"
+    assert browser.find_element(By.CSS_SELECTOR, "#board svg").is_displayed()
+
+    browser.find_element(By.ID, "position").clear()
+    browser.find_element(By.ID, "position").send_keys("5 9")
+    browser.find_element(By.ID, "look-up").click()
+    assert browser.find_element(By.ID, "figure-outcome").text == wythoff_outcome("5 9", TOP) == "N"
+    rows = browser.find_elements(By.CSS_SELECTOR, "#moves tr.move")
+    shown = [(r.get_attribute("class").split("outcome-")[1], r.find_element(By.CSS_SELECTOR, "a").text) for r in rows]
+    assert [o for o, _ in shown] == [wythoff_outcome(p, TOP) for _, p in shown]
+    best = rows[0].find_element(By.CSS_SELECTOR, "a")
+    target = best.text
+    best.click()
+    assert browser.find_element(By.ID, "position-title").text == target
+    assert browser.find_element(By.ID, "figure-outcome").text == "P" == wythoff_outcome(target, TOP)
+    timing = browser.execute_script("return performance.timing.loadEventEnd - performance.timing.navigationStart")
+    assert timing >= 0
