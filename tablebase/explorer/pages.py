@@ -23,7 +23,7 @@ from markupsafe import Markup
 from tablebase.errors import GameUnavailable, TablebaseError
 from tablebase.explorer.charts import OUTCOME_COLOURS, cell, chart_of
 from tablebase.explorer.interesting import applicable
-from tablebase.query.database import Tablebase, _quote
+from tablebase.query.database import Tablebase, quote_name
 from tablebase.store import table_dir
 
 STAT_ROWS = 40  # rows of a statistic shown under its chart
@@ -127,7 +127,7 @@ class Explorer:
 
     def _picks(self, table: str) -> list[tuple[str, str, Any]]:
         """(label, position, figure) of the table's interesting positions; random ones picked anew."""
-        columns = set(self.db.sql(f"SELECT * FROM {_quote(table)} LIMIT 0").column_names)
+        columns = set(self.db.sql(f"SELECT * FROM {quote_name(table)} LIMIT 0").column_names)
         found = []
         for pick in applicable(columns):
             kept = self.picks.setdefault(table, []) if not pick.random else None
@@ -135,7 +135,7 @@ class Explorer:
             if known:
                 found.append(known[0])
                 continue
-            rows = self.db.sql(pick.query.replace("{table}", _quote(table))).to_pylist()
+            rows = self.db.sql(pick.query.replace("{table}", quote_name(table))).to_pylist()
             if rows:
                 entry = (pick.label, rows[0]["position"], rows[0]["figure"])
                 found.append(entry)

@@ -18,7 +18,7 @@ import numpy as np
 
 from tablebase.errors import TablebaseError
 from tablebase.explorer.charts import OUTCOME_COLOURS
-from tablebase.query.database import Tablebase, _quote
+from tablebase.query.database import Tablebase, quote_name
 
 FORMATS = ("png", "svg")
 # The numbers of a position written as whole numbers separated by spaces (Wythoff, Nim, Chomp).
@@ -60,7 +60,7 @@ def plot_table(db: Tablebase, table: str, kind: str, out: str | os.PathLike, pos
 
 
 def _needs(db: Tablebase, table: str, kind: str, columns: set[str], why: str) -> None:
-    have = set(db.sql(f"SELECT * FROM {_quote(table)} LIMIT 0").column_names)
+    have = set(db.sql(f"SELECT * FROM {quote_name(table)} LIMIT 0").column_names)
     if not columns <= have:
         raise TablebaseError(f"picture {kind!r} does not fit table {table} ({db.manifest(table).game}): "
                              f"it needs {why}, and the table has no {', '.join(sorted(columns - have))} column")
@@ -69,7 +69,7 @@ def _needs(db: Tablebase, table: str, kind: str, columns: set[str], why: str) ->
 def _widths(db: Tablebase, table: str, kind: str, most: int) -> int:
     """How many numbers the positions have at most; refused unless every position is at most ``most`` numbers."""
     low, high, bad = db.sql(f"SELECT min(len(n)), max(len(n)), count(*) FILTER (WHERE len(list_filter(n, lambda x: x IS NULL)) > 0) "
-                            f"FROM (SELECT {NUMBERS} AS n FROM {_quote(table)})").to_pylist()[0].values()
+                            f"FROM (SELECT {NUMBERS} AS n FROM {quote_name(table)})").to_pylist()[0].values()
     if bad or high is None or high > most:
         raise TablebaseError(f"picture {kind!r} does not fit table {table} ({db.manifest(table).game}): "
                              f"it needs positions of at most {most} whole numbers")
@@ -81,7 +81,7 @@ def grundy_map(db: Tablebase, table: str, figure: Any, position: str | None) -> 
     _needs(db, table, "grundy-map", {"grundy"}, "Grundy values")
     _widths(db, table, "grundy-map", 2)
     rows = db.sql(f"SELECT coalesce(n[1], 0) AS a, coalesce(n[2], 0) AS b, grundy "
-                  f"FROM (SELECT {NUMBERS} AS n, grundy FROM {_quote(table)})")
+                  f"FROM (SELECT {NUMBERS} AS n, grundy FROM {quote_name(table)})")
     a, b, g = (rows.column(c).to_numpy() for c in ("a", "b", "grundy"))
     side = int(max(a.max(initial=0), b.max(initial=0))) + 1
     grid = np.full((side, side), np.nan)
@@ -101,7 +101,7 @@ def p_positions(db: Tablebase, table: str, figure: Any, position: str | None) ->
     _needs(db, table, "p-positions", {"outcome"}, "outcomes")
     width = _widths(db, table, "p-positions", 3)
     ax = figure.add_subplot()
-    source = f"(SELECT {NUMBERS} AS n FROM {_quote(table)} WHERE outcome = 'P')"
+    source = f"(SELECT {NUMBERS} AS n FROM {quote_name(table)} WHERE outcome = 'P')"
     if width <= 2:
         rows = db.sql(f"SELECT coalesce(n[1], 0) AS a, coalesce(n[2], 0) AS b FROM {source}")
         a, b = rows.column("a").to_numpy(), rows.column("b").to_numpy()
@@ -127,7 +127,7 @@ def p_positions(db: Tablebase, table: str, figure: Any, position: str | None) ->
 def outcomes(db: Tablebase, table: str, figure: Any, position: str | None) -> str:
     """Positions per level, stacked by outcome."""
     _needs(db, table, "outcomes", {"outcome"}, "outcomes")
-    rows = db.sql(f"SELECT level, outcome, count(*) AS positions FROM {_quote(table)} GROUP BY ALL ORDER BY ALL")
+    rows = db.sql(f"SELECT level, outcome, count(*) AS positions FROM {quote_name(table)} GROUP BY ALL ORDER BY ALL")
     levels = sorted(set(rows.column("level").to_pylist()))
     at = {level: i for i, level in enumerate(levels)}
     ax = figure.add_subplot()

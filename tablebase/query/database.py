@@ -31,7 +31,8 @@ class QueryError(TablebaseError):
     """SQL that DuckDB rejects, or that would change something."""
 
 
-def _quote(name: str) -> str:
+def quote_name(name: str) -> str:
+    """A name as a DuckDB identifier, whatever it contains."""
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -116,7 +117,7 @@ class Tablebase:
                     position = self._spell_positions(con, name)
                 # Every file holds a level column; DuckDB skips files and row groups by its statistics.
                 con.execute(
-                    f"CREATE VIEW {_quote(name)} AS SELECT key, {position} AS position, level, "
+                    f"CREATE VIEW {quote_name(name)} AS SELECT key, {position} AS position, level, "
                     f"* EXCLUDE (key, {'' if m.compact else 'position, '}level) "
                     f"FROM read_parquet('{files}')"
                 )
@@ -142,7 +143,7 @@ class Tablebase:
 
         function = f"position_of_{table}"
         con.create_function(function, spell, ["BIGINT"], "VARCHAR", type="arrow", side_effects=False)
-        return f"{_quote(function)}(key)"
+        return f"{quote_name(function)}(key)"
 
     def sql(self, query: str) -> pa.Table:
         """Run one read-only SQL statement (SELECT or EXPLAIN) and return an Arrow table."""
@@ -170,14 +171,14 @@ class Tablebase:
         m = self.manifest(table)
         if not m.files:
             raise StoreError(f"table {table} has no rows yet")
-        columns = set(self.sql(f"SELECT * FROM {_quote(table)} LIMIT 0").column_names)
+        columns = set(self.sql(f"SELECT * FROM {quote_name(table)} LIMIT 0").column_names)
         out = []
         for name, text in named_queries().items():
             needs = _header(text, "needs")
             if needs and not set(needs.split()) <= columns:
                 continue
             title = _header(text, "title") or name
-            out.append((title, self.sql(text.replace("{table}", _quote(table)))))
+            out.append((title, self.sql(text.replace("{table}", quote_name(table)))))
         # Files beside the rows count too (a partizan table's values table).
         beside = [f for a in kind_named(m.kind).artifacts() for f in a.files(m).values()]
         values = sum(f["bytes"] for f in beside)
