@@ -194,3 +194,15 @@ def test_plot_draws_pictures_and_refuses_bad_requests_in_one_line(tables, tmp_pa
                        "does not fit")
     assert_clean_error(run("plot", "--db", root, wythoff, "grundy-map", "--out", tmp_path / "x.gif"), ".png or .svg")
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written, not even a temporary file
+
+
+def test_a_long_list_of_moves_is_cut_with_a_link_to_all(client, tables, monkeypatch):
+    from tablebase.explorer import pages
+
+    monkeypatch.setattr(pages, "MOVES_SHOWN", 5)
+    name = tables[1][("wythoff", (("max", 12),))]
+    every = 6 + 9 + 6  # from (6, 9): take from either heap, or the same from both
+    cut = page(client, f"/table/{name}/position?position=6%209")
+    assert len(moves_of(cut)) == 5 and f"The 5 best of {every} moves" in cut
+    whole = page(client, f"/table/{name}/position?position=6%209&moves=all")
+    assert len(moves_of(whole)) == every and 'id="more-moves"' not in whole

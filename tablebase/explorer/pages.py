@@ -27,6 +27,7 @@ from tablebase.query.database import Tablebase, quote_name
 from tablebase.store import table_dir
 
 STAT_ROWS = 40  # rows of a statistic shown under its chart
+MOVES_SHOWN = 200  # moves listed unless all are asked for: Wythoff 1024 has 1,300 from one position
 HIDDEN = {"table", "position", "key", "moves", "warning", "note", "regions", "value_id"}
 
 
@@ -89,7 +90,7 @@ class Explorer:
                  for title, rows in stats]
         return self.page("table.html", table=table, manifest=manifest, game=game, stats=shown, picks=picks)
 
-    def position(self, table: str, position: str) -> HTMLResponse:
+    def position(self, table: str, position: str, all_moves: bool = False) -> HTMLResponse:
         started = time.perf_counter()
         try:
             self.db.manifest(table)
@@ -104,8 +105,10 @@ class Explorer:
         for move in row["moves"]:
             columns += [c for c in move if c not in HIDDEN and c != "move" and c not in columns]
         looked_up = time.perf_counter() - started
+        moves = row["moves"] if all_moves else row["moves"][:MOVES_SHOWN]
         response = self.page("position.html", table=table, row=row, figures=figures, board=board, regions=regions,
-                             columns=columns, game=game, looked_up=looked_up)
+                             columns=columns, game=game, looked_up=looked_up, moves=moves,
+                             hidden=len(row["moves"]) - len(moves))
         response.headers["Server-Timing"] += f", lookup;dur={1000 * looked_up:.1f}"
         return response
 
@@ -167,8 +170,8 @@ def explorer_routes(db: Tablebase, lock: threading.Lock) -> APIRouter:
         return explorer.table(table)
 
     @router.get("/table/{table}/position", response_class=HTMLResponse)
-    def position(table: str, position: str = Query("")) -> HTMLResponse:
-        return explorer.position(table, position)
+    def position(table: str, position: str = Query(""), moves: str = Query("")) -> HTMLResponse:
+        return explorer.position(table, position, all_moves=moves == "all")
 
     @router.get("/table/{table}/board.svg")
     def board(table: str, position: str = Query("")) -> Response:
