@@ -131,12 +131,13 @@ def test_a_worker_that_did_not_solve_the_lower_levels_reads_them_from_the_store(
     manifest = _planned(tmp_path, game, partition_rows=40)
     layout = manifest.layout()
     assert any(len(p.levels) > 1 for p in layout.pieces) and any(p.parts > 1 for p in layout.pieces)
-    tasks = [task for step in schedule(manifest) for task in step]
+    tasks = [task for step in schedule(manifest, layout) for task in step]
     half = next(i for i, task in enumerate(tasks) if task[0][1] >= 33)
     solve_slices("first", str(tmp_path), table, "wythoff", {"max": top}, [s for t in tasks[:half] for s in t])
     records = solve_slices("second", str(tmp_path), table, "wythoff", {"max": top},
                            [s for t in tasks[half:] for s in t])
-    assert sorted({lvl for r in records for lvl in r["levels"]}) == list(range(33, game.max_level + 1))
+    solved = {lvl for r in records for lvl in layout.named(r["file"]).levels}
+    assert sorted(solved) == list(range(33, game.max_level + 1))
     for level in range(game.max_level + 1):
         stored = read_level(tmp_path, table, layout, level).drop_columns(["level"])
         assert stored.equals(plain(generic[level])), level
@@ -144,7 +145,8 @@ def test_a_worker_that_did_not_solve_the_lower_levels_reads_them_from_the_store(
 
 def test_a_failed_write_fails_the_task(tmp_path):
     game = make_game("wythoff", {"max": 3})
-    tasks = [task for step in schedule(_planned(tmp_path, game, partition_rows=40)) for task in step]
+    manifest = _planned(tmp_path, game, partition_rows=40)
+    tasks = [task for step in schedule(manifest, manifest.layout()) for task in step]
     (tmp_path / game.table / "rows").write_text("")  # where the folder of rows would be
     with pytest.raises(OSError):
         solve_slices("broken", str(tmp_path), game.table, "wythoff", {"max": 3}, tasks[0])

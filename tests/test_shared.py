@@ -19,6 +19,7 @@ from tablebase.build.jobs import spec_for
 from tablebase.games import make_game
 from tablebase.kinds import solver_for
 from tablebase.solve.impartial import KnownValues
+from tablebase.store import Piece
 
 pytestmark = pytest.mark.skipif(not shared.SHARED_MEMORY.is_dir(), reason="no /dev/shm on this machine")
 
@@ -31,7 +32,7 @@ def _write_values(run: str, keys: list[int], values: list[int]) -> None:
     known = KnownValues(game, lambda size: shared.folder_for(run, size))
     folder = known.shared
     known.add(np.array(keys), np.array(values), np.array(values), None)
-    shared.Holding(folder).mark(3, 1)
+    shared.Holding(folder).mark(Piece(3, 3, 1, 2))
 
 
 def _our_folders() -> set[str]:
@@ -49,12 +50,12 @@ def test_a_part_one_process_solved_is_held_by_the_others_without_reading():
         assert mine.shared == folder
         assert asked == [game.key_space * KnownValues.bytes_per_key(game)]
         held = shared.Holding(folder)
-        assert not held.has(3, 1)
+        assert not held.has(Piece(3, 3, 1, 2))
         child = multiprocessing.get_context("spawn").Process(target=_write_values, args=(run, [5, 9], [7, 3]))
         child.start()
         child.join()
         assert child.exitcode == 0
-        assert held.has(3, 1) and not held.has(3, 0)
+        assert held.has(Piece(3, 3, 1, 2)) and not held.has(Piece(3, 3, 0, 2))
         assert mine.known.grundy[[5, 9]].tolist() == [7, 3]
         assert mine.known.remoteness[[5, 9]].tolist() == [7, 3]
     finally:
@@ -64,8 +65,10 @@ def test_a_part_one_process_solved_is_held_by_the_others_without_reading():
 
 def test_without_a_shared_folder_a_process_holds_only_its_own_parts():
     held = shared.Holding(None)
-    held.mark(2, 0)
-    assert held.has(2, 0) and not held.has(2, 1)
+    held.mark(Piece(2, 2, 0, 2))
+    assert held.has(Piece(2, 2, 0, 2)) and not held.has(Piece(2, 2, 1, 2))
+    held.mark(Piece(3, 900))  # a run of levels is one mark
+    assert held.has(Piece(3, 900)) and not held.has(Piece(901, 901))
     assert solver_for(make_game("chomp", {"rows": 3, "cols": 3})).shared is None
 
 

@@ -25,7 +25,8 @@ def test_layout_and_manifest(tmp_path, scheduler):
     table = tmp_path / "nim_3x9"
     m = json.loads((table / "_manifest.json").read_text())
     assert (m["game"], m["params"], m["complete"]) == ("nim", {"heaps": 3, "max_heap": 9}, True)
-    assert m["levels_done"] == list(range(28))
+    assert m["levels_done"] == [[0, 27]]  # as ranges of levels
+    assert Manifest.load(tmp_path, "nim_3x9").levels_done == list(range(28))
     assert sum(f["rows"] for f in m["files"].values()) == summary["positions"] == 220  # C(12, 3)
     levels_seen = []
     for name, record in sorted(m["files"].items()):

@@ -34,7 +34,7 @@ from tablebase.build.progress import Progress
 from tablebase.build.tasks import solve_slices, warm_up
 from tablebase.errors import BuildError, StoreError, TablebaseError
 from tablebase.kinds import Artifact, kind_of
-from tablebase.store import Manifest, remove_leftovers, remove_listing, table_dir
+from tablebase.store import Layout, Manifest, remove_leftovers, remove_listing, table_dir
 from tablebase.words import counted
 
 MANIFEST_EVERY = 1.0  # seconds between manifest saves while a table builds
@@ -167,7 +167,8 @@ def build_table(
     manifest.complete = False
     manifest.save(root)  # the workers read the plan's layout from it
     total = sum(v["positions"] for v in manifest.plan.values())
-    n_parts = len(manifest.layout().pieces)
+    layout = manifest.layout()
+    n_parts = len(layout.pieces)
     skipped = len(manifest.files)
     progress = Progress(spec.name, total, view.max_level, every=every)
     progress.resumed(sum(f["rows"] for f in manifest.files.values()))
@@ -179,7 +180,7 @@ def build_table(
     progress.say(memory.describe())
     run = uuid.uuid4().hex
     client.run(shared.remove_unused, on_error="ignore")  # left by builds that were killed
-    collector = _Collector(root, manifest, progress, artifacts)
+    collector = _Collector(root, manifest, layout, progress, artifacts)
     workers = sorted(client.scheduler_info()["workers"])
     task_args = (run, str(root), spec.name, spec.source.ref, spec.game.params)
     warming = [
@@ -195,7 +196,7 @@ def build_table(
     pending: dict[str, Any] = {}
     below: list = []
     try:
-        for number, step in enumerate(schedule(manifest)):
+        for number, step in enumerate(schedule(manifest, layout)):
             below = [
                 client.submit(
                     solve_slices, *task_args, slices, spec.compact, below,
@@ -254,11 +255,11 @@ class _Collector:
     """Records finished partitions in the manifest (saved now and then), reports progress,
     and adds up the seconds the workers spent reading lower levels, solving and writing."""
 
-    def __init__(self, root: Path, manifest: Manifest, progress: Progress, artifacts: tuple[Artifact, ...]) -> None:
-        self.root, self.manifest, self.progress, self.artifacts = root, manifest, progress, artifacts
+    def __init__(self, root: Path, manifest: Manifest, layout: Layout, progress: Progress,
+                 artifacts: tuple[Artifact, ...]) -> None:
+        self.root, self.manifest, self.layout, self.progress, self.artifacts = root, manifest, layout, progress, artifacts
         self.busy = {"read": 0.0, "solve": 0.0, "write": 0.0}
         self.done_in_level: dict[int, int] = {}  # files done of each level (a run's file counts for each of its levels)
-        layout = manifest.layout()
         for name in manifest.files:
             piece = layout.named(name)
             for level in piece.levels if piece is not None else ():
@@ -273,7 +274,8 @@ class _Collector:
 
     def add(self, records: list[dict]) -> None:
         for record in records:
-            levels = [level for level in record.pop("levels") if level in self.manifest.plan]
+            piece = self.layout.named(record["file"])
+            levels = [level for level in piece.levels if level in self.manifest.plan] if piece else []
             for phase, seconds in record.pop("seconds").items():  # not in the manifest: not reproducible
                 self.busy[phase] += seconds
             for artifact, piece in zip(self.artifacts, record.pop("pieces")):

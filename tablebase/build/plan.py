@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablebase.store import Manifest, Piece
+from tablebase.store import Layout, Manifest, Piece
 
 DEFAULT_PARTITION_ROWS = 65_536  # at least; large tables get larger partitions
 PARTITIONS_PER_TABLE = 512  # about; each task costs the scheduler a round trip and the store a file
 
-Slice = tuple[Piece, int, int, int]  # a piece, one of its levels, the first and the end position
+# A piece, its first level, and for a part of a level the first and the end position. A whole piece
+# (a run, or a level of one part) is one slice: the worker takes its levels' sizes from the plan, which
+# spares the scheduler a million tuples for a run of a million levels.
+Slice = tuple[Piece, int, int, int]
 
 
 def default_partition_rows(game: Any) -> int:
@@ -53,7 +56,7 @@ def plan(game: Any, partition_rows: int, whole_levels: bool = False) -> dict[int
     return out
 
 
-def schedule(manifest: Manifest) -> list[list[list[Slice]]]:
+def schedule(manifest: Manifest, layout: Layout) -> list[list[list[Slice]]]:
     """Steps of tasks of slices, leaving out the files already built.
 
     A step's tasks run in parallel once the step before is done: a large
@@ -61,13 +64,11 @@ def schedule(manifest: Manifest) -> list[list[list[Slice]]]:
     solves its levels in order.
     """
     steps: list[list[list[Slice]]] = []
-    for piece in manifest.layout().pieces:
+    for piece in layout.pieces:
         if piece.name in manifest.files:
             continue
         if piece.whole:
-            task = [(piece, level, 0, manifest.plan[level]["positions"])
-                    for level in piece.levels if level in manifest.plan]
-            steps.append([task])
+            steps.append([[(piece, piece.first, 0, 0)]])
             continue
         size = manifest.plan[piece.first]["positions"]
         part = (piece, piece.first, piece.part * size // piece.parts, (piece.part + 1) * size // piece.parts)

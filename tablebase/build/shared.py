@@ -23,6 +23,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 SHARED_MEMORY = Path("/dev/shm")
 PREFIX = "tablebase-"
@@ -91,24 +92,29 @@ def remove_unused() -> int:
 
 
 class Holding:
-    """Which parts of which levels a worker's solver holds.
+    """Which pieces of the table's rows (``store.Piece``) a worker's solver holds.
 
-    With a shared folder: every part any worker of this machine put into the
-    shared arrays. Without: the parts this process took in itself.
+    With a shared folder: every piece any worker of this machine put into the
+    shared arrays, one empty file per piece (a run of a thousand levels is one
+    file, not a thousand). Without: the pieces this process took in itself.
     """
 
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
-        self.mine: set[tuple[int, int]] = set()
+        self.mine: set[str] = set()
 
-    def has(self, level: int, part: int) -> bool:
-        if self.folder is None:
-            return (level, part) in self.mine
-        return (self.folder / "parts" / f"{level}-{part}").exists()
+    @staticmethod
+    def _mark_name(piece: Any) -> str:
+        return f"{piece.first}-{piece.last}.{piece.part}"
 
-    def mark(self, level: int, part: int) -> None:
-        """Record a part once its values are in place (never before: others trust the mark)."""
+    def has(self, piece: Any) -> bool:
         if self.folder is None:
-            self.mine.add((level, part))
+            return self._mark_name(piece) in self.mine
+        return (self.folder / "parts" / self._mark_name(piece)).exists()
+
+    def mark(self, piece: Any) -> None:
+        """Record a piece once its values are in place (never before: others trust the mark)."""
+        if self.folder is None:
+            self.mine.add(self._mark_name(piece))
         else:
-            (self.folder / "parts" / f"{level}-{part}").touch()
+            (self.folder / "parts" / self._mark_name(piece)).touch()

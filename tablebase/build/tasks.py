@@ -37,6 +37,7 @@ class _Run:
     held: shared.Holding
     artifacts: tuple[Artifact, ...]
     layout: Layout
+    plan: dict[int, dict[str, int]]
     known_below: int = 0  # every level below this one is in the solver's memory
 
 
@@ -59,7 +60,7 @@ def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any]) -
         manifest = Manifest.load(root, table)
         view = stored_view(game, root, table, manifest.listing if kind.needs_listing(game) else {})
         solver = kind.solver(view, lambda size: shared.folder_for(run, size))
-        _state[run] = _Run(solver, shared.Holding(solver.shared), kind.artifacts(), manifest.layout())
+        _state[run] = _Run(solver, shared.Holding(solver.shared), kind.artifacts(), manifest.layout(), manifest.plan)
     return _state[run]
 
 
@@ -85,17 +86,21 @@ def _below(game: Any, levels: Iterable[int], first: int) -> list[int]:
     return sorted(named | set(range(bound)))
 
 
-def _lacking(state: _Run, needed: list[int]) -> list[int]:
-    """The levels of ``needed`` (ascending) that the solver has not taken in.
+def _lacking(state: _Run, levels: list[int], first: int) -> list[int]:
+    """The levels below ``first`` that moves from ``levels`` reach and the solver has not taken in.
 
     Asking for each lower level of each of thousands of small levels (Wythoff has
-    8,193) cost seconds; levels are taken in from the bottom up, so only those
-    above the first one missing need a look.
+    8,193; a subtraction game a million) cost seconds; levels are taken in from
+    the bottom up, so when all below ``first`` are known nothing needs asking,
+    and otherwise only those above the first one missing need a look.
     """
-    levels = state.solver.levels
-    while state.known_below in levels:
+    known = state.solver.levels
+    while state.known_below in known:
         state.known_below += 1
-    return [lvl for lvl in needed[bisect.bisect_left(needed, state.known_below):] if lvl not in levels]
+    if state.known_below >= first:
+        return []
+    needed = _below(state.solver.game, levels, first)
+    return [lvl for lvl in needed[bisect.bisect_left(needed, state.known_below):] if lvl not in known]
 
 
 def _take_in(state: _Run, root: str, table: str, level: int) -> None:
@@ -104,7 +109,7 @@ def _take_in(state: _Run, root: str, table: str, level: int) -> None:
     A run's file holds several levels: all of them are taken in at once.
     """
     solver, held = state.solver, state.held
-    pieces = [piece for piece in state.layout.of_level(level) if not held.has(level, piece.part)]
+    pieces = [piece for piece in state.layout.of_level(level) if not held.has(piece)]
     if not pieces:  # held already, or a level without positions
         solver.remember(level, None)
         return
@@ -118,8 +123,7 @@ def _take_in(state: _Run, root: str, table: str, level: int) -> None:
             if lower not in solver.levels:
                 solver.remember(lower, rows.slice(a, b - a).drop_columns(["level"]) if b > a else None)
     for piece in pieces:
-        for lower in piece.levels:
-            held.mark(lower, piece.part)
+        held.mark(piece)
 
 
 def solve_slices(
@@ -132,7 +136,7 @@ def solve_slices(
     compact: bool = False,
     after: list | None = None,
 ) -> list[dict[str, Any]]:
-    """Solve each piece of the slices (piece, level, start, stop) in order and write it as one Parquet file.
+    """Solve each piece of the slices (``plan.Slice``) in order and write it as one Parquet file.
 
     A task's slices are the levels of one run (solved in one call where the
     solver can) or a worker's share of the parts of a large level; every
@@ -152,26 +156,27 @@ def _solve_slices(run, root, table, ref, params, slices, compact) -> list[dict[s
     pieces = [(piece, list(group)) for piece, group in itertools.groupby(slices, key=lambda s: s[0])]
     for piece, group in pieces:
         began = time.perf_counter()
-        for lower in _lacking(state, _below(game, (level for _, level, _, _ in group), piece.first)):
+        levels = [level for level in piece.levels if level in state.plan]
+        for lower in _lacking(state, levels, piece.first):
             _take_in(state, root, table, lower)
         read = time.perf_counter()
         if piece.whole:
-            rows, marks = solver.solve_run([(level, game.level_keys(level, a, b)) for _, level, a, b in group], compact)
+            rows, marks = solver.solve_run(
+                [(level, game.level_keys(level, 0, state.plan[level]["positions"])) for level in levels], compact)
         else:
             (_, level, a, b), = group
             rows = solver.solve(game.level_keys(level, a, b), compact=compact)
             # Solved here, so known here (and on a shared machine, to its other workers): no need to read it back.
             solver.remember(level, rows.select(solver.columns), whole=False)
             marks = np.full(rows.num_rows, level, dtype=np.int32)
-        for level in piece.levels:
-            state.held.mark(level, piece.part)
+        state.held.mark(piece)
         rows = with_levels(rows, marks)
         solved = time.perf_counter()
         record = write_parquet(rows, piece_path(root, table, piece), durable=len(pieces) == 1)
         # Files beside the rows, made from them (a partizan table's values table).
         files = [a.piece(solver, rows, root, table, piece, len(pieces) == 1) for a in state.artifacts]
         records.append(
-            {"file": piece.name, "levels": list(piece.levels), **record, "pieces": files,
+            {"file": piece.name, **record, "pieces": files,
              "seconds": {"read": read - began, "solve": solved - read, "write": time.perf_counter() - solved}}
         )
     if len(pieces) > 1:

@@ -64,9 +64,12 @@ class Manifest:
         path = table_dir(root, self.table) / FILE_NAME
         # Fields as they are: dataclasses.asdict deep-copies every file record first,
         # which took most of a save's 0.3 s at 8,000 files.
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
-        data["plan"] = {str(level): v for level, v in self.plan.items()}
-        text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _BULKY}
+        # A game may have a million levels (a subtraction game up to a million): its plan and
+        # levels done are kept as runs, each on one line, where a level per line took seconds a save.
+        bulky = {"levels_done": _ranges(self.levels_done), "plan": _plan_runs(self.plan)}
+        text = json.dumps(data, indent=1, sort_keys=True)[:-2] + "".join(
+            f',\n "{name}": {json.dumps(value, separators=(",", ":"))}' for name, value in bulky.items()) + "\n}\n"
         write_atomic(path, lambda tmp: Path(tmp).write_text(text))
 
     @classmethod
@@ -86,7 +89,8 @@ class Manifest:
             )
         try:
             manifest = cls(**data)
-            manifest.plan = {int(level): v for level, v in manifest.plan.items()}
+            manifest.plan = _plan_of_runs(manifest.plan)
+            manifest.levels_done = [level for first, last in manifest.levels_done for level in range(first, last + 1)]
         except (ValueError, TypeError) as e:
             raise StoreError(f"damaged manifest {path}: {e}") from None
         return manifest
@@ -104,3 +108,42 @@ def list_tables(root: str | os.PathLike) -> list[str]:
     if not root.is_dir():
         return []
     return sorted(p.parent.name for p in root.glob(f"*/{FILE_NAME}"))
+
+
+_BULKY = ("levels_done", "plan")
+
+
+def _ranges(levels: list[int]) -> list[list[int]]:
+    """Ascending levels as [first, last] ranges of consecutive ones."""
+    out: list[list[int]] = []
+    for level in levels:
+        if out and out[-1][1] == level - 1:
+            out[-1][1] = level
+        else:
+            out.append([level, level])
+    return out
+
+
+def _plan_runs(plan: dict[int, dict[str, int]]) -> list[list[Any]]:
+    """The plan as [first level, number of parts, [positions of each level]] per file or level cut in parts;
+    levels without positions inside a run count 0."""
+    out: list[list[Any]] = []
+    first, sizes = -1, None
+    for level in sorted(plan):
+        entry = plan[level]
+        if sizes is not None and entry["parts"] == 1 and entry["run"] == first:
+            sizes.extend([0] * (level - first - len(sizes)))
+            sizes.append(entry["positions"])
+        else:
+            out.append([level, entry["parts"], [entry["positions"]]])
+            first, sizes = level, (out[-1][2] if entry["parts"] == 1 else None)
+    return out
+
+
+def _plan_of_runs(runs: list[list[Any]]) -> dict[int, dict[str, int]]:
+    plan: dict[int, dict[str, int]] = {}
+    for first, parts, sizes in runs:
+        for offset, size in enumerate(sizes):
+            if size:
+                plan[first + offset] = {"positions": size, "parts": parts, "run": first if parts == 1 else first + offset}
+    return plan
