@@ -38,6 +38,7 @@ class Manifest:
     format: int = FORMAT
     #: files leave out the position text, which is spelt from the key when read
     compact: bool = False
+    _saved_plan: tuple[dict, list] | None = field(default=None, repr=False, compare=False)
     #: games whose positions the engine lists: "sizes" per level, "move_names", "max_moves",
     #: and while the table builds, "files" (name -> rows, bytes, sha256)
     listing: dict[str, Any] = field(default_factory=dict)
@@ -67,7 +68,9 @@ class Manifest:
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _BULKY}
         # A game may have a million levels (a subtraction game up to a million): its plan and
         # levels done are kept as runs, each on one line, where a level per line took seconds a save.
-        bulky = {"levels_done": _ranges(self.levels_done), "plan": _plan_runs(self.plan)}
+        if self._saved_plan is None or self._saved_plan[0] is not self.plan:
+            self._saved_plan = (self.plan, _plan_runs(self.plan))  # planned once, saved many times
+        bulky = {"levels_done": _ranges(self.levels_done), "plan": self._saved_plan[1]}
         text = json.dumps(data, indent=1, sort_keys=True)[:-2] + "".join(
             f',\n "{name}": {json.dumps(value, separators=(",", ":"))}' for name, value in bulky.items()) + "\n}\n"
         write_atomic(path, lambda tmp: Path(tmp).write_text(text))
@@ -110,7 +113,7 @@ def list_tables(root: str | os.PathLike) -> list[str]:
     return sorted(p.parent.name for p in root.glob(f"*/{FILE_NAME}"))
 
 
-_BULKY = ("levels_done", "plan")
+_BULKY = ("levels_done", "plan", "_saved_plan")
 
 
 def _ranges(levels: list[int]) -> list[list[int]]:
