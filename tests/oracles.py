@@ -9,6 +9,8 @@ Grundy value is the mex of the children's, remoteness follows Winning Ways
 from __future__ import annotations
 
 import math
+import re
+from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations_with_replacement
 from typing import Callable, Hashable
@@ -178,3 +180,19 @@ def _add_leaf(tree):
     for i, child in enumerate(tree):
         for bigger in _add_leaf(child):
             yield tree[:i] + (bigger,) + tree[i + 1 :]
+
+
+NUMBER_TEXT = re.compile(r"-?\d+(/\d+)?")
+
+
+def stops_by_options(by_id: dict[int, dict]) -> Callable[[int], tuple[Fraction, Fraction]]:
+    """Left and right stops of stored values, from their options' ids by the definition
+    (a number is its own stops; else Left's best right stop of an option, Right's least left stop)."""
+
+    def stops(i: int) -> tuple[Fraction, Fraction]:
+        v = by_id[i]
+        if NUMBER_TEXT.fullmatch(v["value"]):
+            return Fraction(v["value"]), Fraction(v["value"])
+        return max(stops(x)[1] for x in v["left_ids"]), min(stops(x)[0] for x in v["right_ids"])
+
+    return stops

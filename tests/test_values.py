@@ -9,7 +9,6 @@ through the cgt parser.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from collections import Counter
 from fractions import Fraction
@@ -21,12 +20,14 @@ import pyarrow.parquet as pq
 import pytest
 from helpers import file_hashes
 from helpers import tablebase as run_cli
+from oracles import NUMBER_TEXT, stops_by_options
 
 import tablebase
 from tablebase.build import build_tables
 from tablebase.build.jobs import spec_for
 from tablebase.cgt import parse
 from tablebase.store import Piece, with_levels
+
 
 @pytest.fixture(scope="module")
 def domineering(tmp_path_factory, scheduler) -> tuple[Path, str]:
@@ -100,7 +101,7 @@ def test_each_form_parses_back_to_its_options(domineering):
         assert [str(x) for x in g.right_options] == [text[i] for i in v["right_ids"]], v["value"]
 
 
-NUMBER = re.compile(r"-?\d+(/\d+)?")
+NUMBER = NUMBER_TEXT
 
 
 def test_figures_by_the_definitions_and_the_algebra(domineering):
@@ -109,11 +110,7 @@ def test_figures_by_the_definitions_and_the_algebra(domineering):
     values = read_values(root, table)
     by_id = {v["id"]: v for v in values}
 
-    def stops(i: int) -> tuple[Fraction, Fraction]:
-        v = by_id[i]
-        if NUMBER.fullmatch(v["value"]):
-            return Fraction(v["value"]), Fraction(v["value"])
-        return max(stops(x)[1] for x in v["left_ids"]), min(stops(x)[0] for x in v["right_ids"])
+    stops = stops_by_options(by_id)
 
     def birthday(i: int) -> int:
         options = by_id[i]["left_ids"] + by_id[i]["right_ids"]

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import re
 import sys
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from oracles import NUMBER_TEXT, stops_by_options
 
 import tablebase
 from tablebase.cgt import ZERO, parse
@@ -30,7 +30,7 @@ from tablebase.cgt import ZERO, parse
 sys.path.insert(0, str(Path(__file__).parent / "cgt"))
 from cgt_helpers import import_cgt_py  # noqa: E402
 
-NUMBER = re.compile(r"-?\d+(/\d+)?")
+NUMBER = NUMBER_TEXT
 UPS_AND_STARS = re.compile(r"(\^+|v+|\^\d+|v\d+)?(\*\d*)?")
 
 
@@ -50,11 +50,7 @@ def values(request, built):
 def test_columns_by_their_definitions(values):
     by_id = {v["id"]: v for v in values}
 
-    def stops(i: int) -> tuple[Fraction, Fraction]:
-        v = by_id[i]
-        if NUMBER.fullmatch(v["value"]):
-            return Fraction(v["value"]), Fraction(v["value"])
-        return max(stops(x)[1] for x in v["left_ids"]), min(stops(x)[0] for x in v["right_ids"])
+    stops = stops_by_options(by_id)
 
     def all_small(i: int) -> bool:
         v = by_id[i]
