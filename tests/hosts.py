@@ -119,9 +119,8 @@ class Hosts:
 
     # -- processes ---------------------------------------------------------------------------
     def env(self, extra: dict | None = None) -> dict:
-        environ = dict(os.environ)
+        environ = {**os.environ, **(extra or {})}
         environ["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [environ.get("PYTHONPATH")])])
-        environ.update(extra or {})
         return environ
 
     def command(self, host: str, argv: Sequence[str], private_shm: bool = False) -> list[str]:
