@@ -43,9 +43,9 @@ def client(app):
 TABLES = ["chomp_4x5", "nim_3x6", "wythoff_n30"]
 
 
-def fuzz(app, examples: int, seed: int | None = 0) -> dict[str, int]:
+def fuzz(app, examples: int, seed: int | None = 0, sent: dict[str, int] | None = None) -> dict[str, int]:
     """Run the fuzzer over every operation of the app's API; the number of requests sent, by operation."""
-    sent: dict[str, int] = {}
+    sent = {} if sent is None else sent
     for found in schemathesis.openapi.from_asgi("/openapi.json", app).get_all_operations():
         operation = found.ok()
         sent[operation.label] = 0
