@@ -38,6 +38,7 @@ from tablebase.kinds import Artifact, kind_of
 from tablebase.store import Manifest, remove_leftovers, remove_listing, table_dir
 
 MANIFEST_EVERY = 1.0  # seconds between manifest saves while a table builds
+WAIT_FOR_WORKERS = 60.0  # seconds a build waits for a scheduler's first worker (containers start together)
 
 
 @contextmanager
@@ -55,6 +56,11 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
         quiet.setLevel(logging.CRITICAL)
         try:
             with client:
+                try:  # a scheduler without workers would be given no task at all
+                    client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
+                except TimeoutError:
+                    raise TablebaseError(f"no Dask worker joined the scheduler at {scheduler} within "
+                                         f"{WAIT_FOR_WORKERS:.0f} s; start some (dask worker {scheduler})") from None
                 yield client
         finally:
             quiet.setLevel(level)
