@@ -23,6 +23,7 @@ from typing import Any, Iterator
 
 import dask
 from distributed import Client, LocalCluster, as_completed
+from distributed.comm import CommClosedError
 from distributed.scheduler import KilledWorker
 
 import tablebase
@@ -115,8 +116,8 @@ def _result(future: Any, table: str, levels: list[int] | None = None, limit: int
             f"{table}: the workers that solved {where} died (a nanny kills a worker that passes {most}); "
             f"give each worker more memory (fewer workers per machine, dask worker --memory-limit) or "
             f"use smaller partitions (--partition-rows); {RESUME}") from None
-    except CancelledError as e:  # as when the scheduler is lost
-        if future.client.status == "running":
+    except (CancelledError, CommClosedError) as e:  # as when the scheduler is lost
+        if isinstance(e, CancelledError) and future.client.status == "running":
             raise BuildError(f"{table}: the task solving {where} was cancelled on the cluster; {RESUME}") from e
         raise BuildError(f"{table}: lost the Dask scheduler at {future.client.scheduler.address} while solving "
                          f"{where}; files written so far are kept: start a scheduler and workers, then "
