@@ -16,21 +16,25 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import FastAPI, HTTPException, Query
+from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StringConstraints
 
 import tablebase
 from tablebase.errors import GameUnavailable, PositionError, StoreError, TablebaseError
 from tablebase.explorer import explorer_routes
+from tablebase.serve_limits import ERRORS, MAX_BATCH, MAX_POSITION, MAX_TABLE_NAME, TABLE_NAME, BoundedBodies
 
-MAX_BATCH = 100_000
+Position = Annotated[str, StringConstraints(max_length=MAX_POSITION)]
+Table = Annotated[str, PathParam(description="a table's name", pattern=TABLE_NAME, max_length=MAX_TABLE_NAME)]
+Text = Annotated[str, Query(description="a position in the table's notation", max_length=MAX_POSITION)]
 
 
 class Batch(BaseModel):
-    positions: list[str] = Field(..., description="positions in the table's notation", max_length=MAX_BATCH)
+    positions: list[Position] = Field(..., description="positions in the table's notation", max_length=MAX_BATCH)
 
 
 def create_app(root: str | os.PathLike) -> FastAPI:
@@ -42,6 +46,7 @@ def create_app(root: str | os.PathLike) -> FastAPI:
         version=tablebase.__version__,
         description="Solved positions of combinatorial games, read-only.",
     )
+    app.add_middleware(BoundedBodies)
 
     def table_or_404(table: str) -> None:
         if table not in db.manifests:
@@ -70,20 +75,20 @@ def create_app(root: str | os.PathLike) -> FastAPI:
         """Every table with its game, parameters, levels and row count."""
         return db.tables()
 
-    @app.get("/tables/{table}/lookup")
-    def lookup(table: str, position: str = Query(..., description="a position in the table's notation")) -> dict[str, Any]:
+    @app.get("/tables/{table}/lookup", responses=ERRORS)
+    def lookup(table: Table, position: Text) -> dict[str, Any]:
         """The stored row of a position and every legal move with its child's figures."""
         table_or_404(table)
         return answer(db.lookup, table, position)
 
-    @app.get("/tables/{table}/probe")
-    def probe(table: str, position: str = Query(..., description="a position in the table's notation")) -> dict[str, Any]:
+    @app.get("/tables/{table}/probe", responses=ERRORS)
+    def probe(table: Table, position: Text) -> dict[str, Any]:
         """The stored figures of one position, without its moves."""
         table_or_404(table)
         return answer(db.probe, table, position)
 
-    @app.post("/tables/{table}/lookup-many")
-    def lookup_many(table: str, batch: Batch) -> JSONResponse:
+    @app.post("/tables/{table}/lookup-many", responses=ERRORS)
+    def lookup_many(table: Table, batch: Batch) -> JSONResponse:
         """Stored rows of many positions, in the order given."""
         table_or_404(table)
         rows = answer(db.lookup_many, table, batch.positions)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Iterator
 
-from tablebase.build.driver import build_table, dask_client, resumed
+from tablebase.build.driver import build_table, dask_client, disk_full, resumed
 from tablebase.build.jobs import TableSpec, read_job, spec_for
 from tablebase.build.memory import shared_values
 from tablebase.build.plan import DEFAULT_PARTITION_ROWS
@@ -59,7 +60,14 @@ def build_tables(
         shared_bytes = max((shared_values(s.game) for s in specs), default=0)
         with dask_client(scheduler, workers, shared_bytes, small=is_small(specs)) as client:
             for spec in specs:
-                yield build_table(client, out.resolve(), spec, partition_rows, every=float("inf") if quiet else 1.0)
+                try:
+                    summary = build_table(client, out.resolve(), spec, partition_rows,
+                                          every=float("inf") if quiet else 1.0)
+                except OSError as e:  # a worker's writes or the driver's own (the manifest, a values table)
+                    if e.errno == errno.ENOSPC:
+                        raise disk_full(e, spec.name, out.resolve()) from None
+                    raise
+                yield summary
 
 
 __all__ = ["DEFAULT_PARTITION_ROWS", "TableSpec", "build_table", "build_tables", "dask_client", "read_job", "spec_for"]

@@ -11,24 +11,28 @@ progress.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import time
 import uuid
 from collections import Counter
+from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
 import dask
 from distributed import Client, LocalCluster, as_completed
+from distributed.comm import CommClosedError
+from distributed.scheduler import KilledWorker
 from distributed.system import MEMORY_LIMIT
 
 import tablebase
 from tablebase.build import shared
 from tablebase.build.jobs import TableSpec
 from tablebase.build.listing import list_on_cluster, stored_view
-from tablebase.build.memory import Workers, local_worker_limit, plan_memory
+from tablebase.build.memory import MIB, Workers, local_worker_limit, plan_memory
 from tablebase.build.plan import deal, default_partition_rows, plan, schedule
 from tablebase.build.progress import Progress
 from tablebase.build.tasks import solve_slices, warm_up
@@ -38,6 +42,7 @@ from tablebase.store import Layout, Manifest, remove_leftovers, remove_listing, 
 from tablebase.words import counted
 
 MANIFEST_EVERY = 1.0  # seconds between manifest saves while a table builds
+WAIT_FOR_WORKERS = 60.0  # seconds a build waits for a scheduler's first worker (containers start together)
 
 
 @contextmanager
@@ -57,8 +62,21 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, shared
             client = Client(scheduler, timeout="10s")
         except (OSError, TimeoutError) as e:
             raise TablebaseError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
-        with client:
-            yield client
+        # The client's reconnecting, and failing to, is logged with tracebacks: the
+        # build says in one line what happened instead.
+        quiet = logging.getLogger("distributed.client")
+        level = quiet.level
+        quiet.setLevel(logging.CRITICAL)
+        try:
+            with client:
+                try:  # a scheduler without workers would be given no task at all
+                    client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
+                except TimeoutError:
+                    raise TablebaseError(f"no Dask worker joined the scheduler at {scheduler} within "
+                                         f"{WAIT_FOR_WORKERS:.0f} s; start some (dask worker {scheduler})") from None
+                yield client
+        finally:
+            quiet.setLevel(level)
         return
     n = workers or min(2, os.cpu_count() or 1)
     settings = {
@@ -99,15 +117,48 @@ def _identity(spec: TableSpec, partition_rows: int) -> Manifest:
                     source=spec.source.as_record(), compact=spec.compact)
 
 
-def _result(future: Any, table: str) -> list[dict[str, Any]]:
-    """A task's records; a task that failed (a bug in a game's code, a full disk) is one line."""
+RESUME = "files written so far are kept, run the same command again to resume"
+
+
+def _result(future: Any, table: str, levels: list[int] | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+    """A task's records; a task that failed (a bug in a game's code, a full disk, workers that
+    died, the scheduler lost) is one line saying what to do."""
+    where = _levels(levels)
     try:
         return future.result()
     except TablebaseError:
         raise
+    except KilledWorker:
+        most = f"{limit / MIB:,.0f} MiB" if limit else "their memory limit"
+        raise BuildError(
+            f"{table}: the workers that solved {where} died (a nanny kills a worker that passes {most}); "
+            f"give each worker more memory (fewer workers per machine, dask worker --memory-limit) or "
+            f"use smaller partitions (--partition-rows); {RESUME}") from None
+    except (CancelledError, CommClosedError) as e:  # as when the scheduler is lost
+        if isinstance(e, CancelledError) and future.client.status == "running":
+            raise BuildError(f"{table}: the task solving {where} was cancelled on the cluster; {RESUME}") from e
+        raise BuildError(f"{table}: lost the Dask scheduler at {future.client.scheduler.address} while solving "
+                         f"{where}; files written so far are kept: start a scheduler and workers, then "
+                         "run the same command again to resume") from None
     except Exception as e:  # raised in a worker, by any code a task runs
-        raise BuildError(f"{table}: a task failed ({type(e).__name__}: {e}); "
-                         "files written so far are kept, run the same command again to resume") from e
+        if isinstance(e, OSError) and e.errno == errno.ENOSPC:
+            raise  # the caller knows the folder: see disk_full
+        raise BuildError(f"{table}: a task failed ({type(e).__name__}: {e}); {RESUME}") from e
+
+
+def disk_full(e: OSError, table: str, root: Path) -> BuildError:
+    """A file system with no room left (on a worker or here): one line naming the folder."""
+    writing = f" writing {Path(e.filename).name}" if e.filename else ""
+    return BuildError(f"{table}: the file system of {root} is full (no space left{writing}); "
+                      f"free some space, then run the same command again to resume (files written so far are kept)")
+
+
+def _levels(levels: list[int] | None) -> str:
+    if not levels:
+        return "a task"
+    if len(levels) == 1:
+        return f"level {levels[0]}"
+    return f"levels {levels[0]}-{levels[-1]}"
 
 
 def resumed(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest:
@@ -194,21 +245,25 @@ def build_table(
     # workers in turn (the scheduler would otherwise run them where their
     # arguments are, all on one worker); any worker takes them if one dies.
     pending: dict[str, Any] = {}
+    solving: dict[str, list[int]] = {}  # task -> its levels, to name them if it fails
     below: list = []
     try:
         for number, step in enumerate(schedule(manifest, layout)):
+            dealt = deal(step, len(workers))
             below = [
                 client.submit(
                     solve_slices, *task_args, slices, spec.compact, below,
                     key=f"solve-{spec.name}-{number}.{i}-{run}", pure=False,
                     workers=[workers[i % len(workers)]], allow_other_workers=True,
                 )
-                for i, slices in enumerate(deal(step, len(workers)))
+                for i, slices in enumerate(dealt)
             ]
             pending.update((f.key, f) for f in below)
+            solving.update((f.key, sorted({level for s in slices for level in (s[0].first, s[0].last)}))
+                           for f, slices in zip(below, dealt))
         below = []
         for future in as_completed(list(pending.values())):
-            collector.add(_result(future, spec.name))
+            collector.add(_result(future, spec.name, solving[future.key], memory.limit))
             # Forgotten once the step above has started, so that a worker lost
             # later does not make the scheduler compute it again.
             del pending[future.key]
@@ -225,10 +280,14 @@ def build_table(
         manifest.save(root)
         if manifest.complete:
             remove_listing(root, spec.name)
-        unfinished = [f for f in [*pending.values(), *warming] if not f.done()]
-        if unfinished:
-            client.cancel(unfinished)
-        client.run(shared.remove, run, on_error="ignore")
+        if client.status == "running":  # not after the scheduler was lost
+            unfinished = [f for f in [*pending.values(), *warming] if not f.done()]
+            try:
+                if unfinished:
+                    client.cancel(unfinished)
+                client.run(shared.remove, run, on_error="ignore")
+            except (OSError, TimeoutError):
+                pass  # lost on the way: the next build removes what the workers keep
     return {
         "table": spec.name,
         "positions": manifest.positions,

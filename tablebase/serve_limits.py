@@ -1,0 +1,80 @@
+"""What the JSON API accepts from a request: sizes it bounds, so that no caller can make it hold much.
+
+A request body is read whole before the app sees it, and refused (413) past
+``MAX_BODY``; a batch holds at most ``MAX_BATCH`` positions, a position at most
+``MAX_POSITION`` characters, a table name what a table's folder may be called
+(so no name reaches outside the tablebase folder). Every refusal is a 4xx with
+a reason in ``detail``, as FastAPI's own are.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Awaitable, Callable
+
+MAX_BODY = 1 << 20  # bytes of a request body
+MAX_BATCH = 10_000  # positions in one lookup-many
+MAX_POSITION = 1_000  # characters of one position's text
+TABLE_NAME = r"^[a-z][a-z0-9_]*$"  # as table folders are named (tablebase.store.files)
+MAX_TABLE_NAME = 200
+
+#: what the routes may answer besides 200 and 422, for the API's description
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"description": "a position that does not parse or lies outside the table"},
+    404: {"description": "no such table"},
+    413: {"description": f"a request body over {MAX_BODY:,} bytes"},
+    503: {"description": "the table's game is not installed on this server"},
+}
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+async def _refuse(send: Send, status: int, reason: str) -> None:
+    body = json.dumps({"detail": reason}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class BoundedBodies:
+    """ASGI middleware: a body longer than ``limit`` bytes is refused before any of it is kept past the limit."""
+
+    def __init__(self, app: Any, limit: int = MAX_BODY) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None:
+            if not declared.isdigit():
+                await _refuse(send, 400, "Content-Length is not a number")
+                return
+            if int(declared) > self.limit:
+                await _refuse(send, 413, f"request body of {int(declared):,} bytes; at most {self.limit:,}")
+                return
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            body += message.get("body", b"")
+            if len(body) > self.limit:
+                await _refuse(send, 413, f"request body over {self.limit:,} bytes")
+                return
+            if not message.get("more_body", False):
+                break
+        replayed = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal replayed
+            if replayed:
+                return await receive()  # after the body: waits for the client to go away
+            replayed = True
+            return {"type": "http.request", "body": bytes(body), "more_body": False}
+
+        await self.app(scope, replay, send)
