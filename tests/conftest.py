@@ -36,7 +36,12 @@ def built(tmp_path_factory, scheduler):
     def build(game: str, partition_rows: int | None = None, **params) -> tuple[Path, str]:
         key = (game, partition_rows, tuple(sorted(params.items())))
         if key not in cache:
-            spec = spec_for(game, params)
+            # The same table with another partition size is another build: once its name is taken,
+            # under a name of its own.
+            name = spec_for(game, params).name
+            if any(built_name == name for _, built_name in cache.values()):
+                name = f"{name}_p{partition_rows or 0}"
+            spec = spec_for(game, params, name)
             list(build_tables([spec], root, scheduler=scheduler, partition_rows=partition_rows, quiet=True))
             cache[key] = (root, spec.name)
         return cache[key]

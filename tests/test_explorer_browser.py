@@ -55,30 +55,41 @@ def browser():
     driver.quit()
 
 
+def _go(browser, element) -> None:
+    """Click something that loads a page, and wait until the new page has replaced the old one."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    old = browser.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(browser, 30).until(expected_conditions.staleness_of(old))
+
+
 def test_type_a_position_and_follow_the_best_move(server, browser):
     from selenium.webdriver.common.by import By
 
     browser.get(f"{server}/")
-    browser.find_element(By.LINK_TEXT, f"wythoff_n{TOP}").click()
+    _go(browser, browser.find_element(By.LINK_TEXT, f"wythoff_n{TOP}"))
     assert browser.find_element(By.TAG_NAME, "h1").text == f"wythoff_n{TOP}"
     assert browser.find_elements(By.CSS_SELECTOR, "svg.chart")
     field = browser.find_element(By.ID, "position")
     field.send_keys("7 4")  # either order: the page shows the table's spelling
-    browser.find_element(By.ID, "look-up").click()
+    _go(browser, browser.find_element(By.ID, "look-up"))
     assert browser.find_element(By.ID, "position-title").text == "4 7"
     assert browser.find_element(By.ID, "figure-outcome").text == wythoff_outcome("4 7", TOP) == "P"
     assert browser.find_element(By.CSS_SELECTOR, "#board svg").is_displayed()
 
     browser.find_element(By.ID, "position").clear()
     browser.find_element(By.ID, "position").send_keys("5 9")
-    browser.find_element(By.ID, "look-up").click()
+    _go(browser, browser.find_element(By.ID, "look-up"))
     assert browser.find_element(By.ID, "figure-outcome").text == wythoff_outcome("5 9", TOP) == "N"
     rows = browser.find_elements(By.CSS_SELECTOR, "#moves tr.move")
     shown = [(r.get_attribute("class").split("outcome-")[1], r.find_element(By.CSS_SELECTOR, "a").text) for r in rows]
     assert [o for o, _ in shown] == [wythoff_outcome(p, TOP) for _, p in shown]
     best = rows[0].find_element(By.CSS_SELECTOR, "a")
     target = best.text
-    best.click()
+    _go(browser, best)
     assert browser.find_element(By.ID, "position-title").text == target
     assert browser.find_element(By.ID, "figure-outcome").text == "P" == wythoff_outcome(target, TOP)
     timing = browser.execute_script("return performance.timing.loadEventEnd - performance.timing.navigationStart")

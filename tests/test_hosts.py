@@ -137,7 +137,7 @@ def test_a_table_that_cannot_fit_the_workers_is_refused_before_anything_is_solve
                                               "--scheduler", hosts.scheduler),
                               capture_output=True, text=True, env=hosts.env())
     assert done.returncode == 2, done.stderr
-    assert "would need about" in done.stderr and "fewer workers" in done.stderr and "Traceback" not in done.stderr
+    assert "would reach about" in done.stderr and "fewer workers" in done.stderr and "Traceback" not in done.stderr
     assert not list(tmp_path.glob("chomp_16x16/**/*.parquet"))
 
 

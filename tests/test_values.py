@@ -158,7 +158,8 @@ def _mark_unfinished(folder: Path, drop: list[str], levels_from: int) -> None:
     for name in drop:
         (folder / name).unlink()
     m["complete"] = False
-    m["levels_done"] = [lvl for lvl in m["levels_done"] if lvl < levels_from]
+    # Levels done are kept as [first, last] ranges.
+    m["levels_done"] = [[a, min(b, levels_from - 1)] for a, b in m["levels_done"] if a < levels_from]
     (folder / "_manifest.json").write_text(json.dumps(m))
 
 
