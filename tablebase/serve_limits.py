@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 from typing import Any, Awaitable, Callable
 
+from tablebase.store.files import TABLE_NAME  # noqa: F401 (one rule for table names, here and in the store)
+
 MAX_BODY = 1 << 20  # bytes of a request body
 MAX_BATCH = 10_000  # positions in one lookup-many
 MAX_POSITION = 1_000  # characters of one position's text
-TABLE_NAME = r"^[a-z][a-z0-9_]*$"  # as table folders are named (tablebase.store.files)
 MAX_TABLE_NAME = 200
 
 #: what the routes may answer besides 200 and 422, for the API's description

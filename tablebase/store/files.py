@@ -15,7 +15,8 @@ from tablebase.errors import StoreError
 from tablebase.store.layout import ROWS, Layout, Piece
 
 ROW_GROUP = 262_144  # rows; larger groups compress keys and moves better, and DuckDB reads them in parallel
-_TABLE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+TABLE_NAME = r"^[a-z][a-z0-9_]*$"  # a table's folder: what a table may be called, here and over HTTP
+_TABLE_NAME = re.compile(TABLE_NAME)
 
 
 def table_dir(root: str | os.PathLike, table: str) -> Path:
