@@ -30,7 +30,7 @@ from tablebase.errors import TablebaseError
 from tablebase.games import Children
 from tablebase.games.registry import source_digest
 
-DENSE = '''
+_DENSE_LOOP = '''
 import numpy as np
 import numba
 
@@ -49,34 +49,18 @@ def loop(keys, args, max_moves, grundy, remoteness, misere, out_g, out_r, out_be
         out_g[t], out_r[t], out_best[t], out_mis[t] = _settle(
             n, child, codes, grundy, remoteness, misere, seen, use_misere
         )
-'''
+<record>'''
 
-DENSE_RUN = '''
-import numpy as np
-import numba
+DENSE = _DENSE_LOOP.replace("<record>", "")
 
-from tablebase.solve.impartial import _settle
-from {moves_module} import {moves_name} as moves
-
-
-@numba.njit(cache={cache})
-def loop(keys, args, max_moves, grundy, remoteness, misere, out_g, out_r, out_best, out_mis):
-    # Keys of several levels in order: each position's figures are recorded as soon as it is
-    # settled, so the levels above it in the same call find them.
-    child = np.empty(max_moves + 1, dtype=np.int64)
-    codes = np.empty(max_moves + 1, dtype=np.int64)
-    seen = np.zeros(max_moves + 2, dtype=np.bool_)
-    use_misere = misere.shape[0] > 0
-    for t in range(keys.shape[0]):
-        n = moves(keys[t], args, child, codes)
-        out_g[t], out_r[t], out_best[t], out_mis[t] = _settle(
-            n, child, codes, grundy, remoteness, misere, seen, use_misere
-        )
+# Keys of several levels in order: each position's figures are recorded as soon as it is
+# settled, so the levels above it in the same call find them.
+DENSE_RUN = _DENSE_LOOP.replace("<record>", """\
         grundy[keys[t]] = out_g[t]
         remoteness[keys[t]] = out_r[t]
         if use_misere:
             misere[keys[t]] = out_mis[t]
-'''
+""")
 
 CHILDREN = '''
 import numpy as np
