@@ -76,6 +76,16 @@ def _widths(db: Tablebase, table: str, kind: str, most: int) -> int:
     return high
 
 
+def _colour_map(ax: Any, figure: Any, grid: np.ndarray, colours: str, meaning: str, axes: tuple[str, str],
+                title: str) -> None:
+    """A grid of numbers as coloured cells (empty cells blank), with its colour scale."""
+    image = ax.imshow(grid, origin="lower", cmap=colours, interpolation="nearest")
+    figure.colorbar(image, ax=ax, shrink=0.8, label=meaning)
+    ax.set_xlabel(axes[0])
+    ax.set_ylabel(axes[1])
+    ax.set_title(title)
+
+
 def grundy_map(db: Tablebase, table: str, figure: Any, position: str | None) -> str:
     """Grundy values of two-number positions (Wythoff, two-heap Nim) as a coloured square, symmetric."""
     _needs(db, table, "grundy-map", {"grundy"}, "Grundy values")
@@ -87,12 +97,8 @@ def grundy_map(db: Tablebase, table: str, figure: Any, position: str | None) -> 
     grid = np.full((side, side), np.nan)
     grid[a, b] = g
     grid[b, a] = g  # either order of the two heaps is the same position
-    ax = figure.add_subplot()
-    image = ax.imshow(grid, origin="lower", cmap="turbo", interpolation="nearest")
-    figure.colorbar(image, ax=ax, shrink=0.8, label="Grundy value")
-    ax.set_xlabel("second number")
-    ax.set_ylabel("first number")
-    ax.set_title(f"{table}: Grundy values")
+    _colour_map(figure.add_subplot(), figure, grid, "turbo", "Grundy value",
+                ("second number", "first number"), f"{table}: Grundy values")
     return f"Grundy values of {len(g):,} positions, {side} x {side}"
 
 
@@ -116,11 +122,8 @@ def p_positions(db: Tablebase, table: str, figure: Any, position: str | None) ->
     b, c, a = (rows.column(k).to_numpy() for k in ("b", "c", "a"))
     grid = np.full((int(c.max(initial=0)) + 1, int(b.max(initial=0)) + 1), np.nan)
     grid[c, b] = a
-    image = ax.imshow(grid, origin="lower", cmap="viridis", interpolation="nearest")
-    figure.colorbar(image, ax=ax, shrink=0.8, label="first number of the P-position")
-    ax.set_xlabel("second number")
-    ax.set_ylabel("third number")
-    ax.set_title(f"{table}: P-positions, the first number for each second and third")
+    _colour_map(ax, figure, grid, "viridis", "first number of the P-position", ("second number", "third number"),
+                f"{table}: P-positions, the first number for each second and third")
     return f"{int(rows.column('found').to_numpy().sum()):,} P-positions over {len(a):,} cells"
 
 
