@@ -57,8 +57,10 @@ def build_tables(
         for spec in specs:
             held.enter_context(BuildLock(table_dir(out, spec.name)))
             resumed(out.resolve(), spec, partition_rows)  # a table begun otherwise is refused before a cluster starts
-        shared_bytes = max((shared_values(s.game) for s in specs), default=0)
-        with dask_client(scheduler, workers, shared_bytes, small=is_small(specs)) as client:
+        # Only a local cluster started here is shaped by the job.
+        local = scheduler is None
+        shared_bytes = max((shared_values(s.game) for s in specs), default=0) if local else 0
+        with dask_client(scheduler, workers, shared_bytes, small=local and is_small(specs)) as client:
             for spec in specs:
                 try:
                     summary = build_table(client, out.resolve(), spec, partition_rows,

@@ -32,9 +32,13 @@ YOUNG = 60.0  # seconds: a folder without its lock file may be still being made
 _locks: dict[str, int] = {}  # run -> the open lock file by which this process holds its folder
 
 
+def _turned_off() -> bool:
+    return os.environ.get("TABLEBASE_SHARED_MEMORY") == "0"
+
+
 def room() -> int:
     """Bytes free in this machine's shared memory for builds' values (0 where it is not used)."""
-    if os.environ.get("TABLEBASE_SHARED_MEMORY") == "0":
+    if _turned_off():
         return 0
     try:
         return shutil.disk_usage(SHARED_MEMORY).free
@@ -44,7 +48,7 @@ def room() -> int:
 
 def folder_for(run: str, size: int) -> Path | None:
     """This machine's shared folder for the run (made if missing), or None if ``size`` bytes do not fit."""
-    if os.environ.get("TABLEBASE_SHARED_MEMORY") == "0":
+    if _turned_off():
         return None
     folder = SHARED_MEMORY / f"{PREFIX}{run}"
     try:
