@@ -118,6 +118,9 @@ def _identity(spec: TableSpec, partition_rows: int) -> Manifest:
 
 
 RESUME = "files written so far are kept, run the same command again to resume"
+# A finished task's records are small: longer than this to fetch them means the worker that held them
+# died and the scheduler cannot compute them again (the tasks below were forgotten on purpose).
+GATHER_SECONDS = 60
 
 
 def _result(future: Any, table: str, levels: list[int] | None = None, limit: int | None = None) -> list[dict[str, Any]]:
@@ -125,9 +128,12 @@ def _result(future: Any, table: str, levels: list[int] | None = None, limit: int
     died, the scheduler lost) is one line saying what to do."""
     where = _levels(levels)
     try:
-        return future.result()
+        return future.result(timeout=GATHER_SECONDS if future.status == "finished" else None)
     except TablebaseError:
         raise
+    except TimeoutError:
+        raise BuildError(f"{table}: the worker that solved {where} was lost before its records were fetched; "
+                         f"{RESUME}") from None
     except KilledWorker:
         most = f"{limit / MIB:,.0f} MiB" if limit else "their memory limit"
         raise BuildError(
@@ -263,7 +269,15 @@ def build_table(
                            for f, slices in zip(below, dealt))
         below = []
         for future in as_completed(list(pending.values())):
-            collector.add(_result(future, spec.name, solving[future.key], memory.limit))
+            try:
+                records = _result(future, spec.name, solving[future.key], memory.limit)
+            except BuildError:
+                # Another task's failure (a worker killed for memory) says more than a lost record.
+                for other in pending.values():
+                    if other.status == "error":
+                        _result(other, spec.name, solving[other.key], memory.limit)
+                raise
+            collector.add(records)
             # Forgotten once the step above has started, so that a worker lost
             # later does not make the scheduler compute it again.
             del pending[future.key]
