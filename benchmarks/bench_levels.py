@@ -2,7 +2,7 @@
 
     python benchmarks/bench_levels.py              # everything below but Chomp 16x16 and 17x17
     python benchmarks/bench_levels.py --only chomp13,subtraction
-    python benchmarks/bench_levels.py --big        # also Chomp 16x16 (and its loop) and 17x17 --compact
+    python benchmarks/bench_levels.py --big        # also Chomp 16x16 and 17x17 --compact, each with its loop
 
 Every figure is the whole ``tablebase build`` command (a fresh process, its
 local cluster of two workers, writing into an empty folder) unless it says
@@ -10,21 +10,26 @@ local cluster of two workers, writing into an empty folder) unless it says
 ``reference_grundy``: Chomp's Grundy values on one core, by a compiled loop
 written here and sharing no code with the package: no remoteness, no best
 moves, no position text, no files. Ratios are against figures of the same
-run; targets are printed beside them, never asserted.
+run; targets are printed beside them, never asserted. The builds and the loop
+that enter the ratios on Chomp 13x13 run ``--repeat`` times (3 unless told),
+in turn, and each figure is the median of its runs: on a shared machine one
+run of a 10-second command moves by a fifth.
 
-Measured (2 cores, 24 GiB; the figures of a run are in its output):
+What it measures, and the targets (2 cores, 24 GiB; the figures of a run are in its output):
 
     subtraction --set 1,3,4 --max 1000000   command / Chomp 13x13 command      target <= 1
     wythoff --max 4096                      command / Chomp 13x13 command      target <= 1.5
     chomp 13x13                             table / loop <= 2, command / loop <= 2.5, <= 3 bytes a position
     chomp 16x16 (--big)                     command / loop on 16x16            target <= 1.5
     chomp 17x17 --compact (--big)           command                            target <= 30 minutes
+                                            (and command / loop on 17x17, so that a slow machine shows as one)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -133,6 +138,15 @@ def build(args: list[str]) -> dict:
             "largest_mib": memory.largest / 2**20}
 
 
+#: the builds whose ratios are taken against Chomp 13x13: repeated, and their medians compared
+REPEATED = ("chomp13", "subtraction", "wythoff")
+
+
+def median_run(runs: list[dict]) -> dict:
+    """Each figure's median over runs of one build (the runs agree on positions and bytes)."""
+    return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+
+
 BUILDS = {
     "chomp13": ["chomp", "--rows", "13", "--cols", "13"],
     "subtraction": ["subtraction", "--set", "1,3,4", "--max", "1000000"],
@@ -148,22 +162,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="comma-separated names of: " + ", ".join(BUILDS))
     parser.add_argument("--big", action="store_true", help="also Chomp 16x16 and 17x17")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each of " + ", ".join(REPEATED))
     args = parser.parse_args()
     names = args.only.split(",") if args.only else [n for n in BUILDS if args.big or n not in ("chomp16", "chomp17")]
+    unknown = sorted(set(names) - set(BUILDS))
+    if unknown:
+        raise SystemExit(f"unknown build {', '.join(unknown)} (known: {', '.join(BUILDS)})")
     _check_reference()
-    loops = {13: reference_grundy(13, 13)[1]}
-    report("loop chomp 13x13", seconds=loops[13], positions=comb(26, 13) - 1)
+    repeated = [name for name in names if name in REPEATED]
+    loop_runs: list[float] = []
+    samples: dict[str, list[dict]] = {name: [] for name in repeated}
+    for _ in range(max(args.repeat, 1)):
+        loop_runs.append(reference_grundy(13, 13)[1])
+        for name in repeated:
+            samples[name].append(build(BUILDS[name]))
+    loops = {13: statistics.median(loop_runs)}
+    report("loop chomp 13x13", seconds=loops[13], runs=len(loop_runs), positions=comb(26, 13) - 1)
     runs: dict[str, dict] = {}
     for name in names:
-        runs[name] = run = build(BUILDS[name])
+        runs[name] = run = median_run(samples[name]) if name in samples else build(BUILDS[name])
         report(name, command_s=run["command"], table_s=run["table"], positions=run["positions"],
                per_position_us=1e6 * run["command"] / max(run["positions"], 1),
                bytes_per_position=run["bytes"] / max(run["positions"], 1),
                plan_mib_per_worker=run["plan_mib"], peak_mib_largest_process=run["largest_mib"],
-               peak_mib_all=run["peak_mib"], command=" ".join(["tablebase", "build", *BUILDS[name]]))
-    if "chomp16" in names:
-        loops[16] = reference_grundy(16, 16)[1]
-        report("loop chomp 16x16", seconds=loops[16], positions=comb(32, 16) - 1)
+               peak_mib_all=run["peak_mib"], runs=len(samples.get(name, [run])),
+               command=" ".join(["tablebase", "build", *BUILDS[name]]))
+    for side in (16, 17):
+        if f"chomp{side}" in names:
+            loops[side] = reference_grundy(side, side)[1]
+            report(f"loop chomp {side}x{side}", seconds=loops[side], positions=comb(2 * side, side) - 1)
     print()
     chomp = runs.get("chomp13")
     if chomp:
@@ -177,6 +204,7 @@ def main() -> None:
         report("chomp 16x16 / loop", command=runs["chomp16"]["command"] / loops[16], target="<= 1.5")
     if "chomp17" in runs:
         report("chomp 17x17 --compact", minutes=runs["chomp17"]["command"] / 60, target="<= 30",
+               command_per_loop=runs["chomp17"]["command"] / loops[17],
                plan_mib_per_worker=runs["chomp17"]["plan_mib"],
                peak_mib_largest_process=runs["chomp17"]["largest_mib"], peak_mib_all=runs["chomp17"]["peak_mib"])
 
