@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import re
 import sys
 from pathlib import Path
@@ -173,6 +174,11 @@ def _cmd_build(argv: list[str]) -> int:
         game = cls(**_params(args, cls))
         specs = [TableSpec(game, source, args.table or game.table, bool(args.compact))]
     partition_rows = args.partition_rows or settings.get("partition_rows")
+    # A build stopped by a lost worker says why in one line; the Dask client's own waits are
+    # then left failed and unread, and asyncio would print each with a traceback when it is
+    # collected, which may be after that line, as the process ends. (Dask's own logs are
+    # silenced the same way: the build reports what happened.)
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     for summary in build_tables(
         specs, Path(args.out), scheduler=args.scheduler, workers=args.workers,
         partition_rows=partition_rows, quiet=args.quiet,
