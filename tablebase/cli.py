@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import re
 import sys
 from pathlib import Path
@@ -154,6 +153,8 @@ def _params(args: argparse.Namespace, cls: Any) -> dict[str, Any]:
 
 
 def _cmd_build(argv: list[str]) -> int:
+    import logging
+
     from tablebase.build import build_tables, read_job
     from tablebase.build.jobs import TableSpec
 
