@@ -141,6 +141,30 @@ def test_positions_are_spelt_from_their_keys(rows, cols):
         assert len(lengths) <= rows and game.parse(text) == key
 
 
+
+@pytest.mark.parametrize("rows,cols", [(1, 6), (4, 5), (5, 5), (3, 9)])
+def test_keys_are_ranks_in_lexicographic_order_and_spelt_level_by_level(rows, cols):
+    """A diagram's key is its place among all diagrams in the lexicographic order of
+    their row lengths; the keys of a level (a whole level, a part of one, or shuffled)
+    spell the diagrams of that many squares."""
+    everything = sorted(p + (0,) * (rows - len(p)) for p in _diagrams(rows, cols))
+    key_of = {p: k for k, p in enumerate(everything)}
+    game = make_game("chomp", {"rows": rows, "cols": cols})
+
+    def text(p):
+        return " ".join(str(v) for v in p if v)
+
+    for level in range(1, rows * cols + 1):
+        diagrams = [p for p in everything if sum(p) == level]
+        keys = game.level_keys(level, 0, len(diagrams))
+        assert keys.tolist() == [key_of[p] for p in diagrams]
+        assert game.format_positions(keys).to_strings() == [text(p) for p in diagrams]
+        middle = slice(len(diagrams) // 3, len(diagrams) // 3 + 5)
+        part = game.level_keys(level, middle.start, min(middle.stop, len(diagrams)))
+        assert game.format_positions(part).to_strings() == [text(p) for p in diagrams[middle]]
+    shuffled = np.random.default_rng(rows * cols).permutation(np.arange(1, len(everything)))
+    assert game.format_positions(shuffled).to_strings() == [text(everything[k]) for k in shuffled]
+
 def _diagrams(rows: int, cols: int):
     """Non-increasing sequences of at most ``rows`` positive parts, each at most ``cols``."""
     yield ()

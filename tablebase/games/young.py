@@ -166,25 +166,36 @@ def level_keys(size, start, stop, rows, cols, binom, count):
             t -= c
     out[0] = rank(lengths, binom)
     for t in range(1, stop - start):
-        # Lexicographic successor with the same sum: raise the last row that can
-        # grow by one, then refill the rows below it as evenly as possible.
-        suffix = 0
-        j = rows - 1
-        while j >= 0:
-            bound = cols if j == 0 else lengths[j - 1]
-            if suffix >= 1 and lengths[j] + 1 <= bound:
-                break
-            suffix += lengths[j]
-            j -= 1
-        lengths[j] += 1
-        suffix -= 1
-        n = rows - 1 - j
-        q = suffix // n
-        extra = suffix - q * n
-        for i in range(n):
-            lengths[j + 1 + i] = q + 1 if i < extra else q
+        next_of_size(lengths, rows, cols)
         out[t] = rank(lengths, binom)
     return out
+
+
+@numba.njit(cache=True, inline="always")
+def next_of_size(lengths, rows, cols):
+    """Step ``lengths`` to the next diagram in rank order with as many squares; False after the last.
+
+    The lexicographic successor with the same sum: raise the last row that can
+    grow by one, then refill the rows below it as evenly as possible.
+    """
+    suffix = 0
+    j = rows - 1
+    while j >= 0:
+        bound = cols if j == 0 else lengths[j - 1]
+        if suffix >= 1 and lengths[j] + 1 <= bound:
+            break
+        suffix += lengths[j]
+        j -= 1
+    if j < 0:
+        return False
+    lengths[j] += 1
+    suffix -= 1
+    n = rows - 1 - j
+    q = suffix // n
+    extra = suffix - q * n
+    for i in range(n):
+        lengths[j + 1 + i] = q + 1 if i < extra else q
+    return True
 
 
 @numba.njit(cache=True)
@@ -236,27 +247,24 @@ def format_rows(matrix: np.ndarray, counts: np.ndarray) -> Texts:
 
 
 @numba.njit(cache=True)
-def _spell_into(keys, rows, cols, binom, digits, width, data, offsets):
-    """Write each diagram's non-zero row lengths, space-separated, straight from its rank.
+def _spell_into(keys, rows, cols, binom, digits, width, lengths, data, offsets):
+    """Write each diagram's non-zero row lengths, space-separated, from its rank.
 
-    ``digits[v]`` holds the text of v (at most two digits: cols <= 30) and
+    ``lengths`` is scratch for one diagram's row lengths. ``digits[v]`` holds the text of v (at most two digits: cols <= 30) and
     ``width[v]`` its length; both bytes are written and the second overwritten
     when v has one digit, which saves a branch.
     """
     p = 0
     for t in range(keys.shape[0]):
-        # Unranking as in unrank_into, stopping at the first empty row.
-        rest = keys[t]
-        b = rows + cols - 1
+        # A level's keys come in rank order: the next diagram of the same size
+        # is most often the one wanted, and ranking it (a sum over the rows)
+        # costs a fraction of unranking (a search through them).
+        if t == 0 or not (next_of_size(lengths, rows, cols) and rank(lengths, binom) == keys[t]):
+            unrank_into(keys[t], rows, cols, binom, lengths)
         for j in range(rows):
-            if rest == 0:
-                break  # a row of length 0 adds nothing to the rank: this row and the rest are empty
-            i = rows - 1 - j
-            while binom[b, i + 1] > rest:
-                b -= 1
-            rest -= binom[b, i + 1]
-            v = b - i
-            b -= 1
+            v = lengths[j]
+            if v == 0:
+                break
             if j > 0:
                 data[p] = 32
                 p += 1
@@ -279,10 +287,12 @@ def spell_diagrams(keys: np.ndarray, rows: int, cols: int, binom: np.ndarray) ->
     chunk = 1 << 16  # keys per pass: the scratch buffer is sized for the longest spelling
     scratch = np.empty(min(len(keys), chunk) * widest + 2, dtype=np.uint8)
     offsets = np.zeros(len(keys) + 1, dtype=np.int64)
+    lengths = np.zeros(rows, dtype=np.int64)
     pieces = []
     for start in range(0, len(keys), chunk):
         stop = min(start + chunk, len(keys))
-        used = _spell_into(keys[start:stop], rows, cols, binom, digits, width, scratch, offsets[start : stop + 1])
+        used = _spell_into(keys[start:stop], rows, cols, binom, digits, width, lengths, scratch,
+                           offsets[start : stop + 1])
         offsets[start + 1 : stop + 1] += offsets[start]
         pieces.append(scratch[:used].copy())
     return Texts(offsets, np.concatenate(pieces) if pieces else np.empty(0, dtype=np.uint8))
