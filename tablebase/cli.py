@@ -153,6 +153,10 @@ def _params(args: argparse.Namespace, cls: Any) -> dict[str, Any]:
 
 
 def _cmd_build(argv: list[str]) -> int:
+    if not any(a == "--scheduler" or a.startswith("--scheduler=") for a in argv):
+        from tablebase import fork_server
+
+        fork_server.start()  # its imports run beside this process's (the local cluster's workers fork from it)
     import logging
 
     from tablebase.build import build_tables, read_job
