@@ -44,6 +44,20 @@ def test_rows_equal_the_generic_dense_solver(rows, cols):
             assert b.column(column).equals(g.column(column)), (rows, cols, level, column)
 
 
+
+def test_keys_of_a_level_in_any_order_get_the_rows_of_the_whole_level():
+    """A level's keys are solved in rank order by stepping from diagram to diagram; keys
+    shuffled, or with gaps, must get the same figures."""
+    game = make_game("chomp", {"rows": 5, "cols": 6})
+    solver = BiteSolver(game)
+    for level, rows in enumerate(levels_solved(solver, game)):
+        keys = rows.column("key").to_numpy()
+        order = np.random.default_rng(level).permutation(len(keys))
+        for picked in (order, np.sort(order[: max(1, len(order) // 3)])):
+            again = solver.solve_arrays(keys[picked])
+            for column in ("grundy", "remoteness"):
+                assert again[column].tolist() == rows.column(column).to_numpy()[picked].tolist(), (level, column)
+
 def test_values_of_128_and_more_and_ties_with_planted_values():
     """Values planted below the top levels of a 12x12 box reach past the two
     register masks (real Chomp values do so only in boxes too large for a test),

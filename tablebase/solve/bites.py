@@ -41,7 +41,9 @@ def _solve(keys, rows, cols, binom, term, grundy, remoteness, out_g, out_r, out_
     codes = np.empty(rows * cols, dtype=np.int64)
     for t in range(keys.shape[0]):
         key = keys[t]
-        young.unrank_into(key, rows, cols, binom, lengths)
+        # A level's keys come in rank order: most are the next diagram of the same size.
+        if t == 0 or not (young.next_of_size(lengths, rows, cols) and young.rank(lengths, binom) == key):
+            young.unrank_into(key, rows, cols, binom, lengths)
         for r in range(rows):
             share[r] = term[lengths[r], r]
         low = np.uint64(0)
