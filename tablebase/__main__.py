@@ -1,5 +1,3 @@
-import sys
+from tablebase.cli import run
 
-from tablebase.cli import main
-
-sys.exit(main())
+run()
