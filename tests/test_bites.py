@@ -46,17 +46,20 @@ def test_rows_equal_the_generic_dense_solver(rows, cols):
 
 
 def test_keys_of_a_level_in_any_order_get_the_rows_of_the_whole_level():
-    """A level's keys are solved in rank order by stepping from diagram to diagram; keys
-    shuffled, or with gaps, must get the same figures."""
+    """A level's keys are solved (and spelt) in rank order by stepping from diagram to
+    diagram; keys shuffled, or with gaps, must get the same figures and notation."""
     game = make_game("chomp", {"rows": 5, "cols": 6})
+    # Keys are places in the lexicographic order of the row lengths (see the spelling tests).
+    diagram_text = [" ".join(str(v) for v in p if v) for p in sorted(p + (0,) * (5 - len(p)) for p in _diagrams(5, 6))]
     solver = BiteSolver(game)
     for level, rows in enumerate(levels_solved(solver, game)):
         keys = rows.column("key").to_numpy()
         order = np.random.default_rng(level).permutation(len(keys))
         for picked in (order, np.sort(order[: max(1, len(order) // 3)])):
-            again = solver.solve_arrays(keys[picked])
+            again = solver.solve_arrays(keys[picked], spell=True)
             for column in ("grundy", "remoteness"):
                 assert again[column].tolist() == rows.column(column).to_numpy()[picked].tolist(), (level, column)
+            assert again["texts"].to_strings() == [diagram_text[k] for k in keys[picked]], level
 
 def test_values_of_128_and_more_and_ties_with_planted_values():
     """Values planted below the top levels of a 12x12 box reach past the two

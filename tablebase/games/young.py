@@ -15,6 +15,7 @@ both use these ranks. Everything here is compiled with numba.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Callable
 
 import numba
 import numpy as np
@@ -246,14 +247,30 @@ def format_rows(matrix: np.ndarray, counts: np.ndarray) -> Texts:
     return Texts(offsets, data)
 
 
-@numba.njit(cache=True)
-def _spell_into(keys, rows, cols, binom, digits, width, lengths, data, offsets):
-    """Write each diagram's non-zero row lengths, space-separated, from its rank.
+@numba.njit(cache=True, inline="always")
+def write_diagram(lengths, rows, digits, width, data, p):
+    """Write a diagram's non-zero row lengths, space-separated, at ``data[p:]``; return where it ends.
 
-    ``lengths`` is scratch for one diagram's row lengths. ``digits[v]`` holds the text of v (at most two digits: cols <= 30) and
+    ``digits[v]`` holds the text of v (at most two digits: cols <= 30) and
     ``width[v]`` its length; both bytes are written and the second overwritten
     when v has one digit, which saves a branch.
     """
+    for j in range(rows):
+        v = lengths[j]
+        if v == 0:
+            break
+        if j > 0:
+            data[p] = 32
+            p += 1
+        data[p] = digits[v, 0]
+        data[p + 1] = digits[v, 1]
+        p += width[v]
+    return p
+
+
+@numba.njit(cache=True)
+def _spell_into(keys, rows, cols, binom, digits, width, lengths, data, offsets):
+    """Write each diagram's notation (``write_diagram``) from its rank; ``lengths`` is scratch."""
     p = 0
     for t in range(keys.shape[0]):
         # A level's keys come in rank order: the next diagram of the same size
@@ -261,41 +278,49 @@ def _spell_into(keys, rows, cols, binom, digits, width, lengths, data, offsets):
         # costs a fraction of unranking (a search through them).
         if t == 0 or not (next_of_size(lengths, rows, cols) and rank(lengths, binom) == keys[t]):
             unrank_into(keys[t], rows, cols, binom, lengths)
-        for j in range(rows):
-            v = lengths[j]
-            if v == 0:
-                break
-            if j > 0:
-                data[p] = 32
-                p += 1
-            data[p] = digits[v, 0]
-            data[p + 1] = digits[v, 1]
-            p += width[v]
+        p = write_diagram(lengths, rows, digits, width, data, p)
         offsets[t + 1] = p
     return p
+
+
+class Speller:
+    """Diagrams' notation written in chunks of keys, so that the buffer sized for the longest spellings stays small.
+
+    ``spell(n, write)`` calls ``write(start, stop, data, offsets)`` for each chunk:
+    it writes the notation of keys start..stop-1 into ``data`` and their ends
+    into ``offsets[1:]``, and returns the bytes written. ``_spell_into`` is such
+    a writer, and so is a solver's loop that spells each diagram as it solves it.
+    """
+
+    CHUNK = 1 << 16
+
+    def __init__(self, rows: int, cols: int) -> None:
+        texts = [str(v).encode() for v in range(cols + 1)]
+        self.digits = np.zeros((cols + 1, 2), dtype=np.uint8)
+        self.width = np.array([len(t) for t in texts], dtype=np.int64)
+        for v, text in enumerate(texts):
+            self.digits[v, : len(text)] = list(text)
+        self.widest = rows * (len(str(cols)) + 1)
+
+    def spell(self, n: int, write: Callable[[int, int, np.ndarray, np.ndarray], int]) -> Texts:
+        scratch = np.empty(min(n, self.CHUNK) * self.widest + 2, dtype=np.uint8)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        pieces = []
+        for start in range(0, n, self.CHUNK):
+            stop = min(start + self.CHUNK, n)
+            used = write(start, stop, scratch, offsets[start : stop + 1])
+            offsets[start + 1 : stop + 1] += offsets[start]
+            pieces.append(scratch[:used].copy())
+        return Texts(offsets, np.concatenate(pieces) if pieces else np.empty(0, dtype=np.uint8))
 
 
 def spell_diagrams(keys: np.ndarray, rows: int, cols: int, binom: np.ndarray) -> Texts:
     """The notation of many diagrams from their ranks, without a matrix of row lengths."""
     keys = np.ascontiguousarray(keys, dtype=np.int64)
-    texts = [str(v).encode() for v in range(cols + 1)]
-    digits = np.zeros((cols + 1, 2), dtype=np.uint8)
-    width = np.array([len(t) for t in texts], dtype=np.int64)
-    for v, text in enumerate(texts):
-        digits[v, : len(text)] = list(text)
-    widest = rows * (len(str(cols)) + 1)
-    chunk = 1 << 16  # keys per pass: the scratch buffer is sized for the longest spelling
-    scratch = np.empty(min(len(keys), chunk) * widest + 2, dtype=np.uint8)
-    offsets = np.zeros(len(keys) + 1, dtype=np.int64)
+    speller = Speller(rows, cols)
     lengths = np.zeros(rows, dtype=np.int64)
-    pieces = []
-    for start in range(0, len(keys), chunk):
-        stop = min(start + chunk, len(keys))
-        used = _spell_into(keys[start:stop], rows, cols, binom, digits, width, lengths, scratch,
-                           offsets[start : stop + 1])
-        offsets[start + 1 : stop + 1] += offsets[start]
-        pieces.append(scratch[:used].copy())
-    return Texts(offsets, np.concatenate(pieces) if pieces else np.empty(0, dtype=np.uint8))
+    return speller.spell(len(keys), lambda start, stop, data, offsets: _spell_into(
+        keys[start:stop], rows, cols, binom, speller.digits, speller.width, lengths, data, offsets))
 
 
 def level_sizes(rows: int, cols: int) -> np.ndarray:

@@ -33,7 +33,10 @@ from tablebase.solve.rows import impartial_rows
 
 
 @numba.njit(cache=True, nogil=True)
-def _solve(keys, rows, cols, binom, term, grundy, remoteness, out_g, out_r, out_best):
+def _solve(keys, rows, cols, binom, term, grundy, remoteness, out_g, out_r, out_best, spell, digits, width, data,
+           offsets):
+    """Solve the positions ``keys``; with ``spell``, also write their notation (``young.Speller``)."""
+    p = 0
     lengths = np.empty(rows, dtype=np.int64)
     share = np.empty(rows, dtype=np.int64)  # each row's share of the position's rank
     seen = np.zeros(rows * cols + 2, dtype=np.bool_)  # Grundy values of 128 and more
@@ -44,6 +47,9 @@ def _solve(keys, rows, cols, binom, term, grundy, remoteness, out_g, out_r, out_
         # A level's keys come in rank order: most are the next diagram of the same size.
         if t == 0 or not (young.next_of_size(lengths, rows, cols) and young.rank(lengths, binom) == key):
             young.unrank_into(key, rows, cols, binom, lengths)
+        if spell:  # here the diagram is at hand: spelling it later would walk the keys again
+            p = young.write_diagram(lengths, rows, digits, width, data, p)
+            offsets[t + 1] = p
         for r in range(rows):
             share[r] = term[lengths[r], r]
         low = np.uint64(0)
@@ -85,6 +91,7 @@ def _solve(keys, rows, cols, binom, term, grundy, remoteness, out_g, out_r, out_
         n = young.bites(key, lengths, share, term, rows, cols, children, codes)
         hold, hold_r = slowest_move(n, children, codes, remoteness)
         out_r[t], out_best[t] = (hold_r + 1, hold) if hold != NO_MOVE else (0, NO_MOVE)
+    return p
 
 
 class BiteSolver(ImpartialSolver):
@@ -95,27 +102,38 @@ class BiteSolver(ImpartialSolver):
             raise TablebaseError(f"{game.name}: not a game of bites out of Young diagrams in normal play")
         rows, cols = game.bites.rows, game.bites.cols
         self.shape = (rows, cols, young.binomials(rows + cols), young.row_terms(rows, cols))
+        self.speller = young.Speller(rows, cols)
         super().__init__(game, place, fresh)
 
     def load_compiled(self) -> None:
-        self.solve_arrays(np.empty(0, dtype=np.int64))
+        self.solve_arrays(np.empty(0, dtype=np.int64), spell=True)
 
-    def solve_arrays(self, keys: np.ndarray) -> dict[str, np.ndarray]:
-        """Grundy value, remoteness and best move (code or -1) of positions of one level."""
+    def solve_arrays(self, keys: np.ndarray, spell: bool = False) -> dict[str, Any]:
+        """Grundy value, remoteness and best move (code or -1) of positions of one level;
+        with ``spell``, also their notation ("texts"), written as the loop reaches each diagram."""
         keys = np.ascontiguousarray(keys, dtype=np.int64)
         n = len(keys)
         if n and (keys.min() < 0 or keys.max() >= self.game.key_space):
             raise TablebaseError(f"{self.game.name}: keys outside the table")  # the loop does not check bounds
         known = self.known
-        out = {
+        out: dict[str, Any] = {
             "grundy": np.empty(n, dtype=known.dtype),
             "remoteness": np.empty(n, dtype=known.dtype),
             "best_move": np.empty(n, dtype=np.int64),
         }
-        _solve(keys, *self.shape, known.grundy, known.remoteness, out["grundy"], out["remoteness"], out["best_move"])
+
+        def solve(start: int, stop: int, data: np.ndarray, offsets: np.ndarray) -> int:
+            return _solve(keys[start:stop], *self.shape, known.grundy, known.remoteness, out["grundy"][start:stop],
+                          out["remoteness"][start:stop], out["best_move"][start:stop], spell,
+                          self.speller.digits, self.speller.width, data, offsets)
+
+        if spell:
+            out["texts"] = self.speller.spell(n, solve)
+        else:
+            solve(0, n, np.empty(0, dtype=np.uint8), np.zeros(1, dtype=np.int64))
         return out
 
     def solve(self, keys: np.ndarray, compact: bool = False) -> pa.Table:
         """The rows of these positions of one level, in key order (without the position text if ``compact``)."""
-        keys = np.ascontiguousarray(keys, dtype=np.int64)
-        return impartial_rows(self.game, keys, self.solve_arrays(keys), compact)
+        solved = self.solve_arrays(keys, spell=not compact)
+        return impartial_rows(self.game, keys, solved, compact, texts=solved.get("texts"))

@@ -39,10 +39,12 @@ def move_array(game: Any, codes: np.ndarray) -> pa.Array:
     return pa.DictionaryArray.from_arrays(indices, move_names(game, distinct))
 
 
-def impartial_rows(game: Any, keys: np.ndarray, solved: dict[str, np.ndarray], compact: bool = False) -> pa.Table:
+def impartial_rows(game: Any, keys: np.ndarray, solved: dict[str, np.ndarray], compact: bool = False,
+                   texts: Texts | None = None) -> pa.Table:
+    """The rows of solved positions; ``texts``: their notation, where the solver spelt it already."""
     columns = {"key": pa.array(keys, type=pa.int64())}
     if not compact:
-        columns["position"] = positions_array(game, keys)
+        columns["position"] = texts.to_arrow() if texts is not None else positions_array(game, keys)
     columns["grundy"] = pa.array(solved["grundy"])
     columns["outcome"] = outcome_array(solved["grundy"] > 0)
     if "misere_win" in solved:
