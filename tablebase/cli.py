@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, NoReturn, Sequence

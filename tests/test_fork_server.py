@@ -7,8 +7,6 @@ import os
 import sys
 import uuid
 
-import pytest
-
 from tablebase import fork_server
 from tablebase.build import dask_client
 
@@ -18,7 +16,6 @@ def _facts() -> dict:
             "marker": os.environ.get("TABLEBASE_TEST_MARKER")}
 
 
-@pytest.mark.skipif(fork_server.METHOD != "forkserver", reason="this platform has no fork server")
 def test_workers_are_forked_with_the_build_imported_and_this_environment(monkeypatch):
     fork_server.start()
     marker = uuid.uuid4().hex  # set after the server started: the server cannot have it

@@ -56,9 +56,8 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, shared
     ``small`` job's workers are threads of this process instead, which start
     in a tenth of a second: forked processes take a quarter of a second once
     the server has its imports, and about a second before, more than such a
-    job's whole work. ``shared_bytes``: the
-    most values the local workers will share in memory (build/memory.py plans
-    them once per machine).
+    job's whole work. ``shared_bytes``: the most values the local workers
+    will share in memory (build/memory.py plans them once per machine).
     """
     if scheduler:
         try:
