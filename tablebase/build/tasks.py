@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.build import shared
+from tablebase.build import heap, shared
 from tablebase.build.listing import stored_view
 from tablebase.build.plan import Slice
 from tablebase.games import load_game
@@ -55,6 +55,7 @@ def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any]) -
     if run not in _state:
         _state.clear()  # one build at a time per worker: free the last one's memory
         sys.setswitchinterval(GIL_SWITCH_SECONDS)
+        heap.keep_freed_memory()
         game, _ = load_game(ref, params)
         kind = kind_of(game)
         manifest = Manifest.load(root, table)

@@ -1,0 +1,35 @@
+"""A worker's heap keeps the memory its tasks free, for the next task to reuse.
+
+Dask starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536``, and setting
+that also stops glibc from raising its mmap threshold above 128 KiB as a
+program's allocations show it should. Every array larger than that is then
+mapped fresh from the kernel and handed back when freed, so a partition's
+keys, figures and text pay a page fault per 4 KiB, partition after
+partition: Chomp 13x13 took 270,000 faults and 0.7 s of system time per
+worker, a seventh of the table's time.
+
+A build's worker allocates much the same sizes in every task, and its memory
+plan counts its peak anyway (build/memory.py). So the heap is set as glibc
+would set it for itself at most: arrays of up to ``FROM_HEAP`` bytes are
+taken from the heap, and up to ``KEPT`` bytes of freed heap are kept. Where
+the C library is not glibc, nothing changes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+
+FROM_HEAP = 32 * 2**20  # glibc's own ceiling for its mmap threshold on 64-bit machines
+KEPT = 2 * FROM_HEAP  # as glibc keeps when it raises the threshold itself
+_M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
+_M_MMAP_THRESHOLD = -3
+
+
+def keep_freed_memory() -> bool:
+    """Set this process's heap to keep freed memory; whether the C library took the settings."""
+    try:
+        mallopt = ctypes.CDLL(ctypes.util.find_library("c")).mallopt
+    except (OSError, AttributeError, TypeError):
+        return False  # not glibc
+    return bool(mallopt(_M_MMAP_THRESHOLD, FROM_HEAP)) and bool(mallopt(_M_TRIM_THRESHOLD, KEPT))
