@@ -173,6 +173,7 @@ def test_keys_are_ranks_in_lexicographic_order_and_spelt_level_by_level(rows, co
 
     for level in range(1, rows * cols + 1):
         diagrams = [p for p in everything if sum(p) == level]
+        assert game.level_size(level) == len(diagrams)
         keys = game.level_keys(level, 0, len(diagrams))
         assert keys.tolist() == [key_of[p] for p in diagrams]
         assert game.format_positions(keys).to_strings() == [text(p) for p in diagrams]

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
-from tablebase.build.memory import MIB, PROCESS_BASE, USABLE, Workers, local_worker_limit, plan_memory
+from tablebase.build.memory import (
+    MIB,
+    PROCESS_BASE,
+    USABLE,
+    Workers,
+    local_worker_limit,
+    notation_bytes,
+    plan_memory,
+)
 from tablebase.build.plan import deal, default_partition_rows, plan
 from tablebase.errors import TablebaseError
 from tablebase.games import make_game
@@ -15,7 +25,8 @@ def planned(game, rows, fixed, limit, per_machine=1, shared_room=0):
     """The plan the driver makes for a game: its kind's footprint, its largest level and whether levels stay whole."""
     kind = kind_of(game)
     levels = [game.level_size(k) for k in range(game.max_level + 1)]
-    return plan_memory(game, kind.footprint(game), rows, fixed, Workers(limit, per_machine, shared_room),
+    footprint = kind.footprint(game).with_notation(notation_bytes(game))
+    return plan_memory(game, footprint, rows, fixed, Workers(limit, per_machine, shared_room),
                        max(levels), sum(levels), kind.whole_levels)
 
 
@@ -120,3 +131,17 @@ def test_values_shared_on_a_machine_are_planned_once_per_machine():
     assert "one copy per machine shared by its workers" in plan.describe()
     unshared = planned(game, 65_536, fixed=False, limit=limit, per_machine=2, shared_room=0)
     assert not unshared.shared and unshared.machine_peak == 2 * unshared.peak
+
+
+def test_the_plan_counts_the_notation_measured_on_the_middle_level():
+    """Chomp 4x6: the diagrams of 12 squares, lexicographic by row lengths, enumerated here without ranks."""
+    game = make_game("chomp", dict(rows=4, cols=6))
+    diagrams = sorted(p for p in itertools.product(range(7), repeat=4)
+                      if sum(p) == 12 and list(p) == sorted(p, reverse=True))
+    texts = [" ".join(str(v) for v in p if v) for p in diagrams][:64]
+    assert notation_bytes(game) == int(sum(map(len, texts)) / len(texts))
+    footprint = kind_of(game).footprint(game)
+    assert footprint.per_notation_byte > 0
+    assert footprint.with_notation(10).per_row == footprint.per_row + 10 * footprint.per_notation_byte
+    domineering = make_game("domineering", dict(max_cells=8))
+    assert kind_of(domineering).footprint(domineering).per_notation_byte == 0  # partizan rows are counted whole

@@ -36,7 +36,7 @@ from tablebase.build.listing import list_on_cluster, stored_view
 from tablebase.build.memory import MIB, Workers, local_worker_limit, plan_memory
 from tablebase.build.plan import deal, default_partition_rows, plan, schedule
 from tablebase.build.progress import Progress
-from tablebase.build.tasks import solve_slices, warm_up
+from tablebase.build.tasks import measure_notation, solve_slices, warm_up
 from tablebase.errors import BuildError, StoreError, TablebaseError
 from tablebase.kinds import Artifact, kind_of
 from tablebase.store import Layout, Manifest, remove_leftovers, remove_listing, table_dir
@@ -222,7 +222,12 @@ def build_table(
         list_on_cluster(client, root, manifest, spec.game, spec.source.ref, say)
     view = stored_view(spec.game, root, spec.name, manifest.listing)
     levels = range(view.max_level + 1)
-    memory = plan_memory(view, kind.footprint(view), manifest.partition_rows or default_partition_rows(view),
+    footprint = kind.footprint(view)
+    if footprint.per_notation_byte:
+        measuring = client.submit(measure_notation, str(root), spec.name, spec.source.ref, spec.game.params,
+                                  manifest.listing, key=f"notation-{spec.name}-{uuid.uuid4().hex}", pure=False)
+        footprint = footprint.with_notation(_result(measuring, spec.name))
+    memory = plan_memory(view, footprint, manifest.partition_rows or default_partition_rows(view),
                          fixed, cluster_workers(client), max((view.level_size(k) for k in levels), default=0),
                          sum(view.level_size(k) for k in levels), kind.whole_levels)
     manifest.partition_rows = memory.partition_rows

@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from tablebase.build import shared
 from tablebase.errors import TablebaseError
 from tablebase.kinds import Footprint, kind_of
@@ -53,6 +55,20 @@ def shared_values(game: Any) -> int:
         return 0
     footprint = kind.footprint(game)
     return game.key_space * footprint.per_key if footprint.dense and game.key_space else 0
+
+
+def notation_bytes(game: Any) -> int:
+    """The mean length of a position's notation, from a sample of the middle level.
+
+    This runs the game's own (often compiled) code: a build measures it on a
+    worker, whose compiled code is ready, not in the driver (build/tasks.py).
+    """
+    level = game.max_level // 2
+    size = game.level_size(level)
+    if not size:
+        return 16
+    sample = game.level_keys(level, 0, min(64, size))
+    return int(np.diff(game.format_positions(sample).offsets).mean())
 
 
 def local_worker_limit(machine: int, workers: int, shared_bytes: int) -> int:

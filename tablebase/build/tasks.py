@@ -23,6 +23,7 @@ import numpy as np
 
 from tablebase.build import heap, shared
 from tablebase.build.listing import stored_view
+from tablebase.build.memory import notation_bytes
 from tablebase.build.plan import Slice
 from tablebase.games import load_game
 from tablebase.kinds import Artifact, kind_of
@@ -69,6 +70,12 @@ def warm_up(run: str, root: str, table: str, ref: str, params: dict[str, Any]) -
     """Make the run's solver (loading compiled code) before the first slice needs it."""
     with _one_at_a_time:
         _solver(run, root, table, ref, params)
+
+
+def measure_notation(root: str, table: str, ref: str, params: dict[str, Any], listing: dict[str, Any]) -> int:
+    """The mean length of the game's notation (``memory.notation_bytes``), measured here for the driver."""
+    game, _ = load_game(ref, params)
+    return notation_bytes(stored_view(game, root, table, listing))
 
 
 def _below(game: Any, levels: Iterable[int], first: int) -> list[int]:

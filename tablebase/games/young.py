@@ -9,7 +9,7 @@ inclusion (a sub-diagram has a smaller rank), and ascending rank is
 lexicographic order on the row lengths, top row first.
 
 Chomp (rows of a chocolate bar) and Nim (heap sizes sorted in decreasing order)
-both use these ranks. Everything here is compiled with numba.
+both use these ranks. The walks over diagrams are compiled with numba.
 """
 
 from __future__ import annotations
@@ -43,23 +43,19 @@ def binomials(n: int) -> np.ndarray:
 
 @lru_cache(maxsize=64)
 def completions(rows: int, cols: int) -> np.ndarray:
-    """count[n, m, s]: non-increasing sequences of n parts, each at most m, summing to s."""
-    return _completions(rows, cols)
+    """count[n, m, s]: non-increasing sequences of n parts, each at most m, summing to s.
 
-
-@numba.njit(cache=True)
-def _completions(rows, cols):
+    Such a sequence has all parts below m, or a first part of m and n-1 parts
+    of at most m after it. In numpy rather than compiled: making a game calls
+    this first, and a build's driver then never waits for numba's start-up.
+    """
     top = rows * cols
     count = np.zeros((rows + 1, cols + 1, top + 1), dtype=np.int64)
-    for m in range(cols + 1):
-        count[0, m, 0] = 1
+    count[:, :, 0] = 1  # the empty sum
     for n in range(1, rows + 1):
-        for m in range(cols + 1):
-            for s in range(min(top, n * m) + 1):
-                total = 0
-                for v in range(min(m, s) + 1):
-                    total += count[n - 1, v, s - v]
-                count[n, m, s] = total
+        for m in range(1, cols + 1):
+            count[n, m] = count[n, m - 1]
+            count[n, m, m:] += count[n - 1, m, : top + 1 - m]
     return count
 
 

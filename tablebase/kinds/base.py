@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,13 @@ class Footprint:
     per_row: int  # bytes per position of a partition in flight
     read_back: int  # bytes per position of a lower level while it is read back
     dense: bool  # values over the whole key space, else over the positions solved so far
+    # Bytes per position of a partition in flight for each byte of a position's notation: the
+    # plan measures the notation's mean length (``with_notation``) where this is not 0.
+    per_notation_byte: int = 0
+
+    def with_notation(self, notation_bytes: int) -> Footprint:
+        """The footprint with the copies of a position's notation, of that mean length, in ``per_row``."""
+        return replace(self, per_row=self.per_row + self.per_notation_byte * notation_bytes, per_notation_byte=0)
 
 
 @dataclass

@@ -56,15 +56,15 @@ class Impartial(Kind):
 
     def footprint(self, game: Any) -> Footprint:
         item = np.dtype(game.value_dtype).itemsize
-        text = _text_bytes(game)
-        # keys and solved arrays; Arrow rows (key, text and offsets, figures, move codes); the
-        # Parquet writer's encoded copy; twice over for the temporaries of concatenation.
-        per_row = 2 * (8 + 3 * item + 9 + (8 + text + 4 + 2 * item + 6) + (text // 2 + 4))
+        # keys and solved arrays; Arrow rows (key, text offsets, figures, move codes); the Parquet
+        # writer's encoded copy; twice over for the temporaries of concatenation. The text itself:
+        # in the rows, half again in the encoded copy, twice over.
+        per_row = 2 * (8 + 3 * item + 9 + (8 + 4 + 2 * item + 6) + 4)
         if game.compiled_moves is None:
             per_row += 2 * 16 * max(game.max_moves, 1)  # each position's moves listed at once
         dense = game.key_space is not None
         per_key = KnownValues.bytes_per_key(game) + (0 if dense else 8)  # sparse values keep their keys
-        return Footprint(per_key, per_row, (8 + 2 * item) * 2, dense)
+        return Footprint(per_key, per_row, (8 + 2 * item) * 2, dense, per_notation_byte=3)
 
     def lookup(self, table: StoredTable, text: str) -> dict[str, Any]:
         return row_with_moves(table, text, _best_first)
@@ -97,13 +97,3 @@ def _best_first(listed: Listed) -> Listed:
     return sorted(listed, key=lambda m: (m[1]["outcome"] != "P",
                                          m[1]["remoteness"] if m[1]["outcome"] == "P" else -m[1]["remoteness"],
                                          m[0]))
-
-
-def _text_bytes(game: Any) -> int:
-    """The mean length of a position's notation, from a sample of the middle level."""
-    level = game.max_level // 2
-    size = game.level_size(level)
-    if not size:
-        return 16
-    sample = game.level_keys(level, 0, min(64, size))
-    return int(np.diff(game.format_positions(sample).offsets).mean())
