@@ -15,7 +15,7 @@ from tablebase.build.memory import (
     notation_bytes,
     plan_memory,
 )
-from tablebase.build.plan import deal, default_partition_rows, plan
+from tablebase.build.plan import deal, default_partition_rows, level_sizes, plan
 from tablebase.errors import TablebaseError
 from tablebase.games import make_game
 from tablebase.kinds import kind_of
@@ -60,7 +60,7 @@ def test_a_table_whose_values_cannot_fit_is_refused():
 
 def test_levels_are_cut_into_even_parts_that_cover_them():
     game = make_game("chomp", dict(rows=10, cols=10))
-    levels = plan(game, 4096)
+    levels = plan(level_sizes(game), 4096)
     assert sum(v["positions"] for v in levels.values()) == game.key_space - 1  # all but the empty bar
     for level, v in levels.items():
         assert v["positions"] == game.level_size(level)
@@ -72,9 +72,9 @@ def test_levels_are_cut_into_even_parts_that_cover_them():
 
 def test_large_tables_get_larger_partitions():
     small, large = make_game("chomp", dict(rows=8, cols=8)), make_game("chomp", dict(rows=16, cols=16))
-    assert default_partition_rows(small) == 65_536
-    rows = default_partition_rows(large)
-    partitions = sum(v["parts"] for v in plan(large, rows).values())
+    assert default_partition_rows(level_sizes(small)) == 65_536
+    rows = default_partition_rows(level_sizes(large))
+    partitions = sum(v["parts"] for v in plan(level_sizes(large), rows).values())
     assert rows > 65_536 and 256 <= partitions <= 1024
 
 

@@ -18,7 +18,7 @@ from helpers import (
 )
 from oracles import Oracle, wythoff_moves, wythoff_p_positions
 
-from tablebase.build.plan import plan, schedule
+from tablebase.build.plan import level_sizes, plan, schedule
 from tablebase.build.tasks import solve_slices
 from tablebase.errors import TablebaseError
 from tablebase.games import make_game
@@ -116,7 +116,7 @@ def test_p_positions_are_the_golden_pairs_at_a_thousand():
 def _planned(root, game, partition_rows):
     """A manifest with the plan of a build, as the driver saves it before any task runs."""
     manifest = Manifest(table=game.table, game="wythoff", kind=game.kind, params=game.params, version="test",
-                        partition_rows=partition_rows, plan=plan(game, partition_rows))
+                        partition_rows=partition_rows, plan=plan(level_sizes(game), partition_rows))
     manifest.save(root)
     return manifest
 

@@ -34,7 +34,7 @@ from tablebase.build import shared
 from tablebase.build.jobs import TableSpec
 from tablebase.build.listing import list_on_cluster, stored_view
 from tablebase.build.memory import MIB, Workers, local_worker_limit, plan_memory
-from tablebase.build.plan import deal, default_partition_rows, plan, schedule
+from tablebase.build.plan import deal, default_partition_rows, level_sizes, plan, schedule
 from tablebase.build.progress import Progress
 from tablebase.build.tasks import measure_notation, solve_slices, warm_up
 from tablebase.errors import BuildError, StoreError, TablebaseError
@@ -221,23 +221,22 @@ def build_table(
         manifest.save(root)
         list_on_cluster(client, root, manifest, spec.game, spec.source.ref, say)
     view = stored_view(spec.game, root, spec.name, manifest.listing)
-    levels = range(view.max_level + 1)
+    sizes = level_sizes(view)
     footprint = kind.footprint(view)
     if footprint.per_notation_byte:
         measuring = client.submit(measure_notation, str(root), spec.name, spec.source.ref, spec.game.params,
                                   manifest.listing, key=f"notation-{spec.name}-{uuid.uuid4().hex}", pure=False)
         footprint = footprint.with_notation(_result(measuring, spec.name))
-    memory = plan_memory(view, footprint, manifest.partition_rows or default_partition_rows(view),
-                         fixed, cluster_workers(client), max((view.level_size(k) for k in levels), default=0),
-                         sum(view.level_size(k) for k in levels), kind.whole_levels)
+    memory = plan_memory(view, footprint, manifest.partition_rows or default_partition_rows(sizes),
+                         fixed, cluster_workers(client), max(sizes, default=0), sum(sizes), kind.whole_levels)
     manifest.partition_rows = memory.partition_rows
-    manifest.plan = plan(view, memory.partition_rows, kind.whole_levels)
+    manifest.plan = plan(sizes, memory.partition_rows, kind.whole_levels)
     artifacts = kind.artifacts()
     for artifact in artifacts:
         artifact.prepare(root, manifest)
     manifest.complete = False
     manifest.save(root)  # the workers read the plan's layout from it
-    total = sum(v["positions"] for v in manifest.plan.values())
+    total = sum(sizes)
     layout = manifest.layout()
     n_parts = len(layout.pieces)
     skipped = len(manifest.files)

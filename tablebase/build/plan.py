@@ -21,16 +21,21 @@ PARTITIONS_PER_TABLE = 512  # about; each task costs the scheduler a round trip 
 Slice = tuple[Piece, int, int, int]
 
 
-def default_partition_rows(game: Any) -> int:
+def level_sizes(game: Any) -> list[int]:
+    """The number of positions of each level, 0 to the game's last (asked once: a game may have a million)."""
+    return [game.level_size(k) for k in range(game.max_level + 1)]
+
+
+def default_partition_rows(sizes: list[int]) -> int:
     """A power of two, so that a table has about PARTITIONS_PER_TABLE partitions and tasks last long enough."""
-    total = sum(game.level_size(k) for k in range(game.max_level + 1))
+    total = sum(sizes)
     rows = DEFAULT_PARTITION_ROWS
     while rows * PARTITIONS_PER_TABLE < total:
         rows *= 2
     return rows
 
 
-def plan(game: Any, partition_rows: int, whole_levels: bool = False) -> dict[int, dict[str, int]]:
+def plan(sizes: list[int], partition_rows: int, whole_levels: bool = False) -> dict[int, dict[str, int]]:
     """Levels with positions: each one's size, number of parts, and the first level of its file (``run``).
 
     A level of a quarter partition or more is cut into an even number of parts:
@@ -41,8 +46,7 @@ def plan(game: Any, partition_rows: int, whole_levels: bool = False) -> dict[int
     """
     out: dict[int, dict[str, int]] = {}
     run, run_rows = None, 0
-    for level in range(game.max_level + 1):
-        size = game.level_size(level)
+    for level, size in enumerate(sizes):
         if not size:
             continue
         parts = 1

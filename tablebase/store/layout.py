@@ -14,6 +14,7 @@ has and the first level of its run (``run``); the pieces follow from it.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -56,28 +57,58 @@ class Piece:
 
 
 class Layout:
-    """The pieces of a plan, and which pieces hold each level."""
+    """The pieces of a plan, and which pieces hold each level.
 
-    def __init__(self, plan: dict[int, dict[str, Any]]) -> None:
-        last: dict[int, int] = {}
-        for level, entry in plan.items():
-            run = entry.get("run", level)
-            last[run] = max(last.get(run, level), level)
+    Made from the plan as runs (``plan_runs``), a few entries even for a
+    million levels, rather than level by level.
+    """
+
+    def __init__(self, runs: list[list[Any]]) -> None:
         self.pieces: list[Piece] = []  # in the order of their levels, a level's parts in order
-        self._of_level: dict[int, list[Piece]] = {}
-        for run in sorted(last):
-            parts = plan[run]["parts"]
-            held = [Piece(run, last[run], part, parts) for part in range(parts)]
+        self._runs = runs
+        self._held: list[list[Piece]] = []  # the pieces of each run
+        for first, parts, sizes in runs:
+            held = [Piece(first, first + len(sizes) - 1, part, parts) for part in range(parts)]
             self.pieces += held
-            for level in range(run, last[run] + 1):
-                if level in plan:
-                    self._of_level[level] = held
+            self._held.append(held)
+        self._firsts = [first for first, _, _ in runs]
         self._by_name = {piece.name: piece for piece in self.pieces}
 
     def of_level(self, level: int) -> list[Piece]:
         """The pieces holding a level's rows (none for a level without positions)."""
-        return self._of_level.get(level, [])
+        at = bisect.bisect_right(self._firsts, level) - 1
+        if at < 0:
+            return []
+        first, _, sizes = self._runs[at]
+        offset = level - first
+        return self._held[at] if offset < len(sizes) and sizes[offset] else []
 
     def named(self, name: str) -> Piece | None:
         """The piece of a file name, if the plan has it."""
         return self._by_name.get(name)
+
+
+def plan_runs(plan: dict[int, dict[str, int]]) -> list[list[Any]]:
+    """The plan as [first level, number of parts, [positions of each level]] per file or level cut in parts;
+    levels without positions inside a run count 0."""
+    out: list[list[Any]] = []
+    first, sizes = -1, None
+    for level in sorted(plan):
+        entry = plan[level]
+        if sizes is not None and entry["parts"] == 1 and entry["run"] == first:
+            sizes.extend([0] * (level - first - len(sizes)))
+            sizes.append(entry["positions"])
+        else:
+            out.append([level, entry["parts"], [entry["positions"]]])
+            first, sizes = level, (out[-1][2] if entry["parts"] == 1 else None)
+    return out
+
+
+def plan_of_runs(runs: list[list[Any]]) -> dict[int, dict[str, int]]:
+    """The plan level by level, from its runs."""
+    plan: dict[int, dict[str, int]] = {}
+    for first, parts, sizes in runs:
+        for offset, size in enumerate(sizes):
+            if size:
+                plan[first + offset] = {"positions": size, "parts": parts, "run": first if parts == 1 else first + offset}
+    return plan

@@ -10,7 +10,7 @@ from typing import Any
 
 from tablebase.errors import StoreError
 from tablebase.store.files import table_dir, write_atomic
-from tablebase.store.layout import Layout
+from tablebase.store.layout import Layout, plan_of_runs, plan_runs
 
 FILE_NAME = "_manifest.json"
 FORMAT = 3  # 2: the game's source, "compact", the listing of positions; 3: runs of small levels share a file
@@ -45,7 +45,13 @@ class Manifest:
 
     def layout(self) -> Layout:
         """Which files hold which levels, by the plan."""
-        return Layout(self.plan)
+        return Layout(self._plan_runs())
+
+    def _plan_runs(self) -> list[list[Any]]:
+        """The plan as runs (``layout.plan_runs``), made once for each plan."""
+        if self._saved_plan is None or self._saved_plan[0] is not self.plan:
+            self._saved_plan = (self.plan, plan_runs(self.plan))
+        return self._saved_plan[1]
 
     @property
     def positions(self) -> int:
@@ -68,9 +74,7 @@ class Manifest:
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _BULKY}
         # A game may have a million levels (a subtraction game up to a million): its plan and
         # levels done are kept as runs, each on one line, where a level per line took seconds a save.
-        if self._saved_plan is None or self._saved_plan[0] is not self.plan:
-            self._saved_plan = (self.plan, _plan_runs(self.plan))  # planned once, saved many times
-        bulky = {"levels_done": _ranges(self.levels_done), "plan": self._saved_plan[1]}
+        bulky = {"levels_done": _ranges(self.levels_done), "plan": self._plan_runs()}
         text = json.dumps(data, indent=1, sort_keys=True)[:-2] + "".join(
             f',\n "{name}": {json.dumps(value, separators=(",", ":"))}' for name, value in bulky.items()) + "\n}\n"
         write_atomic(path, lambda tmp: Path(tmp).write_text(text))
@@ -92,7 +96,9 @@ class Manifest:
             )
         try:
             manifest = cls(**data)
-            manifest.plan = _plan_of_runs(manifest.plan)
+            runs = manifest.plan
+            manifest.plan = plan_of_runs(runs)
+            manifest._saved_plan = (manifest.plan, runs)
             manifest.levels_done = [level for first, last in manifest.levels_done for level in range(first, last + 1)]
         except (ValueError, TypeError) as e:
             raise StoreError(f"damaged manifest {path}: {e}") from None
@@ -127,26 +133,3 @@ def _ranges(levels: list[int]) -> list[list[int]]:
     return out
 
 
-def _plan_runs(plan: dict[int, dict[str, int]]) -> list[list[Any]]:
-    """The plan as [first level, number of parts, [positions of each level]] per file or level cut in parts;
-    levels without positions inside a run count 0."""
-    out: list[list[Any]] = []
-    first, sizes = -1, None
-    for level in sorted(plan):
-        entry = plan[level]
-        if sizes is not None and entry["parts"] == 1 and entry["run"] == first:
-            sizes.extend([0] * (level - first - len(sizes)))
-            sizes.append(entry["positions"])
-        else:
-            out.append([level, entry["parts"], [entry["positions"]]])
-            first, sizes = level, (out[-1][2] if entry["parts"] == 1 else None)
-    return out
-
-
-def _plan_of_runs(runs: list[list[Any]]) -> dict[int, dict[str, int]]:
-    plan: dict[int, dict[str, int]] = {}
-    for first, parts, sizes in runs:
-        for offset, size in enumerate(sizes):
-            if size:
-                plan[first + offset] = {"positions": size, "parts": parts, "run": first if parts == 1 else first + offset}
-    return plan
