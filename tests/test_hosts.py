@@ -121,13 +121,14 @@ def test_a_worker_killed_for_its_memory_stops_the_build_in_one_line_naming_the_l
     env = {"PYTHONPATH": str(PLUGINS)}
     with cluster(tmp_path, memory_limit="700MiB", worker_env=env, scheduler_env={
             "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"}) as hosts:
-        proc = subprocess.Popen(hosts.tablebase("build", *game, "--greedy", 6, "--out", tmp_path,
+        # Level 9, above the middle level, whose notation the memory plan samples on a worker first.
+        proc = subprocess.Popen(hosts.tablebase("build", *game, "--greedy", 9, "--out", tmp_path,
                                                 "--scheduler", hosts.scheduler),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=hosts.env(env))
         code, out, err = finish(proc)
         assert code == 2, err
-        one_line(err, "greedy_take_top12_greedy6", "level 6", "memory", "--partition-rows", "workers")
-        table = tmp_path / "greedy_take_top12_greedy6"
+        one_line(err, "greedy_take_top12_greedy9", "level 9", "memory", "--partition-rows", "workers")
+        table = tmp_path / "greedy_take_top12_greedy9"
         assert_manifest_holds_only_whole_files(table)
 
 

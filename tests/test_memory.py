@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import math
+import random
 
 import pytest
 
@@ -18,6 +20,7 @@ from tablebase.build.memory import (
 from tablebase.build.plan import deal, default_partition_rows, level_sizes, plan
 from tablebase.errors import TablebaseError
 from tablebase.games import make_game
+from tablebase.store import Layout, Manifest
 from tablebase.kinds import kind_of
 
 
@@ -145,3 +148,38 @@ def test_the_plan_counts_the_notation_measured_on_the_middle_level():
     assert footprint.with_notation(10).per_row == footprint.per_row + 10 * footprint.per_notation_byte
     domineering = make_game("domineering", dict(max_cells=8))
     assert kind_of(domineering).footprint(domineering).per_notation_byte == 0  # partizan rows are counted whole
+
+
+def test_a_plan_kept_as_runs_answers_level_by_level_as_its_rules_say(tmp_path):
+    """The rules, level by level: a level of a quarter partition or more is cut into an even number of
+    parts of at most a partition; smaller ones join the run before them while it holds a partition."""
+    rng = random.Random(7)
+    sizes = [rng.choice([0, 0, 1, 3, 50, 300, 1000, 5000]) for _ in range(400)] + [0, 0]
+    rows = 1024
+    expected, run, run_rows = {}, None, 0
+    for level, size in enumerate(sizes):
+        if size >= rows // 4:
+            parts = 2 * math.ceil(size / (2 * rows))
+            expected[level], run, run_rows = {"positions": size, "parts": parts, "run": level}, None, 0
+            continue
+        if not size:
+            continue
+        if run is None or run_rows + size > rows:
+            run, run_rows = level, 0
+        run_rows += size
+        expected[level] = {"positions": size, "parts": 1, "run": run}
+    planned_ = plan(sizes, rows)
+    assert dict(planned_.items()) == expected and list(planned_) == sorted(expected) and len(planned_) == len(expected)
+    assert all(level not in planned_ for level, size in enumerate(sizes) if not size)
+    layout = Layout(planned_)
+    for level in range(len(sizes) + 3):
+        holding = [p for p in layout.pieces if p.first <= level <= p.last] if level in expected else []
+        assert layout.of_level(level) == holding
+    for piece in layout.pieces:
+        assert planned_.sizes(piece.first, piece.last) == [(lv, sizes[lv]) for lv in piece.levels if sizes[lv]]
+    some = {p.name for p in layout.pieces[::3]}
+    assert layout.levels_held(some) == sorted(lv for lv in expected if all(
+        p.name in some for p in layout.pieces if p.first <= lv <= p.last))
+    saved = Manifest(table="t", game="g", kind="impartial", params={}, version="v", partition_rows=rows, plan=planned_)
+    saved.save(tmp_path)
+    assert dict(Manifest.load(tmp_path, "t").plan.items()) == expected

@@ -33,7 +33,7 @@ from tablebase import fork_server
 from tablebase.build import shared
 from tablebase.build.jobs import TableSpec
 from tablebase.build.listing import list_on_cluster, stored_view
-from tablebase.build.memory import MIB, Workers, local_worker_limit, plan_memory
+from tablebase.build.memory import MIB, Workers, local_worker_limit, notation_bytes, plan_memory
 from tablebase.build.plan import deal, default_partition_rows, level_sizes, plan, schedule
 from tablebase.build.progress import Progress
 from tablebase.build.tasks import measure_notation, solve_slices, warm_up
@@ -222,13 +222,19 @@ def build_table(
         list_on_cluster(client, root, manifest, spec.game, spec.source.ref, say)
     view = stored_view(spec.game, root, spec.name, manifest.listing)
     sizes = level_sizes(view)
-    footprint = kind.footprint(view)
+    footprint, cluster = kind.footprint(view), cluster_workers(client)
     if footprint.per_notation_byte:
-        measuring = client.submit(measure_notation, str(root), spec.name, spec.source.ref, spec.game.params,
-                                  manifest.listing, key=f"notation-{spec.name}-{uuid.uuid4().hex}", pure=False)
-        footprint = footprint.with_notation(_result(measuring, spec.name))
+        # A listed game's notation is read from its listing here; any other game's is spelt by its own,
+        # often compiled, code: on a worker, which has numba ready, while this process never starts it.
+        if kind.needs_listing(spec.game):
+            notation = notation_bytes(view)
+        else:
+            measuring = client.submit(measure_notation, spec.source.ref, spec.game.params, pure=False,
+                                      key=f"notation-{spec.name}-{uuid.uuid4().hex}")
+            notation = _result(measuring, spec.name, [view.max_level // 2], cluster.limit)  # the level sampled
+        footprint = footprint.with_notation(notation)
     memory = plan_memory(view, footprint, manifest.partition_rows or default_partition_rows(sizes),
-                         fixed, cluster_workers(client), max(sizes, default=0), sum(sizes), kind.whole_levels)
+                         fixed, cluster, max(sizes, default=0), sum(sizes), kind.whole_levels)
     manifest.partition_rows = memory.partition_rows
     manifest.plan = plan(sizes, memory.partition_rows, kind.whole_levels)
     artifacts = kind.artifacts()
@@ -345,32 +351,26 @@ class _Collector:
                  artifacts: tuple[Artifact, ...]) -> None:
         self.root, self.manifest, self.layout, self.progress, self.artifacts = root, manifest, layout, progress, artifacts
         self.busy = {"read": 0.0, "solve": 0.0, "write": 0.0}
-        self.done_in_level: dict[int, int] = {}  # files done of each level (a run's file counts for each of its levels)
-        for name in manifest.files:
-            piece = layout.named(name)
-            for level in piece.levels if piece is not None else ():
-                if level in manifest.plan:
-                    self.done_in_level[level] = self.done_in_level.get(level, 0) + 1
+        # Files recorded of each piece's first level: a run's one file, or a level's parts so far.
+        self.recorded = Counter(piece.first for piece in map(layout.named, manifest.files) if piece is not None)
         self.last_save = time.perf_counter()
         self.save_seconds = 0.0
 
     def finished(self) -> list[int]:
-        plan = self.manifest.plan
-        return sorted(lvl for lvl, n in self.done_in_level.items() if n == plan[lvl]["parts"])
+        return self.layout.levels_held(self.manifest.files)
 
     def add(self, records: list[dict]) -> None:
         for record in records:
-            piece = self.layout.named(record["file"])
-            levels = [level for level in piece.levels if level in self.manifest.plan] if piece else []
+            name = record.pop("file")
             for phase, seconds in record.pop("seconds").items():  # not in the manifest: not reproducible
                 self.busy[phase] += seconds
-            for artifact, piece in zip(self.artifacts, record.pop("pieces")):
-                artifact.record(self.manifest, piece)
-            self.manifest.files[record.pop("file")] = record
-            for level in levels:
-                self.done_in_level[level] = self.done_in_level.get(level, 0) + 1
-            done, parts = self.done_in_level[levels[-1]], self.manifest.plan[levels[-1]]["parts"]
-            self.progress.part_done(levels[-1], record["rows"], done, parts, done == parts)
+            for artifact, made in zip(self.artifacts, record.pop("pieces")):
+                artifact.record(self.manifest, made)
+            self.manifest.files[name] = record
+            piece = self.layout.named(name)
+            self.recorded[piece.first] += 1
+            done = self.recorded[piece.first]
+            self.progress.part_done(piece.last, record["rows"], done, piece.parts, done == piece.parts)
         if time.perf_counter() - self.last_save > max(MANIFEST_EVERY, 10 * self.save_seconds):
             # A table of thousands of files takes a while to save: never more
             # than a tenth of the time, which the workers' cores share.

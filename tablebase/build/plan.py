@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablebase.store import Layout, Manifest, Piece
+from tablebase.store import Layout, Manifest, Piece, Plan
 
 DEFAULT_PARTITION_ROWS = 65_536  # at least; large tables get larger partitions
 PARTITIONS_PER_TABLE = 512  # about; each task costs the scheduler a round trip and the store a file
@@ -35,7 +35,7 @@ def default_partition_rows(sizes: list[int]) -> int:
     return rows
 
 
-def plan(sizes: list[int], partition_rows: int, whole_levels: bool = False) -> dict[int, dict[str, int]]:
+def plan(sizes: list[int], partition_rows: int, whole_levels: bool = False) -> Plan:
     """Levels with positions: each one's size, number of parts, and the first level of its file (``run``).
 
     A level of a quarter partition or more is cut into an even number of parts:
@@ -44,20 +44,26 @@ def plan(sizes: list[int], partition_rows: int, whole_levels: bool = False) -> d
     them while it holds at most a partition's positions. Levels that must be
     solved whole are never cut.
     """
-    out: dict[int, dict[str, int]] = {}
-    run, run_rows = None, 0
+    runs: list[list[Any]] = []
+    growing: list[int] | None = None  # the sizes of the run that can take the next small level
+    first = run_rows = 0
+    cut = float("inf") if whole_levels else max(2, partition_rows // 4)  # the smallest level cut in parts
     for level, size in enumerate(sizes):
         if not size:
             continue
         parts = 1
-        if not whole_levels and size >= max(2, partition_rows // 4):
+        if size >= cut:
             parts = 2 * -(-size // (2 * partition_rows))
-        if parts == 1 and run is not None and run_rows + size <= partition_rows:
+        if parts == 1 and growing is not None and run_rows + size <= partition_rows:
+            gap = level - first - len(growing)
+            if gap:
+                growing += [0] * gap
+            growing.append(size)
             run_rows += size
         else:
-            run, run_rows = (level, size) if parts == 1 else (None, 0)
-        out[level] = {"positions": size, "parts": parts, "run": run if parts == 1 else level}
-    return out
+            runs.append([level, parts, [size]])
+            growing, first, run_rows = (runs[-1][2], level, size) if parts == 1 else (None, 0, 0)
+    return Plan(runs)
 
 
 def schedule(manifest: Manifest, layout: Layout) -> list[list[list[Slice]]]:

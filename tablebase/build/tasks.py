@@ -28,7 +28,7 @@ from tablebase.build.plan import Slice
 from tablebase.games import load_game
 from tablebase.kinds import Artifact, kind_of
 from tablebase.solve import Solver
-from tablebase.store import Layout, Manifest, flush_to_disk, piece_path, read_parquet, with_levels, write_parquet
+from tablebase.store import Layout, Manifest, Plan, flush_to_disk, piece_path, read_parquet, with_levels, write_parquet
 
 @dataclass
 class _Run:
@@ -38,7 +38,7 @@ class _Run:
     held: shared.Holding
     artifacts: tuple[Artifact, ...]
     layout: Layout
-    plan: dict[int, dict[str, int]]
+    plan: Plan
     known_below: int = 0  # every level below this one is in the solver's memory
 
 
@@ -72,10 +72,9 @@ def warm_up(run: str, root: str, table: str, ref: str, params: dict[str, Any]) -
         _solver(run, root, table, ref, params)
 
 
-def measure_notation(root: str, table: str, ref: str, params: dict[str, Any], listing: dict[str, Any]) -> int:
+def measure_notation(ref: str, params: dict[str, Any]) -> int:
     """The mean length of the game's notation (``memory.notation_bytes``), measured here for the driver."""
-    game, _ = load_game(ref, params)
-    return notation_bytes(stored_view(game, root, table, listing))
+    return notation_bytes(load_game(ref, params)[0])
 
 
 def _below(game: Any, levels: Iterable[int], first: int) -> list[int]:
@@ -117,9 +116,12 @@ def _take_in(state: _Run, root: str, table: str, level: int) -> None:
     A run's file holds several levels: all of them are taken in at once.
     """
     solver, held = state.solver, state.held
-    pieces = [piece for piece in state.layout.of_level(level) if not held.has(piece)]
-    if not pieces:  # held already, or a level without positions
-        solver.remember(level, None)
+    holding = state.layout.of_level(level)
+    pieces = [piece for piece in holding if not held.has(piece)]
+    if not pieces:  # held already (a run: all its levels are), or a level without positions
+        run = holding[0] if holding and holding[0].whole else None
+        for lower in [lv for lv, _ in state.plan.sizes(run.first, run.last)] if run else [level]:
+            solver.remember(lower, None)
         return
     rows = read_parquet([piece_path(root, table, piece) for piece in pieces], solver.columns + ["level"])
     if pieces[0].first == pieces[0].last:
@@ -164,13 +166,13 @@ def _solve_slices(run, root, table, ref, params, slices, compact) -> list[dict[s
     pieces = [(piece, list(group)) for piece, group in itertools.groupby(slices, key=lambda s: s[0])]
     for piece, group in pieces:
         began = time.perf_counter()
-        levels = [level for level in piece.levels if level in state.plan]
-        for lower in _lacking(state, levels, piece.first):
-            _take_in(state, root, table, lower)
+        sizes = state.plan.sizes(piece.first, piece.last)
+        for lower in _lacking(state, [level for level, _ in sizes], piece.first):
+            if lower not in solver.levels:  # not taken in with the run of a level before it
+                _take_in(state, root, table, lower)
         read = time.perf_counter()
         if piece.whole:
-            rows, marks = solver.solve_run(
-                [(level, game.level_keys(level, 0, state.plan[level]["positions"])) for level in levels], compact)
+            rows, marks = solver.solve_run([(level, game.level_keys(level, 0, size)) for level, size in sizes], compact)
         else:
             (_, level, a, b), = group
             rows = solver.solve(game.level_keys(level, a, b), compact=compact)

@@ -26,13 +26,14 @@ from tablebase.store.files import (
     write_parquet,
 )
 from tablebase.store.index import TableIndex
-from tablebase.store.layout import Layout, Piece
+from tablebase.store.layout import Layout, Piece, Plan
 from tablebase.store.lock import BuildLock
 from tablebase.store.manifest import Manifest, list_tables
 
 __all__ = [
     "BuildLock",
     "Layout",
+    "Plan",
     "Manifest",
     "Piece",
     "TableIndex",

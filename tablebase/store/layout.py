@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,59 +57,81 @@ class Piece:
         return cls(first, last, part, parts)
 
 
-class Layout:
-    """The pieces of a plan, and which pieces hold each level.
+class Plan(Mapping[int, dict[str, int]]):
+    """The plan of a table: for each level with positions, its number of positions (``positions``),
+    of parts (``parts``) and the first level of its file (``run``).
 
-    Made from the plan as runs (``plan_runs``), a few entries even for a
-    million levels, rather than level by level.
+    Kept as it is saved, in runs: [first level, number of parts, [positions of
+    each level]] for each run of small levels or level cut in parts, levels
+    without positions inside a run counting 0. A subtraction game has a million
+    levels and sixteen runs: nothing here goes level by level unless asked to.
     """
 
-    def __init__(self, runs: list[list[Any]]) -> None:
+    def __init__(self, runs: Iterable[list[Any]] = ()) -> None:
+        self.runs: list[list[Any]] = [[int(first), int(parts), sizes] for first, parts, sizes in runs]
+        if any(not isinstance(sizes, list) or not sizes for _, _, sizes in self.runs):
+            raise ValueError("a run of the plan without its levels' sizes")
+        self._firsts = [first for first, _, _ in self.runs]
+        self._count = sum(len(sizes) - sizes.count(0) for _, _, sizes in self.runs)
+
+    def run_index(self, level: int) -> int:
+        """The index of the run that would hold the level, or -1."""
+        at = bisect.bisect_right(self._firsts, level) - 1
+        return at if at >= 0 and level - self._firsts[at] < len(self.runs[at][2]) else -1
+
+    def __getitem__(self, level: int) -> dict[str, int]:
+        at = self.run_index(level)
+        if at >= 0:
+            first, parts, sizes = self.runs[at]
+            if sizes[level - first]:
+                return {"positions": sizes[level - first], "parts": parts, "run": first if parts == 1 else level}
+        raise KeyError(level)
+
+    def __iter__(self) -> Iterator[int]:
+        for first, _, sizes in self.runs:
+            yield from (first + offset for offset, size in enumerate(sizes) if size)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def sizes(self, first: int, last: int) -> list[tuple[int, int]]:
+        """(level, positions) of the levels with positions from ``first`` to ``last``, which one run holds."""
+        at = self.run_index(first)
+        if at < 0:
+            return []
+        start, _, sizes = self.runs[at]
+        return [(start + offset, size) for offset, size in enumerate(sizes[first - start : last - start + 1], first - start)
+                if size]
+
+
+class Layout:
+    """The pieces of a plan, and which pieces hold each level."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
         self.pieces: list[Piece] = []  # in the order of their levels, a level's parts in order
-        self._runs = runs
         self._held: list[list[Piece]] = []  # the pieces of each run
-        for first, parts, sizes in runs:
+        for first, parts, sizes in plan.runs:
             held = [Piece(first, first + len(sizes) - 1, part, parts) for part in range(parts)]
             self.pieces += held
             self._held.append(held)
-        self._firsts = [first for first, _, _ in runs]
         self._by_name = {piece.name: piece for piece in self.pieces}
 
     def of_level(self, level: int) -> list[Piece]:
         """The pieces holding a level's rows (none for a level without positions)."""
-        at = bisect.bisect_right(self._firsts, level) - 1
-        if at < 0:
-            return []
-        first, _, sizes = self._runs[at]
-        offset = level - first
-        return self._held[at] if offset < len(sizes) and sizes[offset] else []
+        return self._held[self.plan.run_index(level)] if level in self.plan else []
 
     def named(self, name: str) -> Piece | None:
         """The piece of a file name, if the plan has it."""
         return self._by_name.get(name)
 
-
-def plan_runs(plan: dict[int, dict[str, int]]) -> list[list[Any]]:
-    """The plan as [first level, number of parts, [positions of each level]] per file or level cut in parts;
-    levels without positions inside a run count 0."""
-    out: list[list[Any]] = []
-    first, sizes = -1, None
-    for level in sorted(plan):
-        entry = plan[level]
-        if sizes is not None and entry["parts"] == 1 and entry["run"] == first:
-            sizes.extend([0] * (level - first - len(sizes)))
-            sizes.append(entry["positions"])
-        else:
-            out.append([level, entry["parts"], [entry["positions"]]])
-            first, sizes = level, (out[-1][2] if entry["parts"] == 1 else None)
-    return out
-
-
-def plan_of_runs(runs: list[list[Any]]) -> dict[int, dict[str, int]]:
-    """The plan level by level, from its runs."""
-    plan: dict[int, dict[str, int]] = {}
-    for first, parts, sizes in runs:
-        for offset, size in enumerate(sizes):
-            if size:
-                plan[first + offset] = {"positions": size, "parts": parts, "run": first if parts == 1 else first + offset}
-    return plan
+    def levels_held(self, names: Container[str]) -> list[int]:
+        """The levels whose every piece is among these file names, ascending."""
+        done: list[int] = []
+        for (first, _, sizes), held in zip(self.plan.runs, self._held):
+            if all(piece.name in names for piece in held):
+                if 0 in sizes:
+                    done += [first + offset for offset, size in enumerate(sizes) if size]
+                else:
+                    done += range(first, first + len(sizes))
+        return done

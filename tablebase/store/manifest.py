@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from tablebase.errors import StoreError
 from tablebase.store.files import table_dir, write_atomic
-from tablebase.store.layout import Layout, plan_of_runs, plan_runs
+from tablebase.store.layout import Layout, Plan
 
 FILE_NAME = "_manifest.json"
 FORMAT = 3  # 2: the game's source, "compact", the listing of positions; 3: runs of small levels share a file
@@ -27,7 +30,7 @@ class Manifest:
     #: where the game comes from: ref (to import it again), origin, version, digest of its source
     source: dict[str, str] = field(default_factory=dict)
     #: level -> number of positions, number of parts, and the first level of its file (``layout``)
-    plan: dict[int, dict[str, int]] = field(default_factory=dict)
+    plan: Plan = field(default_factory=Plan)
     #: file name (``layout.Piece.name``) -> rows, bytes, sha256
     files: dict[str, dict[str, Any]] = field(default_factory=dict)
     levels_done: list[int] = field(default_factory=list)
@@ -38,20 +41,13 @@ class Manifest:
     format: int = FORMAT
     #: files leave out the position text, which is spelt from the key when read
     compact: bool = False
-    _saved_plan: tuple[dict, list] | None = field(default=None, repr=False, compare=False)
     #: games whose positions the engine lists: "sizes" per level, "move_names", "max_moves",
     #: and while the table builds, "files" (name -> rows, bytes, sha256)
     listing: dict[str, Any] = field(default_factory=dict)
 
     def layout(self) -> Layout:
         """Which files hold which levels, by the plan."""
-        return Layout(self._plan_runs())
-
-    def _plan_runs(self) -> list[list[Any]]:
-        """The plan as runs (``layout.plan_runs``), made once for each plan."""
-        if self._saved_plan is None or self._saved_plan[0] is not self.plan:
-            self._saved_plan = (self.plan, plan_runs(self.plan))
-        return self._saved_plan[1]
+        return Layout(self.plan)
 
     @property
     def positions(self) -> int:
@@ -74,7 +70,7 @@ class Manifest:
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _BULKY}
         # A game may have a million levels (a subtraction game up to a million): its plan and
         # levels done are kept as runs, each on one line, where a level per line took seconds a save.
-        bulky = {"levels_done": _ranges(self.levels_done), "plan": self._plan_runs()}
+        bulky = {"levels_done": _ranges(self.levels_done), "plan": self.plan.runs}
         text = json.dumps(data, indent=1, sort_keys=True)[:-2] + "".join(
             f',\n "{name}": {json.dumps(value, separators=(",", ":"))}' for name, value in bulky.items()) + "\n}\n"
         write_atomic(path, lambda tmp: Path(tmp).write_text(text))
@@ -96,10 +92,9 @@ class Manifest:
             )
         try:
             manifest = cls(**data)
-            runs = manifest.plan
-            manifest.plan = plan_of_runs(runs)
-            manifest._saved_plan = (manifest.plan, runs)
-            manifest.levels_done = [level for first, last in manifest.levels_done for level in range(first, last + 1)]
+            manifest.plan = Plan(manifest.plan)
+            manifest.levels_done = list(itertools.chain.from_iterable(
+                range(first, last + 1) for first, last in manifest.levels_done))
         except (ValueError, TypeError) as e:
             raise StoreError(f"damaged manifest {path}: {e}") from None
         return manifest
@@ -119,17 +114,17 @@ def list_tables(root: str | os.PathLike) -> list[str]:
     return sorted(p.parent.name for p in root.glob(f"*/{FILE_NAME}"))
 
 
-_BULKY = ("levels_done", "plan", "_saved_plan")
+_BULKY = ("levels_done", "plan")
 
 
 def _ranges(levels: list[int]) -> list[list[int]]:
     """Ascending levels as [first, last] ranges of consecutive ones."""
-    out: list[list[int]] = []
-    for level in levels:
-        if out and out[-1][1] == level - 1:
-            out[-1][1] = level
-        else:
-            out.append([level, level])
-    return out
+    if not levels:
+        return []
+    marks = np.asarray(levels, dtype=np.int64)
+    breaks = np.flatnonzero(np.diff(marks) != 1)
+    firsts = np.concatenate([marks[:1], marks[breaks + 1]]).tolist()
+    lasts = np.concatenate([marks[breaks], marks[-1:]]).tolist()
+    return [list(pair) for pair in zip(firsts, lasts)]
 
 
