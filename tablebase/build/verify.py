@@ -58,9 +58,9 @@ def _check_files(root: Path, m: Manifest) -> tuple[list[Problem], set[str]]:
             problems.append(Problem(m.table, name, None, f"{path.stat().st_size} bytes, the manifest says {record['bytes']}"))
         if sha256_of(path) != record["sha256"]:
             problems.append(Problem(m.table, name, None, "sha256 differs from the manifest"))
-    layout = m.layout()
+    layout, done = m.layout(), set(m.levels_done)
     for level in m.plan:
-        if level in m.levels_done and not all(piece.name in m.files for piece in layout.of_level(level)):
+        if level in done and not all(piece.name in m.files for piece in layout.of_level(level)):
             problems.append(Problem(m.table, f"level {level}", None, "level marked done but files are missing"))
     return problems, present
 
@@ -129,10 +129,11 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
     levels = sorted(m.plan)
     done = 0
     parts: dict[int, tuple[list[pa.Table], list[pa.Table]]] = {}  # a level's parts so far: stored, derived
+    levels_done = set(m.levels_done)
     for piece in m.layout().pieces:
         stored = _read(root, table, piece.name, present, problems)
-        for level in [level for level in piece.levels if level in m.plan]:
-            if level not in m.levels_done or level > view.max_level or view.level_size(level) != m.plan[level]["positions"]:
+        for level, _ in m.plan.sizes(piece.first, piece.last):
+            if level not in levels_done or level > view.max_level or view.level_size(level) != m.plan[level]["positions"]:
                 say(f"level {level} is not built, or not what the rules give; stopping there")
                 return _finish(checks, checked, problems, root, m, table, say, whole=False)
             size, count = m.plan[level]["positions"], m.plan[level]["parts"]
