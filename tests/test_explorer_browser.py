@@ -57,13 +57,20 @@ def browser():
 
 def _go(browser, element) -> None:
     """Click something that loads a page, and wait until the new page has replaced the old one."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
+
+    def replaced(_) -> bool:
+        try:
+            old.is_enabled()
+        except WebDriverException:  # stale; or, while the new page comes, "does not belong to the document"
+            return True
+        return False
 
     old = browser.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(browser, 30).until(expected_conditions.staleness_of(old))
+    WebDriverWait(browser, 30).until(replaced)
 
 
 def test_type_a_position_and_follow_the_best_move(server, browser):

@@ -353,7 +353,9 @@ class _Collector:
         self.busy = {"read": 0.0, "solve": 0.0, "write": 0.0}
         # Files recorded of each piece's first level: a run's one file, or a level's parts so far.
         self.recorded = Counter(piece.first for piece in map(layout.named, manifest.files) if piece is not None)
-        self.last_save = time.perf_counter()
+        # The first records are saved at once: a disk that fills up within the first second leaves
+        # no room to save the manifest at the end, and the files recorded before are then kept.
+        self.last_save = float("-inf")
         self.save_seconds = 0.0
 
     def finished(self) -> list[int]:
