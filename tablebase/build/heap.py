@@ -18,7 +18,6 @@ the C library is not glibc, nothing changes.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 
 FROM_HEAP = 32 * 2**20  # glibc's own ceiling for its mmap threshold on 64-bit machines
 KEPT = 2 * FROM_HEAP  # as glibc keeps when it raises the threshold itself
@@ -29,7 +28,7 @@ _M_MMAP_THRESHOLD = -3
 def keep_freed_memory() -> bool:
     """Set this process's heap to keep freed memory; whether the C library took the settings."""
     try:
-        mallopt = ctypes.CDLL(ctypes.util.find_library("c")).mallopt
-    except (OSError, AttributeError, TypeError):
+        mallopt = ctypes.CDLL(None).mallopt  # the C library the interpreter runs on
+    except (OSError, AttributeError):
         return False  # not glibc
     return bool(mallopt(_M_MMAP_THRESHOLD, FROM_HEAP)) and bool(mallopt(_M_TRIM_THRESHOLD, KEPT))
