@@ -154,14 +154,14 @@ def _params(args: argparse.Namespace, cls: Any) -> dict[str, Any]:
 
 
 def _cmd_build(argv: list[str]) -> int:
-    if not any(a == "--scheduler" or a.startswith("--scheduler=") for a in argv):
-        from tablebase import fork_server
+    from tablebase import fork_server
 
+    local = not any(a == "--scheduler" or a.startswith("--scheduler=") for a in argv)
+    if local:
         fork_server.start()  # its imports run beside this process's (the local cluster's workers fork from it)
     import logging
 
-    from tablebase.build import build_tables, read_job
-    from tablebase.build.jobs import TableSpec
+    from tablebase.build.jobs import TableSpec, is_small, read_job
 
     args, found = _parse_game_verb("build", argv, _build_options)
     if (args.job is None) == (found is None):
@@ -180,6 +180,10 @@ def _cmd_build(argv: list[str]) -> int:
         game = cls(**_params(args, cls))
         specs = [TableSpec(game, source, args.table or game.table, bool(args.compact))]
     partition_rows = args.partition_rows or settings.get("partition_rows")
+    if local and is_small(specs):
+        fork_server.stop()  # the job's workers will be threads of this process
+    from tablebase.build import build_tables
+
     # A build stopped by a lost worker says why in one line; the Dask client's own waits are
     # then left failed and unread, and asyncio would print each with a traceback when it is
     # collected, which may be after that line, as the process ends. (Dask's own logs are

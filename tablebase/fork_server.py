@@ -6,7 +6,9 @@ long again), on every build. Local workers are forked instead, from a server
 that imports all of that once. The build command starts the server as it
 begins, so that the server's imports run on a second core beside the
 command's own; its forked workers are ready at once, and exit at once.
-Where the platform has no fork server, workers are spawned as before.
+Where the platform has no fork server, workers are spawned as before. A job
+found small enough for workers in threads stops the server at once, so that
+on a machine with one free core its imports do not take turns with the job.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.forkserver
 import os
+import signal
 
 METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 PRELOAD = ["distributed", "tablebase.build.tasks", "tablebase.numba_ready"]
@@ -33,3 +36,17 @@ def start() -> str:
         multiprocessing.get_context("forkserver").set_forkserver_preload(PRELOAD)
         multiprocessing.forkserver.ensure_running()
     return METHOD
+
+
+def stop() -> None:
+    """Stop the fork server if it is running, in the middle of its imports if need be."""
+    server = getattr(multiprocessing.forkserver, "_forkserver", None)
+    pid = getattr(server, "_forkserver_pid", None)
+    if pid is None:
+        return
+    # Asked through its pipe, the server would only answer once its imports are done.
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    server._stop()  # reaps it and forgets it, so that start() would begin a new one

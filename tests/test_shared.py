@@ -86,6 +86,21 @@ def test_too_little_shared_memory_or_turned_off_means_private_arrays(monkeypatch
     assert shared.folder_for(uuid.uuid4().hex, 1) is None
 
 
+def test_a_build_removes_what_killed_builds_left_before_it_plans_its_shared_memory(tmp_path, monkeypatch):
+    left = uuid.uuid4().hex
+    subprocess.run([sys.executable, "-c", HOLD, left], stdin=subprocess.DEVNULL, check=True, capture_output=True)
+    (shared.SHARED_MEMORY / f"{shared.PREFIX}{left}" / "values").write_bytes(bytes(1 << 20))
+    rooms = []
+    measure = shared.room
+    monkeypatch.setattr(shared, "room", lambda: rooms.append(f"{shared.PREFIX}{left}" in _our_folders()) or measure())
+    try:
+        list(build_tables([spec_for("chomp", {"rows": 4, "cols": 4})], tmp_path, quiet=True))  # workers in threads
+        assert rooms and not any(rooms)  # the room was measured without the leftover
+        assert f"{shared.PREFIX}{left}" not in _our_folders()
+    finally:
+        shared.remove(left)
+
+
 def test_folders_left_by_killed_builds_are_removed_and_folders_in_use_kept():
     in_use, left, making, abandoned = (uuid.uuid4().hex for _ in range(4))
     holder = subprocess.Popen([sys.executable, "-c", HOLD, in_use], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)

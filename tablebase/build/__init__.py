@@ -1,75 +1,29 @@
-"""Building tables: job specs, the Dask driver, and the tasks its workers run."""
+"""Building tables: job specs, the Dask driver, and the tasks its workers run.
+
+The driver imports Dask, a third of a second, so its names are imported when
+first used: the build command reads its job (``jobs``) and decides whether the
+job needs worker processes before it pays for Dask.
+"""
 
 from __future__ import annotations
 
-import errno
-from contextlib import ExitStack
-from pathlib import Path
-from typing import Iterator
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from tablebase.build.driver import build_table, dask_client, disk_full, resumed
 from tablebase.build.jobs import TableSpec, read_job, spec_for
-from tablebase.build.memory import shared_values
 from tablebase.build.plan import DEFAULT_PARTITION_ROWS
-from tablebase.errors import TablebaseError
-from tablebase.kinds import kind_of
-from tablebase.store import BuildLock, table_dir
+
+if TYPE_CHECKING:
+    from tablebase.build.driver import build_table, dask_client
+    from tablebase.build.tables import build_tables
+
+_LATER = {"build_table": "driver", "dask_client": "driver", "build_tables": "tables"}
 
 
-SMALL_JOB = 2**21  # positions: about a second of one core's work, less than starting worker processes
-
-
-def is_small(specs: list[TableSpec]) -> bool:
-    """Whether a job is small enough for workers in threads: positions known before listing, and few.
-
-    Games the engine lists, plain Python ones among them, spend their time in
-    Python and need processes to run side by side.
-    """
-    total = 0
-    for spec in specs:
-        game = spec.game
-        if kind_of(game).needs_listing(game):
-            return False
-        total += sum(game.level_size(level) for level in range(game.max_level + 1))
-        if total > SMALL_JOB:
-            return False
-    return True
-
-
-def build_tables(
-    specs: list[TableSpec],
-    out: Path,
-    scheduler: str | None = None,
-    workers: int | None = None,
-    partition_rows: int | None = None,
-    quiet: bool = False,
-) -> Iterator[dict]:
-    """Build each table in turn on one Dask cluster, yielding each run's summary."""
-    if partition_rows is not None and partition_rows < 1:
-        raise TablebaseError("--partition-rows must be at least 1")
-    if workers is not None and workers < 1:
-        raise TablebaseError("--workers must be at least 1")
-    if out.exists() and not out.is_dir():
-        raise TablebaseError(f"--out {out} is a file, not a folder")
-    out.mkdir(parents=True, exist_ok=True)
-    with ExitStack() as held:
-        # Every table is claimed before the cluster starts, so a clash is refused at once.
-        for spec in specs:
-            held.enter_context(BuildLock(table_dir(out, spec.name)))
-            resumed(out.resolve(), spec, partition_rows)  # a table begun otherwise is refused before a cluster starts
-        # Only a local cluster started here is shaped by the job.
-        local = scheduler is None
-        shared_bytes = max((shared_values(s.game) for s in specs), default=0) if local else 0
-        with dask_client(scheduler, workers, shared_bytes, small=local and is_small(specs)) as client:
-            for spec in specs:
-                try:
-                    summary = build_table(client, out.resolve(), spec, partition_rows,
-                                          every=float("inf") if quiet else 1.0)
-                except OSError as e:  # a worker's writes or the driver's own (the manifest, a values table)
-                    if e.errno == errno.ENOSPC:
-                        raise disk_full(e, spec.name, out.resolve()) from None
-                    raise
-                yield summary
+def __getattr__(name: str) -> Any:
+    if name in _LATER:
+        return getattr(import_module(f"tablebase.build.{_LATER[name]}"), name)
+    raise AttributeError(f"module 'tablebase.build' has no attribute {name!r}")
 
 
 __all__ = ["DEFAULT_PARTITION_ROWS", "TableSpec", "build_table", "build_tables", "dask_client", "read_job", "spec_for"]

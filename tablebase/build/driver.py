@@ -108,11 +108,12 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, shared
 
 
 def cluster_workers(client: Client) -> Workers:
-    """The workers' smallest memory limit, the most on one machine, and the least shared memory one has."""
+    """The workers' smallest memory limit, the most on one machine, and the least shared memory one has
+    once what builds that were killed left there is removed."""
     info = client.scheduler_info()["workers"]
     limits = [w.get("memory_limit") or 0 for w in info.values()]
     hosts = Counter(w.get("host") for w in info.values())
-    rooms = client.run(shared.room, on_error="return")
+    rooms = client.run(shared.clear_room, on_error="return")
     return Workers(limit=min(limits) if limits and min(limits) > 0 else None,
                    per_machine=max(hosts.values(), default=1),
                    shared_room=min((r for r in rooms.values() if isinstance(r, int)), default=0))
@@ -255,7 +256,6 @@ def build_table(
     )
     progress.say(memory.describe())
     run = uuid.uuid4().hex
-    client.run(shared.remove_unused, on_error="ignore")  # left by builds that were killed
     collector = _Collector(root, manifest, layout, progress, artifacts)
     workers = sorted(client.scheduler_info()["workers"])
     task_args = (run, str(root), spec.name, spec.source.ref, spec.game.params)

@@ -45,6 +45,26 @@ class TableSpec:
         return dataclasses.replace(self, compact=compact)
 
 
+SMALL_JOB = 2**21  # positions: about a second of one core's work, less than starting worker processes
+
+
+def is_small(specs: list[TableSpec]) -> bool:
+    """Whether a job is small enough for workers in threads: positions known before listing, and few.
+
+    Games the engine lists, plain Python ones among them, spend their time in
+    Python and need processes to run side by side.
+    """
+    total = 0
+    for spec in specs:
+        game = spec.game
+        if kind_of(game).needs_listing(game):
+            return False
+        total += sum(game.level_size(level) for level in range(game.max_level + 1))
+        if total > SMALL_JOB:
+            return False
+    return True
+
+
 def spec_for(ref: str, params: dict[str, Any], name: str | None = None, compact: bool = False) -> TableSpec:
     """The spec of a table of the game ``ref`` with these options."""
     game, source = load_game(ref, params)

@@ -79,7 +79,7 @@ def local_worker_limit(machine: int, workers: int, shared_bytes: int) -> int:
     this limit, the workers' private memory still adds up to the rest of the
     machine: the values are planned once per machine.
     """
-    if not shared_bytes or shared.room() < shared.HEADROOM * shared_bytes or shared_bytes >= machine:
+    if not shared_bytes or shared.clear_room() < shared.HEADROOM * shared_bytes or shared_bytes >= machine:
         return machine // workers
     return shared_bytes + (machine - shared_bytes) // workers
 

@@ -95,6 +95,12 @@ def remove_unused() -> int:
     return removed
 
 
+def clear_room() -> int:
+    """Remove folders that killed builds left (``remove_unused``), then return the ``room`` there is."""
+    remove_unused()
+    return room()
+
+
 class Holding:
     """Which pieces of the table's rows (``store.Piece``) a worker's solver holds.
 

@@ -1,0 +1,51 @@
+"""A job's tables built in turn on one Dask cluster."""
+
+from __future__ import annotations
+
+import errno
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Iterator
+
+from tablebase.build.driver import build_table, dask_client, disk_full, resumed
+from tablebase.build.jobs import TableSpec, is_small
+from tablebase.build.memory import shared_values
+from tablebase.errors import TablebaseError
+from tablebase.store import BuildLock, table_dir
+
+
+def build_tables(
+    specs: list[TableSpec],
+    out: Path,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    partition_rows: int | None = None,
+    quiet: bool = False,
+) -> Iterator[dict]:
+    """Build each table in turn on one Dask cluster, yielding each run's summary."""
+    if partition_rows is not None and partition_rows < 1:
+        raise TablebaseError("--partition-rows must be at least 1")
+    if workers is not None and workers < 1:
+        raise TablebaseError("--workers must be at least 1")
+    if out.exists() and not out.is_dir():
+        raise TablebaseError(f"--out {out} is a file, not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    with ExitStack() as held:
+        # Every table is claimed before the cluster starts, so a clash is refused at once.
+        for spec in specs:
+            held.enter_context(BuildLock(table_dir(out, spec.name)))
+            resumed(out.resolve(), spec, partition_rows)  # a table begun otherwise is refused before a cluster starts
+        # Only a local cluster started here is shaped by the job.
+        local = scheduler is None
+        shared_bytes = max((shared_values(s.game) for s in specs), default=0) if local else 0
+        with dask_client(scheduler, workers, shared_bytes, small=local and is_small(specs)) as client:
+            for spec in specs:
+                try:
+                    summary = build_table(client, out.resolve(), spec, partition_rows,
+                                          every=float("inf") if quiet else 1.0)
+                except OSError as e:  # a worker's writes or the driver's own (the manifest, a values table)
+                    if e.errno == errno.ENOSPC:
+                        raise disk_full(e, spec.name, out.resolve()) from None
+                    raise
+                yield summary
+
