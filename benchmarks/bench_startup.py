@@ -7,10 +7,11 @@ The floors are fresh interpreters that run nothing of a build:
 
     interpreter     python -c pass
     dask            import distributed
-    numba ready     import numba and call one cached compiled function
-    import floor    import Dask and the worker tasks (numpy, numba, pyarrow, the solvers), numba ready:
-                    what a process must do before it can solve anything, and what the fork server
-                    does before it forks the local cluster's workers
+    import floor    import tablebase.preload: Dask and the worker tasks (numpy, numba, pyarrow, the
+                    solvers) with numba ready, as the fork server imports them before it forks the local
+                    cluster's workers: what a process must do before it can solve anything
+    collector on    the same imports with the garbage collector running through them, as they were
+                    before tablebase.imports kept it out (the floor's gain over this is printed)
 
 The builds are the whole ``tablebase build`` command into an empty folder:
 
@@ -69,8 +70,9 @@ COMMAND = "from tablebase import fork_server; fork_server.PRELOAD.append('startu
 FLOORS = {
     "interpreter": "pass",
     "dask": "import distributed",
-    "numba ready": "import tablebase.numba_ready",
-    "import floor": "import distributed, tablebase.build.tasks, tablebase.numba_ready",
+    "import floor": "import tablebase.preload",
+    "collector on": "import contextlib, tablebase.imports; tablebase.imports.long_lived = contextlib.nullcontext; "
+                    "import tablebase.preload",
 }
 
 
@@ -129,6 +131,7 @@ def main() -> None:
     print(f"medians of {args.repeat} runs, seconds from the start of each process", flush=True)
     for name in FLOORS:
         report(f"floor: {name}", seconds=round(median[name], 3))
+    report("floor / collector on", ratio=round(floor / median["collector on"], 3))
     report("large job: chomp 12x12", server_ready=round(median["large server ready"], 3),
            first_task=round(median["large first task"], 3), whole=round(median["large whole"], 3),
            first_task_over_floor=round(median["large first task"] / floor, 2))

@@ -154,14 +154,41 @@ def _params(args: argparse.Namespace, cls: Any) -> dict[str, Any]:
 
 
 def _cmd_build(argv: list[str]) -> int:
+    import logging
+
     from tablebase import fork_server
+    from tablebase.imports import long_lived
 
     local = not any(a == "--scheduler" or a.startswith("--scheduler=") for a in argv)
     if local:
         fork_server.start()  # its imports run beside this process's (the local cluster's workers fork from it)
-    import logging
+    with long_lived():  # the build's imports, and its job, last as long as the command
+        args, specs, partition_rows = _build_job(argv)
+        from tablebase.build.jobs import is_small
 
-    from tablebase.build.jobs import TableSpec, is_small, read_job
+        if local and is_small(specs):
+            fork_server.stop()  # the job's workers will be threads of this process,
+            import tablebase.preload  # noqa: F401  which therefore imports what a worker does
+        from tablebase.build import build_tables
+
+    # A build stopped by a lost worker says why in one line; the Dask client's own waits are
+    # then left failed and unread, and asyncio would print each with a traceback when it is
+    # collected, which may be after that line, as the process ends. Dask's own logs are
+    # silenced the same way, for the whole command: the build reports what happened, and a
+    # local cluster silences them only while it is open, not while its connections close.
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    for summary in build_tables(
+        specs, Path(args.out), scheduler=args.scheduler, workers=args.workers,
+        partition_rows=partition_rows, quiet=args.quiet,
+    ):
+        print(json.dumps(summary), flush=True)
+    return 0
+
+
+def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | None]:
+    """The build command's options, its tables' specs, and the partition size asked for."""
+    from tablebase.build.jobs import TableSpec, read_job
 
     args, found = _parse_game_verb("build", argv, _build_options)
     if (args.job is None) == (found is None):
@@ -179,22 +206,7 @@ def _cmd_build(argv: list[str]) -> int:
         cls, source = found
         game = cls(**_params(args, cls))
         specs = [TableSpec(game, source, args.table or game.table, bool(args.compact))]
-    partition_rows = args.partition_rows or settings.get("partition_rows")
-    if local and is_small(specs):
-        fork_server.stop()  # the job's workers will be threads of this process
-    from tablebase.build import build_tables
-
-    # A build stopped by a lost worker says why in one line; the Dask client's own waits are
-    # then left failed and unread, and asyncio would print each with a traceback when it is
-    # collected, which may be after that line, as the process ends. (Dask's own logs are
-    # silenced the same way: the build reports what happened.)
-    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
-    for summary in build_tables(
-        specs, Path(args.out), scheduler=args.scheduler, workers=args.workers,
-        partition_rows=partition_rows, quiet=args.quiet,
-    ):
-        print(json.dumps(summary), flush=True)
-    return 0
+    return args, specs, args.partition_rows or settings.get("partition_rows")
 
 
 def _check_options(parser: argparse.ArgumentParser) -> None:

@@ -3,6 +3,7 @@ modules imported, and see the environment of the process that starts the cluster
 
 from __future__ import annotations
 
+import gc
 import json
 import multiprocessing.forkserver
 import os
@@ -20,7 +21,8 @@ from tablebase.cli import main
 
 def _facts() -> dict:
     return {"parent": os.getppid(), "imported": "tablebase.build.tasks" in sys.modules,
-            "marker": os.environ.get("TABLEBASE_TEST_MARKER")}
+            "marker": os.environ.get("TABLEBASE_TEST_MARKER"), "frozen": gc.get_freeze_count(),
+            "collecting": gc.isenabled()}
 
 
 def test_workers_are_forked_with_the_build_imported_and_this_environment(monkeypatch):
@@ -33,6 +35,8 @@ def test_workers_are_forked_with_the_build_imported_and_this_environment(monkeyp
     for fact in facts:
         assert fact["parent"] != os.getpid()  # the server's child, not this process's
         assert fact["imported"] and fact["marker"] == marker
+        # the server's imports are kept out of the workers' collections, which still run
+        assert fact["frozen"] > 50_000 and fact["collecting"]
 
 
 def _server_pid() -> int | None:
