@@ -116,7 +116,8 @@ def cluster_workers(client: Client) -> Workers:
     rooms = client.run(shared.clear_room, on_error="return")
     return Workers(limit=min(limits) if limits and min(limits) > 0 else None,
                    per_machine=max(hosts.values(), default=1),
-                   shared_room=min((r for r in rooms.values() if isinstance(r, int)), default=0))
+                   shared_room=min((r for r in rooms.values() if isinstance(r, int)), default=0),
+                   addresses=tuple(sorted(info)))
 
 
 def _identity(spec: TableSpec, partition_rows: int) -> Manifest:
@@ -252,12 +253,12 @@ def build_table(
     progress.say(
         f"{counted(total, 'position')} in {counted(len(manifest.plan), 'level')}, {counted(n_parts, 'file')}"
         + (f" ({skipped:,} already built, skipped)" if skipped else "")
-        + f", {counted(len(client.scheduler_info()['workers']), 'worker')}"
+        + f", {counted(len(cluster.addresses), 'worker')}"
     )
     progress.say(memory.describe())
     run = uuid.uuid4().hex
     collector = _Collector(root, manifest, layout, progress, artifacts)
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = list(cluster.addresses)
     task_args = (run, str(root), spec.name, spec.source.ref, spec.game.params)
     warming = [
         client.submit(warm_up, *task_args, key=f"warm-up-{spec.name}-{i}-{run}", workers=[worker],

@@ -41,11 +41,13 @@ SMALLEST = 1024  # positions: partitions are never cut smaller
 @dataclass(frozen=True)
 class Workers:
     """What the plan needs to know of the cluster: the smallest memory limit, the most workers on one
-    machine, and the least room for shared values (free ``/dev/shm``) any machine has."""
+    machine, and the least room for shared values (free ``/dev/shm``) any machine has; and the
+    workers' addresses, sorted."""
 
     limit: int | None
     per_machine: int = 1
     shared_room: int = 0
+    addresses: tuple[str, ...] = ()
 
 
 def shared_values(game: Any) -> int:
