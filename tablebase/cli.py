@@ -166,7 +166,8 @@ def _cmd_build(argv: list[str]) -> int:
         args, specs, partition_rows = _build_job(argv)
         from tablebase.build.jobs import is_small
 
-        if local and is_small(specs):
+        small = local and is_small(specs)
+        if small:
             fork_server.stop()  # the job's workers will be threads of this process,
             import tablebase.preload  # noqa: F401  which therefore imports what a worker does
         from tablebase.build import build_tables
@@ -180,7 +181,7 @@ def _cmd_build(argv: list[str]) -> int:
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
     for summary in build_tables(
         specs, Path(args.out), scheduler=args.scheduler, workers=args.workers,
-        partition_rows=partition_rows, quiet=args.quiet,
+        partition_rows=partition_rows, quiet=args.quiet, small=small,
     ):
         print(json.dumps(summary), flush=True)
     return 0

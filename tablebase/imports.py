@@ -3,8 +3,8 @@
 Importing Dask, numba, pyarrow and the solvers makes about 150,000 objects
 that live as long as the process. While they are made, the collector runs
 again and again over the ones made before: a sixth of the time the imports
-take. Afterwards each full collection walks them all once more, 40 ms or so,
-and starting a Dask cluster makes two. Python's own advice for a process that
+take. Afterwards each full collection walks them all once more, about 50 ms,
+and a Dask cluster's start ran one or two (75 ms of its 100). Python's own advice for a process that
 forks is the same: freeze what the parent imported (``gc.freeze``), so that
 collections in the children do not touch those objects' pages either.
 """

@@ -21,8 +21,13 @@ def build_tables(
     workers: int | None = None,
     partition_rows: int | None = None,
     quiet: bool = False,
+    small: bool | None = None,
 ) -> Iterator[dict]:
-    """Build each table in turn on one Dask cluster, yielding each run's summary."""
+    """Build each table in turn on one Dask cluster, yielding each run's summary.
+
+    ``small``: whether a local cluster's workers are threads of this process;
+    by default the job's size decides (``jobs.is_small``).
+    """
     if partition_rows is not None and partition_rows < 1:
         raise TablebaseError("--partition-rows must be at least 1")
     if workers is not None and workers < 1:
@@ -38,7 +43,8 @@ def build_tables(
         # Only a local cluster started here is shaped by the job.
         local = scheduler is None
         shared_bytes = max((shared_values(s.game) for s in specs), default=0) if local else 0
-        with dask_client(scheduler, workers, shared_bytes, small=local and is_small(specs)) as client:
+        threads = local and (is_small(specs) if small is None else small)
+        with dask_client(scheduler, workers, shared_bytes, small=threads) as client:
             for spec in specs:
                 try:
                     summary = build_table(client, out.resolve(), spec, partition_rows,
@@ -48,4 +54,3 @@ def build_tables(
                         raise disk_full(e, spec.name, out.resolve()) from None
                     raise
                 yield summary
-
