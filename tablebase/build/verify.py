@@ -132,11 +132,11 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
     levels_done = set(m.levels_done)
     for piece in m.layout().pieces:
         stored = _read(root, table, piece.name, present, problems)
-        for level, _ in m.plan.sizes(piece.first, piece.last):
-            if level not in levels_done or level > view.max_level or view.level_size(level) != m.plan[level]["positions"]:
+        count = piece.parts
+        for level, size in m.plan.sizes(piece.first, piece.last):
+            if level not in levels_done or level > view.max_level or view.level_size(level) != size:
                 say(f"level {level} is not built, or not what the rules give; stopping there")
                 return _finish(checks, checked, problems, root, m, table, say, whole=False)
-            size, count = m.plan[level]["positions"], m.plan[level]["parts"]
             keys = view.level_keys(level, piece.part * size // count, (piece.part + 1) * size // count)
             derived = with_levels(solver.solve(keys, compact=m.compact), np.full(len(keys), level))
             mine = _of_level(stored, level) if stored is not None else None
