@@ -27,7 +27,7 @@ from common import PeakMemory, report  # noqa: E402
 from tablebase.build import build_tables  # noqa: E402
 from tablebase.build.jobs import spec_for  # noqa: E402
 from tablebase.games import make_game  # noqa: E402
-from tablebase.kinds import solver_for  # noqa: E402
+from tablebase.kinds import kind_of  # noqa: E402
 
 
 def plain_chomp(rows: int, cols: int) -> tuple[int, float]:
@@ -56,7 +56,7 @@ def plain_chomp(rows: int, cols: int) -> tuple[int, float]:
 def kernel_alone(rows: int, cols: int) -> tuple[int, float]:
     """The compiled solver on one core, level by level, in memory, without spelling positions."""
     game = make_game("chomp", dict(rows=rows, cols=cols))
-    solver = solver_for(game)
+    solver = kind_of(game).solver()
     solver.solve(game.level_keys(2, 0, 0))  # compile outside the clock
     began = time.perf_counter()
     n = 0
@@ -86,26 +86,26 @@ def main() -> None:
             spec = spec_for("chomp", dict(rows=args.rows, cols=args.cols), compact=args.compact)
             (summary,) = build_tables([spec], Path(out), workers=workers, quiet=True)
             wall = time.perf_counter() - began
-        n = summary["positions"]
-        seconds[workers] = min(seconds.get(workers, summary["seconds"]), summary["seconds"])
+        n = summary.positions
+        seconds[workers] = min(seconds.get(workers, summary.seconds), summary.seconds)
         report(
             f"build chomp {args.rows}x{args.cols}",
             positions=n,
             wall_s=wall,
-            table_s=summary["seconds"],
-            positions_per_s=int(n / summary["seconds"]),
+            table_s=summary.seconds,
+            positions_per_s=int(n / summary.seconds),
             peak_mib_all_processes=memory.mib,
-            estimate_mib_per_worker=summary["memory_estimate_mib"],
-            bits_per_position=8 * summary["bytes"] / n,
+            estimate_mib_per_worker=summary.memory_estimate_mib,
+            bits_per_position=8 * summary.bytes / n,
             workers=workers,
         )
-        busy = summary["worker_seconds"]
+        busy = summary.worker_seconds
         report(
             "  where worker time went",
             read_s=busy["read"],
             solve_s=busy["solve"],
             write_s=busy["write"],
-            share_outside_solving=1 - busy["solve"] / (summary["seconds"] * workers),
+            share_outside_solving=1 - busy["solve"] / (summary.seconds * workers),
         )
     if len(seconds) > 1:
         fewest, most = min(seconds), max(seconds)
@@ -113,11 +113,11 @@ def main() -> None:
                fastest_s=f"{seconds[fewest]:.2f}->{seconds[most]:.2f}", builds_each=args.repeat)
     pn, pt = plain_chomp(args.plain, args.plain)
     report(f"plain solver {args.plain}x{args.plain}", positions=pn, seconds=pt, positions_per_s=int(pn / pt))
-    report("ratio", build_over_plain=(n / summary["seconds"]) / (pn / pt))
+    report("ratio", build_over_plain=(n / summary.seconds) / (pn / pt))
     if not args.no_kernel:
         kn, kt = kernel_alone(args.rows, args.cols)
         report("compiled solver, one core", positions=kn, seconds=kt, positions_per_s=int(kn / kt))
-        report("ratio", kernel_over_plain=(kn / kt) / (pn / pt), build_over_kernel=kt / summary["seconds"])
+        report("ratio", kernel_over_plain=(kn / kt) / (pn / pt), build_over_kernel=kt / summary.seconds)
 
 
 if __name__ == "__main__":

@@ -54,13 +54,13 @@ def main() -> None:
         counts = tb.sql(f"SELECT count(*) FILTER (WHERE positions > 0) AS d, count(*) AS f FROM {spec.name}_values")
         distinct, forms = counts.to_pylist()[0].values()
         values_bytes = sum(f["bytes"] for f in tb.manifest(spec.name).values["files"].values())
-    positions = summary["positions"]
+    positions = summary.positions
     report(f"build {spec.name}", regions=positions, distinct_values=distinct, values_table_forms=forms,
            wall_s=round(wall, 2), cpu_s=round(peak.cpu_seconds, 1), regions_per_s=round(positions / wall, 1),
            values_per_s=round(distinct / wall, 1),
-           bytes_per_position=round(summary["bytes"] / positions, 2),
-           with_values_table=round((summary["bytes"] + values_bytes) / positions, 2), peak_mib=round(peak.mib, 1),
-           **{f"workers_{k}_s": v for k, v in summary["worker_seconds"].items()})
+           bytes_per_position=round(summary.bytes / positions, 2),
+           with_values_table=round((summary.bytes + values_bytes) / positions, 2), peak_mib=round(peak.mib, 1),
+           **{f"workers_{k}_s": v for k, v in summary.worker_seconds.items()})
 
     cgt_py = None if args.no_cgt_py else _import_cgt_py()
     with tablebase.open(out) as tb:

@@ -81,13 +81,13 @@ def bench(top: int, most: int, workers: int) -> None:
         began = time.perf_counter()
         (summary,) = build_tables([spec], root, workers=workers, quiet=True)
         wall = time.perf_counter() - began
-        n = summary["positions"]
+        n = summary.positions
         with tablebase.open(root) as tb:
             draws = tb.sql(f"SELECT count(*) AS n FROM {spec.name} WHERE outcome = 'D'").to_pylist()[0]["n"]
         report(
             f"build tanhinmin {top}x{most}", positions=n, wall_s=round(wall, 2),
             positions_per_s=int(n / wall), peak_mib=int(memory.mib),
-            bytes_per_position=round(summary["bytes"] / n, 3), draws=draws,
+            bytes_per_position=round(summary.bytes / n, 3), draws=draws,
         )
 
         game = spec.game

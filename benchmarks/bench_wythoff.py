@@ -65,19 +65,19 @@ def main() -> None:
             began = time.perf_counter()
             (summary,) = build_tables([spec_for("wythoff", {"max": args.max})], Path(out), workers=workers, quiet=True)
             wall = time.perf_counter() - began
-        n = summary["positions"]
+        n = summary.positions
         report(
             f"build wythoff {args.max}",
             positions=n,
-            levels=summary["levels"],
+            levels=summary.levels,
             wall_s=wall,
-            table_s=summary["seconds"],
+            table_s=summary.seconds,
             positions_per_s=int(n / wall),
             peak_mib_all_processes=memory.mib,
-            bytes_per_position=summary["bytes"] / n,
+            bytes_per_position=summary.bytes / n,
             workers=workers,
         )
-        busy = summary["worker_seconds"]
+        busy = summary.worker_seconds
         report("  where worker time went", read_s=busy["read"], solve_s=busy["solve"], write_s=busy["write"])
 
     qn, qt = solver_alone(QueenSolver, args.max, rows=False)

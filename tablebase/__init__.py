@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tablebase.query import Tablebase
 
-__version__ = "0.2.1"
+from tablebase.version import VERSION as __version__
 
 
 def open(root: "str | os.PathLike") -> "Tablebase":  # noqa: A001 - mirrors the built-in on purpose

@@ -156,8 +156,8 @@ def _params(args: argparse.Namespace, cls: Any) -> dict[str, Any]:
 def _cmd_build(argv: list[str]) -> int:
     import logging
 
-    from tablebase import fork_server
-    from tablebase.imports import long_lived
+    from tablebase.build import fork_server
+    from tablebase.build.imports import long_lived
 
     local = not any(a == "--scheduler" or a.startswith("--scheduler=") for a in argv)
     if local:
@@ -169,7 +169,7 @@ def _cmd_build(argv: list[str]) -> int:
         small = local and is_small(specs)
         if small:
             fork_server.stop()  # the job's workers will be threads of this process,
-            import tablebase.preload  # noqa: F401  which therefore imports what a worker does
+            import tablebase.build.preload  # noqa: F401  which therefore imports what a worker does
         from tablebase.build import build_tables
 
     # A build stopped by a lost worker says why in one line; the Dask client's own waits are
@@ -183,7 +183,7 @@ def _cmd_build(argv: list[str]) -> int:
         specs, Path(args.out), scheduler=args.scheduler, workers=args.workers,
         partition_rows=partition_rows, quiet=args.quiet, small=small,
     ):
-        print(json.dumps(summary), flush=True)
+        print(json.dumps(summary.as_dict()), flush=True)
     return 0
 
 
@@ -350,7 +350,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
                         for o in g.options],
             "position": g.notation,
             "move": g.move_notation,
-            "columns": kind_of(g).columns(g),
+            "columns": kind_of(g).columns(),
             "origin": source.origin,
             "version": source.version,
         })

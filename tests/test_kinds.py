@@ -11,7 +11,7 @@ import pytest
 
 from helpers import assert_clean_error, tablebase
 from tablebase.games import find_game, make_game
-from tablebase.kinds import kind_of, solver_for
+from tablebase.kinds import kind_of
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERIC = ["tablebase/build", "tablebase/query", "tablebase/store", "tablebase/cli.py", "tablebase/serve.py"]
@@ -26,17 +26,17 @@ GENERIC = ["tablebase/build", "tablebase/query", "tablebase/store", "tablebase/c
 ])
 def test_a_solver_writes_exactly_the_columns_its_kind_names(ref, params, level):
     game = make_game(ref, params)
-    solver = solver_for(game)
+    solver = kind_of(game).solver()
     for below in range(level):
         keys = game.level_keys(below, 0, game.level_size(below))
         solver.remember(below, solver.solve(keys) if len(keys) else None)
     rows = solver.solve(game.level_keys(level, 0, game.level_size(level)))
-    assert rows.column_names == kind_of(game).columns(game)
+    assert rows.column_names == kind_of(game).columns()
 
 
 def test_a_plain_scored_game_without_scores_or_passes_has_no_such_columns():
     cls, _ = find_game(f"{ROOT / 'examples' / 'tictactoe.py'}:TicTacToe")
-    assert kind_of(cls).columns(cls) == ["key", "position", "outcome", "plies", "best_move"]
+    assert kind_of(cls).columns() == ["key", "position", "outcome", "plies", "best_move"]
 
 
 def test_games_lists_each_games_columns():

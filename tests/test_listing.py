@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from distributed import Client
 
-from tablebase.build.listing import search_on_cluster
+from tablebase.build.listing import explore_on_cluster
 from tablebase.games import find_game
 from tablebase.kinds import kind_of
 
@@ -46,12 +46,13 @@ def same_listing(a, b) -> None:
 
 @pytest.mark.parametrize("ref, params", GAMES)
 def test_levels_dealt_to_the_workers_give_the_same_listing(scheduler, ref, params):
-    """Every level dealt to the workers (a batch per worker and more), against the whole search in one process."""
+    """Every level dealt to the workers (a batch per worker and more), against the whole exploration in one process."""
     cls, source = find_game(f"{EXAMPLES / ref}")
     game = cls(**params)
-    here = kind_of(game).list_positions(game)
+    kind = kind_of(game)
+    here = kind.list_positions()
     with Client(scheduler) as client:
-        there = search_on_cluster(client, game, source.ref, lambda text: None, near=1)
+        there = explore_on_cluster(client, kind, source.ref, "test-run", lambda text: None, near=1)
     same_listing(here, there)
 
 
@@ -59,7 +60,7 @@ def test_a_keyed_game_is_listed_as_far_as_its_moves_reach():
     """Cram in keyed form from the empty board: each level holds the boards a plain search reaches."""
     cls, _ = find_game(f"{EXAMPLES / 'cram_compiled.py'}:CramCompiled")
     game = cls(rows=3, cols=4)
-    listing = kind_of(game).list_positions(game)
+    listing = kind_of(game).list_positions()
     masks = [m for m in game.dominoes.tolist()]
     seen, todo = {0}, [0]
     while todo:

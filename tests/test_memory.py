@@ -28,7 +28,7 @@ def planned(game, rows, fixed, limit, per_machine=1, shared_room=0):
     """The plan the driver makes for a game: its kind's footprint, its largest level and whether levels stay whole."""
     kind = kind_of(game)
     levels = [game.level_size(k) for k in range(game.max_level + 1)]
-    footprint = kind.footprint(game).with_notation(notation_bytes(game))
+    footprint = kind.footprint().with_notation(notation_bytes(game))
     return plan_memory(game, footprint, rows, fixed, Workers(limit, per_machine, shared_room),
                        max(levels), sum(levels), kind.whole_levels)
 
@@ -104,7 +104,7 @@ def test_each_kind_plans_its_own_solvers_memory():
     domineering = make_game("domineering", dict(max_cells=8))
     total = sum(domineering.level_size(k) for k in range(domineering.max_level + 1))
     assert planned(domineering, 65_536, fixed=False, limit=None).values == total * kind_of(domineering).footprint(
-        domineering).per_key  # sparse: what is read by the end, not a key space
+        ).per_key  # sparse: what is read by the end, not a key space
 
 
 def test_a_level_solved_whole_that_cannot_fit_is_refused_up_front():
@@ -120,7 +120,7 @@ def test_values_shared_on_a_machine_are_planned_once_per_machine():
     """Chomp 17x17's values (two 16-bit figures for each of 2,333,606,220 keys) on this 24 GiB machine with two
     workers: each worker maps them, so each limit holds them, and the machine holds them once."""
     game = make_game("chomp", dict(rows=17, cols=17))
-    footprint = kind_of(game).footprint(game)
+    footprint = kind_of(game).footprint()
     machine, values = 2 * 12_053 * MIB, game.key_space * footprint.per_key
     even = machine // 2
     with pytest.raises(TablebaseError, match="use fewer workers"):
@@ -143,11 +143,11 @@ def test_the_plan_counts_the_notation_measured_on_the_middle_level():
                       if sum(p) == 12 and list(p) == sorted(p, reverse=True))
     texts = [" ".join(str(v) for v in p if v) for p in diagrams][:64]
     assert notation_bytes(game) == int(sum(map(len, texts)) / len(texts))
-    footprint = kind_of(game).footprint(game)
+    footprint = kind_of(game).footprint()
     assert footprint.per_notation_byte > 0
     assert footprint.with_notation(10).per_row == footprint.per_row + 10 * footprint.per_notation_byte
     domineering = make_game("domineering", dict(max_cells=8))
-    assert kind_of(domineering).footprint(domineering).per_notation_byte == 0  # partizan rows are counted whole
+    assert kind_of(domineering).footprint().per_notation_byte == 0  # partizan rows are counted whole
 
 
 def test_a_plan_kept_as_runs_answers_level_by_level_as_its_rules_say(tmp_path):

@@ -17,7 +17,7 @@ import tablebase
 from tablebase.build import build_tables, shared
 from tablebase.build.jobs import spec_for
 from tablebase.games import make_game
-from tablebase.kinds import solver_for
+from tablebase.kinds import kind_of
 from tablebase.solve.impartial import KnownValues
 from tablebase.store import Piece
 
@@ -46,7 +46,7 @@ def test_a_part_one_process_solved_is_held_by_the_others_without_reading():
     try:
         assert folder is not None
         asked = []
-        mine = solver_for(game, lambda size: asked.append(size) or folder)
+        mine = kind_of(game).solver(lambda size: asked.append(size) or folder)
         assert mine.shared == folder
         assert asked == [game.key_space * KnownValues.bytes_per_key(game)]
         held = shared.Holding(folder)
@@ -69,7 +69,7 @@ def test_without_a_shared_folder_a_process_holds_only_its_own_parts():
     assert held.has(Piece(2, 2, 0, 2)) and not held.has(Piece(2, 2, 1, 2))
     held.mark(Piece(3, 900))  # a run of levels is one mark
     assert held.has(Piece(3, 900)) and not held.has(Piece(901, 901))
-    assert solver_for(make_game("chomp", {"rows": 3, "cols": 3})).shared is None
+    assert kind_of(make_game("chomp", {"rows": 3, "cols": 3})).solver().shared is None
 
 
 def test_solvers_that_keep_their_values_in_memory_never_ask_for_a_folder():
@@ -77,7 +77,7 @@ def test_solvers_that_keep_their_values_in_memory_never_ask_for_a_folder():
         raise AssertionError("asked for a shared folder")
 
     for name, params in [("wythoff", {"max": 8}), ("domineering", {"max_cells": 4}), ("tanhinmin", {"max_card": 3, "max_hand": 2})]:
-        assert solver_for(make_game(name, params), refuse).shared is None
+        assert kind_of(make_game(name, params)).solver(refuse).shared is None
 
 
 def test_too_little_shared_memory_or_turned_off_means_private_arrays(monkeypatch):

@@ -27,7 +27,7 @@ def test_layout_and_manifest(tmp_path, scheduler):
     assert (m["game"], m["params"], m["complete"]) == ("nim", {"heaps": 3, "max_heap": 9}, True)
     assert m["levels_done"] == [[0, 27]]  # as ranges of levels
     assert Manifest.load(tmp_path, "nim_3x9").levels_done == list(range(28))
-    assert sum(f["rows"] for f in m["files"].values()) == summary["positions"] == 220  # C(12, 3)
+    assert sum(f["rows"] for f in m["files"].values()) == summary.positions == 220  # C(12, 3)
     levels_seen = []
     for name, record in sorted(m["files"].items()):
         path = table / name
@@ -73,7 +73,7 @@ def test_resume_recomputes_only_what_is_missing(tmp_path, scheduler):
     m.levels_done = [lvl for lvl in m.levels_done if lvl < min(Piece.of_name(name).first for name in lost)]
     m.save(tmp_path)
     summary = build(tmp_path, scheduler)
-    assert summary["skipped_partitions"] == summary["partitions"] - len(lost)
+    assert summary.skipped_partitions == summary.partitions - len(lost)
     assert file_hashes(tmp_path) == before
 
 

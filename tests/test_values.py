@@ -172,7 +172,7 @@ def test_resume_after_losing_rows_or_values(domineering, tmp_path, scheduler):
     lost = next(name for name in sorted(m["files"]) if Piece.of_name(name).first == 8 and Piece.of_name(name).part == 3)
     _mark_unfinished(tmp_path / table, [lost], 8)
     summary = _rebuild(tmp_path, scheduler)
-    assert summary["partitions"] - summary["skipped_partitions"] == 1
+    assert summary.partitions - summary.skipped_partitions == 1
     assert file_hashes(tmp_path / table) == before
     # A lost values file: its bucket is merged again from pieces that the partitions write again.
     _mark_unfinished(tmp_path / table, ["values/part-00000.parquet"], 99)
@@ -204,10 +204,10 @@ def test_verify_checks_the_values_files(domineering, tmp_path):
 def test_buckets_split_the_ids_and_merge_alike(tmp_path):
     """Pieces of every partition merged into 1 or 3 files: the same forms, each file its own slice of ids."""
     from tablebase.games import make_game
-    from tablebase.kinds import solver_for
+    from tablebase.kinds import kind_of
     from tablebase.kinds.values import ValuesTable, merge_bucket
 
-    solver = solver_for(make_game("domineering", {"max_cells": 7}))
+    solver = kind_of(make_game("domineering", {"max_cells": 7})).solver()
     names, run = [], []
     for level in range(2, 8):
         keys = solver.game.level_keys(level, 0, solver.game.level_size(level))

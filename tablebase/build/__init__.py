@@ -1,8 +1,9 @@
-"""Building tables: job specs, the Dask driver, and the tasks its workers run.
+"""Building tables: job specs, the Dask driver, the tasks its workers run, and the build's start-up.
 
-The driver imports Dask, a third of a second, so its names are imported when
-first used: the build command reads its job (``jobs``) and decides whether the
-job needs worker processes before it pays for Dask.
+Nothing is imported until first used: the build command starts the fork
+server (``build/fork_server.py``) before it imports anything heavy, then reads
+its job (``jobs``) and decides whether the job needs worker processes before
+it pays for Dask (the driver's imports, a third of a second).
 """
 
 from __future__ import annotations
@@ -10,14 +11,15 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from tablebase.build.jobs import TableSpec, read_job, spec_for
-from tablebase.build.plan import DEFAULT_PARTITION_ROWS
-
 if TYPE_CHECKING:
-    from tablebase.build.driver import build_table, dask_client
+    from tablebase.build.driver import BuildSummary, build_table
+    from tablebase.build.cluster import dask_client
+    from tablebase.build.jobs import TableSpec, read_job, spec_for
+    from tablebase.build.plan import DEFAULT_PARTITION_ROWS
     from tablebase.build.tables import build_tables
 
-_LATER = {"build_table": "driver", "dask_client": "driver", "build_tables": "tables"}
+_LATER = {"build_table": "driver", "BuildSummary": "driver", "dask_client": "cluster", "build_tables": "tables",
+          "TableSpec": "jobs", "read_job": "jobs", "spec_for": "jobs", "DEFAULT_PARTITION_ROWS": "plan"}
 
 
 def __getattr__(name: str) -> Any:
@@ -26,4 +28,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'tablebase.build' has no attribute {name!r}")
 
 
-__all__ = ["DEFAULT_PARTITION_ROWS", "TableSpec", "build_table", "build_tables", "dask_client", "read_job", "spec_for"]
+__all__ = sorted(_LATER)

@@ -9,7 +9,7 @@ share it, that every move leads to a position of the table and lowers the
 level (a scored game's moves may keep it) to a level ``child_levels`` names
 (the solvers read only those), that every move has a name, and
 finally that the table the engine's solver builds level by level equals a
-plain recursive search of the same rules (``Kind.search``). For a plain
+plain recursive search of the same rules (``Kind.oracle``). For a plain
 game it also reads every position back from its text and plays it again:
 the moves must be those the listing recorded, or the rules depend on
 something besides the position. Each defect is one line.
@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from tablebase.errors import TablebaseError
-from tablebase.games import Game, Texts
-from tablebase.kinds import kind_of
+from tablebase.games import Game, KeyedForm, Texts
+from tablebase.kinds import Kind, kind_of
 from tablebase.solve.kernels import children_of
 
 SHOWN = 10  # defects of one kind listed one by one; a last line counts the rest
@@ -51,43 +51,41 @@ def check_game(game: Game, limit: int, say: Callable[[str], None] = lambda s: No
     """(positions checked, defect lines) of a game with its options."""
     kind = kind_of(game)
     defects = Defects()
-    if kind.needs_listing(game):
+    if kind.needs_listing:
         say("listing positions from the start positions")
         try:
-            listing = kind.list_positions(game, say, limit)
+            kind = kind.over_listing(kind.list_positions(say, limit))
         except TablebaseError as e:
             if "more than" in str(e) and "positions" in str(e):
                 raise TablebaseError(f"{e}; give options for a smaller table, or --max-positions") from None
             return 0, [str(e)]
-        view = kind.view_of_listing(game, listing)
-    else:
-        view = game
-    total = sum(view.level_size(level) for level in range(view.max_level + 1))
+    keyed = kind.keyed
+    total = sum(keyed.level_size(level) for level in range(keyed.max_level + 1))
     if total > limit:
         raise TablebaseError(f"{game.name}: {total:,} positions, more than {limit:,}; give options for a "
                              "smaller table, or --max-positions")
-    say(f"{total:,} positions in {view.max_level + 1} levels")
-    levels = {level: np.asarray(view.level_keys(level, 0, view.level_size(level)), dtype=np.int64)
-              for level in range(view.max_level + 1)}
-    _check_keys(view, levels, defects)
+    say(f"{total:,} positions in {keyed.max_level + 1} levels")
+    levels = {level: np.asarray(keyed.level_keys(level, 0, keyed.level_size(level)), dtype=np.int64)
+              for level in range(keyed.max_level + 1)}
+    _check_keys(keyed, levels, defects)
     if defects.lines:  # keys outside the table: nothing further can be read safely
         return total, defects.all()
-    _check_generator(view, levels, defects)
+    _check_generator(keyed, levels, defects)
     if defects.lines:  # a generator that overruns its buffers cannot run in a compiled loop
         return total, defects.all()
-    _check_notation(view, levels, defects)
-    _check_moves(view, kind, levels, defects)
+    _check_notation(keyed, levels, defects)
+    _check_moves(keyed, kind, levels, defects)
     if not game.keyed:
-        _check_replayed(view, kind, levels, defects)
+        _check_replayed(keyed, kind, levels, defects)
     if not defects.lines:
         say("solving with the engine and by a plain recursive search")
-        _check_solved(view, kind, levels, defects)
+        _check_solved(kind, levels, defects)
     return total, defects.all()
 
 
-def _check_keys(view: Any, levels: dict[int, np.ndarray], defects: Defects) -> None:
+def _check_keys(keyed: KeyedForm, levels: dict[int, np.ndarray], defects: Defects) -> None:
     seen: set[int] = set()
-    space = view.key_space
+    space = keyed.key_space
     for level, keys in levels.items():
         if len(keys) and np.any(np.diff(keys) <= 0):
             defects.add("keys", f"level {level}: keys are not ascending and distinct")
@@ -97,82 +95,82 @@ def _check_keys(view: Any, levels: dict[int, np.ndarray], defects: Defects) -> N
             if key in seen:
                 defects.add("keys", f"key {key} is in two levels")
             seen.add(key)
-            if view.level_of(key) != level:
-                defects.add("levels", f"key {key}: level_of says {view.level_of(key)}, it is listed in level {level}")
+            if keyed.level_of(key) != level:
+                defects.add("levels", f"key {key}: level_of says {keyed.level_of(key)}, it is listed in level {level}")
 
 
-def _check_generator(view: Any, levels: dict[int, np.ndarray], defects: Defects) -> None:
+def _check_generator(keyed: KeyedForm, levels: dict[int, np.ndarray], defects: Defects) -> None:
     """A compiled move generator, called from Python with room to spare: at most ``max_moves`` moves each."""
-    compiled = view.compiled_moves
+    compiled = keyed.compiled_moves
     if compiled is None:
         return
-    room = 4 * max(view.max_moves, 1) + 1024
+    room = 4 * max(keyed.max_moves, 1) + 1024
     out_keys, out_moves = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
     args = compiled.make_args()
     for keys in levels.values():
         for key in keys.tolist():
             n = compiled.kernel(key, args, out_keys, out_moves)
-            if n > view.max_moves:
-                defects.add("generator", f"{_spell(view, key)!r}: the move generator wrote {n} moves, "
-                            f"more than max_moves {view.max_moves} (it would write past its buffers)")
+            if n > keyed.max_moves:
+                defects.add("generator", f"{_spell(keyed, key)!r}: the move generator wrote {n} moves, "
+                            f"more than max_moves {keyed.max_moves} (it would write past its buffers)")
 
 
-def _check_notation(view: Any, levels: dict[int, np.ndarray], defects: Defects) -> None:
+def _check_notation(keyed: KeyedForm, levels: dict[int, np.ndarray], defects: Defects) -> None:
     spelt: dict[str, int] = {}
     for keys in levels.values():
         if not len(keys):
             continue
-        texts = view.format_positions(keys).to_strings()
+        texts = keyed.format_positions(keys).to_strings()
         for key, text in zip(keys.tolist(), texts):
             if text in spelt:
                 defects.add("notation", f"{text!r}: two different positions are spelt alike (keys {spelt[text]} and {key})")
             spelt[text] = key
             try:
-                back = view.parse(text)
+                back = keyed.parse(text)
             except TablebaseError as e:
                 defects.add("notation", f"{text!r} does not read back: {e}")
                 continue
             if back != key:
                 defects.add("notation", f"{text!r} reads back as another position (key {back}, not {key})")
-        many = view.parse_many(Texts.from_strings(texts))
+        many = keyed.parse_many(Texts.from_strings(texts))
         if not np.array_equal(many, keys):
             defects.add("notation", "parse_many reads the positions of a level otherwise than parse")
 
 
-def _check_moves(view: Any, kind: Any, levels: dict[int, np.ndarray], defects: Defects) -> None:
+def _check_moves(keyed: KeyedForm, kind: Kind, levels: dict[int, np.ndarray], defects: Defects) -> None:
     level_of = {key: level for level, keys in levels.items() for key in keys.tolist()}
     names: dict[str, int] = {}
     for level, keys in levels.items():
         if not len(keys):
             continue
-        for parent, code, child in _moves(view, kind, keys):
+        for parent, code, child in _moves(keyed, kind, keys):
             try:
-                name = view.move_name(code)
+                name = keyed.move_name(code)
             except Exception as e:  # the game's own code: any failure is a defect
                 defects.add("moves", f"move code {code} has no name: {type(e).__name__}: {e}")
                 continue
             if names.setdefault(name, code) != code:
                 defects.add("moves", f"move name {name!r} is given to two move codes")
-            where = repr(_spell(view, parent))
+            where = repr(_spell(keyed, parent))
             if child not in level_of:
                 defects.add("moves", f"{where}: move {name} leads to key {child}, not a position of the table")
             elif level_of[child] > level or (level_of[child] == level and not kind.same_level):
-                defects.add("moves", f"{where}: move {name} leads to {_spell(view, child)!r} (level {level_of[child]}),"
+                defects.add("moves", f"{where}: move {name} leads to {_spell(keyed, child)!r} (level {level_of[child]}),"
                             f" not below level {level}")
-            elif level_of[child] != level and level_of[child] not in view.child_levels(level):
+            elif level_of[child] != level and level_of[child] not in keyed.child_levels(level):
                 defects.add("moves", f"{where}: move {name} leads to level {level_of[child]}, which child_levels"
                             f"({level}) leaves out (the solvers read only the levels it names)")
 
 
-def _check_replayed(view: Any, kind: Any, levels: dict[int, np.ndarray], defects: Defects) -> None:
+def _check_replayed(keyed: Any, kind: Kind, levels: dict[int, np.ndarray], defects: Defects) -> None:
     """A plain game's moves once more, each position read back from its text: the same as listed."""
     for keys in levels.values():
         for s in range(kind.sides):
             if not len(keys):
                 continue
-            listed = view.side(keys, s)
+            listed = keyed.side(keys, s)
             try:
-                played = view.played(keys, s)
+                played = keyed.played(keys, s)
             except TablebaseError as e:
                 defects.add("replayed", f"playing the positions again from their text: {e}")
                 continue
@@ -180,7 +178,7 @@ def _check_replayed(view: Any, kind: Any, levels: dict[int, np.ndarray], defects
                 a = _moves_of(listed, i)
                 b = _moves_of(played, i)
                 if a != b:
-                    defects.add("replayed", f"{_spell(view, key)!r}: played again from its text, it has other moves "
+                    defects.add("replayed", f"{_spell(keyed, key)!r}: played again from its text, it has other moves "
                                 "than when it was found (the rules must depend on the position alone)")
 
 
@@ -192,10 +190,10 @@ def _moves_of(side: Any, i: int) -> list[tuple[int, tuple[int, ...]]]:
     return sorted(out)
 
 
-def _moves(view: Any, kind: Any, keys: np.ndarray) -> list[tuple[int, int, int]]:
+def _moves(keyed: Any, kind: Kind, keys: np.ndarray) -> list[tuple[int, int, int]]:
     """(position, move code, child) of every move of a batch, every part of a partizan move's result."""
     out = []
-    sides = view.left_right_moves(keys) if kind.sides == 2 else [children_of(view, keys)]
+    sides = keyed.left_right_moves(keys) if kind.sides == 2 else [children_of(keyed, keys)]
     for side in sides:
         starts = side.starts if kind.sides == 2 else np.arange(len(side.keys) + 1)
         for i, parent in enumerate(keys.tolist()):
@@ -205,13 +203,13 @@ def _moves(view: Any, kind: Any, keys: np.ndarray) -> list[tuple[int, int, int]]
     return out
 
 
-def _spell(view: Any, key: int) -> str:
-    return view.format_positions(np.array([key], dtype=np.int64)).to_strings()[0]
+def _spell(keyed: KeyedForm, key: int) -> str:
+    return keyed.format_positions(np.array([key], dtype=np.int64)).to_strings()[0]
 
 
-def _check_solved(view: Any, kind: Any, levels: dict[int, np.ndarray], defects: Defects) -> None:
-    solver = kind.solver(view, fresh=True)
-    search = kind.search(view)
+def _check_solved(kind: Kind, levels: dict[int, np.ndarray], defects: Defects) -> None:
+    solver = kind.solver(fresh=True)
+    oracle = kind.oracle()
     for level, keys in levels.items():
         if not len(keys):
             solver.remember(level, None)
@@ -219,7 +217,7 @@ def _check_solved(view: Any, kind: Any, levels: dict[int, np.ndarray], defects: 
         rows = solver.solve(keys)
         solver.remember(level, rows.select(solver.columns))
         for row in rows.to_pylist():
-            plain = search(row["key"])
+            plain = oracle(row["key"])
             for figure, value in plain.items():
                 if row.get(figure) != value:
                     defects.add("solved", f"{row['position']!r}: the engine's table says {figure} "

@@ -22,7 +22,7 @@ from typing import Any
 
 from tablebase.errors import TablebaseError
 from tablebase.games import Game, GameSource, load_game
-from tablebase.kinds import kind_of
+from tablebase.kinds import Kind, kind_of
 
 
 @dataclass(frozen=True)
@@ -37,9 +37,14 @@ class TableSpec:
 
     def __post_init__(self) -> None:
         if self.compact:
-            why = kind_of(self.game).compact_refusal(self.game)
+            why = self.kind.compact_refusal()
             if why:
                 raise TablebaseError(f"{self.game.name}: --compact is refused for this game: {why}")
+
+    @property
+    def kind(self) -> Kind:
+        """The table's kind, bound to its game as written."""
+        return kind_of(self.game)
 
     def with_compact(self, compact: bool) -> "TableSpec":
         return dataclasses.replace(self, compact=compact)
@@ -57,7 +62,7 @@ def is_small(specs: list[TableSpec]) -> bool:
     total = 0
     for spec in specs:
         game = spec.game
-        if kind_of(game).needs_listing(game):
+        if spec.kind.needs_listing:
             return False
         total += sum(game.level_size(level) for level in range(game.max_level + 1))
         if total > SMALL_JOB:

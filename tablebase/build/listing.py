@@ -1,12 +1,12 @@
 """Listing a game's positions before it is built, for games that do not list their levels.
 
-A plain game is searched level by level from the top (``kinds/search.py``):
+A plain game is explored level by level from the top (``tablebase.listing``):
 this process numbers the positions, expands small levels itself and deals
 the positions of larger ones to the workers, which play their moves
 (``expand_positions``) and send back what they found; it is merged in the
 order dealt, so the listing is the same whatever the cluster. A keyed game
 that gives ``start_keys()`` is listed by one Dask task in numpy batches
-(``list_positions``), its progress reaching the driver as Dask events.
+(``list_keys_on_worker``), its progress reaching the driver as Dask events.
 
 Either way each level's positions and moves are written through the store
 (``_listing/``), and the manifest records the files, so a resumed build
@@ -26,10 +26,9 @@ from typing import Any, Callable
 import psutil
 from distributed import Client, get_worker
 
-from tablebase.games import load_game
-from tablebase.kinds import kind_of
-from tablebase.kinds.listing import Listing, level_rows, level_table
-from tablebase.kinds.search import Chunk, Search, expand_chunk
+from tablebase.build.run_game import game_of_run
+from tablebase.kinds import Kind
+from tablebase.listing import Chunk, Exploration, Listing, expand_chunk, level_rows, level_table
 from tablebase.store import Manifest, flush_to_disk, read_listing_level, table_dir, write_listing_level
 
 TOPIC = "tablebase-listing"
@@ -37,37 +36,39 @@ NEAR = 20_000  # positions: a level this small is expanded here, where a round t
 CHUNKS_PER_WORKER = 4  # batches per worker and level: a batch is merged here while the next is played
 
 
-def expand_positions(ref: str, params: dict[str, Any], positions: bytes) -> Chunk:
+def expand_positions(run: str, ref: str, params: dict[str, Any], positions: bytes) -> Chunk:
     """Dask task: play a batch of a plain game's positions (``expand_chunk``), given pickled.
 
     Pickled by the caller: Dask would otherwise look into every position of a
     list for futures, which cost more than playing them.
     """
-    game, _ = load_game(ref, params)
-    return expand_chunk(game, kind_of(game).plain_rules(game), pickle.loads(positions))
+    kind = game_of_run(run, ref, params)
+    return expand_chunk(kind.game, kind.plain_rules(), pickle.loads(positions))
 
 
-def search_on_cluster(client: Client, game: Any, ref: str, say: Callable[[str], None], near: int = NEAR) -> Listing:
+def explore_on_cluster(client: Client, kind: Kind, ref: str, run: str, say: Callable[[str], None],
+                       near: int = NEAR) -> Listing:
     """A plain game's listing, its levels of ``near`` positions or more expanded on the workers."""
     memory = int(0.8 * psutil.virtual_memory().available)  # what this process may hold
-    search = Search(game, kind_of(game).plain_rules(game), memory=memory, say=say, track=True)
+    game = kind.game
+    exploration = Exploration(game, kind.plain_rules(), memory=memory, say=say, track=True)
     workers = sorted(client.scheduler_info()["workers"])
-    while search.pending:
-        level = max(search.pending)
-        ids = [i for i in search.pending.pop(level) if not search.done[i]]
+    while exploration.pending:
+        level = max(exploration.pending)
+        ids = [i for i in exploration.pending.pop(level) if not exploration.done[i]]
         if len(ids) < near or len(workers) < 2:
-            search.expand(ids)  # positions found at this level (passes) come back as pending
+            exploration.expand(ids)  # positions found at this level (passes) come back as pending
             continue
         n = CHUNKS_PER_WORKER * len(workers)
         chunks = [ids[k * len(ids) // n:(k + 1) * len(ids) // n] for k in range(n)]
-        futures = [client.submit(expand_positions, ref, game.params,
-                                 pickle.dumps([search.positions[i] for i in chunk], protocol=pickle.HIGHEST_PROTOCOL),
+        futures = [client.submit(expand_positions, run, ref, game.params,
+                                 pickle.dumps([exploration.positions[i] for i in chunk], protocol=pickle.HIGHEST_PROTOCOL),
                                  workers=[workers[k % len(workers)]], allow_other_workers=True, pure=False)
                    for k, chunk in enumerate(chunks)]
         for chunk, future in zip(chunks, futures):  # in the order dealt: the same listing on any cluster
-            search.merge(chunk, future.result())
+            exploration.merge(chunk, future.result())
             future.release()
-    return search.listing()
+    return exploration.listing()
 
 
 def _record(listing: Listing, root: str | Path, table: str) -> dict[str, Any]:
@@ -81,16 +82,16 @@ def _record(listing: Listing, root: str | Path, table: str) -> dict[str, Any]:
             "mean_moves": listing.mean_moves, "files": files, "complete": True, "held_bytes": listing.held}
 
 
-def list_positions(ref: str, params: dict[str, Any], root: str, table: str, run: str) -> dict[str, Any]:
-    """Dask task: list a game's positions into the store; the listing's record for the manifest."""
-    game, _ = load_game(ref, params)
+def list_keys_on_worker(ref: str, params: dict[str, Any], root: str, table: str, run: str) -> dict[str, Any]:
+    """Dask task: list a keyed game's positions into the store; the listing's record for the manifest."""
+    kind = game_of_run(run, ref, params)
     worker = get_worker()
 
     def say(text: str) -> None:
         worker.log_event(TOPIC, {"run": run, "text": text})
 
     limit = worker.memory_manager.memory_limit
-    listing = kind_of(game).list_positions(game, say, memory=int(0.8 * limit) if limit else None)
+    listing = kind.list_positions(say, memory=int(0.8 * limit) if limit else None)
     return _record(listing, root, table)
 
 
@@ -104,18 +105,18 @@ def whole(root: Path, manifest: Manifest) -> bool:
                for n, r in listing.get("files", {}).items())
 
 
-def list_on_cluster(client: Client, root: Path, manifest: Manifest, game: Any, ref: str,
+def list_on_cluster(client: Client, root: Path, manifest: Manifest, kind: Kind, ref: str, run: str,
                     say: Callable[[str], None]) -> None:
     """List the game's positions (unless a whole listing is recorded); record it."""
     if whole(root, manifest):
         say(f"positions listed before: {sum(manifest.listing['sizes']):,}, reused")
         return
     began = time.perf_counter()
-    if game.keyed:
-        _keys_on_a_worker(client, root, manifest, ref, say)
+    if kind.game.keyed:
+        _keys_on_a_worker(client, root, manifest, ref, run, say)
     else:
         say("listing positions from the start positions, larger levels on the workers")
-        manifest.listing = _record(search_on_cluster(client, game, ref, say), root, manifest.table)
+        manifest.listing = _record(explore_on_cluster(client, kind, ref, run, say), root, manifest.table)
     manifest.save(root)
     seconds = time.perf_counter() - began
     total = sum(manifest.listing["sizes"])
@@ -124,9 +125,9 @@ def list_on_cluster(client: Client, root: Path, manifest: Manifest, game: Any, r
         f"({total / max(seconds, 1e-9):,.0f}/s), holding about {manifest.listing['held_bytes'] / 2**20:,.0f} MiB")
 
 
-def _keys_on_a_worker(client: Client, root: Path, manifest: Manifest, ref: str, say: Callable[[str], None]) -> None:
+def _keys_on_a_worker(client: Client, root: Path, manifest: Manifest, ref: str, run: str,
+                      say: Callable[[str], None]) -> None:
     """A keyed game's listing, by one task on a worker; its progress reaches here as Dask events."""
-    run = uuid.uuid4().hex
 
     def heard(event: Any) -> None:
         _, message = event
@@ -136,15 +137,18 @@ def _keys_on_a_worker(client: Client, root: Path, manifest: Manifest, ref: str, 
     say("listing positions from the start positions on a worker")
     client.subscribe_topic(TOPIC, heard)
     try:
-        future = client.submit(list_positions, ref, manifest.params, str(root), manifest.table, run,
+        future = client.submit(list_keys_on_worker, ref, manifest.params, str(root), manifest.table, run,
                                key=f"list-{manifest.table}-{run}", pure=False)
         manifest.listing = future.result()
     finally:
         client.unsubscribe_topic(TOPIC)
 
 
-def stored_view(game: Any, root: str | Path, table: str, listing: dict[str, Any]) -> Any:
-    """The game in keyed form over its recorded listing, levels read from the store as needed."""
-    return kind_of(game).view(game, listing.get("sizes"), listing.get("move_names"),
-                              lambda level: level_rows(read_listing_level(root, table, level)),
-                              listing.get("max_moves", 0), listing.get("mean_moves", 0.0))
+def listed_from_store(kind: Kind, root: str | Path, table: str, listing: dict[str, Any]) -> Kind:
+    """The kind bound to the game's keyed form over its recorded listing, levels read from the store as
+    needed (a game that lists its own levels is its own keyed form: the kind as it is)."""
+    if not kind.needs_listing:
+        return kind
+    return kind.listed(listing.get("sizes"), listing.get("move_names"),
+                       lambda level: level_rows(read_listing_level(root, table, level)),
+                       listing.get("max_moves", 0), listing.get("mean_moves", 0.0))

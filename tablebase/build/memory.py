@@ -23,13 +23,13 @@ machine as a whole within its memory.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from tablebase.build import shared
 from tablebase.errors import TablebaseError
-from tablebase.kinds import Footprint, kind_of
+from tablebase.games import KeyedForm
+from tablebase.kinds import Footprint, Kind
 from tablebase.words import counted
 
 MIB = 2**20
@@ -50,16 +50,15 @@ class Workers:
     addresses: tuple[str, ...] = ()
 
 
-def shared_values(game: Any) -> int:
+def shared_values(kind: Kind) -> int:
     """Bytes of the values that a machine's workers can share: a dense game's arrays over its key space."""
-    kind = kind_of(game)
-    if kind.needs_listing(game):  # known only once listed, and never dense
+    if kind.needs_listing:  # known only once listed, and never dense
         return 0
-    footprint = kind.footprint(game)
+    footprint, game = kind.footprint(), kind.keyed
     return game.key_space * footprint.per_key if footprint.dense and game.key_space else 0
 
 
-def notation_bytes(game: Any) -> int:
+def notation_bytes(game: KeyedForm) -> int:
     """The mean length of a position's notation, from a sample of the middle level.
 
     This runs the game's own (often compiled) code: a build measures it on a
@@ -121,7 +120,7 @@ class MemoryPlan:
         )
 
 
-def plan_memory(game: Any, footprint: Footprint, partition_rows: int, fixed: bool, workers: Workers,
+def plan_memory(game: KeyedForm, footprint: Footprint, partition_rows: int, fixed: bool, workers: Workers,
                 biggest_level: int, total: int, whole_levels: bool = False) -> MemoryPlan:
     """Estimate a worker's peak and, unless the partition size was ``fixed`` by the user, shrink
     partitions until the estimate fits the limit; refuse a table that cannot fit."""

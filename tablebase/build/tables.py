@@ -7,9 +7,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Iterator
 
-from tablebase.build.driver import build_table, dask_client, disk_full, resumed
+from tablebase.build.cluster import dask_client
+from tablebase.build.driver import BuildSummary, build_table
+from tablebase.build.failures import disk_full
 from tablebase.build.jobs import TableSpec, is_small
 from tablebase.build.memory import shared_values
+from tablebase.build.resume import resumed
 from tablebase.errors import TablebaseError
 from tablebase.store import BuildLock, table_dir
 
@@ -22,7 +25,7 @@ def build_tables(
     partition_rows: int | None = None,
     quiet: bool = False,
     small: bool | None = None,
-) -> Iterator[dict]:
+) -> Iterator[BuildSummary]:
     """Build each table in turn on one Dask cluster, yielding each run's summary.
 
     ``small``: whether a local cluster's workers are threads of this process;
@@ -42,7 +45,7 @@ def build_tables(
             resumed(out.resolve(), spec, partition_rows)  # a table begun otherwise is refused before a cluster starts
         # Only a local cluster started here is shaped by the job.
         local = scheduler is None
-        shared_bytes = max((shared_values(s.game) for s in specs), default=0) if local else 0
+        shared_bytes = max((shared_values(s.kind) for s in specs), default=0) if local else 0
         threads = local and (is_small(specs) if small is None else small)
         with dask_client(scheduler, workers, shared_bytes, small=threads) as client:
             for spec in specs:

@@ -22,11 +22,12 @@ from typing import Any
 import numpy as np
 
 from tablebase.build import heap, shared
-from tablebase.build.listing import stored_view
+from tablebase.build.listing import listed_from_store
 from tablebase.build.memory import notation_bytes
 from tablebase.build.plan import Slice
-from tablebase.games import load_game
-from tablebase.kinds import Artifact, kind_of
+from tablebase.build.run_game import game_of_run
+from tablebase.games import KeyedForm
+from tablebase.kinds import Artifact
 from tablebase.solve import Solver
 from tablebase.store import Layout, Manifest, Plan, flush_to_disk, piece_path, read_parquet, with_levels, write_parquet
 
@@ -57,12 +58,10 @@ def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any]) -
         _state.clear()  # one build at a time per worker: free the last one's memory
         sys.setswitchinterval(GIL_SWITCH_SECONDS)
         heap.keep_freed_memory()
-        game, _ = load_game(ref, params)
-        kind = kind_of(game)
         manifest = Manifest.load(root, table)
-        view = stored_view(game, root, table, manifest.listing if kind.needs_listing(game) else {})
-        solver = kind.solver(view, lambda size: shared.folder_for(run, size))
-        _state[run] = _Run(solver, shared.Holding(solver.shared), kind.artifacts(), manifest.layout(), manifest.plan)
+        kind = listed_from_store(game_of_run(run, ref, params), root, table, manifest.listing)
+        solver = kind.solver(lambda size: shared.folder_for(run, size))
+        _state[run] = _Run(solver, shared.Holding(solver.shared), kind.artifacts, manifest.layout(), manifest.plan)
     return _state[run]
 
 
@@ -72,12 +71,12 @@ def warm_up(run: str, root: str, table: str, ref: str, params: dict[str, Any]) -
         _solver(run, root, table, ref, params)
 
 
-def measure_notation(ref: str, params: dict[str, Any]) -> int:
+def measure_notation(run: str, ref: str, params: dict[str, Any]) -> int:
     """The mean length of the game's notation (``memory.notation_bytes``), measured here for the driver."""
-    return notation_bytes(load_game(ref, params)[0])
+    return notation_bytes(game_of_run(run, ref, params).keyed)
 
 
-def _below(game: Any, levels: Iterable[int], first: int) -> list[int]:
+def _below(game: KeyedForm, levels: Iterable[int], first: int) -> list[int]:
     """The levels below ``first`` that moves from these levels reach, ascending.
 
     ``child_levels`` is often ``range(level)``: a run of thousands of levels would
@@ -159,7 +158,8 @@ def solve_slices(
         return _solve_slices(run, root, table, ref, params, slices, compact)
 
 
-def _solve_slices(run, root, table, ref, params, slices, compact) -> list[dict[str, Any]]:
+def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, Any], slices: list[Slice],
+                  compact: bool) -> list[dict[str, Any]]:
     state = _solver(run, root, table, ref, params)
     solver, game = state.solver, state.solver.game
     records = []

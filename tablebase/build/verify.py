@@ -109,20 +109,20 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
             "checking the rows against the rules as they are now")
     kind = kind_of(game)
     problems, present = _check_files(root, m)
-    view = game
-    if kind.needs_listing(game):
+    if kind.needs_listing:
         say("listing positions again from the start positions")
-        listing = kind.list_positions(game, say)
-        view = kind.view_of_listing(game, listing)
+        listing = kind.list_positions(say)
+        kind = kind.over_listing(listing)
         planned = [m.plan.get(level, {}).get("positions", 0) for level in range(len(listing.sizes))]
         if listing.sizes.tolist() != planned or max(m.plan, default=-1) >= len(listing.sizes):
             problems.append(Problem(table, "levels", None, "the rules reach other positions than the table holds "
                                     f"({int(listing.sizes.sum()):,} against {sum(p['positions'] for p in m.plan.values()):,})"))
-    solver = kind.solver(view, fresh=True)
-    checks = [artifact.checker(solver) for artifact in kind.artifacts()]
+    keyed = kind.keyed
+    solver = kind.solver(fresh=True)
+    checks = [artifact.checker(solver) for artifact in kind.artifacts]
 
     def spell(key: int) -> str:
-        return view.format_positions(np.array([key], dtype=np.int64)).to_strings()[0]
+        return keyed.format_positions(np.array([key], dtype=np.int64)).to_strings()[0]
 
     checked = 0
     began = time.perf_counter()
@@ -134,10 +134,10 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
         stored = _read(root, table, piece.name, present, problems)
         count = piece.parts
         for level, size in m.plan.sizes(piece.first, piece.last):
-            if level not in levels_done or level > view.max_level or view.level_size(level) != size:
+            if level not in levels_done or level > keyed.max_level or keyed.level_size(level) != size:
                 say(f"level {level} is not built, or not what the rules give; stopping there")
                 return _finish(checks, checked, problems, root, m, table, say, whole=False)
-            keys = view.level_keys(level, piece.part * size // count, (piece.part + 1) * size // count)
+            keys = keyed.level_keys(level, piece.part * size // count, (piece.part + 1) * size // count)
             derived = with_levels(solver.solve(keys, compact=m.compact), np.full(len(keys), level))
             mine = _of_level(stored, level) if stored is not None else None
             if mine is not None:
@@ -182,12 +182,6 @@ def _finish(checks: list, checked: int, problems: list[Problem], root: Path, m: 
             say: Callable[[str], None], whole: bool) -> tuple[int, list[Problem]]:
     """The files beside the rows, checked once every level is (a partizan table's values table)."""
     if checks and whole and len(m.levels_done) == len(m.plan):
-        for check in checks:
-            found = check.problems(root, m)
-            problems += [Problem(table, name, None, what) for name, what in found]
-            say(f"{len(found)} problems in the files beside the rows")
-    return checked, problems
-    if checks and len(m.levels_done) == len(m.plan):
         for check in checks:
             found = check.problems(root, m)
             problems += [Problem(table, name, None, what) for name, what in found]

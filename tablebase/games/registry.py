@@ -25,6 +25,7 @@ from typing import Any
 
 from tablebase.errors import TablebaseError
 from tablebase.games.base import Game
+from tablebase.version import VERSION
 
 ENTRY_POINTS = "tablebase.games"
 BUILTIN = {
@@ -38,10 +39,10 @@ BUILTIN = {
     "hackenbush": "tablebase.games.hackenbush:Hackenbush",
     "domineering": "tablebase.games.domineering:Domineering",
 }
-KINDS = ("impartial", "partizan", "scored")
+KIND_NAMES = ("impartial", "partizan", "scored")
 _PACKAGE = Path(__file__).resolve().parent.parent
 # The parts of this package that decide a built-in game's rows: its digest.
-_ENGINE = ("games", "solve", "kinds")
+_ENGINE = ("games", "listing", "solve", "kinds")
 
 
 @dataclass(frozen=True)
@@ -76,9 +77,7 @@ def find_game(ref: str) -> tuple[type[Game], GameSource]:
     ref = ref.strip()
     if ref in BUILTIN:
         cls = _class_of(BUILTIN[ref], ref)
-        import tablebase
-
-        return cls, GameSource(ref, "built-in", tablebase.__version__, _builtin_digest())
+        return cls, GameSource(ref, "built-in", VERSION, _builtin_digest())
     installed = plugins()
     if ref in installed:
         target, dist = installed[ref]
@@ -129,7 +128,7 @@ def _attribute(module: Any, name: str, ref: str, where: str) -> type[Game]:
     cls = getattr(module, name, None)
     if cls is None:
         raise TablebaseError(f"game {ref!r}: {where} has no {name!r}")
-    if not (isinstance(cls, type) and issubclass(cls, Game) and getattr(cls, "kind", None) in KINDS):
+    if not (isinstance(cls, type) and issubclass(cls, Game) and getattr(cls, "kind", None) in KIND_NAMES):
         raise TablebaseError(
             f"game {ref!r}: {name} is not a game class (subclass ImpartialGame, PartizanGame or ScoredGame "
             "from tablebase.games, or their keyed forms)"

@@ -1,10 +1,11 @@
-"""What every kind object answers, and the types the answers come in.
+"""What every kind object answers for the game it is bound to, and the types the answers come in.
 
-A kind (``impartial.py``, ``partizan.py``, ``scored.py``) gives: the game in
-keyed form (listing its positions first if the game does not list them),
-a solver, the memory a worker holds per position, the extra files a table
-has, lookups and probes, whether compact files are allowed, and a plain
-recursive search to check a game by.
+A kind (``impartial.py``, ``partizan.py``, ``scored.py``) bound to a game
+(``kind_of(game)``) gives: the game's keyed form (listing its positions first
+if the game does not list them), a solver, the memory a worker holds per
+position, the extra files a table has, lookups and probes, whether compact
+files are allowed, and an oracle: a plain recursive search of the rules that
+``check-game`` compares the solver with.
 """
 
 from __future__ import annotations
@@ -13,21 +14,19 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pyarrow as pa
 
-from tablebase.errors import GameUnavailable, PositionError, TablebaseError
-from tablebase.games import Game, GameSource, KeyedGame, PlainGame, Texts, load_game
-from tablebase.kinds.listing import LevelRows, Listing, list_keys
-from tablebase.kinds.search import PlainRules, Search
-from tablebase.kinds.views import ListedKeys, PlainView
+from tablebase.errors import PositionError, TablebaseError
+from tablebase.games import Game, KeyedForm, PlainGame, Texts
+from tablebase.kinds.artifacts import Artifact, Say
+from tablebase.listing import Exploration, LevelRows, ListedKeyedGame, ListedPlainGame, Listing, PlainRules, list_keys
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
-from tablebase.store import Manifest, Piece, TableIndex
-
-Say = Callable[[str], None]
+from tablebase.solve.rows import positions_array
+from tablebase.store import Manifest, TableIndex
 
 
 @dataclass(frozen=True)
@@ -49,7 +48,7 @@ class Footprint:
 
 @dataclass
 class StoredTable:
-    """A built table as lookups see it: where it is, its manifest, its game in keyed form, its index.
+    """A built table as lookups see it: where it is, its manifest, its kind bound to its game, its index.
 
     ``held`` is where a kind keeps what it loaded of the table (the values of
     a partizan table), for as long as the table is open.
@@ -58,154 +57,133 @@ class StoredTable:
     root: Path
     name: str
     manifest: Manifest
-    game: Any  # the keyed form
+    kind: Kind  # bound to the game's keyed form
     index: Callable[[], TableIndex]
     held: dict[str, Any] = field(default_factory=dict)
     #: the game's source is not the one the table was built from
     changed: bool = False
 
+    @property
+    def game(self) -> KeyedForm:
+        """The table's game in keyed form."""
+        return self.kind.keyed
 
-class Artifact(ABC):
-    """Files a table has beside its rows, made from them (the values table of partizan tables).
+    def lookup(self, text: str) -> dict[str, Any]:
+        return self.kind.lookup(self, text)
 
-    Each solving task writes a piece for its partition (``piece``); once every
-    partition is built the pieces are merged by tasks of their own
-    (``finishing_tasks``); verify derives them again (``checker``); the query
-    layer shows them as views (``views``).
-    """
+    def probe(self, text: str) -> dict[str, Any]:
+        return self.kind.probe(self, text)
 
-    @abstractmethod
-    def prepare(self, root: Path, manifest: Manifest) -> None:
-        """Before a build or a resumed one: forget records of damaged files and partitions whose piece is lost."""
-
-    @abstractmethod
-    def piece(self, solver: Solver, rows: pa.Table, root: str, table: str, piece: Piece, durable: bool) -> dict | None:
-        """On a worker: write the piece made from one solved file of rows (a store ``Piece``); its record."""
-
-    @abstractmethod
-    def record(self, manifest: Manifest, record: dict | None) -> None:
-        """On the driver: take a piece's record into the manifest."""
-
-    @abstractmethod
-    def finishing_tasks(self, root: Path, manifest: Manifest) -> list[tuple[str, Callable, tuple]]:
-        """After every partition: (name, function, arguments) of the tasks that finish the artifact."""
-
-    @abstractmethod
-    def finished(self, root: Path, manifest: Manifest, records: list[dict], say: Say) -> None:
-        """Record what the finishing tasks wrote, and clean up."""
-
-    @abstractmethod
-    def complete(self, manifest: Manifest) -> bool:
-        """Whether the artifact is whole."""
-
-    @abstractmethod
-    def checker(self, solver: Solver) -> "ArtifactCheck":
-        """For verify: derives the artifact again from re-solved rows and compares."""
-
-    @abstractmethod
-    def views(self, root: Path, table: str, manifest: Manifest) -> list[str]:
-        """DuckDB statements that make its views."""
-
-    @abstractmethod
-    def files(self, manifest: Manifest) -> dict[str, dict]:
-        """Its finished files (name -> rows, bytes, sha256), for the table's storage figures."""
-
-
-class ArtifactCheck(ABC):
-    @abstractmethod
-    def add(self, derived: pa.Table, stored: pa.Table, level: int) -> None:
-        """One level's rows as verify derives them again, and as stored (where the files could be read)."""
-
-    @abstractmethod
-    def problems(self, root: Path, manifest: Manifest) -> list[tuple[str, str]]:
-        """(file, what) of every difference once all levels are added."""
+    def lookup_many(self, texts: Texts, positions: bool) -> pa.Table:
+        return self.kind.lookup_many(self, texts, positions)
 
 
 class Kind(ABC):
-    """What is special about one kind of game. One instance per kind (``KINDS``)."""
+    """What is special about one kind of game, bound to one game: ``kind_of(game)``.
 
-    name: str
+    It holds the game as written (``game``: plain or keyed) and, once known,
+    its keyed form (``keyed``): the game itself when it lists its own levels,
+    else a form over the engine's listing of its positions (``listed``). What
+    holds for the kind whatever the game (its sides, how its levels are
+    solved, its artifacts) is on the class, so that a table's files can be
+    read without its game.
+    """
+
+    name: ClassVar[str]
     #: the number of sides of moves (partizan games: Left and Right)
-    sides: int = 1
+    sides: ClassVar[int] = 1
     #: levels are solved in one piece: moves within a level (passes) tie their positions together
-    whole_levels: bool = False
+    whole_levels: ClassVar[bool] = False
     #: moves may stay in their level
-    same_level: bool = False
+    same_level: ClassVar[bool] = False
+    #: files its tables have beside their rows
+    artifacts: ClassVar[tuple[Artifact, ...]] = ()
+    #: a plain game's keyed form over its listing: ``ListedPlainGame`` completed with the kind's moves
+    listed_class: ClassVar[type[ListedPlainGame]]
+
+    def __init__(self, game: Game | type[Game], keyed: KeyedForm | None = None) -> None:
+        self.game: Any = game
+        self._keyed = keyed if keyed is not None else None if self.needs_listing else game
 
     # -- positions ---------------------------------------------------------------
-    def needs_listing(self, game: Game) -> bool:
+    @property
+    def needs_listing(self) -> bool:
         """Whether the engine must list the game's positions before solving it."""
-        return not (game.keyed and game.lists_levels)
+        return not (self.game.keyed and self.game.lists_levels)
 
-    def list_positions(self, game: Game, say: Say | None = None, limit: int | None = None,
+    @property
+    def keyed(self) -> Any:
+        """The game in keyed form (a ``KeyedForm`` of the kind's own protocol)."""
+        if self._keyed is None:
+            raise TablebaseError(f"{self.game.name}: its positions must be listed first")
+        return self._keyed
+
+    def list_positions(self, say: Say | None = None, limit: int | None = None,
                        memory: int | None = None) -> Listing:
-        """The engine's listing of a game's positions (games that do not list their levels).
+        """The engine's listing of the game's positions (games that do not list their levels).
 
         ``limit``: refuse more positions; ``memory``: refuse to hold more bytes.
         """
-        if isinstance(game, PlainGame):
-            return Search(game, self.plain_rules(game), limit, memory, say).everything()
-        return list_keys(game, self.successors(game), self.same_level, say)
+        if isinstance(self.game, PlainGame):
+            return Exploration(self.game, self.plain_rules(), limit, memory, say).everything()
+        return list_keys(self.game, self.successors(), self.same_level, say)
 
     @abstractmethod
-    def plain_rules(self, game: PlainGame) -> PlainRules:
-        """What a search of a plain game needs of it (its sides of moves, parts, results)."""
+    def plain_rules(self) -> PlainRules:
+        """What an exploration of a plain game needs of it (its sides of moves, parts, results)."""
 
-    def successors(self, game: KeyedGame) -> Callable[[np.ndarray], np.ndarray]:
+    def successors(self) -> Callable[[np.ndarray], np.ndarray]:
         """Every position a batch of keys leads to (for listing keyed games): by default, its children."""
+        game = self.game
         return lambda keys: children_of(game, keys).keys
 
-    def view(self, game: Game, sizes: np.ndarray | None = None, move_names: list[str] | None = None,
-             rows: Callable[[int], LevelRows] | None = None, max_moves: int = 0, mean_moves: float = 0.0) -> Any:
-        """The game in keyed form: itself, or over the listing of its positions (``sizes`` per level,
-        ``rows(level)``; lookups of a built plain game give only each level's notation)."""
-        if not self.needs_listing(game):
-            return game
+    def listed(self, sizes: Any, move_names: list[str] | None = None,
+               rows: Callable[[int], LevelRows] | None = None, max_moves: int = 0,
+               mean_moves: float = 0.0) -> Kind:
+        """This kind bound to the game's keyed form over a listing of its positions (``sizes`` per
+        level, ``rows(level)``; lookups of a built plain game give only each level's notation).
+
+        A game that lists its own levels is its own keyed form: the kind is returned as it is.
+        """
+        if not self.needs_listing:
+            return self
         if sizes is None:
-            raise TablebaseError(f"{game.name}: its positions must be listed first")
-        if isinstance(game, PlainGame):
-            return self.plain_view(game, sizes, move_names or [], rows, max_moves, mean_moves)
-        return ListedKeys(game, sizes, None if rows is None else (lambda level: rows(level).keys))
+            raise TablebaseError(f"{self.game.name}: its positions must be listed first")
+        if isinstance(self.game, PlainGame):
+            keyed: Any = self.listed_class(self.game, sizes, move_names or [], rows, max_moves, mean_moves)
+        else:
+            keyed = ListedKeyedGame(self.game, sizes, None if rows is None else (lambda level: rows(level).keys))
+        return type(self)(self.game, keyed)
 
-    #: the class of a plain game's keyed form over its listing (``views.PlainView`` with the kind's moves)
-    view_class: type[PlainView]
-
-    def plain_view(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
-                   rows: Callable[[int], LevelRows] | None, max_moves: int, mean_moves: float = 0.0) -> PlainView:
-        """A plain game in keyed form over its listing."""
-        return self.view_class(game, sizes, move_names, rows, max_moves, mean_moves)
-
-    def view_of_listing(self, game: Game, listing: Listing) -> Any:
-        """The game in keyed form over a listing held in memory."""
-        return self.view(game, listing.sizes, listing.move_names, listing.levels.__getitem__, listing.max_moves,
-                         listing.mean_moves)
+    def over_listing(self, listing: Listing) -> Kind:
+        """This kind bound to the game's keyed form over a listing held in memory."""
+        return self.listed(listing.sizes, listing.move_names, listing.levels.__getitem__, listing.max_moves,
+                           listing.mean_moves)
 
     # -- rows -----------------------------------------------------------------------
     @abstractmethod
-    def columns(self, game: Any) -> list[str]:
-        """The columns of the game's rows, in their order (a game class will do: only declarations count).
+    def columns(self) -> list[str]:
+        """The columns of the game's rows, in their order (bound to a game class will do: only
+        declarations count). Every table's view adds ``level`` after ``position``."""
 
-        Every table's view adds ``level`` after ``position``.
-        """
+    def spell(self, keys: np.ndarray) -> pa.Array:
+        """The notation of positions given by key, as Arrow strings (compact tables spell them when read)."""
+        return positions_array(self.keyed, keys)
 
     # -- solving -----------------------------------------------------------------
     @abstractmethod
-    def solver(self, game: Any, place: Place | None = None, fresh: bool = False) -> Solver:
-        """The solver of a game in keyed form. ``fresh``: compile its loops anew, reusing no cache."""
+    def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
+        """The solver of the game's keyed form. ``fresh``: compile its loops anew, reusing no cache."""
 
-    def compact_refusal(self, game: Game) -> str | None:
+    def compact_refusal(self) -> str | None:
         """Why the game's tables cannot leave the position text out of their files, or None if they can."""
-        if not game.keyed:
+        if not self.game.keyed:
             return "the keys of a plain game are the engine's numbers and do not spell positions"
         return None
 
     @abstractmethod
-    def footprint(self, game: Any) -> Footprint:
-        """What a worker holds while it solves this game (in keyed form)."""
-
-    def artifacts(self) -> tuple[Artifact, ...]:
-        """Files its tables have beside their rows."""
-        return ()
+    def footprint(self) -> Footprint:
+        """What a worker holds while it solves the game (in keyed form)."""
 
     # -- reading -----------------------------------------------------------------
     @abstractmethod
@@ -214,58 +192,18 @@ class Kind(ABC):
 
     def probe(self, table: StoredTable, text: str) -> dict[str, Any]:
         """A position's stored row only, from memory."""
-        game = table.game
-        key = game.parse(text)
+        key = self.keyed.parse(text)
         row = table.index().row(key)
         if row is None:
-            raise PositionError(f"{table.name}: position {text!r} is not stored (this table holds {game.bounds})")
+            raise PositionError(f"{table.name}: position {text!r} is not stored (this table holds {self.keyed.bounds})")
         return row
 
     def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
         """Stored rows of many positions, in order (null figures where a position is not stored)."""
-        return table.index().rows(table.game.parse_many(texts), positions)
+        return table.index().rows(self.keyed.parse_many(texts), positions)
 
     # -- checking ----------------------------------------------------------------
     @abstractmethod
-    def search(self, game: Any) -> Callable[[int], dict[str, Any]]:
-        """A plain recursive search of the rules (for ``check-game``): a position's figures by key."""
-
-
-def table_game(manifest: Manifest) -> tuple[Game, GameSource]:
-    """A built table's game, imported again from where its manifest says it came from.
-
-    GameUnavailable, one line naming the table and the game, if it cannot be.
-    """
-    try:
-        return load_game(manifest.source.get("ref", manifest.game), manifest.params)
-    except TablebaseError as e:
-        raise GameUnavailable(f"table {manifest.table}: its game cannot be loaded ({e}); install it, "
-                              "or build the table again") from None
-
-
-SOURCE_CHANGED = ("the game's source has changed since this table was built: its moves are those of the rules "
-                  "as they are now; tablebase verify says whether the table still holds")
-
-IDENTITY = ("key", "position")
-Listed = list[tuple[int, dict[str, Any]]]  # (move code, the move with its child's figures)
-
-
-def row_with_moves(table: StoredTable, text: str, order: Callable[[Listed], Listed]) -> dict[str, Any]:
-    """A position's stored row and every move with its child's stored figures, in ``order``."""
-    game, index = table.game, table.index()
-    key = game.parse(text)
-    rows = index.rows(np.array([key], dtype=np.int64)).to_pylist()
-    if rows[0].get("level") is None:
-        raise PositionError(f"{table.name}: position {text!r} is not stored (this table holds {game.bounds})")
-    found = rows[0]
-    result: dict[str, Any] = {"table": table.name, "position": found["position"], "key": key,
-                              "level": found["level"]}
-    result.update({f: v for f, v in found.items() if f not in (*IDENTITY, "level")})
-    _, child_keys, codes = children_of(game, np.array([key], dtype=np.int64))
-    listed = []
-    for code, row in zip(codes.tolist(), index.rows(child_keys).to_pylist()):
-        entry = {"move": game.move_name(code), "position": row["position"], "key": row["key"]}
-        entry.update({f: v for f, v in row.items() if f not in IDENTITY and not f.startswith("best_")})
-        listed.append((code, entry))
-    result["moves"] = [entry for _, entry in order(listed)]
-    return result
+    def oracle(self) -> Callable[[int], dict[str, Any]]:
+        """A plain recursive search of the rules, sharing nothing with the solver (``check-game``
+        compares the two): a position's figures by key."""

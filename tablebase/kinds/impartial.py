@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.games import PlainGame
-from tablebase.kinds.base import Footprint, Kind, Listed, StoredTable, row_with_moves
-from tablebase.kinds.search import PlainRules
-from tablebase.kinds.views import PlainView, one_part
+from tablebase.games import Children, ImpartialForm
+from tablebase.kinds.base import Footprint, Kind, StoredTable
+from tablebase.kinds.lookups import Listed, row_with_moves
+from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.solve import Place, Solver
 from tablebase.solve.bites import BiteSolver
 from tablebase.solve.impartial import ImpartialSolver, KnownValues
@@ -18,8 +18,8 @@ from tablebase.solve.kernels import children_of
 from tablebase.solve.queen import QueenSolver
 
 
-class PlainImpartialView(PlainView):
-    """A plain impartial game over its listing."""
+class ListedImpartialGame(ListedPlainGame):
+    """A plain impartial game in keyed form, over its listing."""
 
     queen = None
     bites = None
@@ -31,30 +31,32 @@ class PlainImpartialView(PlainView):
     def plays(self) -> list[Callable[[Any], Any]]:
         return [lambda p: ((m, (c,)) for m, c in self.game.moves(p))]
 
-    def children(self, keys: np.ndarray) -> Any:
+    def children(self, keys: np.ndarray) -> Children:
         return one_part(self.side(keys, 0))
 
 
 class Impartial(Kind):
     name = "impartial"
-    view_class = PlainImpartialView
+    listed_class = ListedImpartialGame
 
-    def plain_rules(self, game: PlainGame) -> PlainRules:
-        return PlainRules((game.moves,))
+    def plain_rules(self) -> PlainRules:
+        return PlainRules((self.game.moves,))
 
-    def columns(self, game: Any) -> list[str]:
-        misere = ["misere_outcome"] if game.misere else []
+    def columns(self) -> list[str]:
+        misere = ["misere_outcome"] if self.game.misere else []
         return ["key", "position", "grundy", "outcome", *misere, "remoteness", "best_move"]
 
-    def solver(self, game: Any, place: Place | None = None, fresh: bool = False) -> Solver:
+    def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
         """Queen moves and diagram bites have solvers of their own (solve/queen.py, solve/bites.py)."""
+        game: ImpartialForm = self.keyed
         if game.queen is not None and not game.misere:
             return QueenSolver(game)
         if game.bites is not None and not game.misere:
             return BiteSolver(game, place, fresh)
         return ImpartialSolver(game, place, fresh)
 
-    def footprint(self, game: Any) -> Footprint:
+    def footprint(self) -> Footprint:
+        game = self.keyed
         item = np.dtype(game.value_dtype).itemsize
         # keys and solved arrays; Arrow rows (key, text offsets, figures, move codes); the Parquet
         # writer's encoded copy; twice over for the temporaries of concatenation. The text itself:
@@ -69,8 +71,9 @@ class Impartial(Kind):
     def lookup(self, table: StoredTable, text: str) -> dict[str, Any]:
         return row_with_moves(table, text, _best_first)
 
-    def search(self, game: Any) -> Callable[[int], dict[str, Any]]:
+    def oracle(self) -> Callable[[int], dict[str, Any]]:
         """Grundy value (mex), remoteness and misère outcome from the definitions, by recursion on keys."""
+        game = self.keyed
         memo: dict[int, dict[str, Any]] = {}
 
         def figures(key: int) -> dict[str, Any]:

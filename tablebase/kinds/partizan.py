@@ -20,11 +20,10 @@ import pyarrow as pa
 from tablebase.cgt import Game as Value
 from tablebase.cgt import from_option_ids, parse, sum_ids
 from tablebase.errors import PositionError, StoreError
-from tablebase.games import PlainGame, SumMoves, Texts
+from tablebase.games import PartizanForm, SumMoves, Texts
 from tablebase.kinds.base import Footprint, Kind, StoredTable
-from tablebase.kinds.search import PlainRules
 from tablebase.kinds.values import ValuesTable
-from tablebase.kinds.views import PlainView
+from tablebase.listing import ListedPlainGame, PlainRules
 from tablebase.solve import Place, Solver
 from tablebase.solve.partizan import OUTCOMES, Figures, PartizanSolver, best_move
 from tablebase.store import Manifest, read_parquet, table_dir
@@ -32,8 +31,8 @@ from tablebase.store import Manifest, read_parquet, table_dir
 VALUES_TABLE = ValuesTable()
 
 
-class PlainPartizanView(PlainView):
-    """A plain partizan game over its listing."""
+class ListedPartizanGame(ListedPlainGame):
+    """A plain partizan game in keyed form, over its listing."""
 
     boards = None
 
@@ -51,42 +50,44 @@ class PlainPartizanView(PlainView):
 
 class Partizan(Kind):
     name = "partizan"
-    view_class = PlainPartizanView
+    listed_class = ListedPartizanGame
     sides = 2
+    artifacts = (VALUES_TABLE,)
 
-    def plain_rules(self, game: PlainGame) -> PlainRules:
+    def plain_rules(self) -> PlainRules:
+        game = self.game
         return PlainRules((game.left_moves, game.right_moves), split=game.components)
 
-    def successors(self, game: Any) -> Callable[[np.ndarray], np.ndarray]:
+    def successors(self) -> Callable[[np.ndarray], np.ndarray]:
+        game = self.game
+
         def parts(keys: np.ndarray) -> np.ndarray:
             left, right = game.left_right_moves(keys)
             return np.concatenate([left.keys, right.keys])
 
         return parts
 
-    def columns(self, game: Any) -> list[str]:
+    def columns(self) -> list[str]:
         return ["key", "position", "value", "value_id", "outcome", "mean", "temperature", "best_left", "best_right",
                 "left_moves", "right_moves"]
 
-    def solver(self, game: Any, place: Place | None = None, fresh: bool = False) -> Solver:
-        return PartizanSolver(game)
+    def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
+        return PartizanSolver(self.keyed)
 
-    def compact_refusal(self, game: Any) -> str | None:
+    def compact_refusal(self) -> str | None:
         return "partizan lookups read rows by position"
 
-    def footprint(self, game: Any) -> Footprint:
+    def footprint(self) -> Footprint:
         # Each known position's value id in a dict (about 100 bytes), each distinct value's
         # figures; a partition's moves and rows as Python lists before they become Arrow
         # (measured on Domineering: about 1.9 KB a position with 24 moves).
-        return Footprint(100, 400 + 60 * max(game.max_moves, 1), 200, False)
-
-    def artifacts(self) -> tuple[ValuesTable, ...]:
-        return (VALUES_TABLE,)
+        return Footprint(100, 400 + 60 * max(self.keyed.max_moves, 1), 200, False)
 
     # -- lookups --------------------------------------------------------------------
     def lookup(self, table: StoredTable, text: str) -> dict[str, Any]:
         """A position's value, outcome and figures, and every move of each side with its result's value."""
-        game, stored = table.game, _stored_values(table)
+        game: PartizanForm = self.keyed
+        stored = _stored_values(table)
         if game.boards is not None:
             return _lookup_board(stored, table, game, text)
         key = game.parse(text)
@@ -116,8 +117,9 @@ class Partizan(Kind):
             rows = [{k: v for k, v in row.items() if k != "position"} for row in rows]
         return pa.Table.from_pylist(rows)
 
-    def search(self, game: Any) -> Callable[[int], dict[str, Any]]:
+    def oracle(self) -> Callable[[int], dict[str, Any]]:
         """The canonical value from the definition {Left's options | Right's options}, by recursion on keys."""
+        game: PartizanForm = self.keyed
         memo: dict[int, Value] = {}
 
         def value(key: int) -> Value:
@@ -195,7 +197,7 @@ def _stored_values(table: StoredTable) -> StoredValues:
     return table.held["values"]
 
 
-def _spell(game: Any, keys: np.ndarray) -> list[str]:
+def _spell(game: PartizanForm, keys: np.ndarray) -> list[str]:
     return game.format_positions(np.asarray(keys, dtype=np.int64)).to_strings() if len(keys) else []
 
 
@@ -223,7 +225,7 @@ def _listing(stored: StoredValues, g: int, sides: list[list[tuple[str, str, int]
 class _BoardValues:
     """Values of any board of a game with ``Boards``: stored parts from the table, larger ones by search."""
 
-    def __init__(self, game: Any, stored: StoredValues) -> None:
+    def __init__(self, game: PartizanForm, stored: StoredValues) -> None:
         self.boards, self.stored = game.boards, stored
         self.memo: dict[Any, int] = {}
 
@@ -246,7 +248,7 @@ class _BoardValues:
         return self.stored.negative(g) if negated else g
 
 
-def _lookup_board(stored: StoredValues, table: StoredTable, game: Any, text: str) -> dict[str, Any]:
+def _lookup_board(stored: StoredValues, table: StoredTable, game: PartizanForm, text: str) -> dict[str, Any]:
     boards = game.boards
     board = boards.read_board(text)
     values = _BoardValues(game, stored)

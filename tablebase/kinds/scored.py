@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.games import Outcome, PlainGame
-from tablebase.kinds.base import Footprint, Kind, Listed, StoredTable, row_with_moves
-from tablebase.kinds.search import PlainRules
-from tablebase.kinds.views import PlainView, one_part
+from tablebase.games import Children, Outcome, PlainGame, ScoredForm
+from tablebase.kinds.base import Footprint, Kind, StoredTable
+from tablebase.kinds.lookups import Listed, row_with_moves
+from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
 from tablebase.solve.scored import ScoredSolver
@@ -18,8 +18,8 @@ from tablebase.solve.scored import ScoredSolver
 LETTER = {Outcome.LOSS: "P", Outcome.WIN: "N", Outcome.DRAW: "D"}
 
 
-class PlainScoredView(PlainView):
-    """A plain scored game over its listing."""
+class ListedScoredGame(ListedPlainGame):
+    """A plain scored game in keyed form, over its listing."""
 
     @property
     def scores(self) -> bool:
@@ -35,7 +35,7 @@ class PlainScoredView(PlainView):
     def plays(self) -> list[Callable[[Any], Any]]:
         return [lambda p: ((m, (c,)) for m, c in self.game.moves(p))]
 
-    def children(self, keys: np.ndarray) -> Any:
+    def children(self, keys: np.ndarray) -> Children:
         return one_part(self.side(keys, 0))
 
     def results(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -53,37 +53,39 @@ class PlainScoredView(PlainView):
 
 class Scored(Kind):
     name = "scored"
-    view_class = PlainScoredView
+    listed_class = ListedScoredGame
     whole_levels = True
     same_level = True
 
-    def plain_rules(self, game: PlainGame) -> PlainRules:
-        return PlainRules((game.moves,), result_of=_result_of(game), same_level=True)
+    def plain_rules(self) -> PlainRules:
+        return PlainRules((self.game.moves,), result_of=_result_of(self.game), same_level=True)
 
-    def columns(self, game: Any) -> list[str]:
+    def columns(self) -> list[str]:
+        game = self.game
         passes = game.pass_move is not None
         return ["key", "position", "outcome", *(["score"] if game.scores else []), "plies",
                 *(["mover_passes", "opponent_passes"] if passes else []), "best_move",
                 *(["best_score_move"] if game.scores else []),
                 *(["best_mover_passes_move", "best_opponent_passes_move"] if passes else [])]
 
-    def solver(self, game: Any, place: Place | None = None, fresh: bool = False) -> Solver:
-        return ScoredSolver(game, fresh)
+    def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
+        return ScoredSolver(self.keyed, fresh)
 
-    def footprint(self, game: Any) -> Footprint:
+    def footprint(self) -> Footprint:
         # Per position of the level in flight, at the peak: the scan's offers and counters, the
         # moves that stay in the level and their reverse, a retrograde run's state (the solver
         # frees each array once done with it), the best moves and the Arrow rows with their text:
         # about 120 bytes and the text, as measured on Tanhinmin (158 bytes a position for K = 6,
         # H = 5). Moves read from a listing are counted with the listing (``listed_bytes``).
-        text = 2 * game.max_level + 8
+        text = 2 * self.keyed.max_level + 8
         return Footprint(10, 120 + text, 2 * (8 + 6), True)  # five 16-bit figures per key
 
     def lookup(self, table: StoredTable, text: str) -> dict[str, Any]:
         return row_with_moves(table, text, _best_first)
 
-    def search(self, game: Any) -> Callable[[int], dict[str, Any]]:
+    def oracle(self) -> Callable[[int], dict[str, Any]]:
         """Outcome and plies from the definitions, by iterating to a fixed point (play may go in circles)."""
+        game = self.keyed
         memo: dict[int, dict[str, Any]] = {}
 
         def figures(key: int) -> dict[str, Any]:
@@ -105,7 +107,7 @@ class _result_of:  # noqa: N801 - a picklable function of the game, sent to work
         return int(Outcome(found[0])), int(found[1])
 
 
-def _solve_all(game: Any, memo: dict[int, dict[str, Any]]) -> None:
+def _solve_all(game: ScoredForm, memo: dict[int, dict[str, Any]]) -> None:
     """Every position of the table, valued in rounds: round r settles the positions r plies from the end.
 
     A position is won in round r if a child was lost in round r - 1 (the winner

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tablebase.errors import StoreError
-from tablebase.kinds.base import Artifact, ArtifactCheck, Say
+from tablebase.kinds.artifacts import Artifact, ArtifactCheck, Say
 from tablebase.store import Manifest, Piece, sha256_of, table_dir
 from tablebase.store.values import (
     FOLDER,

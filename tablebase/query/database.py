@@ -19,9 +19,9 @@ import duckdb
 import pyarrow as pa
 
 from tablebase.errors import PositionError, StoreError, TablebaseError
-from tablebase.games import Texts
-from tablebase.kinds import SOURCE_CHANGED, StoredTable, kind_named, kind_of, spelt, table_game
-from tablebase.kinds.listing import LevelRows
+from tablebase.games import KeyedForm, Texts
+from tablebase.kinds import SOURCE_CHANGED, StoredTable, kind_named, kind_of, table_game
+from tablebase.listing import LevelRows
 from tablebase.store import Manifest, TableIndex, list_tables, read_level, rows_pattern
 
 _ALLOWED = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
@@ -85,21 +85,19 @@ class Tablebase:
         if table not in self._stored:
             m = self.manifest(table)
             game, source = table_game(m)
-            kind = kind_of(game)
-
             layout = m.layout()
 
             def texts(level: int) -> LevelRows:  # a plain game's notation, from the table's own rows
                 return LevelRows(texts=read_level(self.root, table, layout, level, ["position"])
                                  .column("position").combine_chunks())
 
-            view = kind.view(game, m.listing.get("sizes"), m.listing.get("move_names"), texts,
-                             m.listing.get("max_moves", 0))
-            self._stored[table] = StoredTable(self.root, table, m, view, lambda: self.index(table),
+            kind = kind_of(game).listed(m.listing.get("sizes"), m.listing.get("move_names"), texts,
+                                        m.listing.get("max_moves", 0))
+            self._stored[table] = StoredTable(self.root, table, m, kind, lambda: self.index(table),
                                               changed=source.digest != m.source.get("digest"))
         return self._stored[table]
 
-    def game(self, table: str) -> Any:
+    def game(self, table: str) -> KeyedForm:
         """The table's game, in keyed form."""
         return self.stored(table).game
 
@@ -121,7 +119,7 @@ class Tablebase:
                     f"* EXCLUDE (key, {'' if m.compact else 'position, '}level) "
                     f"FROM read_parquet('{files}')"
                 )
-                for artifact in kind_named(m.kind).artifacts():  # files beside the rows (a values table)
+                for artifact in kind_named(m.kind).artifacts:  # files beside the rows (a values table)
                     for statement in artifact.views(self.root, name, m):
                         con.execute(statement)
             con.execute(f"SET allowed_directories = ['{self.root.resolve()}/']")
@@ -135,11 +133,11 @@ class Tablebase:
 
     def _spell_positions(self, con: duckdb.DuckDBPyConnection, table: str) -> str:
         """Register a function that spells a compact table's positions from their keys; return its call."""
-        game = self.game(table)
+        kind = self.stored(table).kind
 
         def spell(keys: pa.Array) -> pa.Array:
             keys = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
-            return spelt(game, keys.to_numpy(zero_copy_only=False))
+            return kind.spell(keys.to_numpy(zero_copy_only=False))
 
         function = f"position_of_{table}"
         con.create_function(function, spell, ["BIGINT"], "VARCHAR", type="arrow", side_effects=False)
@@ -180,7 +178,7 @@ class Tablebase:
             title = _header(text, "title") or name
             out.append((title, self.sql(text.replace("{table}", quote_name(table)))))
         # Files beside the rows count too (a partizan table's values table).
-        beside = [f for a in kind_named(m.kind).artifacts() for f in a.files(m).values()]
+        beside = [f for a in kind_named(m.kind).artifacts for f in a.files(m).values()]
         values = sum(f["bytes"] for f in beside)
         total = m.bytes + values
         storage = pa.table(
@@ -200,8 +198,8 @@ class Tablebase:
     def index(self, table: str) -> TableIndex:
         """The table's rows in memory (loaded on first use) for fast lookups."""
         if table not in self._indexes:
-            game = self.game(table)
-            self._indexes[table] = TableIndex(self.root, table, self.manifest(table), lambda keys: spelt(game, keys))
+            kind = self.stored(table).kind
+            self._indexes[table] = TableIndex(self.root, table, self.manifest(table), kind.spell)
         return self._indexes[table]
 
     def lookup(self, table: str, position: str) -> dict[str, Any]:
@@ -210,7 +208,7 @@ class Tablebase:
         The first lookup of a table loads it in memory (see :meth:`index`).
         """
         stored = self.stored(table)
-        return _warned(stored, kind_of(stored.game).lookup(stored, position))
+        return _warned(stored, stored.lookup(position))
 
     def probe(self, table: str, position: str) -> dict[str, Any]:
         """The stored figures of one position, from memory: the fast point lookup.
@@ -219,7 +217,7 @@ class Tablebase:
         the negative) or be a sum of stored regions: it is answered by lookup.
         """
         stored = self.stored(table)
-        return _warned(stored, kind_of(stored.game).probe(stored, position))
+        return _warned(stored, stored.probe(position))
 
     def lookup_many(self, table: str, positions: Any, with_positions: bool = True) -> pa.Table:
         """Stored rows of many positions (a list of str, an Arrow array or a DataFrame column), in order.
@@ -232,7 +230,7 @@ class Tablebase:
             texts = Texts.of(positions)
         except (ValueError, TypeError, pa.ArrowException) as e:
             raise PositionError(f"{table}: positions must be text: {e}") from None
-        return kind_of(stored.game).lookup_many(stored, texts, with_positions)
+        return stored.lookup_many(texts, with_positions)
 
     def close(self) -> None:
         if self._con is not None:

@@ -1,7 +1,7 @@
-"""The engine's own list of a game's positions, for games that do not list their levels.
+"""A listing: the engine's own list of a game's positions, level by level, for games that do not list them.
 
-A plain game (positions as Python values) is searched forward from its start
-positions (``search.py``): every position is found, its moves are recorded,
+A plain game (positions as Python values) is explored forward from its start
+positions (``explore.py``): every position is found, its moves are recorded,
 and positions are numbered by level and then by notation (so the numbering
 does not depend on the order of the search, and a rebuild gives the same
 keys). Keys run densely from 0, level after level. A move is recorded by its
@@ -61,7 +61,7 @@ class Listing:
         return out
 
 
-class Progress:
+class ListingProgress:
     """Reports a search every ``every`` seconds through ``say``, and stops it before memory runs out.
 
     ``memory`` is the most this process may hold (bytes), if known: a search
@@ -131,7 +131,7 @@ def list_keys(game: KeyedGame, successors: Callable[[np.ndarray], np.ndarray], s
     for level, keys in _by_level(game, start):
         waiting.setdefault(level, []).append(keys)
     found: dict[int, np.ndarray] = {}
-    progress = Progress(say)
+    progress = ListingProgress(say)
     while waiting:
         level = max(waiting)
         keys = distinct(np.concatenate(waiting.pop(level)))

@@ -9,7 +9,9 @@ child keys and codes (``SumMoves``), in key order.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from array import array
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -17,15 +19,53 @@ import pyarrow.compute as pc
 
 from tablebase.errors import TablebaseError
 from tablebase.games import PlainGame, SumMoves
-from tablebase.kinds.listing import LevelRows, Listing, distinct, gather
-
-if TYPE_CHECKING:
-    from tablebase.kinds.search import Search, SideMoves
+from tablebase.listing.levels import LevelRows, Listing, distinct, gather
 
 
-def view(values: Any) -> np.ndarray:
-    """An array('q')'s numbers without a copy (while nothing is added to it)."""
+def int64s(values: array) -> np.ndarray:
+    """An array('q')'s numbers as a numpy array, without a copy (while nothing is added to it)."""
     return np.frombuffer(values, dtype=np.int64) if len(values) else np.zeros(0, dtype=np.int64)
+
+
+@dataclass
+class SideMoves:
+    """One side's moves as the search records them, in the order positions are expanded.
+
+    The moves themselves come in segments, in order: a list of moves as the
+    game gave them (positions expanded here), or a worker's (local numbers,
+    its distinct moves) (positions expanded there); they are ranked at the end.
+    """
+
+    count: array = field(default_factory=lambda: array("q"))  # per position expanded: its number of moves
+    segments: list = field(default_factory=list)
+    parts: array | None = None  # per move: its first part (None: one part per move)
+    part: array = field(default_factory=lambda: array("q"))  # per part: the position's number
+
+    def raw(self) -> list:
+        """The list that moves of positions expanded here go on."""
+        if not self.segments or not isinstance(self.segments[-1], list):
+            self.segments.append([])
+        return self.segments[-1]
+
+    def moves(self) -> int:
+        return len(self.part) if self.parts is None else len(self.parts)
+
+
+
+
+@dataclass
+class Found:
+    """What an exploration found, as numbering needs it: positions by number, their levels, each side's
+    moves recorded in ``order`` (the positions expanded), the notation workers spelt, finished positions'
+    results (``results``: the kind has such results)."""
+
+    positions: list[Any]
+    level_of: array
+    records: list[SideMoves]
+    order: np.ndarray
+    spelt: list[tuple[list[int], pa.Array]]
+    finished: dict[int, tuple[int, int]]
+    results: bool
 
 
 def _intern(game: PlainGame, records: list[SideMoves]) -> tuple[list[np.ndarray], list[str]]:
@@ -78,9 +118,9 @@ def _segment_numbers(segment: list | tuple) -> np.ndarray:
     return values.astype(np.int64)
 
 
-def number(game: PlainGame, search: Search, order: np.ndarray) -> Listing:
+def number(game: PlainGame, search: Found) -> Listing:
     """Keys by level then notation; move codes by the moves' own order; moves per level in key order."""
-    levels = view(search.level_of)
+    levels = int64s(search.level_of)
     codes, names = _intern(game, search.records)
     texts = _texts(game, search)
     top = int(levels.max())
@@ -90,8 +130,8 @@ def number(game: PlainGame, search: Search, order: np.ndarray) -> Listing:
     key_of = np.empty(len(texts), dtype=np.int64)
     key_of[ordered] = np.arange(len(texts), dtype=np.int64)
     row_of = np.empty(len(texts), dtype=np.int64)  # where each position's moves were recorded
-    row_of[order] = np.arange(len(order), dtype=np.int64)
-    most = max((int(view(record.count).max(initial=0)) for record in search.records), default=0)
+    row_of[search.order] = np.arange(len(search.order), dtype=np.int64)
+    most = max((int(int64s(record.count).max(initial=0)) for record in search.records), default=0)
     mean = sum(len(record.part) for record in search.records) / max(len(texts), 1)
     listing = Listing(sizes, names, max_moves=most, mean_moves=mean)
     offsets = listing.offsets
@@ -100,7 +140,7 @@ def number(game: PlainGame, search: Search, order: np.ndarray) -> Listing:
         members = ordered[offsets[level] : offsets[level + 1]]  # numbers in key order
         rows = LevelRows(texts=in_order[offsets[level] : offsets[level + 1]])
         rows.sides = [side.rows(row_of[members]) for side in recorded]
-        if search.rules.result_of is not None:
+        if search.results:
             rows.outcome = np.full(len(members), -1, dtype=np.int8)
             rows.score = np.zeros(len(members), dtype=np.int64)
             for j, i in enumerate(members.tolist()):
@@ -110,7 +150,7 @@ def number(game: PlainGame, search: Search, order: np.ndarray) -> Listing:
     return listing
 
 
-def _texts(game: PlainGame, search: Search) -> pa.Array:
+def _texts(game: PlainGame, search: Found) -> pa.Array:
     """Every position's notation, by number: as the workers spelt them, the rest spelt here."""
     spelt = np.zeros(len(search.positions), dtype=np.bool_)
     numbers, pieces = [], []
@@ -149,11 +189,11 @@ class SideRows:
     """One side's recorded moves as numpy arrays, made once for all levels: child keys, codes, where each starts."""
 
     def __init__(self, side: SideMoves, codes: np.ndarray, key_of: np.ndarray) -> None:
-        self.counts = view(side.count)
+        self.counts = int64s(side.count)
         self.firsts = np.cumsum(self.counts) - self.counts
         self.codes = codes
-        self.child = key_of[view(side.part)] if len(side.part) else np.zeros(0, dtype=np.int64)
-        self.part_firsts = None if side.parts is None else np.append(view(side.parts), len(side.part))
+        self.child = key_of[int64s(side.part)] if len(side.part) else np.zeros(0, dtype=np.int64)
+        self.part_firsts = None if side.parts is None else np.append(int64s(side.parts), len(side.part))
 
     def rows(self, rows: np.ndarray) -> SumMoves:
         """The moves of the positions recorded at ``rows`` (in this order) as compressed rows of keys and codes."""

@@ -1,10 +1,11 @@
-"""Games in the keyed form the solvers work in, when the engine had to list their positions.
+"""The keyed form of a game whose positions the engine listed (``games.KeyedForm``).
 
-``PlainView`` stands for a plain game over its ``Listing``: keys are the
-listing's numbers, notation and moves come from it. Where a listing holds
-only the notation (a built table read back for lookups), moves are found by
-playing the rules on the position again. ``ListedKeys`` is a keyed game
-whose levels the engine found from ``start_keys()``.
+``ListedPlainGame`` stands for a plain game over its ``Listing``: keys are
+the listing's numbers, notation and moves come from it. Where a listing
+holds only the notation (a built table read back for lookups), moves are
+found by playing the rules on the position again. ``ListedKeyedGame`` is a
+keyed game whose levels the engine found from ``start_keys()``. Each kind
+completes ``ListedPlainGame`` with its own moves (``tablebase.kinds``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pyarrow as pa
 
 from tablebase.errors import PositionError
 from tablebase.games import Children, KeyedGame, PlainGame, SumMoves, Texts
-from tablebase.kinds.listing import LevelRows, distinct, gather
+from tablebase.listing.levels import LevelRows, distinct, gather
 
 LEVELS_KEPT = 2  # levels of a listing kept in memory at once: the solvers need only the level they solve
 
@@ -64,7 +65,7 @@ def texts_of(array: pa.Array) -> Texts:
 
 
 class _CountedLevels:
-    """Levels as the engine counted them (``sizes``, positions per level), for the views below."""
+    """Levels as the engine counted them (``sizes``, positions per level), for the keyed forms below."""
 
     sizes: np.ndarray
 
@@ -82,7 +83,7 @@ class _CountedLevels:
     value_dtype = KeyedGame.value_dtype
 
 
-class PlainView(_CountedLevels):
+class ListedPlainGame(_CountedLevels):
     """A plain game in keyed form, over the engine's listing of its positions."""
 
     keyed = True
@@ -196,7 +197,7 @@ class PlainView(_CountedLevels):
 
     # -- moves --------------------------------------------------------------------
     def plays(self) -> list[Callable[[Any], Any]]:
-        """Each side's moves of a position by the rules, as (move, parts) pairs (the kind's views say how)."""
+        """Each side's moves of a position by the rules, as (move, parts) pairs (each kind's listed form says how)."""
         raise NotImplementedError
 
     def side(self, keys: np.ndarray, s: int) -> SumMoves:
@@ -238,7 +239,7 @@ def one_part(side: SumMoves) -> Children:
     return Children(side.offsets, side.keys, side.moves)
 
 
-class ListedKeys(_CountedLevels):
+class ListedKeyedGame(_CountedLevels):
     """A keyed game with the levels the engine listed for it; everything else is the game's."""
 
     lists_levels = True

@@ -1,0 +1,99 @@
+"""The Dask cluster a build runs on: a running scheduler's, or a local one started for the build.
+
+A local cluster's workers are processes forked from the fork server
+(``fork_server.py``) with the build's modules imported, or, for a small job,
+threads of the build command's own process.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import dask
+from distributed import Client, LocalCluster
+from distributed.system import MEMORY_LIMIT
+
+from tablebase.build import fork_server, shared
+from tablebase.build.memory import Workers, local_worker_limit
+from tablebase.errors import TablebaseError
+
+WAIT_FOR_WORKERS = 60.0  # seconds a build waits for a scheduler's first worker (containers start together)
+
+
+@contextmanager
+def dask_client(scheduler: str | None = None, workers: int | None = None, shared_bytes: int = 0,
+                small: bool = False) -> Iterator[Client]:
+    """A client of the given scheduler, or of a LocalCluster started for the run.
+
+    The local workers are processes, forked from the fork server
+    (``fork_server.py``) with the build's modules imported; a
+    ``small`` job's workers are threads of this process instead, which start
+    in a tenth of a second: forked processes take a quarter of a second once
+    the server has its imports, and about a second before, more than such a
+    job's whole work. ``shared_bytes``: the most values the local workers
+    will share in memory (build/memory.py plans them once per machine).
+    """
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as e:
+            raise TablebaseError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+        # The client's reconnecting, and failing to, is logged with tracebacks: the
+        # build says in one line what happened instead.
+        quiet = logging.getLogger("distributed.client")
+        level = quiet.level
+        quiet.setLevel(logging.CRITICAL)
+        try:
+            with client:
+                try:  # a scheduler without workers would be given no task at all
+                    client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
+                except TimeoutError:
+                    raise TablebaseError(f"no Dask worker joined the scheduler at {scheduler} within "
+                                         f"{WAIT_FOR_WORKERS:.0f} s; start some (dask worker {scheduler})") from None
+                yield client
+        finally:
+            quiet.setLevel(level)
+        return
+    n = workers or min(2, os.cpu_count() or 1)
+    settings = {
+        "distributed.scheduler.worker-saturation": "inf",
+        # The statistical profiler samples each worker's thread every 10 ms; a
+        # build has no use for it and its tasks pay for every sample.
+        "distributed.worker.profile.enabled": False,
+    }
+    processes: dict[str, Any] = {}
+    if not small:
+        settings["distributed.worker.multiprocessing-method"] = fork_server.start()
+        # A forked worker starts with the environment the fork server had; a spawned one
+        # would have this process's.
+        processes["env"] = dict(os.environ)
+    with dask.config.set(settings):
+        cluster = LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=not small,
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+            memory_limit=local_worker_limit(MEMORY_LIMIT, n, shared_bytes),
+            **processes,
+        )
+    with cluster, Client(cluster) as client:
+        yield client
+
+
+def cluster_workers(client: Client) -> Workers:
+    """The workers' smallest memory limit, the most on one machine, and the least shared memory one has
+    once what builds that were killed left there is removed."""
+    info = client.scheduler_info()["workers"]
+    limits = [w.get("memory_limit") or 0 for w in info.values()]
+    hosts = Counter(w.get("host") for w in info.values())
+    rooms = client.run(shared.clear_room, on_error="return")
+    return Workers(limit=min(limits) if limits and min(limits) > 0 else None,
+                   per_machine=max(hosts.values(), default=1),
+                   shared_room=min((r for r in rooms.values() if isinstance(r, int)), default=0),
+                   addresses=tuple(sorted(info)))

@@ -1,0 +1,69 @@
+"""What a build says when a task fails: one line naming the levels and what to do, never a traceback.
+
+A task may fail by a bug in a game's code, a full disk, workers killed for
+memory or lost with their results, a cancelled task, or a lost scheduler;
+each gets its own line, and every one says that the files written so far
+are kept, so running the same command again resumes the build.
+"""
+
+from __future__ import annotations
+
+import errno
+from concurrent.futures import CancelledError
+from pathlib import Path
+from typing import Any
+
+from distributed.comm import CommClosedError
+from distributed.scheduler import KilledWorker
+
+from tablebase.build.memory import MIB
+from tablebase.errors import BuildError, TablebaseError
+
+RESUME = "files written so far are kept, run the same command again to resume"
+# A finished task's records are small: longer than this to fetch them means the worker that held them
+# died and the scheduler cannot compute them again (the tasks below were forgotten on purpose).
+GATHER_SECONDS = 60
+
+
+def records_of(future: Any, table: str, levels: list[int] | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+    """A task's records; a task that failed (a bug in a game's code, a full disk, workers that
+    died, the scheduler lost) is one line saying what to do."""
+    where = levels_named(levels)
+    try:
+        return future.result(timeout=GATHER_SECONDS if future.status == "finished" else None)
+    except TablebaseError:
+        raise
+    except TimeoutError:
+        raise BuildError(f"{table}: the worker that solved {where} was lost before its records were fetched; "
+                         f"{RESUME}") from None
+    except KilledWorker:
+        most = f"{limit / MIB:,.0f} MiB" if limit else "their memory limit"
+        raise BuildError(
+            f"{table}: the workers that solved {where} died (a nanny kills a worker that passes {most}); "
+            f"give each worker more memory (fewer workers per machine, dask worker --memory-limit) or "
+            f"use smaller partitions (--partition-rows); {RESUME}") from None
+    except (CancelledError, CommClosedError) as e:  # as when the scheduler is lost
+        if isinstance(e, CancelledError) and future.client.status == "running":
+            raise BuildError(f"{table}: the task solving {where} was cancelled on the cluster; {RESUME}") from e
+        raise BuildError(f"{table}: lost the Dask scheduler at {future.client.scheduler.address} while solving "
+                         f"{where}; files written so far are kept: start a scheduler and workers, then "
+                         "run the same command again to resume") from None
+    except Exception as e:  # raised in a worker, by any code a task runs
+        if isinstance(e, OSError) and e.errno == errno.ENOSPC:
+            raise  # the caller knows the folder: see disk_full
+        raise BuildError(f"{table}: a task failed ({type(e).__name__}: {e}); {RESUME}") from e
+
+
+def disk_full(e: OSError, table: str, root: Path) -> BuildError:
+    """A file system with no room left (on a worker or here): one line naming the folder."""
+    writing = f" writing {Path(e.filename).name}" if e.filename else ""
+    return BuildError(f"{table}: the file system of {root} is full (no space left{writing}); "
+                      f"free some space, then run the same command again to resume (files written so far are kept)")
+
+
+def levels_named(levels: list[int] | None) -> str:
+    if not levels:
+        return "a task"
+    if len(levels) == 1:
+        return f"level {levels[0]}"
+    return f"levels {levels[0]}-{levels[-1]}"

@@ -1,0 +1,47 @@
+"""Where a build begins: the manifest an earlier run of the same build left, or a fresh one.
+
+A build is resumed only under the same game, options, source, version and
+partition size; files are kept only where the manifest records them whole.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tablebase.build.jobs import TableSpec
+from tablebase.errors import StoreError
+from tablebase.store import Manifest, remove_listing, table_dir
+from tablebase.version import VERSION
+
+
+def fresh_manifest(spec: TableSpec, partition_rows: int) -> Manifest:
+    """A fresh manifest of the table: what it is, before anything is planned."""
+    game = spec.game
+    return Manifest(table=spec.name, game=game.name, kind=game.kind, params=game.params,
+                    version=VERSION, partition_rows=partition_rows,
+                    source=spec.source.as_record(), compact=spec.compact)
+
+
+def resumed(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest:
+    """The manifest to build into: the one an earlier run of the same build left, or a fresh one."""
+    old = Manifest.load_if_exists(root, spec.name)
+    if old is None:
+        return fresh_manifest(spec, partition_rows or 0)
+    # 0: the earlier run stopped before its partitions were planned.
+    fresh = fresh_manifest(spec, partition_rows or old.partition_rows)
+    if not (old.files or old.listing.get("files") or old.values):
+        remove_listing(root, spec.name)  # nothing was kept: whatever game it was, start again
+        return fresh
+    if old.partition_rows == 0:
+        old.partition_rows = fresh.partition_rows
+    if not old.same_build(fresh):
+        changed = " (the game's source has changed)" if old.source.get("digest") != fresh.source.get("digest") else ""
+        raise StoreError(
+            f"table {spec.name} in {root} was built as {old.game} {old.params}{changed} "
+            f"(version {old.version}, partitions of {old.partition_rows}); "
+            "build into another --out or under another --table name"
+        )
+    folder = table_dir(root, spec.name)
+    old.files = {name: rec for name, rec in old.files.items()  # only records whose files are whole
+                 if (folder / name).is_file() and (folder / name).stat().st_size == rec["bytes"]}
+    return old

@@ -1,0 +1,31 @@
+"""A build's game on a worker: imported and bound to its kind once per worker per build.
+
+Every task of a build names its game by reference and options (``ref``,
+``params``), which travel cheaply; the game itself is made once per worker
+process and build run (``run``), and kept for the run's later tasks. A worker
+works for one build at a time, so a new run replaces the last.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from tablebase.games import load_game
+from tablebase.kinds import Kind, kind_of
+
+_games: dict[tuple[str, str, str], Kind] = {}
+# A small job's workers are threads of one process: one of them makes the game, the others wait.
+_making = threading.Lock()
+
+
+def game_of_run(run: str, ref: str, params: dict[str, Any]) -> Kind:
+    """The run's game, bound to its kind (as written: a listed game's keyed form comes from the store)."""
+    named = (run, ref, repr(sorted(params.items())))
+    with _making:
+        kind = _games.get(named)
+        if kind is None:
+            _games.clear()
+            game, _ = load_game(ref, params)
+            kind = _games[named] = kind_of(game)
+        return kind

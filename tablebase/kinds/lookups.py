@@ -1,0 +1,58 @@
+"""Reading a built table: its game found again, and a position's row with every move's figures.
+
+Impartial and scored lookups are the same walk (the row, then each move's
+child row), differing only in how moves are ordered best first; partizan
+lookups are their own (``partizan.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tablebase.errors import GameUnavailable, PositionError, TablebaseError
+from tablebase.games import Game, GameSource, load_game
+from tablebase.kinds.base import StoredTable
+from tablebase.solve.kernels import children_of
+from tablebase.store import Manifest
+
+SOURCE_CHANGED = ("the game's source has changed since this table was built: its moves are those of the rules "
+                  "as they are now; tablebase verify says whether the table still holds")
+
+IDENTITY = ("key", "position")
+Listed = list[tuple[int, dict[str, Any]]]  # (move code, the move with its child's figures)
+
+
+def table_game(manifest: Manifest) -> tuple[Game, GameSource]:
+    """A built table's game, imported again from where its manifest says it came from.
+
+    GameUnavailable, one line naming the table and the game, if it cannot be.
+    """
+    try:
+        return load_game(manifest.source.get("ref", manifest.game), manifest.params)
+    except TablebaseError as e:
+        raise GameUnavailable(f"table {manifest.table}: its game cannot be loaded ({e}); install it, "
+                              "or build the table again") from None
+
+
+def row_with_moves(table: StoredTable, text: str, order: Callable[[Listed], Listed]) -> dict[str, Any]:
+    """A position's stored row and every move with its child's stored figures, in ``order``."""
+    game, index = table.game, table.index()
+    key = game.parse(text)
+    rows = index.rows(np.array([key], dtype=np.int64)).to_pylist()
+    if rows[0].get("level") is None:
+        raise PositionError(f"{table.name}: position {text!r} is not stored (this table holds {game.bounds})")
+    found = rows[0]
+    result: dict[str, Any] = {"table": table.name, "position": found["position"], "key": key,
+                              "level": found["level"]}
+    result.update({f: v for f, v in found.items() if f not in (*IDENTITY, "level")})
+    _, child_keys, codes = children_of(game, np.array([key], dtype=np.int64))
+    listed = []
+    for code, row in zip(codes.tolist(), index.rows(child_keys).to_pylist()):
+        entry = {"move": game.move_name(code), "position": row["position"], "key": row["key"]}
+        entry.update({f: v for f, v in row.items() if f not in IDENTITY and not f.startswith("best_")})
+        listed.append((code, entry))
+    result["moves"] = [entry for _, entry in order(listed)]
+    return result

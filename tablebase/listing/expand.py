@@ -1,0 +1,174 @@
+"""Playing a batch of a plain game's positions: every side's moves, and the positions they reach.
+
+This is the work an exploration (``explore.py``) deals to Dask workers for
+its larger levels: a worker plays a batch of positions (``expand_chunk``),
+keeps each child and move it meets once, spells the positions it played, and
+sends back numbers into its own lists (``Chunk``), which the exploration
+merges in a fixed order.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from tablebase.errors import TablebaseError
+from tablebase.games import PlainGame
+from tablebase.listing.levels import distinct
+
+# A side's moves of a position: (move, position) pairs.
+Moves = Callable[[Any], Iterable[tuple[Any, Any]]]
+
+@dataclass(frozen=True)
+class PlainRules:
+    """What a search needs of a plain game, as its kind puts it.
+
+    ``sides``: each side's moves; ``split``: the parts a position reached falls
+    into (None: it stays whole); ``result_of``: how a position without moves
+    ended, (outcome, score) (None: the kind has no such results); ``same_level``:
+    moves may keep their level.
+    """
+
+    sides: tuple[Moves, ...]
+    split: Callable[[Any], Sequence[Any]] | None = None
+    result_of: Callable[[Any], tuple[int, int]] | None = None
+    same_level: bool = False
+
+
+@dataclass
+class Chunk:
+    """What a worker found expanding a batch of positions: moves and children as numbers into its own lists."""
+
+    counts: list[np.ndarray]  # per side: each position's number of moves
+    moves: list[np.ndarray]  # per side: each move, as an index into ``distinct_moves``
+    part_counts: list[np.ndarray | None]  # per side: each move's number of parts (games that split)
+    parts: list[np.ndarray]  # per side: each part, as an index into ``found``
+    distinct_moves: list
+    found: list | np.ndarray  # the positions the moves lead to, each once (whole numbers travel as an array)
+    found_levels: np.ndarray
+    texts: pa.Array  # the notation of each position expanded
+    results: dict[int, tuple[int, int]]  # the batch's finished positions: their results
+
+
+def expand_chunk(game: PlainGame, rules: PlainRules, positions: list) -> Chunk:
+    """Play a batch of positions (on a worker): every side's moves, children and moves each kept once."""
+    found: dict[Any, int] = {}
+    levels = array("q")
+    move_ids: dict[Any, int] = {}
+    counts = [array("q") for _ in rules.sides]
+    moves = [array("q") for _ in rules.sides]
+    part_counts = [array("q") for _ in rules.sides] if rules.split else None
+    parts = [array("q") for _ in rules.sides]
+    results: dict[int, tuple[int, int]] = {}
+    try:
+        if len(rules.sides) == 1 and rules.split is None:
+            _expand_one_part(game, rules, positions, found, levels, move_ids, counts[0], moves[0], parts[0], results)
+        else:
+            _expand_sides(game, rules, positions, found, levels, move_ids, counts, moves, part_counts, parts, results)
+    except Exception as e:
+        raise game_failed(game, e) from None
+    children: list | np.ndarray = list(found)
+    as_numbers = whole_numbers(children)
+    return Chunk([_copied(c) for c in counts], [_copied(m) for m in moves],
+                 [_copied(c) for c in part_counts] if part_counts else [None] * len(rules.sides),
+                 [_copied(p) for p in parts], list(move_ids), as_numbers if as_numbers is not None else children,
+                 _copied(levels), pa.array([game.format(p) for p in positions], pa.string()), results)
+
+
+def _expand_sides(game, rules, positions, found, levels, move_ids, counts, moves, part_counts, parts, results):
+    """``expand_chunk`` of games with several sides, or whose positions split into parts."""
+    for j, p in enumerate(positions):
+        any_move = False
+        for s, moves_of in enumerate(rules.sides):
+            n = 0
+            for move, child in moves_of(p):
+                m = move_ids.get(move)
+                moves[s].append(len(move_ids) if m is None else m)
+                if m is None:
+                    move_ids[move] = len(move_ids)
+                pieces = rules.split(child) if rules.split else (child,)
+                for piece in pieces:
+                    c = found.get(piece)
+                    if c is None:
+                        c = found[piece] = len(found)
+                        levels.append(level_of(game, piece))
+                    parts[s].append(c)
+                if part_counts is not None:
+                    part_counts[s].append(len(pieces))
+                n += 1
+            counts[s].append(n)
+            any_move = any_move or n > 0
+        if not any_move and rules.result_of is not None:
+            results[j] = rules.result_of(p)
+
+
+def _expand_one_part(game, rules, positions, found, levels, move_ids, counts, moves, parts, results) -> None:
+    """``expand_chunk`` for one side whose moves lead to one position each: once per move, no more than it must.
+
+    Moves are kept as given and numbered once at the end, in one numpy pass when they are whole numbers.
+    """
+    get, count, part = found.get, counts.append, parts.append
+    raw: list = []
+    keep = raw.append
+    moves_of, result_of = rules.sides[0], rules.result_of
+    for j, p in enumerate(positions):
+        before = len(raw)
+        for move, child in moves_of(p):
+            keep(move)
+            c = get(child)
+            if c is None:
+                c = found[child] = len(found)
+                levels.append(level_of(game, child))
+            part(c)
+        count(len(raw) - before)
+        if len(raw) == before and result_of is not None:
+            results[j] = result_of(p)
+    numbers = whole_numbers(raw)
+    if numbers is not None:
+        seen = distinct(numbers)
+        moves.frombytes(np.searchsorted(seen, numbers).astype(np.int64).tobytes())
+        move_ids.update((m, i) for i, m in enumerate(seen.tolist()))
+    else:
+        moves.extend(move_ids.setdefault(m, len(move_ids)) for m in raw)
+
+
+def whole_numbers(values: list) -> np.ndarray | None:
+    """The values as an int64 array if they are all whole numbers, else None (bools and floats are not)."""
+    if not values or type(values[0]) is not int:
+        return None
+    try:
+        numbers = np.array(values)
+    except (ValueError, OverflowError):
+        return None
+    if numbers.ndim != 1 or numbers.dtype != np.int64 or not all(type(v) is int for v in values):
+        return None
+    return numbers
+
+
+def level_of(game: PlainGame, p: Any) -> int:
+    level = game.level(p)
+    if not isinstance(level, (int, np.integer)) or level < 0:
+        raise TablebaseError(f"{game.name}: level({p!r}) must be a whole number >= 0, got {level!r}")
+    return int(level)
+
+
+def _copied(values: array) -> np.ndarray:
+    return np.frombuffer(values, dtype=np.int64).copy() if len(values) else np.zeros(0, dtype=np.int64)
+
+
+
+
+def game_failed(game: PlainGame, e: Exception, position: Any = None) -> TablebaseError:
+    """One line for an error raised by the game's own code while it is searched."""
+    if isinstance(e, TablebaseError):
+        return e
+    if isinstance(e, TypeError) and "unhashable" in str(e):
+        return TablebaseError(f"{game.name}: positions must be hashable (use tuples, not lists): {e}")
+    at = "" if position is None else f" at position {position!r}"
+    return TablebaseError(f"{game.name}: the game's code failed{at}: {type(e).__name__}: {e}")
+
