@@ -12,8 +12,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tablebase.build.driver import BuildSummary, build_table
     from tablebase.build.cluster import dask_client
+    from tablebase.build.driver import BuildSummary, build_table
     from tablebase.build.jobs import TableSpec, read_job, spec_for
     from tablebase.build.plan import DEFAULT_PARTITION_ROWS
     from tablebase.build.tables import build_tables

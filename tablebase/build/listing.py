@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import pickle
 import time
-import uuid
 from pathlib import Path
 from typing import Any, Callable
 

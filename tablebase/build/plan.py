@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tablebase.games import KeyedForm
 from tablebase.store import Layout, Manifest, Piece, Plan
 
 DEFAULT_PARTITION_ROWS = 65_536  # at least; large tables get larger partitions
@@ -21,7 +22,7 @@ PARTITIONS_PER_TABLE = 512  # about; each task costs the scheduler a round trip 
 Slice = tuple[Piece, int, int, int]
 
 
-def level_sizes(game: Any) -> list[int]:
+def level_sizes(game: KeyedForm) -> list[int]:
     """The number of positions of each level, 0 to the game's last (asked once: a game may have a million)."""
     return [game.level_size(k) for k in range(game.max_level + 1)]
 

@@ -31,6 +31,7 @@ from tablebase.kinds import Artifact
 from tablebase.solve import Solver
 from tablebase.store import Layout, Manifest, Plan, flush_to_disk, piece_path, read_parquet, with_levels, write_parquet
 
+
 @dataclass
 class _Run:
     """What a worker keeps for the build run it works for: the solver, what it holds, the table's layout."""

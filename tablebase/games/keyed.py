@@ -284,7 +284,7 @@ class KeyedScoredGame(KeyedGame):
         return np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int64)
 
 
-def _from_kernel(game: Any, keys: np.ndarray) -> Children:
+def _from_kernel(game: KeyedImpartialGame | KeyedScoredGame, keys: np.ndarray) -> Children:
     """The moves of a batch, one call of the compiled generator per position (the solvers use a
     compiled loop instead; this serves everyone else)."""
     if game.compiled_moves is None:

@@ -31,6 +31,7 @@ import pyarrow as pa
 from tablebase.errors import TablebaseError
 from tablebase.games import KeyedGame, SumMoves
 
+
 @dataclass
 class LevelRows:
     """One level of a listing, positions in key order."""

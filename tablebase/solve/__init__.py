@@ -20,13 +20,15 @@ from typing import Any, Protocol
 import numpy as np
 import pyarrow as pa
 
+from tablebase.games import KeyedForm
+
 #: Given the bytes of a solver's dense value arrays: a folder to map them from,
 #: which other processes map too, or None to keep them in this process's memory.
 Place = Callable[[int], Path | None]
 
 
 class Solver(Protocol):
-    game: Any  # the game in keyed form
+    game: KeyedForm
     columns: list[str]
 
     @property

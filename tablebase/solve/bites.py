@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from tablebase.errors import TablebaseError
-from tablebase.games import young
+from tablebase.games import ImpartialForm, young
 from tablebase.solve import Place
 from tablebase.solve.impartial import NO_MOVE, ImpartialSolver, mex_of, slowest_move
 from tablebase.solve.rows import impartial_rows
@@ -97,7 +97,7 @@ def _solve(keys, rows, cols, binom, term, grundy, remoteness, out_g, out_r, out_
 class BiteSolver(ImpartialSolver):
     """Solves a game of bites out of Young diagrams; remembers lower levels as the generic solver does."""
 
-    def __init__(self, game: Any, place: Place | None = None, fresh: bool = False) -> None:
+    def __init__(self, game: ImpartialForm, place: Place | None = None, fresh: bool = False) -> None:
         if game.bites is None or game.misere or game.key_space is None:
             raise TablebaseError(f"{game.name}: not a game of bites out of Young diagrams in normal play")
         rows, cols = game.bites.rows, game.bites.cols

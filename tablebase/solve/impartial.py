@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import numba
 import numpy as np
@@ -26,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from tablebase.games import ImpartialForm
 from tablebase.solve import LevelByLevel, Place
 from tablebase.solve.kernels import DENSE, DENSE_RUN, children_of, compiled_loop
 from tablebase.solve.rows import impartial_rows
@@ -129,7 +129,7 @@ class KnownValues:
     Dense games keep arrays indexed by key; sparse games keep arrays sorted by key.
     """
 
-    def __init__(self, game: Any, place: Place | None = None) -> None:
+    def __init__(self, game: ImpartialForm, place: Place | None = None) -> None:
         self.dense = game.key_space is not None
         self.dtype = game.value_dtype
         size = game.key_space if self.dense else 0
@@ -143,7 +143,7 @@ class KnownValues:
         self.levels: set[int] = set()
 
     @staticmethod
-    def bytes_per_key(game: Any) -> int:
+    def bytes_per_key(game: ImpartialForm) -> int:
         return 2 * np.dtype(game.value_dtype).itemsize + (1 if game.misere else 0)
 
     def _array(self, name: str, size: int, dtype) -> np.ndarray:
@@ -184,7 +184,7 @@ class KnownValues:
         return where
 
 
-def solve(game: Any, keys: np.ndarray, known: KnownValues, fresh: bool = False) -> dict[str, np.ndarray]:
+def solve(game: ImpartialForm, keys: np.ndarray, known: KnownValues, fresh: bool = False) -> dict[str, np.ndarray]:
     """Solve the positions ``keys`` (all of one level) from the values of lower levels.
 
     Returns arrays: grundy, remoteness, best_move (move code or -1), and, for
@@ -215,7 +215,7 @@ class ImpartialSolver(LevelByLevel):
     ``fresh``: compile the game's loops anew instead of loading them from the cache.
     """
 
-    def __init__(self, game: Any, place: Place | None = None, fresh: bool = False) -> None:
+    def __init__(self, game: ImpartialForm, place: Place | None = None, fresh: bool = False) -> None:
         self.game = game
         self.fresh = fresh
         self.known = KnownValues(game, place)

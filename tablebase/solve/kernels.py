@@ -27,7 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 from tablebase.errors import TablebaseError
-from tablebase.games import Children
+from tablebase.games import Children, ImpartialForm, ScoredForm
 from tablebase.games.registry import source_digest
 
 _DENSE_LOOP = '''
@@ -154,7 +154,7 @@ def compiled_loop(template: str, kernel: Any, fresh: bool = False) -> Callable:
     return loop
 
 
-def children_of(game: Any, keys: np.ndarray, fresh: bool = False) -> Children:
+def children_of(game: ImpartialForm | ScoredForm, keys: np.ndarray, fresh: bool = False) -> Children:
     """Every move of a batch of positions: from the game's compiled generator if it has one."""
     keys = np.ascontiguousarray(keys, dtype=np.int64)
     compiled = game.compiled_moves

@@ -11,11 +11,12 @@ gathered from it with numpy.
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from typing import Any
+from tablebase.games import KeyedForm
 
 DENSE_CODES = 1 << 20  # codes below this are kept in the table; larger ones are spelt each time
 
@@ -28,7 +29,7 @@ class _Table:
         self.length = np.zeros(0, dtype=np.int32)
         self.known = np.zeros(0, dtype=np.bool_)
 
-    def spell(self, game: Any, codes: np.ndarray) -> None:
+    def spell(self, game: KeyedForm, codes: np.ndarray) -> None:
         """Make sure the names of ``codes`` (non-negative, distinct, ascending) are in the table."""
         if len(codes) and codes[-1] >= len(self.known):
             size = max(int(codes[-1]) + 1, 2 * len(self.known), 64)
@@ -64,7 +65,7 @@ class _Table:
 _tables: weakref.WeakKeyDictionary[Any, _Table] = weakref.WeakKeyDictionary()
 
 
-def move_names(game: Any, codes: np.ndarray) -> pa.Array:
+def move_names(game: KeyedForm, codes: np.ndarray) -> pa.Array:
     """The names of ``codes`` (ascending and distinct; -1, no move, is named "") as Arrow strings."""
     codes = np.asarray(codes, dtype=np.int64)
     if len(codes) == 0:

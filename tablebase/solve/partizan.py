@@ -31,7 +31,7 @@ import pyarrow as pa
 
 from tablebase.cgt import Game, from_option_ids, parse, sum_ids, value_row
 from tablebase.cgt.stable import atomic_weight_text, reduced_text
-from tablebase.games import SumMoves
+from tablebase.games import PartizanForm, SumMoves
 from tablebase.solve import LevelByLevel
 from tablebase.solve.rows import move_array, positions_array
 
@@ -96,7 +96,7 @@ def best_move(figures: Callable[[int], Figures], options: frozenset, values: lis
 class PartizanSolver(LevelByLevel):
     """Solves a partizan game's levels in order, keeping each known position's value id."""
 
-    def __init__(self, game: Any) -> None:
+    def __init__(self, game: PartizanForm) -> None:
         self.game = game
         self.columns = ["key", "value_id", "value"]
         self.values: dict[int, int] = {}  # position key -> local value id

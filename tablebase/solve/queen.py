@@ -28,13 +28,12 @@ worker that did not solve the lower levels reads them back from the store.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numba
 import numpy as np
 import pyarrow as pa
 
 from tablebase.errors import TablebaseError
+from tablebase.games import ImpartialForm
 from tablebase.solve import LevelByLevel
 from tablebase.solve.rows import impartial_rows
 
@@ -148,7 +147,7 @@ def _take_in(pairs, grundy, remoteness, lines, diagonals, full, far, lost):
 class QueenSolver(LevelByLevel):
     """Solves a queen-move game level by level from bitsets of its lines and diagonals."""
 
-    def __init__(self, game: Any) -> None:
+    def __init__(self, game: ImpartialForm) -> None:
         if game.queen is None or game.misere:
             raise TablebaseError(f"{game.name}: not a game of queen moves in normal play")
         self.game = game

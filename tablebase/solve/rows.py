@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pyarrow as pa
 
-from tablebase.games import Texts
+from tablebase.games import ImpartialForm, KeyedForm, Texts
 from tablebase.solve.names import move_names
 
 OUTCOMES = pa.array(["P", "N"])
 
 
-def positions_array(game: Any, keys: np.ndarray) -> pa.Array:
+def positions_array(game: KeyedForm, keys: np.ndarray) -> pa.Array:
     """The positions' notation as Arrow strings (a game is never asked to spell an empty batch)."""
     keys = np.asarray(keys, dtype=np.int64)
     return (game.format_positions(keys) if len(keys) else Texts.empty()).to_arrow()
@@ -23,7 +21,7 @@ def outcome_array(won: np.ndarray) -> pa.Array:
     return pa.DictionaryArray.from_arrays(pa.array(won.astype(np.int8)), OUTCOMES)
 
 
-def move_array(game: Any, codes: np.ndarray) -> pa.Array:
+def move_array(game: KeyedForm, codes: np.ndarray) -> pa.Array:
     """Move names, dictionary-encoded: few distinct moves name many positions."""
     shifted = codes + 1  # -1 (no move) becomes 0
     top = int(shifted.max(initial=0))
@@ -39,7 +37,7 @@ def move_array(game: Any, codes: np.ndarray) -> pa.Array:
     return pa.DictionaryArray.from_arrays(indices, move_names(game, distinct))
 
 
-def impartial_rows(game: Any, keys: np.ndarray, solved: dict[str, np.ndarray], compact: bool = False,
+def impartial_rows(game: ImpartialForm, keys: np.ndarray, solved: dict[str, np.ndarray], compact: bool = False,
                    texts: Texts | None = None) -> pa.Table:
     """The rows of solved positions; ``texts``: their notation, where the solver spelt it already."""
     columns = {"key": pa.array(keys, type=pa.int64())}

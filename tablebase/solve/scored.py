@@ -27,7 +27,6 @@ What is computed for each position, all from the mover's view:
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import numba
 import numpy as np
@@ -35,6 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tablebase.errors import TablebaseError
+from tablebase.games import ScoredForm
 from tablebase.solve import LevelByLevel
 from tablebase.solve.kernels import SCORED_BEST, SCORED_SCAN, children_of, compiled_loop
 from tablebase.solve.retrograde import DRAW, FREE, INF, LOST, PASSES, TOP, UNIT, UNKNOWN, WON, predecessors, retrograde
@@ -183,7 +183,7 @@ def _outcome_array(codes: np.ndarray) -> pa.Array:
 class ScoredSolver(LevelByLevel):
     """Solves a scored game's levels whole, keeping every solved value in arrays indexed by key."""
 
-    def __init__(self, game: Any, fresh: bool = False) -> None:
+    def __init__(self, game: ScoredForm, fresh: bool = False) -> None:
         if game.key_space is None:
             raise TablebaseError(f"{game.name}: scored games need dense keys (key_space)")
         self.game = game
