@@ -1,4 +1,4 @@
-"""A web explorer of the tables, served with the JSON API by ``tablebase serve``, and pictures of whole tables."""
+"""A web explorer of the tables, served with the JSON API by ``tablebase serve``."""
 
 from tablebase.explorer.pages import explorer_routes
 

@@ -21,8 +21,9 @@ from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
 from tablebase.errors import GameUnavailable, TablebaseError
-from tablebase.explorer.charts import OUTCOME_COLOURS, cell, chart_of
+from tablebase.explorer.charts import cell, chart_of
 from tablebase.explorer.interesting import applicable
+from tablebase.games.drawing import OUTCOME_COLOURS
 from tablebase.query.database import Tablebase, quote_name
 from tablebase.store import table_dir
 
