@@ -17,7 +17,7 @@ from helpers import tablebase as run
 import tablebase
 from tablebase.build import build_tables
 from tablebase.build.jobs import spec_for
-from tablebase.serve import create_app
+from tablebase.http.api import create_app
 
 GAMES = [
     ("chomp", {"rows": 3, "cols": 4}),
@@ -197,7 +197,7 @@ def test_plot_draws_pictures_and_refuses_bad_requests_in_one_line(tables, tmp_pa
 
 
 def test_a_long_list_of_moves_is_cut_with_a_link_to_all(client, tables, monkeypatch):
-    from tablebase.explorer import pages
+    from tablebase.http import pages
 
     monkeypatch.setattr(pages, "MOVES_SHOWN", 5)
     name = tables[1][("wythoff", (("max", 12),))]

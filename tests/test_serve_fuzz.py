@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 from starlette.testclient import TestClient
 
-from tablebase.serve import create_app
-from tablebase.serve_limits import MAX_BATCH, MAX_BODY, MAX_POSITION
+from tablebase.http.api import create_app
+from tablebase.http.limits import MAX_BATCH, MAX_BODY, MAX_POSITION
 
 EXAMPLES = int(os.environ.get("TABLEBASE_FUZZ_EXAMPLES", "40"))  # per operation; benchmarks/fuzz_serve.py runs more
 

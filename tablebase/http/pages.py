@@ -21,8 +21,8 @@ from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
 from tablebase.errors import GameUnavailable, TablebaseError
-from tablebase.explorer.charts import cell, chart_of
-from tablebase.explorer.interesting import applicable
+from tablebase.http.charts import cell, chart_of
+from tablebase.http.interesting import applicable
 from tablebase.games.drawing import OUTCOME_COLOURS
 from tablebase.query.database import Tablebase, quote_name
 from tablebase.store import table_dir
@@ -33,7 +33,7 @@ HIDDEN = {"table", "position", "key", "moves", "warning", "note", "regions", "va
 
 
 def templates() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.PackageLoader("tablebase.explorer", "templates"),
+    env = jinja2.Environment(loader=jinja2.PackageLoader("tablebase.http", "templates"),
                              autoescape=True)
     env.filters["cell"] = cell
     env.filters["q"] = lambda text: quote(str(text), safe="")

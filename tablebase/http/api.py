@@ -25,8 +25,8 @@ from pydantic import BaseModel, Field, StringConstraints
 
 import tablebase
 from tablebase.errors import GameUnavailable, PositionError, StoreError, TablebaseError
-from tablebase.explorer import explorer_routes
-from tablebase.serve_limits import ERRORS, MAX_BATCH, MAX_POSITION, MAX_TABLE_NAME, TABLE_NAME, BoundedBodies
+from tablebase.http.limits import ERRORS, MAX_BATCH, MAX_POSITION, MAX_TABLE_NAME, TABLE_NAME, BoundedBodies
+from tablebase.http.pages import explorer_routes
 
 Position = Annotated[str, StringConstraints(max_length=MAX_POSITION)]
 Table = Annotated[str, PathParam(description="a table's name", pattern=TABLE_NAME, max_length=MAX_TABLE_NAME)]
@@ -109,7 +109,7 @@ def serve(root: str | os.PathLike, host: str = "127.0.0.1", port: int = 8000, wo
     tablebase.open(root)  # fail now, with a clean error, if the folder is not a tablebase
     if workers > 1:
         os.environ["TABLEBASE_DB"] = str(Path(root).resolve())
-        uvicorn.run("tablebase.serve:app_from_environment", factory=True, host=host, port=port,
+        uvicorn.run("tablebase.http.api:app_from_environment", factory=True, host=host, port=port,
                     workers=workers, log_level="warning")
     else:
         uvicorn.run(create_app(root), host=host, port=port, log_level="warning")
