@@ -372,7 +372,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from tablebase.http.api import serve
+    from tablebase.http.app import serve
 
     if not 0 < args.port < 65536:
         raise TablebaseError(f"--port must be between 1 and 65535, got {args.port}")

@@ -17,7 +17,7 @@ from helpers import tablebase as run
 import tablebase
 from tablebase.build import build_tables
 from tablebase.build.jobs import spec_for
-from tablebase.http.api import create_app
+from tablebase.http.app import create_app
 
 GAMES = [
     ("chomp", {"rows": 3, "cols": 4}),

@@ -87,3 +87,12 @@ def test_bad_requests_get_clear_4xx(server):
     assert status == 400 and "'x'" in body["detail"]
     status, body = call(server, "/tables/nim_3x6/lookup-many", {"nope": []})
     assert status == 422
+
+
+def test_the_name_uvicorns_workers_import_is_the_apps_factory():
+    """Several workers are started from a name, which nothing else checks until a server runs with --workers."""
+    from uvicorn.importer import import_from_string
+
+    from tablebase.http.app import FACTORY, app_from_environment
+
+    assert import_from_string(FACTORY) is app_from_environment

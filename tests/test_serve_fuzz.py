@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 from starlette.testclient import TestClient
 
-from tablebase.http.api import create_app
+from tablebase.http.app import create_app
 from tablebase.http.limits import MAX_BATCH, MAX_BODY, MAX_POSITION
 
 EXAMPLES = int(os.environ.get("TABLEBASE_FUZZ_EXAMPLES", "40"))  # per operation; benchmarks/fuzz_serve.py runs more
