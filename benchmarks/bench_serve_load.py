@@ -26,7 +26,7 @@ from pathlib import Path
 
 import psutil
 
-from tablebase.serve_limits import MAX_BATCH, MAX_BODY
+from tablebase.http.limits import MAX_BATCH, MAX_BODY
 
 
 def requests_for(table: str, positions: list[str]) -> list[bytes]:

@@ -24,7 +24,7 @@ from test_serve_fuzz import fuzz  # noqa: E402
 
 from tablebase.build import build_tables  # noqa: E402
 from tablebase.build.jobs import spec_for  # noqa: E402
-from tablebase.serve import create_app  # noqa: E402
+from tablebase.http.app import create_app  # noqa: E402
 
 
 def main() -> None:

@@ -372,7 +372,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from tablebase.serve import serve
+    from tablebase.http.app import serve
 
     if not 0 < args.port < 65536:
         raise TablebaseError(f"--port must be between 1 and 65535, got {args.port}")
@@ -383,7 +383,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 def _cmd_plot(args: argparse.Namespace) -> int:
     from tablebase import open as open_tb
-    from tablebase.explorer.plot import plot_table
+    from tablebase.plot import plot_table
 
     with open_tb(args.db) as tb:
         said = plot_table(tb, args.table, args.picture, args.out, args.position)

@@ -78,11 +78,13 @@ def test_type_a_position_and_follow_the_best_move(server, browser):
 
     browser.get(f"{server}/")
     _go(browser, browser.find_element(By.LINK_TEXT, f"wythoff_n{TOP}"))
+    assert browser.current_url == f"{server}/tables/wythoff_n{TOP}"
     assert browser.find_element(By.TAG_NAME, "h1").text == f"wythoff_n{TOP}"
     assert browser.find_elements(By.CSS_SELECTOR, "svg.chart")
     field = browser.find_element(By.ID, "position")
     field.send_keys("7 4")  # either order: the page shows the table's spelling
     _go(browser, browser.find_element(By.ID, "look-up"))
+    assert browser.current_url == f"{server}/tables/wythoff_n{TOP}/position?position=7+4"  # the form's own query
     assert browser.find_element(By.ID, "position-title").text == "4 7"
     assert browser.find_element(By.ID, "figure-outcome").text == wythoff_outcome("4 7", TOP) == "P"
     assert browser.find_element(By.CSS_SELECTOR, "#board svg").is_displayed()
@@ -101,3 +103,12 @@ def test_type_a_position_and_follow_the_best_move(server, browser):
     assert browser.find_element(By.ID, "figure-outcome").text == "P" == wythoff_outcome(target, TOP)
     timing = browser.execute_script("return performance.timing.loadEventEnd - performance.timing.navigationStart")
     assert timing >= 0
+
+
+def test_an_old_page_url_leads_the_browser_to_the_page_under_tables(server, browser):
+    from selenium.webdriver.common.by import By
+
+    query = "position=5%209&from=an%20old+link|kept"
+    browser.get(f"{server}/table/wythoff_n{TOP}/position?{query}")
+    assert browser.current_url == f"{server}/tables/wythoff_n{TOP}/position?{query}"
+    assert browser.find_element(By.ID, "position-title").text == "5 9"

@@ -14,7 +14,7 @@ from tablebase.games import find_game, make_game
 from tablebase.kinds import kind_of
 
 ROOT = Path(__file__).resolve().parent.parent
-GENERIC = ["tablebase/build", "tablebase/query", "tablebase/store", "tablebase/cli.py", "tablebase/serve.py"]
+GENERIC = ["tablebase/build", "tablebase/query", "tablebase/store", "tablebase/cli.py", "tablebase/http"]
 
 
 @pytest.mark.parametrize("ref, params, level", [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import subprocess
 import sys
@@ -58,7 +59,8 @@ def test_tables_and_openapi(server):
     assert status == 200 and {t["table"] for t in tables} >= {"chomp_4x5", "nim_3x6"}
     status, spec = call(server, "/openapi.json")
     assert status == 200
-    assert {"/tables", "/tables/{table}/lookup", "/tables/{table}/probe", "/tables/{table}/lookup-many"} <= set(spec["paths"])
+    assert set(spec["paths"]) == {"/health", "/tables", "/tables/{table}/lookup", "/tables/{table}/probe",
+                                  "/tables/{table}/lookup-many"}  # the JSON API only: not the pages beside it
 
 
 def test_lookup_probe_and_batch_agree(server):
@@ -87,3 +89,41 @@ def test_bad_requests_get_clear_4xx(server):
     assert status == 400 and "'x'" in body["detail"]
     status, body = call(server, "/tables/nim_3x6/lookup-many", {"nope": []})
     assert status == 422
+
+
+
+def raw_get(base: str, target: str) -> tuple[int, dict[str, str], bytes]:
+    """A GET of ``target`` sent byte for byte as written (no client quoting it), its redirects not followed."""
+    connection = http.client.HTTPConnection(urllib.parse.urlsplit(base).netloc, timeout=30)
+    try:
+        connection.putrequest("GET", target, skip_accept_encoding=True)
+        connection.endheaders()
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        connection.close()
+
+
+def test_pages_are_under_tables_and_their_old_urls_redirect_there(server):
+    """Over real HTTP: a page's old URL under /table/ is a 308 to the same URL under /tables/ with its query
+    string as the client wrote it (%20, + and a bare | untouched), and the new URL is the page itself."""
+    old = "/table/chomp_4x5/position?position=5%205+2&from=a%20link|b"
+    status, headers, _ = raw_get(server, old)
+    assert (status, headers.get("location")) == (308, "/tables/chomp_4x5/position?position=5%205+2&from=a%20link|b")
+    status, headers, body = raw_get(server, headers["location"])
+    assert status == 200 and headers["content-type"].startswith("text/html")
+    assert b'<h1 id="position-title" class="position">5 5 2</h1>' in body
+    status, headers, _ = raw_get(server, "/table/chomp_4x5")
+    assert (status, headers.get("location")) == (308, "/tables/chomp_4x5")
+    status, _, body = raw_get(server, "/tables/chomp_4x5")
+    assert status == 200 and b"<h1>chomp_4x5</h1>" in body
+    status, _, body = raw_get(server, "/tables/chomp_4x5/board.svg?position=5+5+2")
+    assert status == 200 and body.startswith(b"<svg")
+
+def test_the_name_uvicorns_workers_import_is_the_apps_factory():
+    """Several workers are started from a name, which nothing else checks until a server runs with --workers."""
+    from uvicorn.importer import import_from_string
+
+    from tablebase.http.app import FACTORY, app_from_environment
+
+    assert import_from_string(FACTORY) is app_from_environment

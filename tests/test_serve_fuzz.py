@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 from starlette.testclient import TestClient
 
-from tablebase.serve import create_app
-from tablebase.serve_limits import MAX_BATCH, MAX_BODY, MAX_POSITION
+from tablebase.http.app import create_app
+from tablebase.http.limits import MAX_BATCH, MAX_BODY, MAX_POSITION
 
 EXAMPLES = int(os.environ.get("TABLEBASE_FUZZ_EXAMPLES", "40"))  # per operation; benchmarks/fuzz_serve.py runs more
 
@@ -95,9 +95,19 @@ def test_batches_and_positions_are_bounded(client):
 @pytest.mark.parametrize("table", ["..", "../chomp_4x5", "%2e%2e", "..%2f..%2fetc", "chomp_4x5%00", "CHOMP_4X5",
                                    "_manifest.json", "chomp_4x5/..", "%2fetc%2fpasswd", "a" * 5000])
 def test_no_table_name_reaches_outside_the_folder(client, table):
+    """Neither the API nor the pages beside it under /tables/ read a table by such a name: each is a 4xx with a
+    reason, JSON from the API, a page from the pages."""
     answer = client.get(f"/tables/{table}/probe", params={"position": "1"})
     assert 400 <= answer.status_code < 500, answer.text
-    assert "detail" in answer.json()
+    if answer.url.path == "/tables/probe":  # the client took "chomp_4x5/.." away: the page of a table named probe
+        assert "no table &#39;probe&#39;" in answer.text
+    else:
+        assert "detail" in answer.json()
+    for page in (f"/tables/{table}", f"/tables/{table}/position?position=1", f"/tables/{table}/board.svg"):
+        answer = client.get(page, follow_redirects=False)
+        if answer.request.url.raw_path.decode() != page:  # the client resolved "..": it asked for / or /tables
+            continue
+        assert 400 <= answer.status_code < 500, (page, answer.status_code)
 
 
 @pytest.mark.parametrize("body", [b"", b"{", b"[]", b'{"positions": "5 5 2"}', b'{"positions": [1, 2]}',

@@ -18,6 +18,11 @@ SCALE = 32  # SVG pixels per unit
 BLUE, RED, GREEN = "#2563eb", "#dc2626", "#16a34a"
 INK, PAPER, GREY, LIGHT = "#1f2937", "#ffffff", "#9ca3af", "#e5e7eb"
 
+#: colours of outcome letters (L Left, R Right, N next player, P previous player, D draw): here, beside the
+#: palette, so that the explorer's charts and ``tablebase plot`` colour an outcome alike without either
+#: importing the other
+OUTCOME_COLOURS = {"P": GREEN, "N": "#f97316", "L": BLUE, "R": RED, "D": GREY}
+
 
 class Rect(NamedTuple):
     x: float

@@ -15,8 +15,8 @@ from xml.sax.saxutils import escape
 import pyarrow as pa
 from markupsafe import Markup
 
-#: colours of outcome letters (L Left, R Right, N next player, P previous player, D draw)
-OUTCOME_COLOURS = {"P": "#16a34a", "N": "#f97316", "L": "#2563eb", "R": "#dc2626", "D": "#9ca3af"}
+from tablebase.games.drawing import OUTCOME_COLOURS
+
 OTHER = ["#6366f1", "#0ea5e9", "#a855f7", "#eab308", "#14b8a6"]
 WIDTH, HEIGHT, MARGIN = 640, 220, 44
 MAX_BARS = 400  # more categories than this are shown in the table only

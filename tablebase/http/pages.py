@@ -4,6 +4,17 @@ Pages are rendered on the server from Jinja templates (autoescaped) and need
 no JavaScript. They read the folder as the JSON API does, through the same
 ``Tablebase``: lookups are its kind's, statistics are queries/*.sql, and
 boards are drawn by the game's ``draw``.
+
+A table's pages live under the noun of its JSON API, ``/tables/{table}``:
+
+    GET /                                          the tables
+    GET /tables/{table}                            a table: statistics, charts, positions worth a look
+    GET /tables/{table}/position?position=...      a position: board, figures, moves (&moves=all for all)
+    GET /tables/{table}/board.svg?position=...     a position's picture alone
+
+Each answered at ``/table/...`` too, where the pages were first, with a
+permanent redirect (308) to the same URL under ``/tables/``, so that links
+and bookmarks made then still lead to the page.
 """
 
 from __future__ import annotations
@@ -16,23 +27,25 @@ from typing import Any
 from urllib.parse import quote
 
 import jinja2
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
 from tablebase.errors import GameUnavailable, TablebaseError
-from tablebase.explorer.charts import OUTCOME_COLOURS, cell, chart_of
-from tablebase.explorer.interesting import applicable
+from tablebase.games.drawing import OUTCOME_COLOURS
+from tablebase.http.charts import cell, chart_of
+from tablebase.http.interesting import applicable
 from tablebase.query.database import Tablebase, quote_name
 from tablebase.store import table_dir
 
 STAT_ROWS = 40  # rows of a statistic shown under its chart
 MOVES_SHOWN = 200  # moves listed unless all are asked for: Wythoff 1024 has 1,300 from one position
 HIDDEN = {"table", "position", "key", "moves", "warning", "note", "regions", "value_id"}
+OLD, NEW = "/table/", "/tables/"  # where a table's pages were, and are
 
 
 def templates() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.PackageLoader("tablebase.explorer", "templates"),
+    env = jinja2.Environment(loader=jinja2.PackageLoader("tablebase.http", "templates"),
                              autoescape=True)
     env.filters["cell"] = cell
     env.filters["q"] = lambda text: quote(str(text), safe="")
@@ -157,7 +170,7 @@ def _regions(row: dict[str, Any]) -> list[str]:
 
 
 def explorer_routes(db: Tablebase, lock: threading.Lock) -> APIRouter:
-    """The explorer's pages, to be included in the API's app (not in its OpenAPI description)."""
+    """The explorer's pages and redirects from their old URLs, for the API's app (not in its OpenAPI description)."""
     explorer = Explorer(db, lock)
     router = APIRouter(include_in_schema=False)
 
@@ -165,16 +178,30 @@ def explorer_routes(db: Tablebase, lock: threading.Lock) -> APIRouter:
     def tables() -> HTMLResponse:
         return explorer.tables()
 
-    @router.get("/table/{table}", response_class=HTMLResponse)
+    @router.get("/tables/{table}", response_class=HTMLResponse)
     def table(table: str) -> HTMLResponse:
         return explorer.table(table)
 
-    @router.get("/table/{table}/position", response_class=HTMLResponse)
+    @router.get("/tables/{table}/position", response_class=HTMLResponse)
     def position(table: str, position: str = Query(""), moves: str = Query("")) -> HTMLResponse:
         return explorer.position(table, position, all_moves=moves == "all")
 
-    @router.get("/table/{table}/board.svg")
+    @router.get("/tables/{table}/board.svg")
     def board(table: str, position: str = Query("")) -> Response:
         return explorer.board(table, position)
 
+    for page in [route.path for route in router.routes if route.path.startswith(NEW)]:
+        router.add_api_route(OLD + page[len(NEW):], moved, methods=["GET"])
     return router
+
+
+def moved(request: Request) -> Response:
+    """A page's old URL answered with its new one: 308, so it is permanent and keeps the method.
+
+    The path and the query string are passed on as the client sent them, not
+    decoded and quoted again, so the new URL names exactly what the old one did.
+    """
+    raw = request.scope.get("raw_path", b"").decode("latin-1")
+    path = raw if raw.startswith(OLD) else quote(request.scope["path"])
+    query = request.scope["query_string"].decode("latin-1")
+    return Response(status_code=308, headers={"location": NEW + path[len(OLD):] + (f"?{query}" if query else "")})

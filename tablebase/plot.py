@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from tablebase.errors import TablebaseError
-from tablebase.explorer.charts import OUTCOME_COLOURS
+from tablebase.games.drawing import OUTCOME_COLOURS
 from tablebase.query.database import Tablebase, quote_name
 
 FORMATS = ("png", "svg")
