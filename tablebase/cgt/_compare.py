@@ -105,6 +105,29 @@ def compare(g: int, h: int) -> str:
     return ">" if b else "||"
 
 
+# CGSuite's relational operators (org.cgsuite.lang.Ops) by the relations of G
+# to H, as ``compare`` gives them, under which ``G op H`` is true. ``||`` is
+# Winning Ways' sign for "confused with"; CGSuite spells it ``<>`` and reads
+# ``||`` only between options.
+RELATIONS: dict[str, tuple[str, ...]] = {
+    "==": ("=",),
+    "!=": ("<", ">", "||"),
+    "<=": ("<", "="),
+    ">=": (">", "="),
+    "<": ("<",),
+    ">": (">",),
+    "<>": ("||",),
+    "||": ("||",),
+    "<|": ("<", "||"),  # less than or confused with: not G >= H
+    "|>": (">", "||"),  # greater than or confused with: not G <= H
+}
+
+
+def holds(op: str, g: int, h: int) -> bool:
+    """Whether ``G op H`` for one of ``RELATIONS``: one ``compare``, so at most two ``leq``."""
+    return compare(g, h) in RELATIONS[op]
+
+
 def outcome(g: int) -> str:
     """Outcome class: ``L``, ``R``, ``N`` (first player wins) or ``P``."""
     zero = T.ZERO

@@ -80,7 +80,8 @@ def _listed(ids) -> Shown:
     return Shown("set of games", set_text(ids))
 
 
-def _truth(b: bool) -> Shown:
+def truth(b: bool) -> Shown:
+    """A truth value, from a method such as ``IsNumber`` or a comparison, printed as CGSuite prints it."""
     return Shown("boolean", "true" if b else "false")
 
 
@@ -118,13 +119,13 @@ METHODS: dict[str, tuple[tuple[str, ...], Callable[..., Value]]] = {
     "Freeze": ((), freeze),
     "Heat": (("game",), heat),
     "Incentives": ((), lambda g: _listed(incentives(g))),
-    "IsAllSmall": ((), lambda g: _truth(is_all_small(g))),
-    "IsAtomic": ((), lambda g: _truth(is_atomic(g))),
-    "IsInfinitesimal": ((), lambda g: _truth(is_infinitesimal(g))),
-    "IsInteger": ((), lambda g: _truth(T.is_number(g) and isinstance(T.number_value(g), int))),
-    "IsNimber": ((), lambda g: _truth(T._nus[g] is not None and T._nus[g][0] == 0 and T._nus[g][1] == 0)),
-    "IsNumber": ((), lambda g: _truth(T.is_number(g))),
-    "IsUptimal": ((), lambda g: _truth(expansion(g) is not None)),
+    "IsAllSmall": ((), lambda g: truth(is_all_small(g))),
+    "IsAtomic": ((), lambda g: truth(is_atomic(g))),
+    "IsInfinitesimal": ((), lambda g: truth(is_infinitesimal(g))),
+    "IsInteger": ((), lambda g: truth(T.is_number(g) and isinstance(T.number_value(g), int))),
+    "IsNimber": ((), lambda g: truth(T._nus[g] is not None and T._nus[g][0] == 0 and T._nus[g][1] == 0)),
+    "IsNumber": ((), lambda g: truth(T.is_number(g))),
+    "IsUptimal": ((), lambda g: truth(expansion(g) is not None)),
     "LeftIncentives": ((), lambda g: _listed(incentives(g, True, False))),
     "LeftOptions": ((), lambda g: _listed(T.options(g)[0])),
     "LeftStop": ((), lambda g: T.number_id(stops(g)[0])),

@@ -1,23 +1,30 @@
-"""Reading CGSuite's game expressions: literals, braces, sums, switches, ordinal sums, methods.
+"""Reading CGSuite's expressions: literals, braces, sums, switches, ordinal sums, methods, comparisons.
 
 Grammar, loosest first (whitespace between tokens, never inside a literal)::
 
+    compare  := expr [relation expr]     G < H: true or false, one relation, not chained
+    relation := '==' | '!=' | '<=' | '>=' | '<' | '>' | '<>' | '||' | '<|' | '|>'
     expr     := sum (Name sum)*          G Heat 2: a one-argument method written infix
     sum      := ordinal (('+' | '-' | '+-') ordinal)*        a +- b is a + (+-b)
     ordinal  := unary (':' unary)*       the ordinal sum G:H, left to right
     unary    := ('+-' | '-' | '+') unary | postfix
     postfix  := primary ('.' Name ['(' [expr (',' expr)*] ')'])*
-    primary  := '(' expr ')' | '{' lists (slashes lists)* '}' | '{' [expr (',' expr)*] '}' | literal
+    primary  := '(' compare ')' | '{' lists (slashes lists)* '}' | '{' [expr (',' expr)*] '}' | literal
     literal  := [number] [ups] [star]  |  [number] ('Tiny' | 'Miny') '(' expr ')'
     number   := ['-'] digits ['/' digits]     (a '-' glued to a digit belongs to the number)
     ups      := '^'.. | 'v'.. | ('^'|'v') digits | ('^'|'v') '<' digits '>' | ('^'|'v') '[' digits ']'
+                                      (a '<' not followed by digits and '>' is a comparison: ^<1/2)
     star     := '*' [digits]
 
-This is CGSuite's precedence: ``+-`` binds like ``+`` between operands
-(``3+-1`` is ``{4|2}``) and tighter than ``:`` before one (``+-1:1`` is
-``(+-1):1``); methods bind tightest. A run of n slashes separates Left and
-Right options at depth n: the longest run splits the braces, each side being
-a form if it still has slashes, else a list. Braces without a slash are a
+This is CGSuite's precedence: comparisons bind loosest (in CGSuite
+``a < b < c`` is ``a < (b < c)``, which fails on comparing a truth value;
+here a second relation is a syntax error saying so); ``+-`` binds like
+``+`` between operands (``3+-1`` is ``{4|2}``) and tighter than ``:``
+before one (``+-1:1`` is ``(+-1):1``); methods bind tightest. Options in
+braces and a method's arguments are games and take no comparison, so
+``||`` between braces is always two slashes. A run of n slashes separates
+Left and Right options at depth n: the longest run splits the braces, each
+side being a form if it still has slashes, else a list. Braces without a slash are a
 set of games, which only ``+-`` takes: ``+-{a,b}`` is ``{a,b|-a,-b}``.
 ``^<n>`` and ``^[n]`` are the uptimals CGSuite prints (``^.Pow(n)`` and
 ``^.PowTo(n)``, which CGSuite itself reads); ``2Tiny(x)`` is ``2 + {0||0|-x}``.
@@ -26,17 +33,23 @@ Unlike CGSuite, a number ``a/b`` is one literal, so ``1/2.Heat(1)`` heats 1/2.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from . import _table as T
 from ._arith import add, neg
 from ._build import construct
+from ._compare import RELATIONS, holds
 from ._errors import CGTError, CGTSyntaxError
 from ._heat import ordinal_sum
-from ._methods import METHODS, GameSet, Value, call, kind_of
+from ._methods import METHODS, GameSet, Value, call, kind_of, truth
 from ._uptimal import up_power, up_power_to
 
 __all__ = ["CGTSyntaxError", "parse_id", "parse_value"]
+
+_RELATIONS_LONGEST_FIRST = sorted(RELATIONS, key=len, reverse=True)
+# ``^<3>`` is an uptimal; ``^<1/2`` or ``^<>*`` compares ``^`` with what follows.
+_UPTIMAL_POWER = re.compile(r"<\d+>")
 
 
 class _Parser:
@@ -89,11 +102,37 @@ class _Parser:
         self.skip_space()
         if self.peek() == "\0":
             raise self.fail("expected a game")
-        v = self.expr()
+        v = self.compare()
         self.skip_space()
         if self.pos < len(self.text):
             raise self.fail(f"unexpected '{self.peek()}'")
         return v
+
+    def compare(self) -> Value:
+        """``G op H`` as a truth value, or the one expression when no relation follows."""
+        self.skip_space()
+        at = self.pos
+        v = self.expr()
+        op = self.relation()
+        if op is None:
+            return v
+        self.skip_space()
+        right_at = self.pos
+        w = self.expr()
+        self.skip_space()
+        second_at = self.pos
+        if self.relation() is not None:
+            raise self.fail("comparisons do not chain: compare two games at a time", second_at)
+        return truth(holds(op, self.game(v, at, op), self.game(w, right_at, op)))
+
+    def relation(self) -> str | None:
+        """The relational operator at this point, consumed (the longest that fits), or None."""
+        self.skip_space()
+        for op in _RELATIONS_LONGEST_FIRST:
+            if self.text.startswith(op, self.pos):
+                self.pos += len(op)
+                return op
+        return None
 
     def expr(self) -> Value:
         v = self.sum()
@@ -190,7 +229,7 @@ class _Parser:
         c = self.peek()
         if c == "(":
             self.pos += 1
-            v = self.expr()
+            v = self.compare()
             self.expect(")")
             return v
         if c == "{":
@@ -297,7 +336,7 @@ class _Parser:
             n += 1
             self.pos += 1
         sign = 1 if c == "^" else -1
-        if self.peek() in "<[":
+        if self.peek() == "[" or _UPTIMAL_POWER.match(self.text, self.pos):
             close = ">" if self.peek() == "<" else "]"
             bracket = self.pos
             self.pos += 1

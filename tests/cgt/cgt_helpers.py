@@ -1,4 +1,4 @@
-"""Shared helpers for the tests of tablebase.cgt: random games and cgt-py."""
+"""Shared helpers for the tests of tablebase.cgt: random games, play by search, and cgt-py."""
 
 from __future__ import annotations
 
@@ -42,6 +42,41 @@ def dicotic_games(max_leaves: int = 8, width: int = 3) -> st.SearchStrategy:
         ),
         max_leaves=max_leaves,
     )
+
+
+# -- play by search: the definition, sharing no code with tablebase.cgt ---------
+
+def negate(raw: RawGame) -> RawGame:
+    """``-G``: the same tree with Left and Right swapped throughout."""
+    lefts, rights = raw
+    return (tuple(negate(x) for x in rights), tuple(negate(x) for x in lefts))
+
+
+@lru_cache(maxsize=None)
+def wins_moving_first(position: tuple, left_to_move: bool) -> bool:
+    """Whether the player to move wins the sum of the raw games in ``position``."""
+    side = 0 if left_to_move else 1
+    for i, part in enumerate(position):
+        for option in part[side]:
+            after = position[:i] + (option,) + position[i + 1:]
+            if not wins_moving_first(after, not left_to_move):
+                return True
+    return False
+
+
+def is_second_player_win(*parts: RawGame) -> bool:
+    return not wins_moving_first(parts, True) and not wins_moving_first(parts, False)
+
+
+def left_wins_moving_second(*parts: RawGame) -> bool:
+    """``sum >= 0``: Left wins when Right starts."""
+    return not wins_moving_first(parts, False)
+
+
+def outcome_by_play(*parts: RawGame) -> str:
+    """The sum's outcome class: ``L`` (> 0), ``R`` (< 0), ``N`` (fuzzy) or ``P`` (= 0)."""
+    left_first, right_first = wins_moving_first(parts, True), wins_moving_first(parts, False)
+    return {(True, True): "N", (True, False): "L", (False, True): "R", (False, False): "P"}[left_first, right_first]
 
 
 def canonical(raw: RawGame) -> Game:

@@ -9,39 +9,13 @@ simplification or comparison.
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cgt_helpers import canonical, raw_games, raw_of
+from cgt_helpers import (canonical, is_second_player_win, left_wins_moving_second, negate, outcome_by_play,
+                         raw_games, raw_of)
 from tablebase.cgt import number_up_star
-
-
-def negate(raw):
-    lefts, rights = raw
-    return (tuple(negate(x) for x in rights), tuple(negate(x) for x in lefts))
-
-
-@lru_cache(maxsize=None)
-def wins_moving_first(position: tuple, left_to_move: bool) -> bool:
-    """Whether the player to move wins the sum of the raw games in ``position``."""
-    side = 0 if left_to_move else 1
-    for i, part in enumerate(position):
-        for option in part[side]:
-            after = position[:i] + (option,) + position[i + 1:]
-            if not wins_moving_first(after, not left_to_move):
-                return True
-    return False
-
-
-def is_second_player_win(*parts) -> bool:
-    return not wins_moving_first(parts, True) and not wins_moving_first(parts, False)
-
-
-def left_wins_moving_second(*parts) -> bool:
-    """``sum >= 0``: Left wins when Right starts."""
-    return not wins_moving_first(parts, False)
 
 
 @settings(max_examples=300, deadline=None)
@@ -71,10 +45,7 @@ def test_sum_agrees_with_play(a, b):
 @settings(max_examples=200, deadline=None)
 @given(raw_games())
 def test_outcome_agrees_with_play(raw):
-    left_first = wins_moving_first((raw,), True)
-    right_first = wins_moving_first((raw,), False)
-    expected = {(True, True): "N", (True, False): "L", (False, True): "R", (False, False): "P"}
-    assert canonical(raw).outcome == expected[(left_first, right_first)]
+    assert canonical(raw).outcome == outcome_by_play(raw)
 
 
 EMPTY = ((), ())

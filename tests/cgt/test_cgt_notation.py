@@ -92,6 +92,16 @@ def test_tiny_and_miny_values():
     ("x", 1, "unexpected 'x'"),
     ("Tiny 2", 6, "expected '('"),
     ("", 1, "expected a game"),
+    # comparisons: one relation, between two games, outside braces and arguments
+    ("1 < 2 < 3", 7, "comparisons do not chain"),
+    ("^ == ^ != *", 8, "comparisons do not chain"),
+    ("1 <", 4, "expected a game but the text ended"),
+    ("< 1", 1, "unexpected '<'"),
+    ("(1 < 2) < 3", 1, "< needs a game, not a boolean"),
+    ("{1|0}.Thermograph < 1", 1, "< needs a game, not a thermograph"),
+    ("1 == {1,2}", 6, "== needs a game, not a set of games"),
+    ("{1 < 2|0}", 4, "expected ',', '|' or '}'"),
+    ("{1|0}.Cool(1 < 2)", 14, "expected ')'"),
 ])
 def test_syntax_errors_say_where_in_one_line(text, column, words):
     with pytest.raises(CGTSyntaxError) as info:
