@@ -15,10 +15,11 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
-import tablebase
 from tablebase.http.api import api_routes
 from tablebase.http.limits import BoundedBodies
 from tablebase.http.pages import explorer_routes
+from tablebase.query import Tablebase
+from tablebase.version import VERSION
 
 #: what uvicorn's worker processes import to build their own app (it takes a name, not an app, to start them)
 FACTORY = "tablebase.http.app:app_from_environment"
@@ -26,11 +27,11 @@ FACTORY = "tablebase.http.app:app_from_environment"
 
 def create_app(root: str | os.PathLike) -> FastAPI:
     """The API and the pages over the tables under ``root``."""
-    db = tablebase.open(Path(root))
+    db = Tablebase(Path(root))
     loading = threading.Lock()
     app = FastAPI(
         title="tablebase",
-        version=tablebase.__version__,
+        version=VERSION,
         description="Solved positions of combinatorial games, read-only.",
     )
     app.add_middleware(BoundedBodies)
@@ -48,7 +49,7 @@ def serve(root: str | os.PathLike, host: str = "127.0.0.1", port: int = 8000, wo
     """Serve ``root`` until stopped; with ``workers`` > 1, as that many processes sharing the port."""
     import uvicorn
 
-    tablebase.open(root)  # fail now, with a clean error, if the folder is not a tablebase
+    Tablebase(root)  # fail now, with a clean error, if the folder is not a tablebase
     if workers > 1:
         os.environ["TABLEBASE_DB"] = str(Path(root).resolve())
         uvicorn.run(FACTORY, factory=True, host=host, port=port, workers=workers, log_level="warning")

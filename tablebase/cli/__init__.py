@@ -1,0 +1,132 @@
+"""The ``tablebase`` command: build, check-game, verify, lookup, query, stats, tables, serve, plot, games, cgt.
+
+``main`` parses the verb and hands over to its function: ``building.py``
+for the verbs that name a game first (their options depend on it),
+``reading.py`` for those that read a folder, ``catalogue.py`` for the
+program's own facts. Every error a user can cause ends as one line and exit
+status 2 (``common.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from typing import Sequence
+
+from tablebase.cli import building, catalogue, reading
+from tablebase.cli.common import EXIT_USAGE, Parser, one_line
+from tablebase.errors import TablebaseError
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="tablebase", description="Build and query tablebases of combinatorial games.")
+    parser.add_argument("--version", nargs=0, action=catalogue.Version, help="the version, and where each game comes from")
+    verbs = parser.add_subparsers(dest="verb", required=True, parser_class=Parser)
+    verbs.add_parser("build", help="build tables: build GAME [options] --out DIR, or build --job FILE --out DIR")
+    verbs.add_parser("check-game", help="check a game's rules on a small table: check-game GAME [options]")
+
+    lookup = verbs.add_parser("lookup", help="a position's stored row and all its moves")
+    lookup.add_argument("--db", required=True)
+    lookup.add_argument("table")
+    lookup.add_argument("position")
+    lookup.add_argument("--json", action="store_true")
+
+    query = verbs.add_parser("query", help="run read-only DuckDB SQL; each table is a view of its name")
+    query.add_argument("--db", required=True)
+    query.add_argument("sql")
+    query.add_argument("--json", action="store_true")
+
+    stats = verbs.add_parser("stats", help="the named statistics of queries/*.sql for a table")
+    stats.add_argument("--db", required=True)
+    stats.add_argument("table")
+    stats.add_argument("--json", action="store_true")
+
+    verify = verbs.add_parser("verify", help="check a table's files and re-derive every row from its children")
+    verify.add_argument("--db", required=True)
+    verify.add_argument("table")
+    verify.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+    tables = verbs.add_parser("tables", help="the tables of a tablebase folder")
+    tables.add_argument("--db", required=True)
+    tables.add_argument("--json", action="store_true")
+
+    serve = verbs.add_parser("serve", help="serve a read-only JSON API over HTTP")
+    serve.add_argument("--db", required=True)
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1, help="server processes")
+
+    plot = verbs.add_parser("plot", help="draw a picture of a table: grundy-map, p-positions, outcomes, position")
+    plot.add_argument("--db", required=True)
+    plot.add_argument("table")
+    plot.add_argument("picture", metavar="KIND",
+                      help="grundy-map (two-number positions), p-positions (two or three numbers), "
+                           "outcomes (per level), position (with --position)")
+    plot.add_argument("--out", required=True, help="the picture's file, .png or .svg")
+    plot.add_argument("--position", help="the position of the picture 'position'")
+
+    listing = verbs.add_parser("games", help="every game with its build options and notation, and where it comes from")
+    listing.add_argument("--json", action="store_true")
+
+    cgt = verbs.add_parser("cgt", help="evaluate a sum of short partizan games in CGSuite notation",
+                           description="Evaluate a CGSuite expression: 3+-1, {2|-1/2} + ^, ^<2>, (+-1).Cool(1/2).")
+    cgt.add_argument("expression", nargs="+", help="the expression (its words are joined by spaces)")
+    cgt.add_argument("--json", action="store_true")
+    # An expression may start with '-' (-1/2, -{1|0}): anything with one leading dash that is not
+    # -h is taken as part of the expression, never as an unknown option.
+    cgt._negative_number_matcher = re.compile(r"^-(?!-)")
+    return parser
+
+
+COMMANDS = {
+    "lookup": reading.lookup,
+    "query": reading.query,
+    "stats": reading.stats,
+    "verify": reading.verify,
+    "tables": reading.tables,
+    "serve": reading.serve,
+    "plot": reading.plot,
+    "games": catalogue.games,
+    "cgt": catalogue.cgt,
+}
+# Verbs whose options depend on the game named first: parsed in two stages.
+GAME_COMMANDS = {"build": building.build, "check-game": building.check_game}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] in GAME_COMMANDS:
+            return GAME_COMMANDS[argv[0]](argv[1:])
+        args = make_parser().parse_args(argv)
+        return COMMANDS[args.verb](args)
+    except TablebaseError as e:
+        print(f"tablebase: error: {one_line(e)}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("tablebase: interrupted; run the same command again to resume", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def run() -> None:
+    """The program: ``main``, and after a build that succeeded, exit without the interpreter's teardown.
+
+    By then everything the build made is on disk and its cluster is closed;
+    tearing down the interpreter (numba's compiled code, Dask's modules and
+    threads) took another half second of every build.
+    """
+    argv = sys.argv[1:]
+    code = main(argv)
+    if code == 0 and argv[:1] == ["build"]:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except OSError:
+            pass
+        os._exit(0)
+    sys.exit(code)
+

@@ -1,0 +1,146 @@
+"""``tablebase build`` and ``tablebase check-game``: a game named first, then its own options.
+
+Their options depend on the game, so they are parsed in two stages: the
+game's reference first, then a parser made with the game's options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tablebase.cli.common import Parser, one_line
+from tablebase.errors import TablebaseError
+
+
+def _build_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--job", help="a job spec (TOML) listing several tables")
+    parser.add_argument("--out", help="folder of the tablebase (created if missing)")
+    parser.add_argument("--table", help="table name (default: derived from the options)")
+    parser.add_argument("--scheduler", help="address of a running Dask scheduler, tcp://HOST:PORT")
+    parser.add_argument("--workers", type=int, help="worker processes of the local cluster")
+    parser.add_argument("--partition-rows", type=int, help="positions per Dask task")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--compact", action="store_true",
+                        help="leave the position text out of the files; SQL and lookups spell it from the key")
+
+
+def _parse_game_verb(verb: str, argv: list[str], extra: Any) -> tuple[argparse.Namespace, Any]:
+    """(options, game class and source or None) of ``tablebase VERB [GAME | --game REF] [options]``."""
+    from tablebase.games import find_game, game_names
+
+    ref = None
+    if argv and not argv[0].startswith("-"):  # GAME comes first
+        ref, argv = argv[0], argv[1:]
+    else:
+        first = Parser(prog=f"tablebase {verb}", add_help=False)
+        first.add_argument("--game")
+        ref = first.parse_known_args(argv)[0].game
+    found = find_game(ref) if ref is not None else None
+    cls = found[0] if found else None
+    parser = Parser(
+        prog=f"tablebase {verb} {cls.name if cls else 'GAME'}",
+        description=(f"{cls.summary}. Positions: {cls.notation}." if cls
+                     else f"GAME is one of {', '.join(game_names())}, or module:Class, or path/to/file.py:Class."),
+    )
+    parser.add_argument("--game", help="the game: a name, module:Class or path/to/file.py:Class")
+    extra(parser)
+    for option in cls.options if cls else ():
+        try:
+            parser.add_argument(f"--{option.name}", type=option.kind, required=option.required, help=option.help)
+        except argparse.ArgumentError:
+            raise TablebaseError(f"{cls.name}: its option --{option.name} is also an option of {verb}; rename it") from None
+    return parser.parse_args(argv), found
+
+
+def _params(args: argparse.Namespace, cls: Any) -> dict[str, Any]:
+    return {o.key: getattr(args, o.key) for o in cls.options}
+
+
+def build(argv: list[str]) -> int:
+    import logging
+
+    from tablebase.build import fork_server
+    from tablebase.build.imports import long_lived
+
+    local = not any(a == "--scheduler" or a.startswith("--scheduler=") for a in argv)
+    if local:
+        fork_server.start()  # its imports run beside this process's (the local cluster's workers fork from it)
+    with long_lived():  # the build's imports, and its job, last as long as the command
+        args, specs, partition_rows = _build_job(argv)
+        from tablebase.build.jobs import is_small
+
+        small = local and is_small(specs)
+        if small:
+            fork_server.stop()  # the job's workers will be threads of this process,
+            import tablebase.build.preload  # noqa: F401  which therefore imports what a worker does
+        from tablebase.build import build_tables
+
+    # A build stopped by a lost worker says why in one line; the Dask client's own waits are
+    # then left failed and unread, and asyncio would print each with a traceback when it is
+    # collected, which may be after that line, as the process ends. Dask's own logs are
+    # silenced the same way, for the whole command: the build reports what happened, and a
+    # local cluster silences them only while it is open, not while its connections close.
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    for summary in build_tables(
+        specs, Path(args.out), scheduler=args.scheduler, workers=args.workers,
+        partition_rows=partition_rows, quiet=args.quiet, small=small,
+    ):
+        print(json.dumps(summary.as_dict()), flush=True)
+    return 0
+
+
+def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | None]:
+    """The build command's options, its tables' specs, and the partition size asked for."""
+    from tablebase.build.jobs import TableSpec, read_job
+
+    args, found = _parse_game_verb("build", argv, _build_options)
+    if (args.job is None) == (found is None):
+        raise TablebaseError("build needs a GAME with its options, or --job FILE (not both)")
+    if not args.out:
+        raise TablebaseError("build needs --out DIR")
+    settings: dict[str, Any] = {}
+    if args.job:
+        specs, settings = read_job(args.job)
+        if args.compact:
+            specs = [s.with_compact(True) for s in specs]
+        if args.table:
+            raise TablebaseError("--table names one table; with --job give each table a 'name'")
+    else:
+        cls, source = found
+        game = cls(**_params(args, cls))
+        specs = [TableSpec(game, source, args.table or game.table, bool(args.compact))]
+    return args, specs, args.partition_rows or settings.get("partition_rows")
+
+
+def _check_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-positions", type=int, default=200_000,
+                        help="refuse tables larger than this (the check searches the rules plainly)")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def check_game(argv: list[str]) -> int:
+    from tablebase.build.check import check_game
+
+    args, found = _parse_game_verb("check-game", argv, _check_options)
+    if found is None:
+        raise TablebaseError("check-game needs a GAME with its options")
+    cls, _ = found
+    game = cls(**_params(args, cls))
+
+    def say(text: str) -> None:
+        if not args.quiet:
+            print(f"[{game.name}] {text}", file=sys.stderr, flush=True)
+
+    positions, defects = check_game(game, args.max_positions, say)
+    for defect in defects:
+        print(one_line(defect))
+    if defects:
+        print(f"{game.name}: {len(defects)} defects in {positions:,} positions", file=sys.stderr)
+        return 1
+    print(f"{game.name}: {positions:,} positions checked, no defects")
+    return 0
