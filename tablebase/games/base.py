@@ -93,6 +93,11 @@ class Texts(NamedTuple):
 
 _NOT_IN_NAMES = re.compile(r"[^a-z0-9]+")
 
+#: The highest level a game the engine lists may have. The engine keeps a count of positions for
+#: every level from 0 to the top (in the manifest, in every worker's keyed form), so a level is
+#: refused above this: a game with a million levels is already one with a million steps of solving.
+MAX_LEVEL = 2**20 - 1
+
 
 class Game(ABC):
     """A game with fixed parameters: the set of positions one table holds.
