@@ -18,7 +18,7 @@ from conftest import rows_of
 from tablebase.cgt import Game, from_options, parse
 
 sys.path.insert(0, str(Path(__file__).parent / "cgt"))
-from cgt_helpers import import_cgt_py  # noqa: E402
+from cgt_helpers import import_cgt_py, negate, outcome_by_play, raw_of  # noqa: E402
 
 
 def board(text: str) -> frozenset:
@@ -238,3 +238,32 @@ def test_regions_per_level_are_the_free_polyominoes():
     assert [game.level_size(n) for n in range(1, 12)] == [1, 1, 2, 5, 12, 35, 108, 369, 1285, 4655, 17073]
     keys = game.level_keys(11, 0, game.level_size(11))
     assert (np.diff(keys) > 0).all() and {game.level_of(k) for k in keys.tolist()} == {11}
+
+
+def better_by_play(a: str, b: str, left: bool) -> bool:
+    """Whether value ``a`` is strictly better than ``b`` for the side (Left: larger; Right: smaller), by
+    playing out a - b as option sets (cgt_helpers' brute force), not by the algebra's comparison."""
+    difference = outcome_by_play(raw_of(parse(a)), negate(raw_of(parse(b))))
+    return difference == ("L" if left else "R")
+
+
+def left_wins(outcome: str, left: bool) -> bool:
+    """Whether the side that moved wins the position its move left (the other side moves next)."""
+    return outcome in (("L", "P") if left else ("R", "P"))
+
+
+@pytest.mark.parametrize("position", ["..#|...|...", "....|....", "...|...|.#.", "....#|.....", "..|..|..|.."])
+def test_moves_are_listed_best_first_by_the_value_each_side_gets(table8, position):
+    """After the best move, no move comes after one that is strictly worse for its side (values are
+    partially ordered), and the moves that win for their side come before those that do not."""
+    root, table = table8
+    with tablebase.open(root) as tb:
+        row = tb.lookup(table, position)
+    for side, left in (("Left", True), ("Right", False)):
+        moves = [m for m in row["moves"] if m["side"] == side]
+        assert moves[0]["move"] == row["best_" + side.lower()]
+        for i, earlier in enumerate(moves):
+            for later in moves[i + 1:]:
+                assert not better_by_play(later["value"], earlier["value"], left), (side, earlier, later)
+        wins = [left_wins(m["outcome"], left) for m in moves[1:]]
+        assert wins == sorted(wins, reverse=True), (side, [m["move"] for m in moves])

@@ -83,14 +83,18 @@ def best_move(figures: Callable[[int], Figures], options: frozenset, values: lis
     """
     best, best_rank = NO_MOVE, None
     for v, code in zip(values, codes):
-        f = figures(v)
-        if left:
-            rank = (v in options, f.outcome in (0, 3), f.right_stop, -code)
-        else:
-            rank = (v in options, f.outcome in (1, 3), -f.left_stop, -code)
+        rank = move_rank(figures(v), v in options, code, left)
         if best_rank is None or rank > best_rank:
             best, best_rank = code, rank
     return best
+
+
+def move_rank(result: Figures, canonical: bool, code: int, left: bool) -> tuple:
+    """How good a move is for the side that makes it, the larger the better (see the module's docstring):
+    to a canonical option, then to a win for that side, then the best stop, then the smallest code."""
+    if left:
+        return canonical, result.outcome in (0, 3), result.right_stop, -code
+    return canonical, result.outcome in (1, 3), -result.left_stop, -code
 
 
 class PartizanSolver(LevelByLevel):
