@@ -6,8 +6,11 @@ with its own code: a board is a frozenset of empty (row, column) cells.
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
 import sys
+from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
@@ -267,3 +270,20 @@ def test_moves_are_listed_best_first_by_the_value_each_side_gets(table8, positio
                 assert not better_by_play(later["value"], earlier["value"], left), (side, earlier, later)
         wins = [left_wins(m["outcome"], left) for m in moves[1:]]
         assert wins == sorted(wins, reverse=True), (side, [m["move"] for m in moves])
+
+
+def test_means_temperatures_and_stops_are_exact(table8):
+    """Lookups give Fractions in Python and fractions as text in JSON (the command's --json), never floats:
+    a temperature of 5/4 or a stop of -1/2 is what the algebra says, not a nearby binary number."""
+    root, table = table8
+    with tablebase.open(root) as tb:
+        row = tb.lookup(table, "..#|...|...")
+    for figures in [row, *row["moves"]]:
+        value = parse(figures["value"])
+        for name in ("mean", "temperature", "left_stop", "right_stop"):
+            assert type(figures[name]) is Fraction and figures[name] == getattr(value, name), (name, figures)
+    printed = subprocess.run([sys.executable, "-m", "tablebase", "lookup", "--db", str(root), table, "..#|...|...",
+                              "--json"], capture_output=True, text=True, check=True).stdout
+    spelt = json.loads(printed)
+    assert (spelt["mean"], spelt["temperature"], spelt["left_stop"]) == ("0", "3/2", "3/2")
+    assert {m["value"]: m["temperature"] for m in spelt["moves"]}["{1/2|-2}"] == "5/4"

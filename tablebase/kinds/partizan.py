@@ -11,6 +11,7 @@ ids and texts; each distinct value is parsed once), so a search asks no SQL.
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +113,9 @@ class Partizan(Kind):
         return {k: v for k, v in self.lookup(table, text).items() if not k.endswith("moves")}
 
     def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
-        rows = [self.probe(table, t) for t in texts.to_strings()]
+        """Rows of many positions as an Arrow table: exact figures as doubles, as SQL has them."""
+        rows = [{k: float(v) if isinstance(v, Fraction) else v for k, v in self.probe(table, t).items()}
+                for t in texts.to_strings()]
         if not positions:
             rows = [{k: v for k, v in row.items() if k != "position"} for row in rows]
         return pa.Table.from_pylist(rows)

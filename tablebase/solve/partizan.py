@@ -52,10 +52,11 @@ class Figures:
         self.text: str = row["text"]
         self.stable: int = row["id"]
         self.outcome: int = OUTCOMES.index(game.outcome)
-        self.mean = float(Fraction(row["mean"]))
-        self.temperature = float(Fraction(row["temperature"]))
-        self.left_stop = float(Fraction(row["left_stop"]))
-        self.right_stop = float(Fraction(row["right_stop"]))
+        # Exact, as the algebra has them: the files hold them as doubles, lookups as they are.
+        self.mean = Fraction(row["mean"])
+        self.temperature = Fraction(row["temperature"])
+        self.left_stop = Fraction(row["left_stop"])
+        self.right_stop = Fraction(row["right_stop"])
         self.birthday: int = row["birthday"]
         self.is_number: bool = row["is_number"]
         self.left_ids: list[int] = row["left_ids"]
@@ -189,7 +190,7 @@ class PartizanSolver(LevelByLevel):
         figs = [self.figures(g) for g in solved["value"]]
 
         def column(name: str, type_: Any) -> pa.Array:
-            return pa.array([getattr(f, name) for f in figs], type=type_)
+            return _column(figs, name, type_)
 
         outcome = pa.DictionaryArray.from_arrays(column("outcome", pa.int8()), pa.array(OUTCOMES))
         # The value's other figures and options live once per form in the values table.
@@ -244,7 +245,7 @@ def values_table(forms: list[Figures], positions: list[int], level: int) -> pa.T
     """Values-table rows of these forms (in this order)."""
 
     def column(name: str, type_: Any) -> pa.Array:
-        return pa.array([getattr(f, name) for f in forms], type=type_)
+        return _column(forms, name, type_)
 
     return pa.table(
         {
@@ -265,3 +266,11 @@ def values_table(forms: list[Figures], positions: list[int], level: int) -> pa.T
             "first_level": pa.array([level if n else None for n in positions], type=pa.int32()),
         }
     )
+
+
+def _column(forms: list[Figures], name: str, type_: Any) -> pa.Array:
+    """One figure of each form as an Arrow column (exact fractions as doubles: dyadic, so exact there too)."""
+    values = [getattr(f, name) for f in forms]
+    if pa.types.is_floating(type_):
+        values = [float(v) for v in values]
+    return pa.array(values, type=type_)
