@@ -143,7 +143,7 @@ def _parse_game_verb(verb: str, argv: list[str], extra: Any) -> tuple[argparse.N
     extra(parser)
     for option in cls.options if cls else ():
         try:
-            parser.add_argument(f"--{option.name}", type=option.kind, required=option.required, help=option.help)
+            parser.add_argument(f"--{option.name}", type=option.type, required=option.required, help=option.help)
         except argparse.ArgumentError:
             raise TablebaseError(f"{cls.name}: its option --{option.name} is also an option of {verb}; rename it") from None
     return parser.parse_args(argv), found
@@ -346,7 +346,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
             "game": name,
             "kind": g.kind,
             "summary": g.summary,
-            "options": [{"name": "--" + o.name, "type": o.kind.__name__, "required": o.required, "help": o.help}
+            "options": [{"name": "--" + o.name, "type": o.type.__name__, "required": o.required, "help": o.help}
                         for o in g.options],
             "position": g.notation,
             "move": g.move_notation,

@@ -25,7 +25,7 @@ class Option:
     """One build option of a game, as it appears on the command line and in job specs."""
 
     name: str  # spelled with dashes on the command line, underscores in params
-    kind: type  # int or str
+    type: type  # int or str: what the value is read as (not the game's kind)
     help: str
     required: bool = True
 
@@ -134,7 +134,7 @@ class Game(ABC):
                     raise TablebaseError(f"{cls.name}: missing option --{o.name} ({o.help})")
                 continue
             value = params[o.key]
-            if o.kind is int:
+            if o.type is int:
                 if isinstance(value, bool) or not isinstance(value, (int, str)):
                     raise TablebaseError(f"{cls.name}: --{o.name} must be an integer, got {value!r}")
                 try:
