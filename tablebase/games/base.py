@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -94,6 +95,12 @@ class Texts(NamedTuple):
 _NOT_IN_NAMES = re.compile(r"[^a-z0-9]+")
 
 
+def table_name(parts: Iterable[str]) -> str:
+    """A SQL identifier of these parts: lower case, each run of other characters one underscore."""
+    name = _NOT_IN_NAMES.sub("_", "_".join(parts).lower()).strip("_")
+    return name if name[:1].isalpha() else f"t_{name}"
+
+
 class Game(ABC):
     """A game with fixed parameters: the set of positions one table holds.
 
@@ -160,9 +167,7 @@ class Game(ABC):
     @property
     def table(self) -> str:
         """The default table name, a SQL identifier: the game's name and its options."""
-        parts = [self.name] + [f"{k}{v}" for k, v in self.params.items()]
-        name = _NOT_IN_NAMES.sub("_", "_".join(parts).lower()).strip("_")
-        return name if name[:1].isalpha() else f"t_{name}"
+        return table_name([self.name] + [f"{k}{v}" for k, v in self.params.items()])
 
     @property
     def bounds(self) -> str:
