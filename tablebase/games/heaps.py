@@ -1,4 +1,4 @@
-"""Games on heaps of tokens: what Nim and the subtraction games share.
+"""Games on heaps of tokens: what Nim, the subtraction games, Wythoff's game and Fibonacci nim share.
 
 Their positions are a few whole numbers, mostly heap sizes, written with
 spaces (``0 3 5 7``) and read with spaces or commas; their tables are sized
@@ -15,12 +15,17 @@ its move generator and its move names:
   ones empty; sorted in decreasing order the heaps are a Young diagram in a
   heaps x top box, ranked densely (``young.Box``), and the level is the
   tokens left (Nim).
+
+Games whose positions are two numbers of another meaning rank them as pairs
+(``pair_key``: Wythoff's two heaps, Fibonacci nim's heap and its cap) and
+subclass ``HeapGame`` directly.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import numba
 import numpy as np
 
 from tablebase.errors import TablebaseError
@@ -211,3 +216,44 @@ class HeapMultiset(HeapGame):
         ok &= sizes[:, 0] <= self.top
         return self.parse_rest(texts, self.box.ranks(sizes, ok), ok)
 
+
+# -- pairs ---------------------------------------------------------------------------------
+# A pair a <= b of whole numbers is ranked b(b+1)/2 + a: by the larger number, then the
+# smaller, densely (the pairs of numbers up to n fill 0..pair_count(n)-1). The same rank
+# twice: compiled, for move generators, and in numpy, for batches without numba's start-up.
+@numba.njit(cache=True)
+def pair_key(a, b):
+    """The rank of the pair of a and b, in either order (compiled)."""
+    if a > b:
+        a, b = b, a
+    return b * (b + 1) // 2 + a
+
+
+def pair_keys(small: Any, large: Any) -> Any:
+    """The ranks of pairs small <= large, numbers or numpy arrays alike."""
+    return large * (large + 1) // 2 + small
+
+
+def pair_count(top: int) -> int:
+    """How many pairs of numbers 0..top there are: every rank is below it."""
+    return (top + 1) * (top + 2) // 2
+
+
+@numba.njit(cache=True)
+def pair_of_key(key):
+    """The pair (smaller, larger) ranked ``key`` (compiled)."""
+    b = int((np.sqrt(8.0 * key + 1.0) - 1.0) / 2.0)
+    while b * (b + 1) // 2 > key:
+        b -= 1
+    while (b + 1) * (b + 2) // 2 <= key:
+        b += 1
+    return key - b * (b + 1) // 2, b
+
+
+@numba.njit(cache=True)
+def pairs_of_keys(keys):
+    """The pairs ranked ``keys``, as an (n, 2) array of (smaller, larger)."""
+    out = np.empty((keys.shape[0], 2), dtype=np.int64)
+    for i in range(keys.shape[0]):
+        out[i, 0], out[i, 1] = pair_of_key(keys[i])
+    return out
