@@ -87,10 +87,12 @@ class HeapGame(KeyedImpartialGame):
         raise NotImplementedError(f"{self.name}: a heap game gives numbers()")
 
     def format_positions(self, keys: np.ndarray) -> Texts:
+        """The numbers of every key written in one compiled pass, without a Python string per position."""
         numbers = self.numbers(np.asarray(keys, dtype=np.int64))
         return young.format_rows(numbers, np.full(len(numbers), numbers.shape[1], dtype=np.int64))
 
     def move_name(self, move: int) -> str:
+        """A take: the move code is the number of tokens taken."""
         return f"-{move}"
 
 
@@ -155,17 +157,18 @@ class HeapMultiset(HeapGame):
     heaps_limit: ClassVar[int] = 64
     heaps: int
 
-    def read_sizes(self) -> None:
-        self.heaps = self.int_param("heaps", 1, self.heaps_limit)
-        super().read_sizes()
-
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.box = young.Box(self.heaps, self.top)
         self.key_space = self.box.size
-        if self.key_space > 2**40:
+        if self.key_space > 2**40:  # checked before the level sizes, whose table grows with the box
             raise TablebaseError(f"{self.name}: {self.heaps} heaps of at most {self.top} make too many positions")
         self._sizes = self.box.level_sizes()
+
+    def read_sizes(self) -> None:
+        """The number of heaps, then the largest heap."""
+        self.heaps = self.int_param("heaps", 1, self.heaps_limit)
+        super().read_sizes()
 
     def draw(self, position: str) -> Picture:
         """The heaps side by side, each counted underneath."""
