@@ -44,6 +44,7 @@ def spell(tree: Tree) -> str:
     return "(" + "".join(("" if c == "G" else c) + spell(sub) for c, sub in tree) + ")"
 
 
+@lru_cache(maxsize=1 << 18)
 def _order(branch: Branch) -> tuple[int, str]:
     """Branches sort by their edges, then by their spelling: the canonical order."""
     return (1 + edges(branch[1]), ("" if branch[0] == "G" else branch[0]) + spell(branch[1]))
@@ -66,9 +67,7 @@ def read(text: str, letters: str = COLOURS) -> Tree:
     pending = "G"
     root: Tree | None = None
     for ch in text:
-        if ch.upper() in CODE and ch.upper() in letters:
-            pending = ch.upper()
-        elif ch == "(":
+        if ch == "(":
             if root is not None:
                 raise ValueError("text after the ground's closing bracket")
             if stack:
@@ -85,6 +84,8 @@ def read(text: str, letters: str = COLOURS) -> Tree:
                 stack[-1].append((colours.pop(), node))
             else:
                 root = node
+        elif ch.upper() in CODE and ch.upper() in letters:
+            pending = ch.upper()
         elif not ch.isspace():
             raise ValueError(f"unexpected character {ch!r}")
     if stack or root is None:
@@ -142,7 +143,14 @@ def bracket_key(tree: Tree) -> int:
 
 
 def tree_of_bracket_key(key: int) -> Tree:
-    return read(bin(key)[3:].replace("1", "(").replace("0", ")"), "")
+    stack: list[list[Branch]] = [[]]
+    for bit in bin(key)[4:-1]:  # the ground's own brackets left out
+        if bit == "1":
+            stack.append([])
+        else:
+            sub = canonical(stack.pop())
+            stack[-1].append(("G", sub))
+    return canonical(stack[0])
 
 
 @lru_cache(maxsize=1 << 18)
