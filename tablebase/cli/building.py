@@ -50,7 +50,7 @@ def _parse_game_verb(verb: str, argv: list[str], extra: Any) -> tuple[argparse.N
     extra(parser)
     for option in cls.options if cls else ():
         try:
-            parser.add_argument(f"--{option.name}", type=option.kind, required=option.required, help=option.help)
+            parser.add_argument(f"--{option.name}", type=option.type, required=option.required, help=option.help)
         except argparse.ArgumentError:
             raise TablebaseError(f"{cls.name}: its option --{option.name} is also an option of {verb}; rename it") from None
     return parser.parse_args(argv), found
