@@ -73,7 +73,11 @@ def build(argv: list[str]) -> int:
         args, specs, partition_rows = _build_job(argv)
         from tablebase.build.jobs import is_small
 
-        small = local and is_small(specs)
+        def say(table: str, text: str) -> None:
+            if not args.quiet:
+                print(f"[{table}] {text}", file=sys.stderr, flush=True)
+
+        small = local and is_small(specs, say)
         if small:
             fork_server.stop()  # the job's workers will be threads of this process,
             import tablebase.build.preload  # noqa: F401  which therefore imports what a worker does

@@ -57,7 +57,7 @@ class GreenHackenbush(KeyedImpartialGame):
         return np.array(sorted(trees.bracket_key(t) for t in trees.trees(level, "G")), dtype=np.int64)
 
     def level_size(self, level: int) -> int:
-        return len(trees.trees(level, "G"))
+        return trees.count(level, 1)  # counted, not listed: the plan needs only sizes
 
     def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
         return self._level(level)[start:stop]

@@ -110,7 +110,7 @@ class Hackenbush(KeyedPartizanGame):
     def level_size(self, level: int) -> int:
         if self.shape == "stalk":
             return len(self.colours) ** level
-        return len(self._level(level))
+        return trees.count(level, len(self.colours))  # counted, not listed: the plan needs only sizes
 
     def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
         return self._level(level)[start:stop]
