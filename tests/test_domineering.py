@@ -170,6 +170,10 @@ def test_statistics(table8):
     assert "*" in ups and "v" in ups and ups <= {r["value"] for r in rows}
     outcomes = next(v for k, v in stats.items() if k.startswith("outcome classes")).to_pylist()
     assert sum(o["l_positions"] + o["r_positions"] + o["n_positions"] + o["p_positions"] for o in outcomes) == len(rows)
+    for title, table in stats.items():  # no statistic of another kind's outcomes, which would leave some out
+        for row in table.to_pylist():
+            counts = [v for k, v in row.items() if k.endswith("_positions")]
+            assert "positions" not in row or not counts or sum(counts) == row["positions"], (title, row)
 
 
 def test_verify_rederives_every_row(table8):
