@@ -472,3 +472,21 @@ def test_check_game_finds_no_defects():
     for check, result in zip(checks, run_all(*(["check-game", *args, "--quiet"] for args in checks))):
         assert result.returncode == 0, (check, result.stdout, result.stderr)
         assert result.stdout.strip().endswith("no defects"), (check, result.stdout)
+
+
+@pytest.mark.parametrize("ref, params, position, cells, marks", [
+    ("cram.py:Cram", {"rows": 2, "cols": 3}, ".#.|...", 6, []),
+    ("cram_compiled.py:CramCompiled", {"rows": 2, "cols": 3}, ".#.|...", 6, []),
+    ("tictactoe.py:TicTacToe", {}, "X..|.O.|..X", 9, ["X", "O", "X"]),
+    ("toads_and_frogs.py:ToadsAndFrogs", {"cells": 5}, "TT.FF", 5, ["T", "T", "F", "F"]),
+])
+def test_every_example_game_draws_its_board(ref, params, position, cells, marks):
+    """A cell a square, and each piece written in its cell: not the notation in a box."""
+    from tablebase.games import find_game
+    from tablebase.games.drawing import Rect, Text
+
+    cls, _ = find_game(str(EXAMPLES / ref))
+    picture = cls(**params).draw(position)
+    assert sum(isinstance(s, Rect) for s in picture.shapes) == cells
+    assert [s.text for s in picture.shapes if isinstance(s, Text) and s.text in "XOTF"] == marks
+    assert picture.svg().startswith("<svg") and position in picture.title
