@@ -11,6 +11,8 @@ import pytest
 
 from helpers import assert_clean_error, file_hashes, tablebase
 
+pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
+
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory, scheduler):

@@ -50,6 +50,8 @@ import tablebase
 from tablebase.cgt import parse
 from tablebase.errors import PositionError
 
+pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CRAM = f"{EXAMPLES / 'cram.py'}:Cram"
 TOADS = f"{EXAMPLES / 'toads_and_frogs.py'}:ToadsAndFrogs"
