@@ -59,14 +59,8 @@ class Partizan(Kind):
         game = self.game
         return PlainRules((game.left_moves, game.right_moves), split=game.components)
 
-    def successors(self) -> Callable[[np.ndarray], np.ndarray]:
-        game = self.game
-
-        def parts(keys: np.ndarray) -> np.ndarray:
-            left, right = game.left_right_moves(keys)
-            return np.concatenate([left.keys, right.keys])
-
-        return parts
+    def moves_of(self, keys: np.ndarray, game: Any = None) -> list[SumMoves]:
+        return list((self.keyed if game is None else game).left_right_moves(keys))
 
     def columns(self) -> list[str]:
         return ["key", "position", "value", "value_id", "outcome", "mean", "temperature", "best_left", "best_right",
