@@ -24,6 +24,8 @@ import pytest
 from conftest import rows_of
 from helpers import assert_clean_error
 
+pytestmark = pytest.mark.slow  # the command, as a user runs it: see conftest.py
+
 GAMES = Path(__file__).parent / "plugins" / "defects.py"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SECONDS = "2"  # the time per position the commands allow: far above what Fan's positions take

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from tablebase.errors import TablebaseError
+from tablebase.words import as_text
 
 
 def print_rows(table: Any, as_json: bool) -> None:
@@ -27,7 +28,7 @@ def lookup(args: argparse.Namespace) -> int:
     from tablebase import open as open_tb
 
     with open_tb(args.db) as tb:
-        row = tb.lookup(args.table, args.position)
+        row = as_text(tb.lookup(args.table, args.position))
     if "warning" in row:
         print(f"tablebase: warning: {row['warning'] if args.json else row.pop('warning')}", file=sys.stderr)
     if args.json:
