@@ -69,7 +69,7 @@ def command(*args: object) -> subprocess.CompletedProcess:
     """``tablebase ARGS`` in a child process; one that hangs is killed and fails its case alone."""
     argv = [sys.executable, "-m", "tablebase", *map(str, args)]
     try:
-        return subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT)
+        return subprocess.run(argv, check=False, capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         return subprocess.CompletedProcess(argv, None, "", f"(no answer in {TIMEOUT} s: killed)")
 

@@ -32,8 +32,17 @@ from distributed import Client, get_worker
 
 from tablebase.build.run_game import game_of_run
 from tablebase.kinds import Kind
-from tablebase.listing import (Chunk, Exploration, Limits, Listing, current_limits, expand_chunk, level_rows,
-                               level_table, limits_set)
+from tablebase.listing import (
+    Chunk,
+    Exploration,
+    Limits,
+    Listing,
+    current_limits,
+    expand_chunk,
+    level_rows,
+    level_table,
+    limits_set,
+)
 from tablebase.store import Manifest, flush_to_disk, read_listing_level, table_dir, write_listing_level
 
 TOPIC = "tablebase-listing"

@@ -19,8 +19,8 @@ import pyarrow as pa
 
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games import PlainGame
-from tablebase.games.plain import MAX_SCORE
 from tablebase.games.base import MAX_LEVEL
+from tablebase.games.plain import MAX_SCORE
 from tablebase.listing.limits import Watch, game_frame, shown
 
 _NOT_GIVEN = object()
@@ -77,9 +77,7 @@ def read_back(game: PlainGame, text: str, position: Any = _NOT_GIVEN) -> str | N
         return f"{game.name}: read({text!r}) refuses the text format() gave ({e}); {undo}"
     if back is None:
         return f"{game.name}: read({text!r}) returned None; {undo}"
-    try:
-        hash(back)
-    except TypeError:
+    if _unhashable(back):
         return f"{game.name}: read({text!r}) returned {shown(back)}, which is not hashable; {undo}"
     again = game.format(back)
     if again != text:
@@ -149,7 +147,8 @@ def _fault(game: PlainGame, rules: Any, p: Any) -> str | None:
                 return f"{game.name}: {name} gave {shown(pair)}, not a (move, position) pair"
             for what, value in (("move", move), ("position", child)):
                 if _unhashable(value):
-                    return f"{game.name}: {name} gave the {what} {shown(value)}, which is not hashable (use tuples, not lists)"
+                    return (f"{game.name}: {name} gave the {what} {shown(value)}, which is not hashable "
+                            "(use tuples, not lists)")
             fault = _parts_fault(game, rules, child) if rules.split is not None else None
             if fault is not None:
                 return fault

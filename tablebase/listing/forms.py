@@ -21,8 +21,8 @@ import pyarrow as pa
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games import Children, KeyedGame, PlainGame, SumMoves, Texts
 from tablebase.listing.checked import level_of
-from tablebase.listing.limits import Watch
 from tablebase.listing.levels import LevelRows, distinct, gather
+from tablebase.listing.limits import Watch
 
 LEVELS_KEPT = 2  # levels of a listing kept in memory at once: the solvers need only the level they solve
 
