@@ -142,6 +142,8 @@ def _check_notation(keyed: KeyedForm, levels: dict[int, np.ndarray], defects: De
             spelt[text] = key
             try:
                 back = _read(keyed, plain, text)
+            except LimitReached:
+                raise
             except TablebaseError as e:
                 defects.add("notation", f"{text!r} does not read back: {e}")
                 continue
@@ -204,6 +206,8 @@ def _check_replayed(keyed: Any, kind: Kind, levels: dict[int, np.ndarray], defec
             with watched(keyed.game, "moves") as watch:
                 try:
                     played = keyed.played(keys, s, watch)
+                except LimitReached:
+                    raise
                 except TablebaseError as e:
                     defects.add("replayed", f"playing the positions again from their text: {e}")
                     continue

@@ -226,3 +226,14 @@ class TopLevel(Fan):
 
     def level(self, p):
         return 2**20 - 1 if p == (2, 0) else super().level(p)
+
+
+class LoopingRead(Fan):
+    """Reads every text but one: check-game, which reads them all back, finds it (a build tries one a level)."""
+
+    name = "looping-read"
+
+    def read(self, text):
+        while text == "1.7":
+            pass
+        return super().read(text)
