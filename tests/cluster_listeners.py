@@ -24,7 +24,8 @@ def listening() -> list[str]:
     """The address of every TCP socket that this process or any of its descendants listens on."""
     me = psutil.Process()
     pids = {me.pid} | {p.pid for p in me.children(recursive=True)}
-    return sorted({c.laddr.ip for c in psutil.net_connections("inet") if c.pid in pids and c.status == psutil.CONN_LISTEN})
+    listening = [c for c in psutil.net_connections("inet") if c.pid in pids and c.status == psutil.CONN_LISTEN]
+    return sorted({c.laddr.ip for c in listening})
 
 
 def status(url: str) -> int:

@@ -57,7 +57,8 @@ def test_the_dashboard_when_asked_for_is_on_loopback(tmp_path, flags):
 def test_build_dashboard_says_where_it_is_and_needs_a_local_cluster(tmp_path):
     result = run("build", "nim", "--heaps", "2", "--max-heap", "5", "--out", tmp_path / "tb", "--dashboard")
     assert result.returncode == 0, result.stderr
-    assert re.search(r"^Dask dashboard at http://127\.0\.0\.1:\d+/status \(this machine only\)$", result.stderr, re.M)
+    said = r"^Dask dashboard at http://127\.0\.0\.1:\d+/status \(this machine only\)$"
+    assert re.search(said, result.stderr, re.MULTILINE)
     assert json.loads(result.stdout)["positions"] == NIM_2x5
     quiet = run("build", "nim", "--heaps", "2", "--max-heap", "4", "--out", tmp_path / "tb", "--quiet")
     assert quiet.returncode == 0 and "dashboard" not in quiet.stderr

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import errno
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Callable, Iterator
 
-from tablebase.build.cluster import dask_client, dashboard_url
+from tablebase.build.cluster import dashboard_url, dask_client
 from tablebase.build.driver import BuildSummary, build_table
 from tablebase.build.failures import disk_full
 from tablebase.build.jobs import TableSpec, is_small

@@ -9,7 +9,8 @@ the templates' escaping.
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 CONTENT_SECURITY_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; "
                            "base-uri 'none'; frame-ancestors 'none'")
