@@ -44,6 +44,7 @@ METHODS = ("auto", "sparse", "plain")
 MAX_HEAPS = 1 << 34  # 32 GiB of values: more than any machine here holds
 WARMUP = 1024  # heaps solved plainly before the first choice of rare values
 CHUNK_SECONDS = 0.25
+PERIOD_GROWTH = 1.1  # a look for a period costs about a tenth of a second per 10^7 heaps
 PROGRESS_EVERY = 0.5  # seconds between calls of ``progress``; chunks take a quarter of a second
 CHECKED_PREFIX = 256  # heaps of a saved prefix recomputed to catch values of another code
 
@@ -104,6 +105,7 @@ class _Solver:
         self.index = (np.zeros((size, FIRST), np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64),
                       np.zeros(size, np.int64))
         index_values(self.g, self.n, *self.index)
+        self.trial = np.array([1, 0, 0], dtype=np.int64)
 
     def _widen(self) -> None:
         """A value no longer fits the dtype: continue in uint32."""
@@ -149,7 +151,7 @@ class _Solver:
         else:
             self.n, self.n_rare = sparse_run(
                 self.g, self.n, stop, self.whole, self.take, self.split2, self.code.distinct, self.tables,
-                self.rare, self.n_rare, self.seen, self.index, self.limit,
+                self.rare, self.n_rare, self.seen, self.index, self.trial, self.limit,
             )
         if self.n == stop:
             return
@@ -162,13 +164,13 @@ class _Solver:
 
     def solve_all(self, progress: Progress | None, use_period: bool) -> tuple[Period | None, int]:
         """Every heap up to n_max in chunks of about CHUNK_SECONDS, telling ``progress`` between
-        them; with ``use_period``, looking for a proven period at heaps that grow by a quarter,
+        them; with ``use_period``, looking for a proven period each time the heaps grow by a tenth,
         and copying the rest from it once found. Returns the period and the heaps computed."""
         n_max = self.g.size - 1
         next_check, chunk, last_call = 512, 1024, time.monotonic()
         while self.n <= n_max:
             if use_period and self.n >= next_check:
-                next_check = max(int(self.n * 1.25), self.n + 512)
+                next_check = max(int(self.n * PERIOD_GROWTH), self.n + 512)
                 found = find_period(self.g[: self.n], self.code)
                 if found is not None:
                     computed, self.n = self.n, n_max + 1

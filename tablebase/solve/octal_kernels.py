@@ -106,7 +106,9 @@ def plain_run(g, n0, n1, whole, take, split2, split3, distinct, seen, pairs, by_
 WINDOW = 4096  # recent heaps whose values are counted, to guess which values a partner heap has
 FIRST = 32  # heaps remembered per value (the first ones)
 TRIED = 24  # commonest recent values tried as partners of each missing rare value
-SMALL = 256  # heaps tried as partners in order before the value index is asked
+SMALL = 16  # heaps tried as partners in order before the value index is asked
+RANDOM_COST = 3  # a partner found by value reads a heap out of order: worth about 3 in-order steps
+TRIAL = 1 << 10  # heaps of a trial of searching by value against not, every TRIAL * 16 heaps
 
 
 @numba.njit(cache=True)
@@ -156,19 +158,36 @@ def _try_pair(g, n, k, a, w, distinct, seen, par, q, c):
 
 
 @numba.njit(cache=True, inline="always")
-def _search_rare(g, n, split2, distinct, seen, par, q, c, missing, rares, index):
-    """Look for the rare values below the common mex ``c`` that no rare heap produced. A rare
-    value v comes from two common heaps a and b with G(a) xor G(b) = v; b near n has one of the
-    values commonest lately, u, so the first heaps a of value u xor v are tried as partners
-    first. The split sizes a + b are arbitrary, so a miss costs nothing but time: what is still
-    missing then is settled by all splits in order. Returns how many stay missing (then the mex
-    is rare, which happens only at rare heaps: the full scan is paid rarely)."""
-    for s in range(split2.size):  # small heaps first: where values are small, they often suffice
-        for a in range(1, min(SMALL, (n - split2[s]) // 2) + 1):
-            missing -= _try_pair(g, n, split2[s], a, g[a], distinct, seen, par, q, c)
-            if missing == 0:
-                return 0
+def _scan_pairs(g, n, split2, distinct, seen, par, q, c, missing, low, high):
+    """Mark the splits a + b with low <= a <= min(high, b) of every split size, until no rare
+    value below c is missing. Returns (how many stay missing, splits looked at)."""
+    steps = 0
+    for s in range(split2.size):
+        m = n - split2[s]
+        top = min(high, m // 2)
+        for a in range(low, top + 1):
+            b = m - a
+            if distinct and a == b:
+                continue
+            x = g[a] ^ g[b]
+            if x < c and seen[x] != n:
+                seen[x] = n
+                if par[x] == q:
+                    missing -= 1
+                    if missing == 0:
+                        return 0, steps + a - low + 1
+        steps += max(0, top - low + 1)
+    return missing, steps
+
+
+@numba.njit(cache=True)
+def _by_value(g, n, split2, distinct, seen, par, q, c, missing, rares, index):
+    """Partners by value: a rare value v comes from two common heaps a and b with G(a) xor G(b)
+    = v; b near n has one of the values commonest lately, u, so the first heaps a of value
+    u xor v are tried. Any a is a legal split of n - k, so a miss costs only time. Returns
+    (how many stay missing, partners tried)."""
     first, count, recent, order = index
+    tried = 0
     for j in range(rares.size):
         v = rares[j]
         if v >= c:
@@ -180,21 +199,51 @@ def _search_rare(g, n, split2, distinct, seen, par, q, c, missing, rares, index)
             for i in range(count[w]):
                 for s in range(split2.size):
                     missing -= _try_pair(g, n, split2[s], first[w, i], w, distinct, seen, par, q, c)
+                tried += split2.size
                 if seen[v] == n:
                     break
         if missing == 0:
-            return 0
-    for s in range(split2.size):
-        m = n - split2[s]
-        for a in range(min(SMALL, m // 2) + 1, m // 2 + 1):
-            missing -= _try_pair(g, n, split2[s], a, g[a], distinct, seen, par, q, c)
-            if missing == 0:
-                return 0
-    return missing
+            break
+    return missing, tried
 
 
 @numba.njit(cache=True)
-def sparse_run(g, n0, n1, whole, take, split2, distinct, split, rare, n_rare, seen, index, limit):
+def _search_rare(g, n, split2, distinct, seen, par, q, c, missing, rares, index, by_value):
+    """Look for the rare values below the common mex ``c`` that no rare heap produced: among
+    the splits off the SMALL smallest heaps, where values are small and often suffice; then,
+    if ``by_value``, by value (``_by_value``); then among all splits in order. Returns (how
+    many stay missing, work done): when some stay missing, the mex is rare, which happens
+    only at rare heaps, so the full scan is paid rarely."""
+    missing, steps = _scan_pairs(g, n, split2, distinct, seen, par, q, c, missing, 1, SMALL)
+    work = steps
+    if missing and by_value:
+        missing, tried = _by_value(g, n, split2, distinct, seen, par, q, c, missing, rares, index)
+        work += RANDOM_COST * tried
+    if missing:
+        missing, steps = _scan_pairs(g, n, split2, distinct, seen, par, q, c, missing, SMALL + 1, n)
+        work += steps
+    return missing, work
+
+
+@numba.njit(cache=True, inline="always")
+def _by_value_now(n, trial):
+    """Whether to search partners by value at heap n. The search pays in some games (Grundy's
+    game, .376: values of far-apart heaps) and not in others (.16: small values, found in
+    order at once), so it is tried: in the first TRIAL heaps of every 16 TRIAL, half the heaps
+    (drawn by a hash of n, since odd and even heaps often differ) search by value and the
+    others do not, the work of each is added up (``trial[1]`` without,
+    ``trial[2]`` with), and the cheaper way (``trial[0]``) holds until the next trial."""
+    phase = n & (16 * TRIAL - 1)
+    if phase == TRIAL:
+        trial[0] = 1 if trial[2] < trial[1] else 0
+        trial[1] = trial[2] = 0
+    if phase < TRIAL:
+        return ((n * 2654435761) >> 16) & 1
+    return trial[0]
+
+
+@numba.njit(cache=True)
+def sparse_run(g, n0, n1, whole, take, split2, distinct, split, rare, n_rare, seen, index, trial, limit):
     """G(n) for n0 <= n < n1 by the sparse-space method (Winning Ways ch. 4, "Sparse space
     spells speed"; Gangolli and Plambeck 1989; Flammenkamp).
 
@@ -207,7 +256,8 @@ def sparse_run(g, n0, n1, whole, take, split2, distinct, split, rare, n_rare, se
     with its partner marks every common option: the least common value not marked, c, is exact.
     G(n) is c unless a rare value below c is missing, which ``_search_rare`` settles. values0
     and values1 are the values with par 0 and 1 in ascending order, each reaching past every
-    possible option. ``index`` is the value index of ``index_values``.
+    possible option. ``index`` is the value index of ``index_values``; ``trial`` the state of
+    ``_by_value_now``.
 
     Returns (first heap not solved, rare heaps now listed): n1, or earlier when ``rare`` is full,
     a value reached half of ``seen`` or would exceed ``limit``.
@@ -242,7 +292,12 @@ def sparse_run(g, n0, n1, whole, take, split2, distinct, split, rare, n_rare, se
                 break
             if seen[rares[j]] != n:
                 missing += 1
-        if missing and _search_rare(g, n, split2, distinct, seen, par, q, c, missing, rares, index):
+        by_value = _by_value_now(n, trial)
+        if missing:
+            missing, work = _search_rare(g, n, split2, distinct, seen, par, q, c, missing, rares, index, by_value)
+            if n & (16 * TRIAL - 1) < TRIAL:
+                trial[1 + by_value] += work
+        if missing:
             for j in range(rares.size):
                 if seen[rares[j]] != n:
                     c = rares[j]
@@ -280,7 +335,9 @@ def least_proven_period(g, size, t, h):
     tried in increasing order, each scanned from the top down to its first mismatch. A
     mismatch of q = k p at n implies a mismatch of p at some n + i p >= n, so p's last
     mismatch bounds q's from above: multiples start their scan there, which keeps the
-    multiples of a period that is seen but not yet proven from rescanning the whole tail.
+    multiples of a period that is seen but not yet proven from rescanning the whole tail
+    (passed on only after a long clean run: a mismatch near the top costs the multiples
+    little to find themselves).
     """
     pmax = (size - t - h) // h
     if pmax < 1:
@@ -293,7 +350,8 @@ def least_proven_period(g, size, t, h):
         at = last_mismatch(g, p, top[p], low)
         if at < 0:
             return p, last_mismatch(g, p, min(top[p], low - 1), 0) + 1
-        for q in range(2 * p, pmax + 1, p):
-            if top[q] > at:
-                top[q] = at
+        if top[p] - at > 64:  # a long clean run: spare the multiples rescanning it
+            for q in range(2 * p, pmax + 1, p):
+                if top[q] > at:
+                    top[q] = at
     return 0, 0
