@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import random
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -23,6 +23,7 @@ from tablebase.solve.octal import (
     RareSplit,
     find_period,
     grundy_values,
+    heap_value,
     parse_code,
     rare_values,
     solve,
@@ -69,7 +70,7 @@ def mex(values) -> int:
 def brute_heaps(code: str, n_max: int) -> list[int]:
     """G(n) = mex over the moves of the XOR of the heaps left (Sprague-Grundy), by recursion."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def g(n: int) -> int:
         options = []
         for heaps in oracle_moves(code, n):
@@ -86,7 +87,7 @@ def brute_position(code: str, heaps: tuple[int, ...]) -> int:
     """The Grundy value of a position of several heaps by the definition alone: mex over every
     move in any heap, positions as sorted tuples, no XOR."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(position: tuple[int, ...]) -> int:
         options = set()
         for i, n in enumerate(position):
@@ -163,28 +164,34 @@ def test_sparse_agrees_with_plain_on_longer_runs(code):
 
 # -- published facts ------------------------------------------------------------------------------
 
+
+def terms(text: str) -> list[int]:
+    """Terms as OEIS prints them, separated by commas."""
+    return [int(x) for x in text.split(",")]
+
+
 # OEIS A002186, Kayles (octal .77), terms n = 0..104 (offset 0).
-KAYLES = [int(x) for x in """0,1,2,3,1,4,3,2,1,4,2,6,4,1,2,7,1,4,3,2,1,4,6,7,4,1,2,8,5,4,7,2,1,8,
+KAYLES = terms("""0,1,2,3,1,4,3,2,1,4,2,6,4,1,2,7,1,4,3,2,1,4,6,7,4,1,2,8,5,4,7,2,1,8,
 6,7,4,1,2,3,1,4,7,2,1,8,2,7,4,1,2,8,1,4,7,2,1,4,2,7,4,1,2,8,1,4,7,2,
-1,8,6,7,4,1,2,8,1,4,7,2,1,8,2,7,4,1,2,8,1,4,7,2,1,8,2,7,4,1,2,8,1,4,7,2,1""".split(",")]
+1,8,6,7,4,1,2,8,1,4,7,2,1,8,2,7,4,1,2,8,1,4,7,2,1,8,2,7,4,1,2,8,1,4,7,2,1""")
 # OEIS A002187, Dawson's chess (octal .137), n = 0..131 (offset 0); Dawson's Kayles .07 has a(n-1).
-DAWSONS_CHESS = [int(x) for x in """0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0, 5, 2, 2, 3, 3, 0, 1, 1, 3, 0,
+DAWSONS_CHESS = terms("""0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0, 5, 2, 2, 3, 3, 0, 1, 1, 3, 0,
 2, 1, 1, 0, 4, 5, 2, 7, 4, 0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 4, 5, 5, 2, 3, 3, 0, 1, 1, 3, 0, 2,
 1, 1, 0, 4, 5, 3, 7, 4, 8, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 4, 5, 5, 9, 3, 3, 0, 1, 1, 3, 0, 2, 1,
 1, 0, 4, 5, 3, 7, 4, 8, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 4, 5, 5, 9, 3, 3, 0, 1, 1, 3, 0, 2, 1, 1,
-0, 4""".split(",")]
+0, 4""")
 # OEIS A002188, Grundy's game, n = 0..104 (offset 0).
-GRUNDYS_GAME = [int(x) for x in """0,0,0,1,0,2,1,0,2,1,0,2,1,3,2,1,3,2,4,3,0,4,3,0,4,3,0,4,1,2,3,1,2,4,
+GRUNDYS_GAME = terms("""0,0,0,1,0,2,1,0,2,1,0,2,1,3,2,1,3,2,4,3,0,4,3,0,4,3,0,4,1,2,3,1,2,4,
 1,2,4,1,2,4,1,5,4,1,5,4,1,5,4,1,0,2,1,0,2,1,5,2,1,3,2,1,3,2,4,3,2,4,
-3,2,4,3,2,4,3,2,4,3,2,4,5,2,4,5,2,4,3,7,4,3,7,4,3,7,4,3,5,2,3,5,2,3,5,2,3""".split(",")]
+3,2,4,3,2,4,3,2,4,3,2,4,5,2,4,5,2,4,3,7,4,3,7,4,3,7,4,3,5,2,3,5,2,3,5,2,3""")
 # OEIS A071436 (.56) and A071464 (.127), terms from n = 1 (offset 1).
-POINT_56 = [int(x) for x in """1, 0, 2, 2, 4, 1, 1, 3, 2, 4, 4, 6, 6, 2, 1, 1, 7, 6, 8, 4, 1, 1, 6, 5, 4, 8,
+POINT_56 = terms("""1, 0, 2, 2, 4, 1, 1, 3, 2, 4, 4, 6, 6, 2, 1, 1, 7, 6, 8, 4, 1, 1, 6, 5, 4, 8,
 1, 1, 12, 4, 5, 6, 1, 1, 3, 12, 6, 6, 8, 9, 2, 11, 6, 6, 4, 2, 1, 1, 12, 13, 4, 10, 8, 1, 12, 12, 5, 11,
 1, 16, 2, 2, 12, 6, 1, 1, 2, 13, 12, 6, 6, 8, 1, 1, 7, 6, 11, 4, 16, 16, 6, 5, 5, 19, 1, 1, 12, 4, 14,
-16, 1, 1""".split(",")]
-POINT_127 = [int(x) for x in """1, 0, 2, 2, 1, 0, 4, 4, 1, 2, 2, 0, 1, 4, 4, 6, 1, 7, 7, 0, 1, 2, 2, 6, 1,
+16, 1, 1""")
+POINT_127 = terms("""1, 0, 2, 2, 1, 0, 4, 4, 1, 2, 2, 0, 1, 4, 4, 6, 1, 7, 7, 0, 1, 2, 2, 6, 1,
 4, 4, 8, 1, 2, 7, 8, 1, 0, 7, 2, 6, 8, 1, 4, 9, 8, 1, 2, 6, 0, 1, 4, 6, 2, 1, 8, 9, 0, 1, 6, 2, 2, 7, 0,
-1, 8, 3, 2, 1, 4, 4, 8, 9, 2, 7, 8, 1, 0, 9, 2, 2, 6, 4, 4, 1, 8, 3, 2, 1, 0, 4""".split(",")]
+1, 8, 3, 2, 1, 4, 4, 8, 9, 2, 7, 8, 1, 0, 9, 2, 2, 6, 4, 4, 1, 8, 3, 2, 1, 0, 4""")
 
 
 def test_oeis_sequences_term_by_term():
@@ -283,6 +290,14 @@ def test_periodic_tail_is_copied_exactly():
     assert set(run.values[52:].tolist()) == set(run.values[52:86].tolist())
 
 
+def test_heap_values_beyond_the_table_come_from_the_period():
+    run = solve("0.77", 300)
+    far = grundy_values("0.77", 5000, use_period=False)
+    assert [heap_value(run.values, n, run.period) for n in (5, 300, 301, 4999)] == [far[5], far[300], far[301], far[4999]]
+    with pytest.raises(OctalCodeError, match="heap 301: beyond the 301 values computed, and no proven period"):
+        heap_value(run.values, 301)
+
+
 def test_progress_is_told_between_chunks(monkeypatch):
     monkeypatch.setattr(octal, "PROGRESS_EVERY", 0.0)
     monkeypatch.setattr(octal, "CHUNK_SECONDS", 1e-6)  # chunks of a few heaps
@@ -331,6 +346,16 @@ def test_bad_codes_say_why_in_one_line(text, says):
     assert isinstance(caught.value, ValueError) and isinstance(caught.value, TablebaseError)
 
 
+def test_a_table_larger_than_memory_is_refused(monkeypatch):
+    class Small:
+        total = 10**6  # bytes: room for 500,000 values
+
+    monkeypatch.setattr(octal.psutil, "virtual_memory", lambda: Small)
+    assert grundy_values("0.16", 1000).size == 1001
+    with pytest.raises(OctalCodeError, match="n_max: 1,000,001 values do not fit in this machine's memory"):
+        grundy_values("0.16", 10**6)
+
+
 def test_bad_arguments_say_why():
     with pytest.raises(OctalCodeError, match="n_max"):
         grundy_values("0.77", -1)
@@ -338,5 +363,9 @@ def test_bad_arguments_say_why():
         grundy_values("0.77", 10, method="fast")
     with pytest.raises(OctalCodeError, match="sparse method needs splits"):
         grundy_values("0.33", 10, method="sparse")
+    with pytest.raises(OctalCodeError, match="up to 2,000,000 heaps"):
+        grundy_values("0.8", 10**7)
+    with pytest.raises(OctalCodeError, match="n_max: a number of heaps from 0 to"):
+        grundy_values("0.16", 2**34)
     with pytest.raises(OctalCodeError, match="one parity"):
         grundy_values("0.77", 10, split=RareSplit(-2, by_position=True, parity_heap=1))

@@ -18,13 +18,27 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, TextIO
+from typing import TextIO
 
 import numpy as np
+import psutil
 
-from tablebase.solve.octal_code import GRUNDY, NAMED, OctalCode, OctalCodeError, parse_code
-from tablebase.solve.octal_kernels import FIRST, index_values, pair_bits, plain_run, sparse_run
+from tablebase.solve.octal_code import (
+    GRUNDY,
+    NAMED,
+    OctalCode,
+    OctalCodeError,
+    parse_code,
+)
+from tablebase.solve.octal_kernels import (
+    FIRST,
+    index_values,
+    pair_bits,
+    plain_run,
+    sparse_run,
+)
 from tablebase.solve.octal_period import (
     Period,
     RareSplit,
@@ -36,7 +50,7 @@ from tablebase.solve.octal_period import (
 
 __all__ = [
     "GRUNDY", "NAMED", "OctalCode", "OctalCodeError", "OctalRun", "Period", "ProgressLine", "RareSplit",
-    "RareValues", "find_period", "grundy_values", "parse_code", "rare_values", "solve",
+    "RareValues", "find_period", "grundy_values", "heap_value", "parse_code", "rare_values", "solve",
 ]
 
 Progress = Callable[[int, int], None]
@@ -47,6 +61,7 @@ CHUNK_SECONDS = 0.25
 PERIOD_GROWTH = 1.1  # a look for a period costs about a tenth of a second per 10^7 heaps
 PROGRESS_EVERY = 0.5  # seconds between calls of ``progress``; chunks take a quarter of a second
 CHECKED_PREFIX = 256  # heaps of a saved prefix recomputed to catch values of another code
+MAX_THREE_HEAPS = 2_000_000  # three-heap splits keep a pair set per heap and run the plain loop
 
 
 @dataclass
@@ -240,6 +255,12 @@ def solve(code: OctalCode | str, n_max: int, *, progress: Progress | None = None
         raise OctalCodeError("split: the mask 0 makes every value rare")
     if split is not None and split.by_position and any((k - split.parity_heap) % 2 for k in code.split2):
         raise OctalCodeError(f"octal code {code}: rare heaps by position need every split size of one parity")
+    if code.split3 and n_max > MAX_THREE_HEAPS:
+        raise OctalCodeError(
+            f"octal code {code}: splits into three heaps run the plain loop, up to {MAX_THREE_HEAPS:,} heaps"
+        )
+    if 2 * (n_max + 1) > psutil.virtual_memory().total:
+        raise OctalCodeError(f"n_max: {n_max + 1:,} values do not fit in this machine's memory")
     solver = _Solver(code, int(n_max), method, split)
     if start is not None:
         prefix = _check_prefix(code, start, int(n_max))
@@ -259,6 +280,16 @@ def grundy_values(code: OctalCode | str, n_max: int, *, progress: Progress | Non
     """G(0..n_max) of the game ``code``: see ``solve``, whose values this returns."""
     return solve(code, n_max, progress=progress, start=start, use_period=use_period, method=method,
                  split=split).values
+
+
+def heap_value(values: np.ndarray, n: int, period: Period | None = None) -> int:
+    """G(n) from computed values, or beyond them from a proven period."""
+    if 0 <= n < len(values):
+        return int(values[n])
+    if n >= 0 and period is not None:
+        e, p = period.preperiod, period.period
+        return int(values[e + (n - e) % p])
+    raise OctalCodeError(f"heap {n}: beyond the {len(values):,} values computed, and no proven period")
 
 
 class ProgressLine:

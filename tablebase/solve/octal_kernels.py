@@ -352,6 +352,5 @@ def least_proven_period(g, size, t, h):
             return p, last_mismatch(g, p, min(top[p], low - 1), 0) + 1
         if top[p] - at > 64:  # a long clean run: spare the multiples rescanning it
             for q in range(2 * p, pmax + 1, p):
-                if top[q] > at:
-                    top[q] = at
+                top[q] = min(top[q], at)
     return 0, 0
