@@ -19,6 +19,7 @@ from tablebase.errors import TablebaseError
 from tablebase.solve import octal
 from tablebase.solve.octal import (
     OctalCodeError,
+    Period,
     ProgressLine,
     RareSplit,
     find_period,
@@ -263,7 +264,12 @@ def test_grundys_game_rare_values_as_published():
     assert found.split.mask & 0xFF == 0xFE
     upto = found.heaps <= 231
     assert dict(zip(found.heaps[upto].tolist(), found.values[upto].tolist())) == GRUNDY_RARE
-    assert find_period(g, "grundy") is None  # the Guy-Smith argument does not hold for unequal splits
+    # The Guy-Smith argument does not hold for unequal splits: no proof even of values that repeat,
+    # where the same values under 4. (equal splits allowed) are proven periodic.
+    repeating = np.tile(np.array([0, 1], dtype=np.uint16), 500)
+    assert find_period(repeating, "4.") == Period(0, 2, 5)  # 2 max(e, 1) + 2p + t - 1, t = 0
+    assert find_period(repeating, "grundy") is None
+    assert find_period(g, "grundy") is None
 
 
 # -- the API around the loops ----------------------------------------------------------------------
