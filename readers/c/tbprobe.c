@@ -278,7 +278,7 @@ int tb_probe(const tb_index *x, uint64_t key, tb_value *values) {
         if (code == x->absent) return 0;
         if (code >= x->entries) return -1;
         base = x->entry, bit = code * (uint64_t)x->entry_bits;
-    } else if (x->figures && field(base, bit + x->figure[0].offset, x->figure[0].width) == x->absent) {
+    } else if (x->absent != NONE && field(base, bit + x->figure[0].offset, x->figure[0].width) == x->absent) {
         return 0;
     }
     for (int f = 0; f < x->figures; f++) {
@@ -317,7 +317,11 @@ static void print_value(const tb_value *v) {
     else if (v->type == TB_FLOAT) {
         if (isnan(v->f)) printf("NaN");
         else if (isinf(v->f)) printf(v->f > 0 ? "Infinity" : "-Infinity");
-        else printf("%.17g", v->f);
+        else {
+            char number[40];
+            snprintf(number, sizeof number, "%.17g", v->f);
+            printf("%s%s", number, strpbrk(number, ".e") ? "" : ".0");  /* a float stays a float in JSON */
+        }
     } else if (v->is_unsigned) printf("%llu", (unsigned long long)v->u);
     else printf("%lld", (long long)v->i);
 }

@@ -28,7 +28,7 @@ from typing import Any
 
 from tablebase.errors import PositionError, StoreError
 from tablebase.probe.format import (
-    BOOLEAN, COUNT, DENSE, DICTIONARY, FILE_NAME, FLOATS, HAS_NULLS, INTEGERS, KEYS, OFFSET, RAW, RECORD_DICTIONARY,
+    BOOLEAN, COUNT, DENSE, DICTIONARY, FILE_NAME, FLOATS, HAS_NULLS, INTEGERS, KEYS, NONE, OFFSET, RAW, RECORD_DICTIONARY,
     RECORDS, TEXTS, UNSIGNED, Figure, Header, Section, read_header,
 )
 
@@ -68,6 +68,7 @@ class ProbeIndex:
         self._fields = [(f.name, f.offset, (1 << f.width) - 1, f.null if f.flags & HAS_NULLS else -1, self._decoder(f))
                         for f in h.figures]
         self._first = (h.figures[0].offset, (1 << h.figures[0].width) - 1) if h.figures else (0, 0)
+        self._absent = -1 if h.absent == NONE else h.absent  # NONE: every slot is a position
         self._keys: Any = None
         if not self._dense:
             start = _payload(h.section(KEYS))
@@ -97,7 +98,7 @@ class ProbeIndex:
             bit = code * h.entry_bits
             at = self._entries + (bit >> 3)
             record = int.from_bytes(data[at : at + self._entry_bytes], "little") >> (bit & 7)
-        elif record >> self._first[0] & self._first[1] == h.absent:
+        elif record >> self._first[0] & self._first[1] == self._absent:
             return None
         out = {}
         for name, offset, mask, null, decode in self._fields:

@@ -67,7 +67,8 @@ class Survey:
             return
         if self.type == TEXT:
             seen = pc.unique(values)
-            seen = seen.dictionary if pa.types.is_dictionary(seen.type) else seen
+            if pa.types.is_dictionary(seen.type):  # the values used, not the whole dictionary
+                seen = seen.dictionary_decode()
             self.distinct = (self.distinct or set()) | {v for v in seen.to_pylist() if v is not None}
             return
         if self.type == FLOAT:

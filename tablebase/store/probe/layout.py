@@ -71,8 +71,9 @@ def choose(codings: list[Coding], count: int, greatest: int, tuples: int | None)
         slots = greatest + 1
         absent = slots > count
         first = codings[0]
-        if not (absent and first.encoding == RAW):  # a float's own 64 bits leave no code to reserve
-            dense = (bits_for(first.codes + 1) if absent else first.width, *widths[1:])
+        width = bits_for(first.codes + 1) if absent else first.width
+        if not (absent and (first.encoding == RAW or width > 64)):  # 64 bits of codes leave none to reserve
+            dense = (width, *widths[1:])
             plans.append(Plan(DENSE, FIELDS, slots, 0, first.codes if absent else NONE, 0, sum(dense), sum(dense),
                               dense, places(dense)))
         if tuples is not None:
