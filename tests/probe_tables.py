@@ -3,7 +3,6 @@ pyarrow reads them back, which every reader of the index is compared with."""
 
 from __future__ import annotations
 
-import math
 import struct
 from pathlib import Path
 from typing import Any
@@ -73,22 +72,30 @@ def plain(value: Any) -> Any:
 
 
 def json_figures(found: dict[str, Any]) -> dict[str, Any]:
-    """A C reader's JSON object, its figures as Python values (JSON has no -0.0: floats compare by value)."""
+    """A C reader's JSON object, its figures only."""
     return {k: v for k, v in found.items() if k not in ("key", "found")}
 
 
-def close_enough(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """Equal figures, a float also equal when both are NaN (JSON's floats lose -0.0's sign only)."""
-    if a.keys() != b.keys():
-        return False
-    for k in a:
-        x, y = a[k], b[k]
-        if isinstance(x, float) and isinstance(y, float):
-            if not (x == y or (math.isnan(x) and math.isnan(y))):
-                return False
-        elif isinstance(x, bool) or isinstance(y, bool):
-            if type(x) is not type(y) or x != y:
-                return False
-        elif x != y:
-            return False
-    return True
+def mixed_rows(keys: np.ndarray, seed: int = 1, distinct: int = 0) -> pa.Table:
+    """Rows of every figure type the index holds, with nulls; ``distinct``: draw each figure from so few
+    values that whole tuples repeat (a record dictionary pays)."""
+    rng = np.random.default_rng(seed)
+    n = len(keys)
+
+    def pick(values: list, nulls: float = 0.1) -> list:
+        chosen = [values[i] for i in rng.integers(0, distinct or len(values), n)]
+        return [None if rng.random() < nulls else v for v in chosen]
+
+    return pa.table({
+        "key": pa.array(keys, pa.int64()),
+        "position": pa.array([f"p{k}" for k in keys.tolist()]),
+        "small": pa.array(pick(list(range(-5, 6))), pa.int8()),
+        "wide": pa.array(pick([2**64 - 1 - i for i in range(0, 3000, 7)], 0.0), pa.uint64()),
+        "hashed": pa.array(pick([int(v) for v in rng.integers(-2**62, 2**62, 40)]), pa.int64()),
+        "flag": pa.array(pick([True, False]), pa.bool_()),
+        "ratio": pa.array(pick([0.0, -0.0, 0.5, -1.25, float("inf"), float("-inf"), float("nan"), 1e300]),
+                          pa.float64()),
+        "word": pa.array(pick(["", "N", "P", "é", "日本", "a\"b\\c", "line\nbreak"]), pa.string()),
+        "nothing": pa.array([None] * n, pa.int32()),
+        "level": pa.array((keys % 7).astype(np.int32)),
+    })

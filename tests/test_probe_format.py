@@ -10,36 +10,11 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from probe_tables import plain, same, stored_rows, synthetic_table
+from probe_tables import mixed_rows, plain, same, stored_rows, synthetic_table
 from tablebase.errors import PositionError, StoreError
 from tablebase.probe import FILE_NAME, IndexFolder, ProbeIndex
 from tablebase.probe.format import DENSE, DICTIONARY, FIELDS, LISTED, OFFSET, RAW, SPARSE
 from tablebase.store.probe import codes
-
-
-def mixed_rows(keys: np.ndarray, seed: int = 1, distinct: int = 0) -> pa.Table:
-    """Rows of every figure type the index holds, with nulls; ``distinct``: draw each figure from so few
-    values that whole tuples repeat (a record dictionary pays)."""
-    rng = np.random.default_rng(seed)
-    n = len(keys)
-
-    def pick(values: list, nulls: float = 0.1) -> list:
-        chosen = [values[i] for i in rng.integers(0, distinct or len(values), n)]
-        return [None if rng.random() < nulls else v for v in chosen]
-
-    return pa.table({
-        "key": pa.array(keys, pa.int64()),
-        "position": pa.array([f"p{k}" for k in keys.tolist()]),
-        "small": pa.array(pick(list(range(-5, 6))), pa.int8()),
-        "wide": pa.array(pick([2**64 - 1 - i for i in range(0, 3000, 7)], 0.0), pa.uint64()),
-        "hashed": pa.array(pick([int(v) for v in rng.integers(-2**62, 2**62, 40)]), pa.int64()),
-        "flag": pa.array(pick([True, False]), pa.bool_()),
-        "ratio": pa.array(pick([0.0, -0.0, 0.5, -1.25, float("inf"), float("-inf"), float("nan"), 1e300]),
-                          pa.float64()),
-        "word": pa.array(pick(["", "N", "P", "é", "日本", "a\"b\\c", "line\nbreak"]), pa.string()),
-        "nothing": pa.array([None] * n, pa.int32()),
-        "level": pa.array((keys % 7).astype(np.int32)),
-    })
 
 
 def check_every_key(root, table, keys_absent) -> ProbeIndex:
@@ -179,3 +154,34 @@ def test_a_flipped_byte_in_a_section_fails_its_checksum(tmp_path):
     path.write_bytes(bytes(data))
     with ProbeIndex(path) as index:
         assert index.check() == [f"section records at byte {records.offset}: CRC-32 differs"]
+
+
+def test_the_merge_holds_a_batch_of_each_open_file_never_the_table(tmp_path, monkeypatch):
+    from tablebase.store.probe import order
+
+    keys = np.arange(40_000, dtype=np.int64)
+    rows = mixed_rows(keys).set_column(9, "level", pa.array((keys % 20).astype(np.int32)))  # levels interleave
+    manifest = synthetic_table(tmp_path, "merged", rows, parts=4)  # 80 files, each in key order
+    held: list[int] = []  # rows buffered in all open files, after each refill
+    alive: set = set()
+
+    class Watched(order._Open):
+        def __init__(self, *args) -> None:
+            super().__init__(*args)
+            alive.add(self)
+
+        def refill(self) -> bool:
+            more = super().refill()
+            if not more:
+                alive.discard(self)
+            held.append(sum(len(o.keys) - o.taken for o in alive))
+            return more
+
+    monkeypatch.setattr(order, "MERGE_BATCH", 64)
+    monkeypatch.setattr(order, "_Open", Watched)
+    sources = [order.Source.of(tmp_path / "merged" / piece.name, True) for piece in manifest.layout().pieces]
+    merged = list(order.in_key_order(sources, ["key", "small"], [], lambda b: b.column("key").to_numpy() * 3))
+    out = np.concatenate([k for k, _ in merged])
+    assert out.tolist() == keys.tolist()
+    assert np.concatenate([p for _, p in merged]).tolist() == (keys * 3).tolist()  # payloads follow their keys
+    assert len(sources) == 80 and max(held) <= 20 * 64  # a batch of one part of each level at most
