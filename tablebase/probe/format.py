@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 import struct
 import zlib
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from tablebase.errors import StoreError
 
@@ -41,8 +40,7 @@ CRC = struct.Struct("<I")
 COUNT = struct.Struct("<Q")  # every section begins with its number of items
 
 
-@dataclass(frozen=True)
-class Figure:
+class Figure(NamedTuple):
     """One figure of the records: its name, type, encoding, field width and place, base, null code."""
 
     name: str
@@ -70,16 +68,14 @@ class Figure:
                    int.from_bytes(base, "little", signed=not flags & UNSIGNED), null)
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
     kind: int
     crc: int
     offset: int
     length: int
 
 
-@dataclass(frozen=True)
-class Header:
+class Header(NamedTuple):
     """What the header says: the layout, the sizes, what the table holds, its figures and sections."""
 
     layout: int

@@ -23,7 +23,6 @@ import struct
 import sys
 import zlib
 from collections import OrderedDict
-from pathlib import Path
 from typing import Any
 
 from tablebase.errors import PositionError, StoreError
@@ -43,7 +42,7 @@ class ProbeIndex:
     """One table's probe index, memory-mapped: ``probe(key)``, ``probe_many(keys)``, ``check()``."""
 
     def __init__(self, path: str | os.PathLike) -> None:
-        self.path = Path(path)
+        self.path = os.fspath(path)  # (pathlib is not imported: a one-shot probe pays for every import)
         try:
             with open(self.path, "rb") as f:
                 self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
@@ -52,7 +51,7 @@ class ProbeIndex:
         except (OSError, ValueError) as e:  # ValueError: an empty file cannot be mapped
             raise StoreError(f"cannot open the probe index {self.path}: {e}") from None
         try:
-            self.header: Header = read_header(self._map, str(self.path))
+            self.header: Header = read_header(self._map, self.path)
         except StoreError:
             self._map.close()
             raise
@@ -249,7 +248,7 @@ class IndexFolder:
     def __init__(self, root: str | os.PathLike, max_open: int = 32) -> None:
         if max_open < 1:
             raise ValueError("max_open must be at least 1")
-        self.root, self.max_open = Path(root), max_open
+        self.root, self.max_open = os.fspath(root), max_open
         self._open: OrderedDict[str, ProbeIndex] = OrderedDict()
 
     def index(self, table: str) -> ProbeIndex:
@@ -259,7 +258,7 @@ class IndexFolder:
             return found
         if not table or table.startswith(".") or "/" in table or os.sep in table:
             raise StoreError(f"bad table name {table!r}")
-        opened = ProbeIndex(self.root / table / FILE_NAME)
+        opened = ProbeIndex(os.path.join(self.root, table, FILE_NAME))
         self._open[table] = opened
         while len(self._open) > self.max_open:
             self._open.popitem(last=False)[1].close()
