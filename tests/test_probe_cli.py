@@ -7,8 +7,8 @@ import json
 import shutil
 
 import pytest
-
 from helpers import assert_clean_error, tablebase
+
 from tablebase.probe import FILE_NAME, ProbeIndex
 from tablebase.store import Manifest
 

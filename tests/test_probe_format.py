@@ -9,11 +9,19 @@ import sys
 import numpy as np
 import pyarrow as pa
 import pytest
-
 from probe_tables import mixed_rows, plain, same, stored_rows, synthetic_table
+
 from tablebase.errors import PositionError, StoreError
 from tablebase.probe import FILE_NAME, IndexFolder, ProbeIndex
-from tablebase.probe.format import DENSE, DICTIONARY, FIELDS, LISTED, OFFSET, RAW, SPARSE
+from tablebase.probe.format import (
+    DENSE,
+    DICTIONARY,
+    FIELDS,
+    LISTED,
+    OFFSET,
+    RAW,
+    SPARSE,
+)
 from tablebase.store.probe import codes
 
 

@@ -82,8 +82,8 @@ class IndexCheck:
             values = _plain(stored)
             differ = (nulls != np.ma.getmaskarray(probed)) | (~nulls & (values != _plain_probed(probed)))
             differ &= got["found"]
-            self._mismatch(keys, np.flatnonzero(differ),
-                           lambda i: f"{name} {_shown(probed, i)} in the index, {stored[int(i)].as_py()!r} in the rows")
+            self._mismatch(keys, np.flatnonzero(differ), lambda i, name=name, probed=probed, stored=stored:
+                           f"{name} {_shown(probed, i)} in the index, {stored[int(i)].as_py()!r} in the rows")
 
     def _mismatch(self, keys: np.ndarray, rows: np.ndarray, what: Callable[[int], str]) -> None:
         for i in rows[: max(0, MAX_LISTED - self.mismatches)]:

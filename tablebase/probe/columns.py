@@ -17,8 +17,22 @@ from typing import Any
 import numpy as np
 
 from tablebase.probe.format import (
-    BOOLEAN, COUNT, DENSE, DICTIONARY, FLOAT, HAS_NULLS, KEYS, LISTED, NONE, RAW, RECORD_DICTIONARY, RECORDS,
-    TEXT, UNSIGNED, Figure, Section,
+    BOOLEAN,
+    COUNT,
+    DENSE,
+    DICTIONARY,
+    FLOAT,
+    HAS_NULLS,
+    KEYS,
+    LISTED,
+    NONE,
+    RAW,
+    RECORD_DICTIONARY,
+    RECORDS,
+    TEXT,
+    UNSIGNED,
+    Figure,
+    Section,
 )
 
 ONE_GATHER = 33  # records of at most this many bits are read with one gather (a shift of up to 31 bits)

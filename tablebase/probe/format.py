@@ -62,7 +62,7 @@ class Figure(NamedTuple):
                            self.offset, 0, base, self.null)
 
     @classmethod
-    def unpack(cls, data: bytes) -> "Figure":
+    def unpack(cls, data: bytes) -> Figure:
         name, kind, encoding, width, flags, dictionary, _, offset, _, base, null = FIGURE.unpack(data)
         return cls(name.rstrip(b"\0").decode(errors="replace"), kind, encoding, width, flags, dictionary, offset,
                    int.from_bytes(base, "little", signed=not flags & UNSIGNED), null)

@@ -27,8 +27,26 @@ from typing import Any
 
 from tablebase.errors import PositionError, StoreError
 from tablebase.probe.format import (
-    BOOLEAN, COUNT, DENSE, DICTIONARY, FILE_NAME, FLOATS, HAS_NULLS, INTEGERS, KEYS, NONE, OFFSET, RAW, RECORD_DICTIONARY,
-    RECORDS, TEXTS, UNSIGNED, Figure, Header, Section, read_header,
+    BOOLEAN,
+    COUNT,
+    DENSE,
+    DICTIONARY,
+    FILE_NAME,
+    FLOATS,
+    HAS_NULLS,
+    INTEGERS,
+    KEYS,
+    NONE,
+    OFFSET,
+    RAW,
+    RECORD_DICTIONARY,
+    RECORDS,
+    TEXTS,
+    UNSIGNED,
+    Figure,
+    Header,
+    Section,
+    read_header,
 )
 
 _KEY_FORMATS = {1: "B", 2: "H", 4: "I", 8: "Q"}
@@ -119,7 +137,9 @@ class ProbeIndex:
         numpy, millions of keys a second. Any other iterable gets a list of ``probe`` results."""
         if type(keys).__module__ == "numpy":
             if self._columns is None:
-                from tablebase.probe.columns import Arrays  # numpy, imported only for arrays
+                from tablebase.probe.columns import (
+                    Arrays,  # numpy, imported only for arrays
+                )
 
                 self._columns = Arrays(self)
             return self._columns.probe(keys)

@@ -14,17 +14,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from tablebase.errors import StoreError
-from tablebase.store.probe.order import Source, batches
 from tablebase.probe.format import (
-    BOOLEAN, FLOAT, HAS_NULLS, INTEGER, LISTED, NONE, OFFSET, RAW, TEXT, UNSIGNED, bits_for,
+    BOOLEAN,
+    FLOAT,
+    HAS_NULLS,
+    INTEGER,
+    LISTED,
+    NONE,
+    OFFSET,
+    RAW,
+    TEXT,
+    UNSIGNED,
+    bits_for,
 )
+from tablebase.store.probe.order import Source, batches
 
 NOT_FIGURES = ("key", "position", "level")  # the key; what the game spells or counts from it
 INTEGERS_LISTED = 1 << 16  # distinct integers counted up to this: past it, an integer is stored by offset

@@ -14,7 +14,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tablebase.probe.format import DENSE, DICTIONARY, FIELDS, NONE, RAW, SPARSE, Figure, bits_for
+from tablebase.probe.format import (
+    DENSE,
+    DICTIONARY,
+    FIELDS,
+    NONE,
+    RAW,
+    SPARSE,
+    Figure,
+    bits_for,
+)
 from tablebase.store.probe.codes import Coding
 
 DENSE_SLOTS = 1 << 40  # past this many keys a table is indexed sparse whatever the sizes say

@@ -18,8 +18,24 @@ import pyarrow as pa
 
 from tablebase.errors import StoreError
 from tablebase.probe.format import (
-    ALIGN, COUNT, DENSE, DICTIONARY, FIELDS, FLOATS, INTEGERS, KEYS, LISTED, NO_SECTION, NONE, RECORD_DICTIONARY,
-    RECORDS, TEXT, TEXTS, FLOAT, Header, Section, padded,
+    ALIGN,
+    COUNT,
+    DENSE,
+    DICTIONARY,
+    FLOAT,
+    FLOATS,
+    INTEGERS,
+    KEYS,
+    LISTED,
+    NO_SECTION,
+    NONE,
+    RECORD_DICTIONARY,
+    RECORDS,
+    TEXT,
+    TEXTS,
+    Header,
+    Section,
+    padded,
 )
 from tablebase.store.probe.codes import Coding
 from tablebase.store.probe.layout import Plan, entry_widths, places
