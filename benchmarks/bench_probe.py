@@ -138,7 +138,15 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=10_000_000, help="keys of the probe_many batch")
     args = parser.parse_args()
     root, table = ensure_table(args)
+    try:
+        measure(root, table, args.batch)
+    finally:
+        if not args.db:
+            shutil.rmtree(root)  # the table built for this run
 
+
+def measure(root: Path, table: str, count: int) -> None:
+    """Every figure of the report, in one run, on one table."""
     from tablebase.probe import FILE_NAME, ProbeIndex
 
     path = root / table / FILE_NAME
@@ -152,7 +160,7 @@ def main() -> None:
     size = path.stat().st_size
     cold = one_shot(path, keys[0], runs=5)
     probes = in_process(path, keys[:100_000])
-    rates = batch(path, header.slots, args.batch)
+    rates = batch(path, header.slots, count)
     c = in_c(path, 10_000_000)
     point = duckdb_point(root, table, keys[:200])
     load = os.getloadavg()[0]

@@ -54,6 +54,7 @@ _DOUBLE = struct.Struct("<d")
 _INT = {False: struct.Struct("<q"), True: struct.Struct("<Q")}
 _OFFSET = struct.Struct("<Q")
 CHECK_BLOCK = 1 << 24  # bytes of a section checksummed at a time
+TUPLES_KEPT = 1 << 16  # record dictionary entries kept decoded (a few MiB), the first ones asked for
 
 
 class ProbeIndex:
@@ -86,6 +87,9 @@ class ProbeIndex:
                         for f in h.figures]
         self._first = (h.figures[0].offset, (1 << h.figures[0].width) - 1) if h.figures else (0, 0)
         self._absent = -1 if h.absent == NONE else h.absent  # NONE: every slot is a position
+        self._record_mask = (1 << h.record_bits) - 1
+        # The record dictionary's entries decoded so far, by code: a warm probe reads one record code.
+        self._tuples: dict[int, dict[str, Any]] = {}
         self._keys: Any = None
         if not self._dense:
             start = _payload(h.section(KEYS))
@@ -106,17 +110,26 @@ class ProbeIndex:
         bit = slot * h.record_bits
         at = self._records + (bit >> 3)
         record = int.from_bytes(data[at : at + self._record_bytes], "little") >> (bit & 7)
-        if self._by_dictionary:
-            code = record & ((1 << h.record_bits) - 1)
+        if not self._by_dictionary:
+            if record >> self._first[0] & self._first[1] == self._absent:
+                return None
+            return self._figures(record)
+        code = record & self._record_mask
+        found = self._tuples.get(code)
+        if found is None:
             if code == h.absent:
                 return None
             if code >= h.entries:
                 raise self._damaged(f"key {key}: record code {code} of {h.entries}")
             bit = code * h.entry_bits
             at = self._entries + (bit >> 3)
-            record = int.from_bytes(data[at : at + self._entry_bytes], "little") >> (bit & 7)
-        elif record >> self._first[0] & self._first[1] == self._absent:
-            return None
+            found = self._figures(int.from_bytes(data[at : at + self._entry_bytes], "little") >> (bit & 7))
+            if len(self._tuples) < TUPLES_KEPT:
+                self._tuples[code] = found
+        return found.copy()
+
+    def _figures(self, record: int) -> dict[str, Any]:
+        """Each figure of a record (or of a record dictionary's entry), by name."""
         out = {}
         for name, offset, mask, null, decode in self._fields:
             code = record >> offset & mask
