@@ -27,7 +27,7 @@ def scheduler() -> str:
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=":0",
+        dashboard_address=None,  # no pages: nothing listens beyond loopback
         silence_logs=logging.ERROR,
     ) as cluster:
         yield cluster.scheduler_address

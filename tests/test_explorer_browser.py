@@ -112,3 +112,18 @@ def test_an_old_page_url_leads_the_browser_to_the_page_under_tables(server, brow
     browser.get(f"{server}/table/wythoff_n{TOP}/position?{query}")
     assert browser.current_url == f"{server}/tables/wythoff_n{TOP}/position?{query}"
     assert browser.find_element(By.ID, "position-title").text == "5 9"
+
+
+def test_the_pages_style_applies_under_their_content_security_policy(server, browser):
+    """The policy forbids everything the pages do not use: their inline style must still apply."""
+    from selenium.webdriver.common.by import By
+
+    from tablebase.games.drawing import OUTCOME_COLOURS
+
+    with urllib.request.urlopen(f"{server}/tables/wythoff_n{TOP}/position?position=4%207", timeout=30) as answer:
+        assert "default-src 'none'" in answer.headers["content-security-policy"]
+    browser.get(f"{server}/tables/wythoff_n{TOP}/position?position=4%207")
+    red, green, blue = (int(OUTCOME_COLOURS["P"][i:i + 2], 16) for i in (1, 3, 5))
+    badge = browser.find_element(By.CSS_SELECTOR, "#figure-outcome span")
+    assert badge.value_of_css_property("background-color") == f"rgba({red}, {green}, {blue}, 1)"
+    assert browser.find_element(By.CSS_SELECTOR, "#board svg").size["width"] > 0  # the inline picture is drawn

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -127,3 +128,58 @@ def test_the_name_uvicorns_workers_import_is_the_apps_factory():
     from tablebase.http.app import FACTORY, app_from_environment
 
     assert import_from_string(FACTORY) is app_from_environment
+
+
+def started(*args: str) -> tuple[subprocess.Popen, str]:
+    """`tablebase serve ARGS` in a process of its own, and the first line it says (once it has said it)."""
+    proc = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return proc, proc.stderr.readline()
+
+
+def test_serve_says_where_it_serves_once_it_listens(built):
+    root, _ = built("chomp", rows=4, cols=5)
+    port = free_port()
+    proc, said = started("--db", str(root), "--port", str(port))
+    try:
+        assert said == f"serving {root} on http://127.0.0.1:{port} (API description at /openapi.json)\n"
+        assert call(f"http://127.0.0.1:{port}", "/health") == (200, {"status": "ok"})  # no retry: it listens
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_serve_with_worker_processes_answers_on_its_port(built):
+    root, _ = built("chomp", rows=4, cols=5)
+    port = free_port()
+    proc, said = started("--db", str(root), "--port", str(port), "--workers", "2")
+    try:
+        assert said.startswith(f"serving {root} on http://127.0.0.1:{port} ")
+        status, tables = call(f"http://127.0.0.1:{port}", "/tables")
+        assert status == 200 and "chomp_4x5" in {t["table"] for t in tables}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
+def test_serve_refuses_a_folder_that_is_no_tablebase_and_a_busy_port_in_one_line(built, tmp_path):
+    from helpers import assert_clean_error
+    from helpers import tablebase as run
+
+    root, _ = built("chomp", rows=4, cols=5)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "file").write_text("not a folder")
+    for db, words in [(tmp_path / "missing", ["no tablebase folder", "missing"]),
+                      (tmp_path / "file", ["no tablebase folder"]), (tmp_path / "empty", ["no tables in", "empty"])]:
+        result = run("serve", "--db", db, "--port", free_port())
+        assert_clean_error(result, *words)
+        assert "serving" not in result.stderr
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run("serve", "--db", root, "--port", port)
+    assert_clean_error(result, "cannot listen", str(port), "in use")
+    assert "serving" not in result.stderr
+    assert_clean_error(run("serve", "--db", root, "--host", "no-such-host.invalid"), "--host", "no-such-host.invalid")
+    assert_clean_error(run("serve", "--db", root, "--workers", "0"), "--workers")

@@ -3,6 +3,12 @@
 A local cluster's workers are processes forked from the fork server
 (``fork_server.py``) with the build's modules imported, or, for a small job,
 threads of the build command's own process.
+
+Everything a local cluster listens on is on loopback: its scheduler and
+workers talk over 127.0.0.1 (or in memory, when they are threads), and the
+HTTP servers Dask starts beside each (the dashboard, health and metrics
+pages, which show the workers' addresses and memory) listen on 127.0.0.1,
+with Dask's pages on them only if the build asks for the dashboard.
 """
 
 from __future__ import annotations
@@ -23,11 +29,12 @@ from tablebase.build.memory import Workers, local_worker_limit
 from tablebase.errors import TablebaseError
 
 WAIT_FOR_WORKERS = 60.0  # seconds a build waits for a scheduler's first worker (containers start together)
+LOOPBACK = "127.0.0.1:0"  # where a local cluster's HTTP servers listen: this machine only, on a free port
 
 
 @contextmanager
 def dask_client(scheduler: str | None = None, workers: int | None = None, shared_bytes: int = 0,
-                small: bool = False) -> Iterator[Client]:
+                small: bool = False, dashboard: bool = False) -> Iterator[Client]:
     """A client of the given scheduler, or of a LocalCluster started for the run.
 
     The local workers are processes, forked from the fork server
@@ -37,6 +44,8 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, shared
     the server has its imports, and about a second before, more than such a
     job's whole work. ``shared_bytes``: the most values the local workers
     will share in memory (build/memory.py plans them once per machine).
+    ``dashboard``: serve a local cluster's dashboard, on loopback
+    (``dashboard_url`` says where).
     """
     if scheduler:
         try:
@@ -66,6 +75,9 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, shared
         # build has no use for it and its tasks pay for every sample.
         "distributed.worker.profile.enabled": False,
     }
+    if not dashboard:  # Dask starts its HTTP servers in any case: with no pages on them, they show nothing
+        settings["distributed.scheduler.http.routes"] = []
+        settings["distributed.worker.http.routes"] = []
     processes: dict[str, Any] = {}
     if not small:
         settings["distributed.worker.multiprocessing-method"] = fork_server.start()
@@ -77,13 +89,21 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, shared
             n_workers=n,
             threads_per_worker=1,
             processes=not small,
-            dashboard_address=":0",
+            # Dask's own defaults listen on every interface: the dashboard at ":0", and the
+            # workers' HTTP servers when the workers are threads (their addresses are in memory).
+            scheduler_kwargs={"dashboard": dashboard, "dashboard_address": LOOPBACK},
+            worker_dashboard_address=LOOPBACK,
             silence_logs=logging.CRITICAL,
             memory_limit=local_worker_limit(MEMORY_LIMIT, n, shared_bytes),
             **processes,
         )
     with cluster, Client(cluster) as client:
         yield client
+
+
+def dashboard_url(client: Client) -> str:
+    """Where the dashboard of the local cluster of ``client`` answers: on loopback, this machine only."""
+    return f"http://127.0.0.1:{client.cluster.scheduler.http_server.port}/status"
 
 
 def cluster_workers(client: Client) -> Workers:

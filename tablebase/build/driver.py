@@ -7,7 +7,8 @@ manifest the workers read; submit every step of solving tasks at once, each
 waiting for the step below inside the scheduler; collect each partition's
 file record into the manifest (saved as it goes, so a killed build resumes
 where it stopped); finish the kind's artifacts (a partizan table's values
-table); and clean up, whatever happened.
+table); write the probe index other programs memory-map (build/indexing.py);
+and clean up, whatever happened.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from distributed import Client, as_completed
 from tablebase.build import shared
 from tablebase.build.cluster import cluster_workers
 from tablebase.build.failures import records_of
+from tablebase.build.indexing import index_table, index_whole
 from tablebase.build.jobs import TableSpec
 from tablebase.build.listing import list_on_cluster, listed_from_store
 from tablebase.build.memory import MemoryPlan, Workers, notation_bytes, plan_memory
@@ -72,6 +74,7 @@ def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int
     try:
         build.solve()
         build.finish_artifacts()
+        build.write_index()
     finally:
         build.close()
     return build.summary()
@@ -158,12 +161,25 @@ class TableBuild:
             _finish(self.client, self.root, self.manifest, artifact, self.run, self.progress.say)
         remove_leftovers(table_dir(self.root, self.spec.name))
 
+    def write_index(self) -> None:
+        """The probe index, written by a worker from the table's files once the table is whole; kept when
+        this run built nothing and the one recorded is there."""
+        manifest = self.manifest
+        if not self._whole() or (self.skipped == len(self.layout.pieces) and index_whole(self.root, manifest)):
+            return
+        manifest.probe = {}
+        manifest.save(self.root)  # the worker reads the files from it
+        self.progress.say("writing the probe index")
+        future = self.client.submit(index_table, str(self.root), self.spec.name, pure=False,
+                                    key=f"index-{self.spec.name}-{self.run}")
+        manifest.probe = records_of(future, self.spec.name, None, self.memory.limit)
+        size = sum(r["bytes"] for r in manifest.probe.values())
+        self.progress.say(f"probe index: {size:,} bytes, {size / max(manifest.positions, 1):.2f} bytes a position")
+
     def close(self) -> None:
         """Whatever happened: the manifest saved as it stands, tasks left cancelled, the workers' state freed."""
         manifest = self.manifest
-        manifest.levels_done = self.collector.finished()
-        manifest.complete = len(manifest.levels_done) == len(manifest.plan) and all(
-            a.complete(manifest) for a in self.kind.artifacts)
+        manifest.complete = self._whole()
         if manifest.complete and manifest.listing.get("files"):
             manifest.listing["files"] = {}  # the rows hold all that lookups need of it
         manifest.save(self.root)
@@ -187,6 +203,13 @@ class TableBuild:
             worker_seconds={phase: round(seconds, 3) for phase, seconds in self.collector.busy.items()})
 
     # -- inside the steps ---------------------------------------------------------
+    def _whole(self) -> bool:
+        """Whether every level and artifact is built (the levels done brought up to date)."""
+        manifest = self.manifest
+        manifest.levels_done = self.collector.finished()
+        return len(manifest.levels_done) == len(manifest.plan) and all(
+            a.complete(manifest) for a in self.kind.artifacts)
+
     def _memory(self, sizes: list[int], cluster: Workers) -> MemoryPlan:
         """The memory plan; partitions are sized to fit it unless their size is fixed (asked for, or resumed)."""
         footprint, game = self.kind.footprint(), self.kind.keyed

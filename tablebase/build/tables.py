@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import errno
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Iterator
 
-from tablebase.build.cluster import dask_client
+from tablebase.build.cluster import dashboard_url, dask_client
 from tablebase.build.driver import BuildSummary, build_table
 from tablebase.build.failures import disk_full
 from tablebase.build.jobs import TableSpec, is_small
@@ -25,16 +25,20 @@ def build_tables(
     partition_rows: int | None = None,
     quiet: bool = False,
     small: bool | None = None,
+    dashboard: Callable[[str], None] | None = None,
 ) -> Iterator[BuildSummary]:
     """Build each table in turn on one Dask cluster, yielding each run's summary.
 
     ``small``: whether a local cluster's workers are threads of this process;
-    by default the job's size decides (``jobs.is_small``).
+    by default the job's size decides (``jobs.is_small``). ``dashboard``: serve
+    the local cluster's dashboard (on loopback), and call this with its URL.
     """
     if partition_rows is not None and partition_rows < 1:
         raise TablebaseError("--partition-rows must be at least 1")
     if workers is not None and workers < 1:
         raise TablebaseError("--workers must be at least 1")
+    if dashboard and scheduler:
+        raise TablebaseError("--dashboard serves a local cluster's; a running scheduler serves its own")
     if out.exists() and not out.is_dir():
         raise TablebaseError(f"--out {out} is a file, not a folder")
     try:
@@ -50,7 +54,9 @@ def build_tables(
         local = scheduler is None
         shared_bytes = max((shared_values(s.kind) for s in specs), default=0) if local else 0
         threads = local and (is_small(specs) if small is None else small)
-        with dask_client(scheduler, workers, shared_bytes, small=threads) as client:
+        with dask_client(scheduler, workers, shared_bytes, small=threads, dashboard=bool(dashboard)) as client:
+            if dashboard:
+                dashboard(dashboard_url(client))
             for spec in specs:
                 try:
                     summary = build_table(client, out.resolve(), spec, partition_rows,

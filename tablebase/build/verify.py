@@ -8,7 +8,8 @@ and the result compared, column by column, with what is stored, so a table
 built under other rules cannot pass. A damaged or missing file is reported,
 and its level's recomputed rows stand in for it so that the levels above can
 still be checked. The kind's artifacts (a partizan table's values table) are
-derived again and compared too.
+derived again and compared too, and the probe index with the stored rows
+(``verify_index.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tablebase.build.verify_index import IndexCheck
 from tablebase.errors import StoreError
 from tablebase.kinds import kind_of, table_game
 from tablebase.store import Manifest, read_parquet, rows_on_disk, sha256_of, table_dir, with_levels
@@ -109,6 +111,7 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
             "checking the rows against the rules as they are now")
     kind = kind_of(game)
     problems, present = _check_files(root, m)
+    index = IndexCheck(root, m, say)
     if kind.needs_listing:
         say("listing positions again from the start positions")
         listing = kind.list_positions(say)
@@ -132,11 +135,13 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
     levels_done = set(m.levels_done)
     for piece in m.layout().pieces:
         stored = _read(root, table, piece.name, present, problems)
+        if stored is not None:
+            index.add(stored)
         count = piece.parts
         for level, size in m.plan.sizes(piece.first, piece.last):
             if level not in levels_done or level > keyed.max_level or keyed.level_size(level) != size:
                 say(f"level {level} is not built, or not what the rules give; stopping there")
-                return _finish(checks, checked, problems, root, m, table, say, whole=False)
+                return _finish(checks, index, checked, problems, root, m, table, say, whole=False)
             keys = keyed.level_keys(level, piece.part * size // count, (piece.part + 1) * size // count)
             derived = with_levels(solver.solve(keys, compact=m.compact), np.full(len(keys), level))
             mine = _of_level(stored, level) if stored is not None else None
@@ -157,7 +162,7 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
                 if done % 64 == 1 or done == len(levels):  # a table may have a million levels
                     say(f"level {level} ({done}/{len(levels)}): {checked:,} rows checked, "
                         f"{len(problems)} problems, {time.perf_counter() - began:.1f}s")
-    return _finish(checks, checked, problems, root, m, table, say, whole=True)
+    return _finish(checks, index, checked, problems, root, m, table, say, whole=True)
 
 
 def _read(root: Path, table: str, name: str, present: set[str], problems: list[Problem]) -> pa.Table | None:
@@ -178,9 +183,11 @@ def _of_level(rows: pa.Table, level: int) -> pa.Table:
     return rows.slice(a, b - a)
 
 
-def _finish(checks: list, checked: int, problems: list[Problem], root: Path, m: Manifest, table: str,
-            say: Callable[[str], None], whole: bool) -> tuple[int, list[Problem]]:
-    """The files beside the rows, checked once every level is (a partizan table's values table)."""
+def _finish(checks: list, index: IndexCheck, checked: int, problems: list[Problem], root: Path, m: Manifest,
+            table: str, say: Callable[[str], None], whole: bool) -> tuple[int, list[Problem]]:
+    """The files beside the rows, checked once every level is (a partizan table's values table, the
+    probe index)."""
+    problems += [Problem(table, name, None, what) for name, what in index.problems()]
     if checks and whole and len(m.levels_done) == len(m.plan):
         for check in checks:
             found = check.problems(root, m)

@@ -15,7 +15,7 @@ import re
 import sys
 from typing import Sequence
 
-from tablebase.cli import building, catalogue, reading
+from tablebase.cli import building, catalogue, indexing, reading
 from tablebase.cli.common import EXIT_USAGE, Parser, one_line
 from tablebase.errors import TablebaseError
 
@@ -67,6 +67,8 @@ def make_parser() -> argparse.ArgumentParser:
     plot.add_argument("--out", required=True, help="the picture's file, .png or .svg")
     plot.add_argument("--position", help="the position of the picture 'position'")
 
+    indexing.add_parser(verbs)
+
     listing = verbs.add_parser("games", help="every game with its build options and notation, and where it comes from")
     listing.add_argument("--json", action="store_true")
 
@@ -85,6 +87,7 @@ COMMANDS = {
     "query": reading.query,
     "stats": reading.stats,
     "verify": reading.verify,
+    "index": indexing.index,
     "tables": reading.tables,
     "serve": reading.serve,
     "plot": reading.plot,

@@ -23,6 +23,8 @@ def _build_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", help="table name (default: derived from the options)")
     parser.add_argument("--scheduler", help="address of a running Dask scheduler, tcp://HOST:PORT")
     parser.add_argument("--workers", type=int, help="worker processes of the local cluster")
+    parser.add_argument("--dashboard", action="store_true",
+                        help="serve the local cluster's Dask dashboard, on 127.0.0.1 (this machine only)")
     parser.add_argument("--partition-rows", type=int, help="positions per Dask task")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument("--compact", action="store_true",
@@ -101,10 +103,13 @@ def build(argv: list[str]) -> int:
     # local cluster silences them only while it is open, not while its connections close.
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    def dashboard(url: str) -> None:
+        print(f"Dask dashboard at {url} (this machine only)", file=sys.stderr, flush=True)
+
     with limits_set(Limits(args.position_seconds, args.max_positions)):  # the listings' limits
         for summary in build_tables(
-            specs, Path(args.out), scheduler=args.scheduler, workers=args.workers,
-            partition_rows=partition_rows, quiet=args.quiet, small=small,
+            specs, Path(args.out), scheduler=args.scheduler, workers=args.workers, partition_rows=partition_rows,
+            quiet=args.quiet, small=small, dashboard=dashboard if args.dashboard else None,
         ):
             print(json.dumps(summary.as_dict()), flush=True)
     return 0

@@ -107,8 +107,13 @@ def serve(args: argparse.Namespace) -> int:
 
     if not 0 < args.port < 65536:
         raise TablebaseError(f"--port must be between 1 and 65535, got {args.port}")
-    print(f"serving {args.db} on http://{args.host}:{args.port} (API description at /docs)", file=sys.stderr, flush=True)
-    serve(args.db, args.host, args.port, args.workers)
+    if args.workers < 1:
+        raise TablebaseError(f"--workers must be at least 1, got {args.workers}")
+
+    def ready(url: str) -> None:  # said once the folder is open and the port bound, not before
+        print(f"serving {args.db} on {url} (API description at /openapi.json)", file=sys.stderr, flush=True)
+
+    serve(args.db, args.host, args.port, args.workers, ready)
     return 0
 
 

@@ -5,26 +5,29 @@
     GET  /tables/{table}/probe?position=5 5 2      a row only (the fast path)
     POST /tables/{table}/lookup-many               {"positions": [...]} -> {"rows": [...]}
     GET  /health                                   whether the server answers
-    GET  /openapi.json, /docs                      the API's description (FastAPI's own)
+    GET  /openapi.json                             the API's description (FastAPI's own)
 
 Lookups use the in-memory index of each table (loaded on first use); nothing
-here can change the files. A request's sizes are bounded in ``limits``.
+here can change the files. A request's sizes are bounded in ``limits``. An
+error says what was wrong without a path of the machine (``folder``), and a
+request that does not fit the description (422) is told which field and
+why, without its input echoed back.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, StringConstraints
 
-from tablebase.errors import GameUnavailable, PositionError, StoreError, TablebaseError
+from tablebase.errors import GameUnavailable, StoreError, TablebaseError
+from tablebase.http.folder import ServedFolder
 from tablebase.http.limits import ERRORS, MAX_BATCH, MAX_POSITION, MAX_TABLE_NAME, TABLE_NAME
-from tablebase.query.database import Tablebase
 from tablebase.words import as_text
 
 Position = Annotated[str, StringConstraints(max_length=MAX_POSITION)]
@@ -36,29 +39,36 @@ class Batch(BaseModel):
     positions: list[Position] = Field(..., description="positions in the table's notation", max_length=MAX_BATCH)
 
 
-def answer(call: Callable[..., Any], *args: Any) -> Any:
-    """``call(*args)``, its errors as HTTP ones: each says whose fault it is, so none is a 500."""
-    try:
-        return as_text(call(*args))  # exact fractions as text: JSON has no exact numbers
-    except GameUnavailable as e:  # the server's installation lacks the game: not the request's fault
-        raise HTTPException(503, str(e)) from None
-    except PositionError as e:
-        raise HTTPException(400, str(e)) from None
-    except StoreError as e:
-        raise HTTPException(404, str(e)) from None
-    except TablebaseError as e:
-        raise HTTPException(400, str(e)) from None
+def status_of(error: TablebaseError) -> int:
+    """Whose fault an error is: 503 the server's (its installation lacks the table's game), 404 nothing is
+    there by that name, 400 the request's (a position that does not parse or lies outside the table)."""
+    if isinstance(error, GameUnavailable):
+        return 503
+    return 404 if isinstance(error, StoreError) else 400
 
 
-def api_routes(db: Tablebase, loading: threading.Lock) -> APIRouter:
-    """The API's routes over one open folder; ``loading`` is the server's, so a table's index is loaded once."""
+def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+    """A 422 naming each field that does not fit and why; not the input, which may be a whole batch."""
+    said = [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in error.errors()]
+    return JSONResponse({"detail": said}, status_code=422)
+
+
+def api_routes(folder: ServedFolder) -> APIRouter:
+    """The API's routes over one open folder, which the pages share."""
     router = APIRouter()
+    db = folder.db
+
+    def answer(call: Callable[..., Any], *args: Any) -> Any:
+        """``call(*args)``, its errors as HTTP ones: each says whose fault it is, so none is a 500."""
+        try:
+            return as_text(call(*args))  # exact fractions as text: JSON has no exact numbers
+        except TablebaseError as e:
+            raise HTTPException(status_of(e), folder.public(str(e))) from None
 
     def table_or_404(table: str) -> None:
         if table not in db.manifests:
             raise HTTPException(404, f"no table {table!r}; tables: {', '.join(db.manifests) or 'none'}")
-        with loading:  # one thread loads a table's index; the others wait for it
-            answer(db.index, table)
+        answer(folder.loaded, table)
 
     @router.get("/health")
     def health() -> dict[str, str]:
@@ -67,7 +77,7 @@ def api_routes(db: Tablebase, loading: threading.Lock) -> APIRouter:
     @router.get("/tables")
     def tables() -> list[dict[str, Any]]:
         """Every table with its game, parameters, levels and row count."""
-        return db.tables()
+        return [{**row, "origin": folder.public(row["origin"])} for row in db.tables()]
 
     @router.get("/tables/{table}/lookup", responses=ERRORS)
     def lookup(table: Table, position: Text) -> dict[str, Any]:

@@ -3,40 +3,59 @@
     tablebase serve --db tb --port 8000
 
 Served by uvicorn. The API (``api``) and the pages (``pages``) read the
-folder through one ``Tablebase`` and one lock, so a table's index is loaded
-once whichever asks first; every request passes the body bound of ``limits``.
+folder through one ``ServedFolder``, with a lock per table, so that a table
+is loaded once whichever asks first and no request waits for another
+table's loading; every request passes the body bound of ``limits``, and
+every answer carries the headers of ``headers``. The description of the API
+is at /openapi.json; the interactive docs FastAPI would serve at /docs load
+their scripts from a CDN, and are left out.
 """
 
 from __future__ import annotations
 
 import os
-import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
 
-from tablebase.http.api import api_routes
-from tablebase.http.limits import BoundedBodies
+from tablebase.errors import TablebaseError
+from tablebase.http.api import api_routes, invalid
+from tablebase.http.connections import PROTOCOL, listen, server_options, url_of
+from tablebase.http.folder import ServedFolder
+from tablebase.http.headers import with_headers
+from tablebase.http.limits import KEEP_ALIVE, BoundedBodies
 from tablebase.http.pages import explorer_routes
-from tablebase.query import Tablebase
 from tablebase.version import VERSION
 
 #: what uvicorn's worker processes import to build their own app (it takes a name, not an app, to start them)
 FACTORY = "tablebase.http.app:app_from_environment"
 
 
-def create_app(root: str | os.PathLike) -> FastAPI:
+class Served(FastAPI):
+    """The app, adding the headers of ``headers`` to every answer, its errors and 500s included (they are
+    made outside any middleware)."""
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await super().__call__(scope, receive, with_headers(send) if scope["type"] == "http" else send)
+
+
+def create_app(root: str | os.PathLike | ServedFolder) -> FastAPI:
     """The API and the pages over the tables under ``root``."""
-    db = Tablebase(Path(root))
-    loading = threading.Lock()
-    app = FastAPI(
+    folder = root if isinstance(root, ServedFolder) else ServedFolder(root)
+    app = Served(
         title="tablebase",
         version=VERSION,
         description="Solved positions of combinatorial games, read-only.",
+        docs_url=None,
+        redoc_url=None,
     )
     app.add_middleware(BoundedBodies)
-    app.include_router(api_routes(db, loading))
-    app.include_router(explorer_routes(db, loading))  # the HTML pages, left out of the API's description
+    app.add_exception_handler(RequestValidationError, invalid)
+    app.include_router(api_routes(folder))
+    app.include_router(explorer_routes(folder))  # the HTML pages, left out of the API's description
     return app
 
 
@@ -45,13 +64,31 @@ def app_from_environment() -> FastAPI:
     return create_app(os.environ["TABLEBASE_DB"])
 
 
-def serve(root: str | os.PathLike, host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
-    """Serve ``root`` until stopped; with ``workers`` > 1, as that many processes sharing the port."""
-    import uvicorn
+def serving(root: str | os.PathLike) -> ServedFolder:
+    """The folder opened for serving; a TablebaseError if it is no tablebase, or holds no table."""
+    folder = ServedFolder(root)
+    if not folder.db.manifests:
+        raise TablebaseError(f"no tables in {root}: nothing to serve (tablebase build GAME ... --out {root} makes one)")
+    return folder
 
-    Tablebase(root)  # fail now, with a clean error, if the folder is not a tablebase
+
+def serve(root: str | os.PathLike, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
+          ready: Callable[[str], None] = lambda url: None) -> None:
+    """Serve ``root`` until stopped; with ``workers`` > 1, as that many processes sharing the port.
+
+    The folder is opened and the port bound first, so that a folder that is
+    no tablebase and a port in use are a TablebaseError; ``ready`` is then
+    told the URL, before the first request is answered.
+    """
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    folder = serving(root)
+    sock = listen(host, port)
+    ready(url_of(sock))
     if workers > 1:
         os.environ["TABLEBASE_DB"] = str(Path(root).resolve())
-        uvicorn.run(FACTORY, factory=True, host=host, port=port, workers=workers, log_level="warning")
+        config = uvicorn.Config(FACTORY, factory=True, workers=workers, **server_options(KEEP_ALIVE, PROTOCOL))
+        Multiprocess(config, sockets=[sock]).run()
     else:
-        uvicorn.run(create_app(root), host=host, port=port, log_level="warning")
+        uvicorn.Server(uvicorn.Config(create_app(folder), **server_options(KEEP_ALIVE))).run(sockets=[sock])

@@ -1,10 +1,12 @@
-"""What the JSON API accepts from a request: sizes it bounds, so that no caller can make it hold much.
+"""What the server accepts from a request: sizes and times it bounds, so that no caller can make it hold much.
 
 A request body is read whole before the app sees it, and refused (413) past
 ``MAX_BODY``; a batch holds at most ``MAX_BATCH`` positions, a position at most
 ``MAX_POSITION`` characters, a table name what a table's folder may be called
 (so no name reaches outside the tablebase folder). Every refusal is a 4xx with
-a reason in ``detail``, as FastAPI's own are.
+a reason in ``detail``, as FastAPI's own are. A request must arrive whole
+within ``REQUEST_TIMEOUT`` seconds, and a connection idle after an answer is
+closed after ``KEEP_ALIVE`` seconds (``connections.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ MAX_BODY = 1 << 20  # bytes of a request body
 MAX_BATCH = 10_000  # positions in one lookup-many
 MAX_POSITION = 1_000  # characters of one position's text
 MAX_TABLE_NAME = 200
+REQUEST_TIMEOUT = 20.0  # seconds from a request's first byte to its last: a body of MAX_BODY at 50 kB/s
+KEEP_ALIVE = 5.0  # seconds a connection may stay idle after an answer (uvicorn's own default)
 
 #: what the routes may answer besides 200 and 422, for the API's description
 ERRORS: dict[int | str, dict[str, Any]] = {

@@ -2,8 +2,10 @@
 
 Pages are rendered on the server from Jinja templates (autoescaped) and need
 no JavaScript. They read the folder as the JSON API does, through the same
-``Tablebase``: lookups are its kind's, statistics are queries/*.sql, and
-boards are drawn by the game's ``draw``.
+``ServedFolder``: lookups are its kind's, statistics are queries/*.sql, and
+boards are drawn by the game's ``draw``. A table's statistics are read once,
+under that table's lock only; a page names the folder and its tables by
+their names, never by a path.
 
 A table's pages live under the noun of its JSON API, ``/tables/{table}``:
 
@@ -19,7 +21,6 @@ and bookmarks made then still lead to the page.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -34,8 +35,9 @@ from markupsafe import Markup
 from tablebase.errors import GameUnavailable, TablebaseError
 from tablebase.games.drawing import OUTCOME_COLOURS
 from tablebase.http.charts import cell, chart_of
+from tablebase.http.folder import ServedFolder
 from tablebase.http.interesting import applicable
-from tablebase.query.database import Tablebase, quote_name
+from tablebase.query.database import quote_name
 from tablebase.store import table_dir
 
 STAT_ROWS = 40  # rows of a statistic shown under its chart
@@ -54,11 +56,11 @@ def templates() -> jinja2.Environment:
 
 
 class Explorer:
-    """The pages over one open folder; ``lock`` is the server's, so a table's index is loaded once."""
+    """The pages over one open folder, which the API shares."""
 
-    def __init__(self, db: Tablebase, lock: threading.Lock) -> None:
-        self.db = db
-        self.lock = lock
+    def __init__(self, folder: ServedFolder) -> None:
+        self.folder = folder
+        self.db = folder.db
         self.env = templates()
         # Statistics and picks are read once per table: bounded by the tables of the folder.
         self.stats: dict[str, list[tuple[str, Any]]] = {}
@@ -74,10 +76,11 @@ class Explorer:
     def failure(self, error: Exception, table: str | None = None) -> HTMLResponse:
         """A page naming the problem: 503 if the server lacks the game, else 404 (nothing there by that name)."""
         status = 503 if isinstance(error, GameUnavailable) else 404
-        return self.page("error.html", status, reason=str(error), table=table)
+        return self.page("error.html", status, reason=self.folder.public(str(error)), table=table)
 
-    def guarded(self, call: Callable[[], Any]) -> Any:
-        with self.lock:
+    def guarded(self, table: str, call: Callable[[], Any]) -> Any:
+        """``call()`` under ``table``'s lock: what it loads of the table is loaded once."""
+        with self.folder.loading(table):
             return call()
 
     # -- pages ---------------------------------------------------------------------
@@ -88,14 +91,14 @@ class Explorer:
             built = datetime.fromtimestamp(manifest.stat().st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
             listed.append({**row, "built": built,
                            "params": ", ".join(f"{k.replace('_', '-')} {v}" for k, v in row["params"].items())})
-        return self.page("tables.html", tables=listed, root=str(self.db.root))
+        return self.page("tables.html", tables=listed, folder=self.folder.name)
 
     def table(self, table: str) -> HTMLResponse:
         try:
             manifest = self.db.manifest(table)
-            game = self.guarded(lambda: self.db.game(table))
-            stats = self.guarded(lambda: self._stats(table))
-            picks = self.guarded(lambda: self._picks(table))
+            game = self.guarded(table, lambda: self.db.game(table))
+            stats = self.guarded(table, lambda: self._stats(table))
+            picks = self.guarded(table, lambda: self._picks(table))
         except TablebaseError as e:
             return self.failure(e, table)
         shown = [{"title": title, "chart": chart_of(rows), "columns": rows.column_names,
@@ -106,8 +109,8 @@ class Explorer:
     def position(self, table: str, position: str, all_moves: bool = False) -> HTMLResponse:
         started = time.perf_counter()
         try:
-            self.db.manifest(table)
-            row = self.guarded(lambda: self.db.lookup(table, position))
+            self.folder.loaded(table)
+            row = self.db.lookup(table, position)
             game = self.db.game(table)
             board = Markup(game.draw(row["position"]).svg())
             regions = [Markup(game.draw(r).svg(20)) for r in _regions(row)]
@@ -128,8 +131,8 @@ class Explorer:
     def board(self, table: str, position: str) -> Response:
         """The picture alone, as an SVG document (for links and for other pages)."""
         try:
-            self.db.manifest(table)
-            row = self.guarded(lambda: self.db.lookup(table, position))
+            self.folder.loaded(table)
+            row = self.db.lookup(table, position)
             svg = self.db.game(table).draw(row["position"]).svg()
         except TablebaseError as e:
             return self.failure(e, table)
@@ -138,11 +141,13 @@ class Explorer:
     # -- what a table page shows -------------------------------------------------------------
     def _stats(self, table: str) -> list[tuple[str, Any]]:
         if table not in self.stats:
+            self.folder.connected()
             self.stats[table] = self.db.stats(table)
         return self.stats[table]
 
     def _picks(self, table: str) -> list[tuple[str, str, Any]]:
         """(label, position, figure) of the table's interesting positions; random ones picked anew."""
+        self.folder.connected()
         columns = set(self.db.sql(f"SELECT * FROM {quote_name(table)} LIMIT 0").column_names)
         found = []
         for pick in applicable(columns):
@@ -169,9 +174,9 @@ def _regions(row: dict[str, Any]) -> list[str]:
     return [p[1:-1] for p in parts if p.startswith("[") and p.endswith("]")] if len(parts) > 1 else []
 
 
-def explorer_routes(db: Tablebase, lock: threading.Lock) -> APIRouter:
+def explorer_routes(folder: ServedFolder) -> APIRouter:
     """The explorer's pages and redirects from their old URLs, for the API's app (not in its OpenAPI description)."""
-    explorer = Explorer(db, lock)
+    explorer = Explorer(folder)
     router = APIRouter(include_in_schema=False)
 
     @router.get("/", response_class=HTMLResponse)

@@ -145,7 +145,7 @@ class Tablebase:
 
     def sql(self, query: str) -> pa.Table:
         """Run one read-only SQL statement (SELECT or EXPLAIN) and return an Arrow table."""
-        con = self.connection
+        con = self.connection.cursor()  # one per call: DuckDB refuses two calls at once on one connection
         try:
             statements = con.extract_statements(query)
         except duckdb.Error as e:

@@ -44,6 +44,8 @@ class Manifest:
     #: games whose positions the engine lists: "sizes" per level, "move_names", "max_moves",
     #: and while the table builds, "files" (name -> rows, bytes, sha256)
     listing: dict[str, Any] = field(default_factory=dict)
+    #: the probe index other programs memory-map (tablebase.probe): file name -> rows, bytes, sha256
+    probe: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def layout(self) -> Layout:
         """Which files hold which levels, by the plan."""

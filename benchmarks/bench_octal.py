@@ -1,0 +1,146 @@
+"""Octal games: the sparse-space solver against the plain mex loop, published periods, Grundy's game, in one run.
+
+    python benchmarks/bench_octal.py                          # .16 to 10^7, plain loop to 10^5, Grundy to 2^20
+    python benchmarks/bench_octal.py --max 100000000          # the full figure: .16 to 10^8
+    python benchmarks/bench_octal.py --grundy-max 21 --skip 0.354
+
+Prints, on one core: the sparse solver on ``--code`` to ``--max`` heaps with
+every heap computed (and with the proven period used, the default of
+``grundy_values``); the plain loop on the same code to ``--plain`` heaps and
+half as many, its time extrapolated to ``--max`` by the exponent fitted to
+those two sizes, and the ratio; the periods of .16, .56, .127, .376 and .354
+found and proven from scratch (the run is given room, not the answer), with
+the heap that proves each and the published figures beside them; and Grundy's
+game to 2^k with its rare values counted at each power of two. Times are
+wall-clock and CPU seconds of this process (the machine may be shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from common import report  # noqa: E402
+
+from tablebase.solve.octal import ProgressLine, rare_values, solve  # noqa: E402
+
+# Published periods: (preperiod, period, rare heaps, mask, largest value, heaps given to the run).
+# .16, .56, .127, .376: Gangolli and Plambeck, IJGT 18 (1989); .354: Flammenkamp (2002). Rare heaps,
+# masks and largest values: tczajka/octal-games, SolvedGames.md (see docs/octal.md).
+PUBLISHED = {
+    "0.16": (105351, 149459, 53, "1e", 23, 10**6),
+    "0.56": (326640, 144, 46, "5b", 64, 10**6),
+    "0.127": (46578, 4, 693, "1+pos", 56, 3 * 10**5),
+    "0.376": (2268248, 4, 510, "fe", 176, 6 * 10**6),
+    "0.354": (10061916, 1180, 132, "3f", 113, 25 * 10**6),
+}
+# Grundy's game below 2^21: 1,274 rare heaps, the last at 82,860; largest value 231, first at
+# 763,622 (tczajka/octal-games, UnsolvedGames.md). Flammenkamp lists 1,287 rare values known in all.
+GRUNDY_2_21 = (1274, 82860, 231, 763622)
+
+
+class Clock:
+    """Wall and CPU seconds of a block."""
+
+    def __enter__(self) -> Clock:
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.wall, self.cpu = time.perf_counter() - self.wall, time.process_time() - self.cpu
+
+
+def warm_up() -> None:
+    """Compile (or load) every loop outside the clocks."""
+    for code in ("0.16", "0.127", "0.8"):
+        solve(code, 3000, use_period=False)
+        solve(code, 300, method="plain")
+
+
+def sparse_against_plain(code: str, top: int, plain_top: int, progress: bool) -> None:
+    with Clock() as sparse:
+        run = solve(code, top, use_period=False, progress=ProgressLine(f"sparse {code}") if progress else None)
+    report(f"sparse {code} every heap", heaps=top, wall_s=sparse.wall, cpu_s=sparse.cpu,
+           heaps_per_cpu_s=int(top / sparse.cpu), mask=rare_values(run.values[:200000], code).mask_text)
+    with Clock() as shortcut:
+        short = solve(code, top)
+    same = bool((short.values == run.values).all())
+    report(f"sparse {code} with period", heaps=top, computed=short.computed, wall_s=shortcut.wall,
+           cpu_s=shortcut.cpu, equal_to_every_heap=same)
+    times = []
+    for n in (plain_top // 2, plain_top):
+        with Clock() as plain:
+            solve(code, n, method="plain", use_period=False)
+        with Clock() as small:
+            solve(code, n, use_period=False)
+        times.append(plain.cpu)
+        report(f"plain {code}", heaps=n, wall_s=plain.wall, cpu_s=plain.cpu, sparse_cpu_s=small.cpu,
+               plain_over_sparse=plain.cpu / small.cpu)
+    exponent = math.log(times[1] / times[0]) / math.log(2)
+    extrapolated = times[1] * (top / plain_top) ** exponent
+    report(f"plain {code} extrapolated", heaps=top, fitted_exponent=exponent, cpu_s=extrapolated,
+           days=extrapolated / 86400, plain_over_sparse=extrapolated / sparse.cpu)
+
+
+def periods(skip: set[str], progress: bool) -> None:
+    for code, (pre, per, rare, mask, largest, room) in PUBLISHED.items():
+        if code in skip:
+            report(f"period {code}", skipped=True)
+            continue
+        with Clock() as clock:
+            run = solve(code, room, progress=ProgressLine(f"period {code}") if progress else None)
+        found = run.period
+        if found is None:
+            report(f"period {code}", proven=False, heaps=room, cpu_s=clock.cpu)
+            continue
+        rv = rare_values(run.values[: found.proven_at + 1], code)
+        report(f"period {code}", preperiod=found.preperiod, period=found.period, proven_at=found.proven_at,
+               computed=run.computed, wall_s=clock.wall, cpu_s=clock.cpu)
+        report("  rare values", rare=rv.heaps.size, last_rare=int(rv.heaps[-1]), mask=rv.mask_text,
+               largest=rv.largest, largest_at=rv.largest_heap)
+        report("  as published", preperiod=pre, period=per, rare=rare, mask=mask, largest=largest,
+               all_match=(found.preperiod, found.period, rv.heaps.size, rv.mask_text, rv.largest)
+               == (pre, per, rare, mask, largest))
+
+
+def grundy(k: int, progress: bool) -> None:
+    top = 2**k
+    with Clock() as clock:
+        run = solve("grundy", top - 1, progress=ProgressLine("grundy") if progress else None)
+    rv = rare_values(run.values, "grundy")
+    report(f"grundy's game to 2^{k}", heaps=top, wall_s=clock.wall, cpu_s=clock.cpu,
+           heaps_per_cpu_s=int(top / clock.cpu), mask=rv.mask_text, largest=rv.largest, largest_at=rv.largest_heap)
+    for j in range(10, k + 1):
+        below = rv.heaps[rv.heaps < 2**j]
+        report(f"  rare heaps below 2^{j}", count=below.size, last=int(below[-1]),
+               largest_value_below=int(run.values[: 2**j].max()))
+    if k >= 21:
+        below = rv.heaps[rv.heaps < 2**21]
+        head = run.values[: 2**21]
+        mine = (below.size, int(below[-1]), int(head.max()), int(head.argmax()))
+        report("  2^21 as published", rare=GRUNDY_2_21[0], last=GRUNDY_2_21[1], largest=GRUNDY_2_21[2],
+               largest_at=GRUNDY_2_21[3], all_match=mine == GRUNDY_2_21)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--code", default="0.16", help="the code of the sparse-against-plain race")
+    parser.add_argument("--max", type=int, default=10**7, help="heaps of the sparse solver")
+    parser.add_argument("--plain", type=int, default=10**5, help="heaps of the plain loop (and half as many)")
+    parser.add_argument("--grundy-max", type=int, default=20, help="Grundy's game to 2^k heaps")
+    parser.add_argument("--skip", default="", help="published periods to leave out, e.g. 0.354,0.376")
+    parser.add_argument("--progress", action="store_true", help="a progress line a second on stderr")
+    args = parser.parse_args()
+    warm_up()
+    sparse_against_plain(args.code, args.max, args.plain, args.progress)
+    periods(set(filter(None, args.skip.split(","))), args.progress)
+    grundy(args.grundy_max, args.progress)
+
+
+if __name__ == "__main__":
+    main()

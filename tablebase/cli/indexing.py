@@ -1,0 +1,62 @@
+"""The ``index`` verb: the probe index of tables built before builds wrote one, from their Parquet files.
+
+Nothing is built again: each table's rows are read a batch at a time and
+its probe index written beside them (``tablebase.store.probe``), under the
+table's build lock, and recorded in its manifest. Every table named is
+checked (there, complete) before any is indexed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tablebase.errors import StoreError
+
+
+def add_parser(verbs: Any) -> None:
+    """The verb's options, among the command's verbs."""
+    index = verbs.add_parser("index", help="write the probe index of built tables (other programs mmap it)")
+    index.add_argument("--db", required=True)
+    index.add_argument("tables", nargs="*", metavar="TABLE", help="tables to index (default: every table)")
+    index.add_argument("--force", action="store_true", help="write it again even where one is recorded")
+    index.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def index(args: argparse.Namespace) -> int:
+    from tablebase.build.indexing import index_whole
+    from tablebase.store import BuildLock, Manifest, list_tables, table_dir
+    from tablebase.store.probe import write_index
+
+    root = Path(args.db)
+    if not root.is_dir():
+        raise StoreError(f"no tablebase folder at {root}")
+    names = args.tables or list_tables(root)
+    if not names:
+        raise StoreError(f"no tables in {root}")
+    for manifest in [Manifest.load(root, name) for name in dict.fromkeys(names)]:
+        if not manifest.complete:
+            raise StoreError(f"table {manifest.table} is not complete: finish its build (run the same build "
+                             "command again) before indexing it")
+    for name in dict.fromkeys(names):
+        def say(text: str, name: str = name) -> None:
+            if not args.quiet:
+                print(f"[{name}] {text}", file=sys.stderr, flush=True)
+
+        began = time.perf_counter()
+        with BuildLock(table_dir(root, name)):
+            manifest = Manifest.load(root, name)  # as it is now that the table is ours
+            if index_whole(root, manifest) and not args.force:
+                say("its probe index is there already (--force writes it again)")
+                continue
+            manifest.probe = write_index(root, manifest, say)
+            manifest.save(root)
+        for file, record in manifest.probe.items():
+            print(json.dumps({"table": name, "file": file, "positions": record["rows"], "bytes": record["bytes"],
+                              "bytes_per_position": round(record["bytes"] / max(record["rows"], 1), 3),
+                              "seconds": round(time.perf_counter() - began, 3)}))
+    return 0

@@ -1,0 +1,68 @@
+"""The folder a server serves, as the API and the pages share it: its tables, a lock per table, and what may
+be said of where it is.
+
+Each table is loaded once (its index, its game, its statistics), by the first
+request that needs it, under that table's own lock: a request waits for its
+own table's loading, never for another table's. SQL runs on a cursor of its
+own (DuckDB refuses two calls at once on one connection), so the statistics
+of two tables are read side by side.
+
+Nothing the server sends names a path of the machine it runs on: the folder
+is named by its name, and any other absolute path in a message by its last
+part (a game's file, a file beside the folder).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
+
+from tablebase.query.database import Tablebase
+
+# An absolute path of two parts or more: a slash not inside a word, a number ("1/2"), a URL or another path.
+_ABSOLUTE = re.compile(r"(?<![\w.~/:-])/(?:[^\s/'\"(),;:]+/)+[^\s/'\"(),;:]*")
+
+
+class ServedFolder:
+    """A tablebase folder opened for serving, shared by every request's thread."""
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.db = Tablebase(root)
+        self._locks = {name: threading.Lock() for name in self.db.manifests}
+        self._connecting = threading.Lock()
+        where = Path(root)
+        self.name = where.resolve().name or "/"
+        # The folder's absolute spellings, longest first: the one given (symbolic links kept) and the real one.
+        self._spellings = sorted({str(where.absolute()), str(where.resolve())} - {"/"}, key=len, reverse=True)
+
+    @contextmanager
+    def loading(self, table: str) -> Iterator[None]:
+        """Hold ``table``'s lock while its index or statistics are loaded; a name that is no table has none
+        (the call made under it says that there is no such table)."""
+        lock = self._locks.get(table)
+        if lock is None:
+            yield
+            return
+        with lock:
+            yield
+
+    def loaded(self, table: str) -> None:
+        """``table``'s index in memory, for lookups: loaded by the first request that needs it, under the table's
+        lock; the lookups themselves then read it without a lock."""
+        with self.loading(table):
+            self.db.index(table)
+
+    def connected(self) -> None:
+        """The folder's DuckDB connection made, once, before a thread runs SQL on a cursor of it."""
+        with self._connecting:
+            self.db.connection  # noqa: B018 (made on first use; two threads must not make two)
+
+    def public(self, text: str) -> str:
+        """``text`` as the server may send it: the folder by its name, any other absolute path by its last part."""
+        for spelling in self._spellings:
+            text = text.replace(spelling, self.name)
+        return _ABSOLUTE.sub(lambda m: PurePosixPath(m.group()).name, text)

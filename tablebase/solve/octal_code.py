@@ -1,0 +1,111 @@
+"""The rules of a take-and-break game on heaps, read from its code (Winning Ways, ch. 4).
+
+A code ``d0.d1d2d3...`` has one digit per number of tokens removed: digit d_k
+says in which ways k tokens may be taken from a heap. Bit 1: the heap may be
+taken whole (only when it has exactly k tokens); bit 2: one nonempty heap may
+be left; bit 4: two nonempty heaps; bit 8 (hexadecimal digits 8-f): three.
+The digit before the point is for k = 0, breaking a heap without taking
+anything, so it may hold only bits 4 and 8 (``4.07``). Kayles is 0.77,
+Dawson's Kayles 0.07, Dawson's chess 0.137. Grundy's game (split a heap into
+two unequal heaps) is not such a code; it is named ``grundy``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from tablebase.errors import TablebaseError
+
+MAX_DIGITS = 64  # removals of up to 64 tokens: longer codes are typos, not games
+
+#: games known by name, and the code each stands for (Grundy's game has none)
+NAMED = {
+    "kayles": "0.77",
+    "dawsons-kayles": "0.07",
+    "dawsons-chess": "0.137",
+}
+GRUNDY = "grundy"
+
+_CODE = re.compile(r"^([0-9a-f]?)\.([0-9a-f]*)$")
+
+
+class OctalCodeError(TablebaseError, ValueError):
+    """A code that names no take-and-break game; the message is one line."""
+
+
+@dataclass(frozen=True)
+class OctalCode:
+    """A parsed code: for each kind of move, the numbers of tokens it removes.
+
+    ``whole``: k such that a heap of exactly k may be taken whole; ``take``: k such
+    that k tokens may be taken leaving one nonempty heap; ``split2`` and ``split3``:
+    k such that k tokens may be taken and the rest broken into two (three) nonempty
+    heaps. ``distinct``: the two heaps of a split must differ in size (Grundy's game).
+    """
+
+    text: str
+    whole: tuple[int, ...] = ()
+    take: tuple[int, ...] = ()
+    split2: tuple[int, ...] = ()
+    split3: tuple[int, ...] = ()
+    distinct: bool = False
+
+    @property
+    def largest_removal(self) -> int:
+        """t: the most tokens a move removes (0 for Grundy's game)."""
+        return max(self.whole + self.take + self.split2 + self.split3, default=0)
+
+    @property
+    def most_heaps(self) -> int:
+        """The most heaps a move leaves (1, 2 or 3); 1 for a code without breaking moves."""
+        return 3 if self.split3 else 2 if self.split2 else 1
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The removals of each kind as int64 arrays, for the compiled loops."""
+        return tuple(np.array(ks, dtype=np.int64) for ks in (self.whole, self.take, self.split2, self.split3))
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def parse_code(text: str | OctalCode) -> OctalCode:
+    """Read a code: ``0.137``, ``.137``, ``4.07``, hexadecimal digits (``0.f``), ``grundy``,
+    or a name in ``NAMED``. Raises ``OctalCodeError`` with a one-line reason."""
+    if isinstance(text, OctalCode):
+        return text
+    if not isinstance(text, str):
+        raise OctalCodeError(f"an octal code is text such as '0.137', not {type(text).__name__}")
+    clean = text.strip().lower()
+    if clean == GRUNDY:
+        return OctalCode(text=GRUNDY, split2=(0,), distinct=True)
+    clean = NAMED.get(clean, clean)
+    found = _CODE.match(clean)
+    if not found or not (found.group(1) or found.group(2)):
+        raise OctalCodeError(
+            f"octal code {text!r}: expected digits after a point, such as '0.137', '.77', '4.07' or 'grundy'"
+        )
+    lead, digits = found.group(1) or "0", found.group(2).rstrip("0")
+    if len(digits) > MAX_DIGITS:
+        raise OctalCodeError(f"octal code {text!r}: {len(digits)} digits after the point, at most {MAX_DIGITS}")
+    d0 = int(lead, 16)
+    if d0 & 3:
+        raise OctalCodeError(
+            f"octal code {text!r}: the digit before the point may only break a heap (4, 8 or c), "
+            "since taking no token must not leave the heap as it was"
+        )
+    ways: dict[int, list[int]] = {1: [], 2: [], 4: [], 8: []}
+    for k, digit in enumerate([d0] + [int(c, 16) for c in digits]):
+        for bit, ks in ways.items():
+            if digit & bit:
+                ks.append(k)
+    canonical = (lead if d0 else "0") + "." + (digits or "0")
+    return OctalCode(
+        text=canonical,
+        whole=tuple(ways[1]),
+        take=tuple(ways[2]),
+        split2=tuple(ways[4]),
+        split3=tuple(ways[8]),
+    )

@@ -1,0 +1,187 @@
+"""Periods of Grundy values proven by the Guy-Smith argument, and the split of values into rare and common.
+
+**Periodicity.** For a game whose moves remove at most t tokens and leave at
+most h heaps, if G(n + p) = G(n) for every n with e <= n < h e + (h - 1) p + t
+(and e >= 1), then G(n + p) = G(n) for every n >= e. For h = 2 this is the
+periodicity theorem of Guy and Smith (1956) as Winning Ways states it (ch. 4,
+"The periodicity theorem": checked for e <= n < 2e + p + t); the proof is an
+induction on n: for n >= 2e + p + t, in a split of n + p - k into a + b with
+b >= a, b >= e + p, so b - p is already known to repeat, and the splits of n
+- k map back the same way; with h heaps the largest part is at least a
+h-th of the rest, whence the bound above. The check reads values up to
+heap h e + h p + t - 1: that heap is ``Period.proven_at``. e >= 1 is needed
+because a part of b - p = 0 would not be a heap; a preperiod of 0 is proven
+with e = 1 and the one extra comparison G(p) = G(0).
+
+Grundy's game is not covered: the split (n/2, n/2 + p) of an even heap n + p
+maps to the equal split of n, which its rule forbids. ``find_period`` returns
+None for it.
+
+**Rare and common values** (Winning Ways, ch. 4, "Sparse space spells speed";
+Flammenkamp, "Sparse- and common-positions of Sprague-Grundy values"). For a
+mask m, a value v is rare when v AND m has an even number of ones; since that
+parity is linear in XOR, a split a + b gives a common value only if exactly one
+of a, b has a rare value. For games whose breaking moves all remove sizes of one
+parity, the heap's own parity may join in (a heap n is rare when the parity of
+G(n) AND m equals that of n - t, t a split size: the "domain" type). The mask
+is an infinite bitstring, ones above the values seen, as Flammenkamp writes
+it (Grundy's game: m = ...1110): a new larger value is then common, as the mex
+of common values usually is. It is chosen, per code, as the one that makes the
+fewest heaps rare among the values computed so far: the count for every mask at
+once is a Walsh-Hadamard transform of the histogram of values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tablebase.solve.octal_code import OctalCode, OctalCodeError, parse_code
+from tablebase.solve.octal_kernels import least_proven_period
+
+MAX_MASK_BITS = 22  # values up to four million; beyond that the transform costs more than it saves
+
+
+@dataclass(frozen=True)
+class Period:
+    """G(n + period) = G(n) for every n >= preperiod, proven by the values up to heap ``proven_at``."""
+
+    preperiod: int
+    period: int
+    proven_at: int
+
+
+def proof_heap(code: OctalCode, preperiod: int, period: int) -> int:
+    """The largest heap whose value the periodicity check for (preperiod, period) reads."""
+    h = code.most_heaps
+    return h * max(preperiod, 1) + h * period + code.largest_removal - 1
+
+
+def _as_values(values: np.ndarray) -> np.ndarray:
+    g = np.asarray(values)
+    if g.ndim != 1 or not np.issubdtype(g.dtype, np.integer):
+        raise OctalCodeError(f"Grundy values are a one-dimensional integer array, not {g.dtype} of shape {g.shape}")
+    return np.ascontiguousarray(g)
+
+
+def find_period(values: np.ndarray, code: OctalCode | str) -> Period | None:
+    """The least period p, and its least preperiod e, of the values G(0..len-1), if they prove it.
+
+    None while no period is proven by these values (and always for Grundy's game).
+    Periods are tried in increasing order and the first proven is the least period of
+    the game: if d divides p and G repeats with period d, then it does so from e(d) <=
+    e(p) on (the proven tail of p repeats the window [e(p), e(p) + p) for ever), so d's
+    own check, which affords a larger preperiod than p's, passes too.
+    """
+    code = parse_code(code)
+    g = _as_values(values)
+    if code.distinct:
+        return None
+    p, e = least_proven_period(g, g.size, code.largest_removal, code.most_heaps)
+    if p == 0:
+        return None
+    return Period(e, p, proof_heap(code, e, p))
+
+
+@dataclass(frozen=True)
+class RareSplit:
+    """Which heaps are rare: those where parity(G(n) AND mask), XORed with the parity of
+    n - parity_heap if ``by_position``, is 0. ``mask`` is a Python int; a negative one has
+    ones in every bit above its highest zero (two's complement), as an infinite bitstring."""
+
+    mask: int
+    by_position: bool = False
+    parity_heap: int = 0
+
+    def parity_table(self, size: int) -> np.ndarray:
+        """parity(v AND mask) for v < size, as uint8."""
+        v = np.arange(size, dtype=np.int64) & (self.mask & (size - 1))
+        bits = np.zeros(size, dtype=np.uint8)
+        while v.any():
+            bits ^= (v & 1).astype(np.uint8)
+            v >>= 1
+        return bits
+
+    def rare_heaps(self, values: np.ndarray) -> np.ndarray:
+        """The heaps n (from 0) whose value is rare."""
+        g = _as_values(values)
+        size = 1 << max(1, int(g.max(initial=0)).bit_length())
+        cls = self.parity_table(size)[g]
+        if self.by_position:
+            cls ^= ((np.arange(g.size) - self.parity_heap) & 1).astype(np.uint8)
+        return np.flatnonzero(cls == 0)
+
+    def text(self, bits: int) -> str:
+        """The mask as published: hexadecimal over the low ``bits`` bits, '+pos' for the domain type."""
+        return f"{self.mask & ((1 << bits) - 1):x}" + ("+pos" if self.by_position else "")
+
+
+def _walsh(hist: np.ndarray) -> np.ndarray:
+    """W[x] = sum over v of hist[v] (-1)^popcount(v AND x) (the Walsh-Hadamard transform)."""
+    w = hist.astype(np.int64)
+    step = 1
+    while step < w.size:
+        blocks = w.reshape(-1, 2, step)
+        w = np.stack((blocks[:, 0] + blocks[:, 1], blocks[:, 0] - blocks[:, 1]), axis=1).reshape(-1)
+        step *= 2
+    return w
+
+
+def choose_split(values: np.ndarray, code: OctalCode) -> tuple[RareSplit, int] | None:
+    """The split that makes the fewest heaps 1..len-1 rare, and that count; None if the code
+    cannot use one (no split into two heaps, or a split into three)."""
+    g = _as_values(values)[1:]
+    if not code.split2 or code.split3 or g.size == 0:
+        return None
+    bits = max(1, int(g.max()).bit_length())
+    if bits > MAX_MASK_BITS:
+        return None
+    size = 1 << bits
+    low = np.int64(size - 1)
+    counts = (g.size + _walsh(np.bincount(g, minlength=size))) // 2
+    counts[0] = g.size + 1  # the empty mask makes every heap rare
+    best = int(np.argmin(counts))
+    choice = (int(counts[best]), RareSplit(best | ~int(low)))
+    if len({k & 1 for k in code.split2}) == 1:
+        tp = code.split2[0]
+        odd = ((np.arange(1, g.size + 1) - tp) & 1).astype(bool)
+        even_w = _walsh(np.bincount(g[~odd], minlength=size))
+        odd_w = _walsh(np.bincount(g[odd], minlength=size))
+        by_pos = (int((~odd).sum()) + even_w) // 2 + (int(odd.sum()) - odd_w) // 2
+        by_pos[0] = g.size + 1
+        x = int(np.argmin(by_pos))
+        if by_pos[x] < choice[0]:
+            choice = (int(by_pos[x]), RareSplit(x | ~int(low), True, tp))
+    return choice[1], choice[0]
+
+
+@dataclass(frozen=True)
+class RareValues:
+    """The rare heaps of a run of values, their values, and the largest value of all."""
+
+    split: RareSplit
+    heaps: np.ndarray
+    values: np.ndarray
+    largest: int
+    largest_heap: int
+
+    @property
+    def mask_text(self) -> str:
+        """The mask as the published tables write it, over the bits of the largest value."""
+        return self.split.text(max(1, self.largest.bit_length()))
+
+
+def rare_values(values: np.ndarray, code: OctalCode | str, split: RareSplit | None = None) -> RareValues:
+    """The rare heaps (heap 0 included when its value is rare) of G(0..len-1), under ``split``,
+    or under the split that makes the fewest of them rare."""
+    code = parse_code(code)
+    g = _as_values(values)
+    if split is None:
+        chosen = choose_split(g, code)
+        if chosen is None:
+            raise OctalCodeError(f"octal code {code}: no rare and common values (it has no split into two heaps only)")
+        split = chosen[0]
+    heaps = split.rare_heaps(g)
+    top = int(np.argmax(g)) if g.size else 0
+    return RareValues(split, heaps, g[heaps].copy(), int(g[top]) if g.size else 0, top)

@@ -1,0 +1,101 @@
+"""The probe index through the command: `tablebase index` for tables built before, `tablebase verify`
+on damaged indexes, and bad input as one line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from helpers import assert_clean_error, tablebase
+
+from tablebase.probe import FILE_NAME, ProbeIndex
+from tablebase.store import Manifest
+
+pytestmark = pytest.mark.slow  # the command, run as a user runs it
+
+
+@pytest.fixture
+def table_copy(built, tmp_path):
+    """A built Nim table copied to a folder of its own, to damage."""
+    root, table = built("nim", heaps=3, max_heap=7, partition_rows=16)
+    shutil.copytree(root / table, tmp_path / table)
+    return tmp_path, table
+
+
+def flip(path, at: int) -> None:
+    data = bytearray(path.read_bytes())
+    data[at] ^= 0x20
+    path.write_bytes(bytes(data))
+
+
+def test_a_clean_index_verifies(table_copy):
+    root, table = table_copy
+    result = tablebase("verify", "--db", root, table, "--quiet")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no problems" in result.stdout
+
+
+def test_a_flipped_byte_in_the_records_is_reported_like_a_damaged_file(table_copy):
+    root, table = table_copy
+    path = root / table / FILE_NAME
+    with ProbeIndex(path) as index:
+        records = index.header.section(2)
+    flip(path, records.offset + 8 + 40)
+    result = tablebase("verify", "--db", root, table, "--quiet")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    lines = result.stdout.splitlines()
+    assert f"{table} {FILE_NAME}: sha256 differs from the manifest" in lines
+    assert f"{table} {FILE_NAME}: section records at byte {records.offset}: CRC-32 differs" in lines
+    assert any(line.startswith(f"{table} {FILE_NAME}: key ") and "in the index" in line for line in lines)
+
+
+@pytest.mark.parametrize("damage, said", [("header", "damaged probe index (the header's CRC-32 differs)"),
+                                          ("missing", "file is missing"), ("cut", "bytes, the manifest says")])
+def test_a_damaged_or_missing_index_is_one_line_each(table_copy, damage, said):
+    root, table = table_copy
+    path = root / table / FILE_NAME
+    if damage == "header":
+        flip(path, 30)
+    elif damage == "missing":
+        path.unlink()
+    else:
+        path.write_bytes(path.read_bytes()[:-100])
+    result = tablebase("verify", "--db", root, table, "--quiet")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert any(line.startswith(f"{table} {FILE_NAME}: ") and said in line for line in result.stdout.splitlines())
+
+
+def test_index_writes_the_index_of_a_table_built_before_it(table_copy):
+    root, table = table_copy
+    path = root / table / FILE_NAME
+    built = path.read_bytes()
+    manifest = Manifest.load(root, table)
+    manifest.probe = {}  # as a build of before wrote it
+    manifest.save(root)
+    path.unlink()
+    result = tablebase("index", "--db", root)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["table"] == table and summary["positions"] == manifest.positions
+    assert summary["bytes"] == len(built) and path.read_bytes() == built
+    assert f"[{table}] surveyed" in result.stderr
+    assert Manifest.load(root, table).probe[FILE_NAME]["bytes"] == len(built)
+    assert tablebase("verify", "--db", root, table, "--quiet").returncode == 0
+    again = tablebase("index", "--db", root, table)
+    assert again.returncode == 0 and not again.stdout and "there already" in again.stderr
+    forced = tablebase("index", "--db", root, table, "--force", "--quiet")
+    assert forced.returncode == 0 and json.loads(forced.stdout)["table"] == table and not forced.stderr
+
+
+def test_index_refuses_bad_input_in_one_line_and_writes_nothing(table_copy, tmp_path):
+    root, table = table_copy
+    assert_clean_error(tablebase("index", "--db", root, table, "nope"), "no table 'nope'")
+    assert_clean_error(tablebase("index", "--db", tmp_path / "elsewhere"), "no tablebase folder")
+    assert_clean_error(tablebase("index", "--db", root, "../x"), "bad table name")
+    manifest = Manifest.load(root, table)
+    manifest.complete = False
+    manifest.save(root)
+    (root / table / FILE_NAME).unlink()
+    assert_clean_error(tablebase("index", "--db", root), "not complete")
+    assert not (root / table / FILE_NAME).exists()

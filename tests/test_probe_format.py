@@ -1,0 +1,198 @@
+"""The probe index on synthetic tables: every figure type, nulls, both layouts and both record forms,
+read back by the Python reader and compared with the rows as pyarrow reads them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from probe_tables import mixed_rows, plain, same, stored_rows, synthetic_table
+
+from tablebase.errors import PositionError, StoreError
+from tablebase.probe import FILE_NAME, IndexFolder, ProbeIndex
+from tablebase.probe.format import (
+    DENSE,
+    DICTIONARY,
+    FIELDS,
+    LISTED,
+    OFFSET,
+    RAW,
+    SPARSE,
+)
+from tablebase.store.probe import codes
+
+
+def check_every_key(root, table, keys_absent) -> ProbeIndex:
+    """Every stored key probes to its row; keys that are not stored probe to None."""
+    rows = stored_rows(root, table)
+    index = ProbeIndex(root / table / FILE_NAME)
+    for key, row in rows.items():
+        assert same(index.probe(key), row), key
+    some = next(iter(rows))
+    index.probe(some).clear()  # a caller's change to an answer changes no other answer
+    assert same(index.probe(some), rows[some])
+    for key in keys_absent:
+        assert index.probe(key) is None, key
+    keys = np.array([*rows, *keys_absent], dtype=np.int64)
+    got = index.probe_many(keys)
+    assert got["found"].tolist() == [True] * len(rows) + [False] * len(keys_absent)
+    for name in index.names:
+        column = got[name]
+        mask = np.ma.getmaskarray(column)
+        for i, (key, row) in enumerate(rows.items()):
+            value = None if mask[i] else plain(column.data[i])
+            assert same(value, row[name]), (key, name, value, row[name])
+        assert mask[len(rows):].all()
+    listed = index.probe_many([*rows][:3] + [keys_absent[0]])  # not an array: a list of probes
+    assert all(same(a, rows[k]) for a, k in zip(listed, [*rows][:3])) and listed[3] is None
+    return index
+
+
+@pytest.mark.parametrize("distinct", [0, 2])
+def test_a_dense_table_of_every_type_reads_back_as_stored(tmp_path, distinct):
+    keys = np.array([k for k in range(1, 3000) if k % 11], dtype=np.int64)  # gaps: keys that are no position
+    synthetic_table(tmp_path, "mixed", mixed_rows(keys, distinct=distinct))
+    with check_every_key(tmp_path, "mixed", [0, 11, 2992, 3000, 10**12, -1]) as index:
+        h = index.header
+        assert (h.layout, h.records) == (DENSE, DICTIONARY if distinct else FIELDS)
+        assert h.slots == 3000 and h.positions == len(keys)
+        encodings = {f.name: f.encoding for f in h.figures}
+        assert encodings["small"] == OFFSET and encodings["hashed"] == LISTED and encodings["word"] == LISTED
+        assert "level" not in encodings and "position" not in encodings and "key" not in encodings
+
+
+@pytest.mark.parametrize("distinct", [0, 2])
+def test_a_sparse_table_is_searched_in_its_sorted_keys(tmp_path, distinct):
+    rng = np.random.default_rng(7)
+    keys = np.unique(rng.integers(0, 2**50, 2500))
+    synthetic_table(tmp_path, "sparse", mixed_rows(keys, distinct=distinct), parts=2)
+    between = [int(k) + 1 for k in keys[:20] if int(k) + 1 not in set(keys.tolist())]
+    with check_every_key(tmp_path, "sparse", [*between, 2**50 + 5, 2**63 - 1, -3]) as index:
+        assert (index.header.layout, index.header.key_bytes) == (SPARSE, 8)
+        assert index.header.records == (DICTIONARY if distinct else FIELDS)
+
+
+def test_runs_of_levels_and_parts_of_levels_give_the_same_bytes(tmp_path):
+    keys = np.arange(5000, dtype=np.int64)
+    rows = mixed_rows(keys, seed=3)
+    made = [synthetic_table(tmp_path / str(i), "same", rows, parts=parts, run=run)
+            for i, (parts, run) in enumerate([(1, 1), (3, 1), (1, 4), (1, 7)])]
+    assert len({m.probe[FILE_NAME]["sha256"] for m in made}) == 1
+    assert len({tuple(sorted(m.files)) for m in made}) == 4  # four different sets of files
+
+
+def test_floats_with_too_many_values_keep_their_bits_and_records_wider_than_64_bits(tmp_path, monkeypatch):
+    monkeypatch.setattr(codes, "FLOATS_LISTED", 8)
+    monkeypatch.setattr(codes, "INTEGERS_LISTED", 8)
+    rng = np.random.default_rng(5)
+    keys = np.arange(2000, dtype=np.int64)
+    floats = rng.normal(size=len(keys))
+    floats[::9] = np.nan
+    rows = pa.table({"key": keys, "x": pa.array(floats, mask=keys % 13 == 0),
+                     "a": pa.array(rng.integers(-2**40, 2**40, len(keys))),
+                     "b": pa.array(rng.integers(0, 2**40, len(keys)), pa.uint64()),
+                     "level": pa.array(np.zeros(len(keys), np.int32))})
+    synthetic_table(tmp_path, "wide", rows)
+    with check_every_key(tmp_path, "wide", [2000, 5000]) as index:
+        figures = {f.name: f for f in index.header.figures}
+        assert figures["x"].encoding == RAW and figures["x"].width == 64
+        assert index.header.records == FIELDS and index.header.record_bits > 64
+
+
+def test_one_probe_imports_neither_numpy_nor_pyarrow(tmp_path):
+    synthetic_table(tmp_path, "light", mixed_rows(np.arange(1, 300, dtype=np.int64)))
+    script = (f"import sys; from tablebase.probe import ProbeIndex; i = ProbeIndex({str(tmp_path / 'light' / FILE_NAME)!r}); "
+              "print(i.probe(5) is not None, i.probe(0) is None, "
+              "sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'pyarrow', 'duckdb', 'numba')))")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "True True []"
+
+
+def test_a_folder_keeps_a_bounded_number_of_indexes_open(tmp_path):
+    for name in ("t_a", "t_b", "t_c"):
+        synthetic_table(tmp_path, name, mixed_rows(np.arange(10, dtype=np.int64)))
+    rows = stored_rows(tmp_path, "t_a")
+    with IndexFolder(tmp_path, max_open=2) as folder:
+        first = folder.index("t_a")
+        assert same(folder.probe("t_b", 3), stored_rows(tmp_path, "t_b")[3])
+        assert same(folder.probe("t_a", 4), rows[4])  # t_a is the most recently used now
+        folder.probe("t_c", 1)
+        assert folder.open_tables == ["t_a", "t_c"]
+        assert folder.index("t_a") is first
+        with pytest.raises(PositionError, match="key 99 is not stored"):
+            folder.probe("t_a", 99)
+        with pytest.raises(StoreError, match="no probe index"):
+            folder.index("missing")
+        with pytest.raises(StoreError, match="bad table name"):
+            folder.index("../t_a")
+
+
+@pytest.mark.parametrize("where, what", [(0, "not a probe index"), (9, "format"), (40, "header's CRC-32"),
+                                         (10, "little-endian")])
+def test_a_damaged_header_is_refused_on_open(tmp_path, where, what):
+    synthetic_table(tmp_path, "bad", mixed_rows(np.arange(100, dtype=np.int64)))
+    path = tmp_path / "bad" / FILE_NAME
+    data = bytearray(path.read_bytes())
+    data[where] ^= 0x01 if where != 10 else 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match=what):
+        ProbeIndex(path)
+
+
+def test_a_truncated_or_empty_file_is_refused_on_open(tmp_path):
+    synthetic_table(tmp_path, "cut", mixed_rows(np.arange(100, dtype=np.int64)))
+    path = tmp_path / "cut" / FILE_NAME
+    whole = path.read_bytes()
+    path.write_bytes(whole[: len(whole) - 16])
+    with pytest.raises(StoreError, match="section"):
+        ProbeIndex(path)
+    path.write_bytes(b"")
+    with pytest.raises(StoreError, match="cannot open"):
+        ProbeIndex(path)
+
+
+def test_a_flipped_byte_in_a_section_fails_its_checksum(tmp_path):
+    synthetic_table(tmp_path, "crc", mixed_rows(np.arange(1000, dtype=np.int64)))
+    path = tmp_path / "crc" / FILE_NAME
+    with ProbeIndex(path) as index:
+        assert index.check() == []
+        records = index.header.section(2)
+    data = bytearray(path.read_bytes())
+    data[records.offset + 20] ^= 0x40
+    path.write_bytes(bytes(data))
+    with ProbeIndex(path) as index:
+        assert index.check() == [f"section records at byte {records.offset}: CRC-32 differs"]
+
+
+def test_the_merge_holds_a_batch_of_each_open_file_never_the_table(tmp_path, monkeypatch):
+    from tablebase.store.probe import order
+
+    keys = np.arange(40_000, dtype=np.int64)
+    rows = mixed_rows(keys).set_column(9, "level", pa.array((keys % 20).astype(np.int32)))  # levels interleave
+    manifest = synthetic_table(tmp_path, "merged", rows, parts=4)  # 80 files, each in key order
+    held: list[int] = []  # rows buffered in all open files, after each refill
+    alive: set = set()
+
+    class Watched(order._Open):
+        def __init__(self, *args) -> None:
+            super().__init__(*args)
+            alive.add(self)
+
+        def refill(self) -> bool:
+            more = super().refill()
+            if not more:
+                alive.discard(self)
+            held.append(sum(len(o.keys) - o.taken for o in alive))
+            return more
+
+    monkeypatch.setattr(order, "MERGE_BATCH", 64)
+    monkeypatch.setattr(order, "_Open", Watched)
+    sources = [order.Source.of(tmp_path / "merged" / piece.name, True) for piece in manifest.layout().pieces]
+    merged = list(order.in_key_order(sources, ["key", "small"], [], lambda b: b.column("key").to_numpy() * 3))
+    out = np.concatenate([k for k, _ in merged])
+    assert out.tolist() == keys.tolist()
+    assert np.concatenate([p for _, p in merged]).tolist() == (keys * 3).tolist()  # payloads follow their keys
+    assert len(sources) == 80 and max(held) <= 20 * 64  # a batch of one part of each level at most
