@@ -103,6 +103,7 @@ def build(argv: list[str]) -> int:
     # local cluster silences them only while it is open, not while its connections close.
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
+
     def dashboard(url: str) -> None:
         print(f"Dask dashboard at {url} (this machine only)", file=sys.stderr, flush=True)
 
