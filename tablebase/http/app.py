@@ -25,9 +25,9 @@ from tablebase.version import VERSION
 FACTORY = "tablebase.http.app:app_from_environment"
 
 
-def create_app(root: str | os.PathLike) -> FastAPI:
-    """The API and the pages over the tables under ``root``."""
-    db = Tablebase(Path(root))
+def create_app(root: str | os.PathLike, games: list[str] | tuple[str, ...] = ()) -> FastAPI:
+    """The API and the pages over the tables under ``root``, trusting the ``games`` named (``serve --game``)."""
+    db = Tablebase(Path(root), games)
     loading = threading.Lock()
     app = FastAPI(
         title="tablebase",
@@ -41,17 +41,20 @@ def create_app(root: str | os.PathLike) -> FastAPI:
 
 
 def app_from_environment() -> FastAPI:
-    """For uvicorn's worker processes: the folder comes from TABLEBASE_DB."""
-    return create_app(os.environ["TABLEBASE_DB"])
+    """For uvicorn's worker processes: the folder comes from TABLEBASE_DB, the games named from TABLEBASE_GAMES
+    (one a line)."""
+    return create_app(os.environ["TABLEBASE_DB"], os.environ.get("TABLEBASE_GAMES", "").splitlines())
 
 
-def serve(root: str | os.PathLike, host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
+def serve(root: str | os.PathLike, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
+          games: list[str] | tuple[str, ...] = ()) -> None:
     """Serve ``root`` until stopped; with ``workers`` > 1, as that many processes sharing the port."""
     import uvicorn
 
-    Tablebase(root)  # fail now, with a clean error, if the folder is not a tablebase
+    Tablebase(root, games)  # fail now, with a clean error, if the folder is not a tablebase or a game is bad
     if workers > 1:
         os.environ["TABLEBASE_DB"] = str(Path(root).resolve())
+        os.environ["TABLEBASE_GAMES"] = "\n".join(games)  # the workers start in this working folder
         uvicorn.run(FACTORY, factory=True, host=host, port=port, workers=workers, log_level="warning")
     else:
-        uvicorn.run(create_app(root), host=host, port=port, log_level="warning")
+        uvicorn.run(create_app(root, games), host=host, port=port, log_level="warning")
