@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import assert_clean_error
+from helpers import assert_clean_error, copy_table
 from test_distributed import free_port
 from test_plugins import finish, ok, run, start
 
@@ -54,16 +54,6 @@ def _evil_copy(source: Path, target: Path, canary: Path) -> None:
     target.write_text(f"open({str(canary)!r}, 'a').write(__name__ + '\\n')\n" + source.read_text())
 
 
-def _forged(built: Path, db: Path, original: str, name: str, ref: str) -> None:
-    """A copy of a built table under another name, its manifest naming ``ref`` and claiming to be built-in."""
-    shutil.copytree(built / original, db / name)
-    manifest = db / name / "_manifest.json"
-    data = json.loads(manifest.read_text())
-    data["table"] = name
-    data["source"].update(ref=ref, origin="built-in")
-    manifest.write_text(json.dumps(data))
-
-
 @pytest.fixture(scope="module")
 def evil(tmp_path_factory, scheduler) -> Evil:
     base = tmp_path_factory.mktemp("evil")
@@ -78,8 +68,9 @@ def evil(tmp_path_factory, scheduler) -> Evil:
     refs = {"inside": f"{db / 'inside' / 'rules.py'}:Take", "outside": f"{base / 'elsewhere' / 'rules.py'}:Take",
             "module": "evilmod:Take", "zen": "this:Take"}
     for name, ref in refs.items():
-        _forged(built, db, "take_heap10", name, ref)
-    _forged(built, db, "keyed_take_top12", "compact", f"{db / 'compact' / 'rules.py'}:KeyedTake")
+        copy_table(built / "take_heap10", db, name, ref=ref, origin="built-in")  # a lie, as any may tell
+    copy_table(built / "keyed_take_top12", db, "compact", ref=f"{db / 'compact' / 'rules.py'}:KeyedTake",
+               origin="built-in")
     _evil_copy(take, db / "inside" / "rules.py", canary)  # the folder's own code, beside its table
     _evil_copy(take, base / "elsewhere" / "rules.py", canary)
     _evil_copy(take, site / "evilmod.py", canary)
@@ -227,11 +218,7 @@ def test_a_built_in_game_changed_since_the_build_is_read_with_a_warning(built, t
     """A built-in game whose engine changed since the build (its digest differs) still answers, with the
     warning that its moves are the rules as they are now; naming it changes nothing."""
     root, table = built("nim", heaps=2, max_heap=3)
-    shutil.copytree(root / table, tmp_path / table)
-    manifest = tmp_path / table / "_manifest.json"
-    data = json.loads(manifest.read_text())
-    data["source"]["digest"] = "0" * 64
-    manifest.write_text(json.dumps(data))
+    copy_table(root / table, tmp_path, table, digest="0" * 64)
     for games in ((), ("nim",)):
         with tablebase.open(tmp_path, games) as tb:
             row = tb.lookup(table, "1 2")
