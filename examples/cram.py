@@ -11,6 +11,7 @@ r * cols + c), written as rows of '.' (empty) and '#' (filled) joined by '|'.
 """
 
 from tablebase.games import ImpartialGame, Option
+from tablebase.games.drawing import board
 
 
 class Cram(ImpartialGame):
@@ -64,3 +65,7 @@ class Cram(ImpartialGame):
         if set("".join(rows)) - set(".#"):
             raise self.position_error(text, "cells are '.' (empty) or '#' (filled)")
         return sum(self.cell(r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "#")
+
+    def draw(self, position):
+        """The board, filled cells dark, columns lettered and rows numbered as moves name them."""
+        return board(position.split("|"), f"Cram {position}")

@@ -29,6 +29,7 @@ import numpy as np
 
 from tablebase.errors import TablebaseError
 from tablebase.games import CompiledMoves, KeyedImpartialGame, Option, Texts
+from tablebase.games.drawing import board
 
 DENSE_CELLS = 28  # up to 2**28 keys: 512 MiB of values per worker (or one shared copy)
 
@@ -121,3 +122,7 @@ class CramCompiled(KeyedImpartialGame):
 
     def move_name(self, move):
         return self.names[move]
+
+    def draw(self, position):
+        """The board, filled cells dark, columns lettered and rows numbered as moves name them."""
+        return board(position.split("|"), f"Cram {position}")

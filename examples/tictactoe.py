@@ -13,6 +13,7 @@ cell played, column letter and row number: 'b2' is the centre.
 """
 
 from tablebase.games import Outcome, Result, ScoredGame
+from tablebase.games.drawing import board
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
@@ -56,3 +57,7 @@ class TicTacToe(ScoredGame):
         if len(board) != 9 or set(board) - set("XO."):
             raise self.position_error(text, "expected 9 cells of 'X', 'O' or '.'")
         return board
+
+    def draw(self, position):
+        """The board with its X's and O's, cells named as moves name them."""
+        return board(position.split("|"), f"Tic-tac-toe {position}", {"X": "#2563eb", "O": "#dc2626"})

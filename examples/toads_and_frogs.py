@@ -14,6 +14,7 @@ A position is the row itself: 'T' a toad, 'F' a frog, '.' an empty cell.
 from itertools import product
 
 from tablebase.games import Option, PartizanGame
+from tablebase.games.drawing import board
 
 
 class ToadsAndFrogs(PartizanGame):
@@ -64,3 +65,7 @@ class ToadsAndFrogs(PartizanGame):
         if len(row) > self.cells:
             raise self.position_error(text, f"rows have at most {self.cells} cells here")
         return row
+
+    def draw(self, position):
+        """The row: Left's toads and Right's frogs in their colours."""
+        return board([position], f"Toads and Frogs {position}", {"T": "#2563eb", "F": "#dc2626"})

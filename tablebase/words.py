@@ -1,8 +1,28 @@
-"""How messages say counts: ``counted(1, "file")`` is "1 file", ``counted(1001, "level")`` "1,001 levels"."""
+"""How the program says things: counts in messages, exact figures in text.
+
+``counted(1, "file")`` is "1 file", ``counted(1001, "level")`` "1,001 levels";
+``as_text`` spells exact fractions (a partizan position's mean, temperature
+and stops) the way ``tablebase.cgt`` writes them, "3/4", wherever a result
+leaves Python as JSON or a printed table.
+"""
 
 from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
 
 
 def counted(n: int, noun: str) -> str:
     """``n`` and ``noun``, plural unless ``n`` is 1 (nouns here take an -s)."""
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def as_text(value: Any) -> Any:
+    """The value with every Fraction in it (through dicts and lists) spelt as text: "3/4", "-2"."""
+    if isinstance(value, Fraction):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: as_text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [as_text(v) for v in value]
+    return value

@@ -1,4 +1,10 @@
-"""Shared fixtures: one real Dask cluster (scheduler and worker processes over TCP on loopback)."""
+"""Shared fixtures: one real Dask cluster (scheduler and worker processes over TCP on loopback).
+
+The fast tier (``pytest -m "not slow"``) leaves out whatever needs that
+cluster, other processes (the command run as a user runs it, simulated
+hosts, servers, a browser) or long searches: a test is slow if it uses the
+cluster (marked here) or its module says so (``pytestmark``).
+"""
 
 from __future__ import annotations
 
@@ -52,3 +58,10 @@ def built(tmp_path_factory, scheduler):
 def rows_of(root: Path, table: str) -> list[dict]:
     with tablebase.open(root) as tb:
         return tb.sql(f"SELECT * FROM {table} ORDER BY key").to_pylist()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that uses the session's cluster, directly or through a fixture, is slow."""
+    for item in items:
+        if "scheduler" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

@@ -13,6 +13,8 @@ import pytest
 
 from helpers import assert_clean_error, tablebase
 
+pytestmark = pytest.mark.slow  # the command, as a user runs it: see conftest.py
+
 HEADER = """
 from tablebase.games import ImpartialGame, KeyedImpartialGame, Children, Option, Texts
 import numpy as np

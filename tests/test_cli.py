@@ -11,6 +11,8 @@ import pytest
 
 from helpers import assert_clean_error, file_hashes, tablebase
 
+pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
+
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory, scheduler):
@@ -90,6 +92,8 @@ def test_stats_and_tables(db):
         (["build", "subtraction", "--take", "5..2", "--max", "9", "--out", "{new}"], ["--take"]),
         (["build", "--job", "{new}/nothing.toml", "--out", "{new}"], ["no job file"]),
         (["build", "chomp", "--rows", "2", "--cols", "2"], ["--out"]),
+        (["build", "chomp", "--rows", "2", "--cols", "2", "--out", "/proc/tablebase-x"], ["cannot make the folder"]),
+        (["build", "chomp", "--rows", "2", "--cols", "2", "--out", "/dev/null/x"], ["cannot make", "Not a directory"]),
         (["build", "fibonacci-nim", "--rows", "\r", "--max", "3", "--out", "{new}"], ["unrecognized", "\\r"]),
         (["lookup", "--db", "{db}", "chomp_4x5", "2 3"], ["non-increasing", "row lengths"]),
         (["lookup", "--db", "{db}", "chomp_4x5", "6 1"], ["outside", "4 x 5"]),
@@ -114,6 +118,14 @@ def test_bad_input_is_one_clean_line_and_changes_nothing(db, tmp_path, args, wor
     assert_clean_error(result, *words)
     assert file_hashes(db) == before
     assert not new.exists()
+
+
+def test_the_command_alone_shows_how_to_use_it():
+    result = tablebase()
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("usage: tablebase")
+    for verb in ("build", "lookup", "query", "serve", "cgt"):
+        assert verb in result.stderr
 
 
 def test_a_running_build_holds_its_table(tmp_path, scheduler):

@@ -14,6 +14,8 @@ from distributed import Client
 
 from helpers import file_hashes, tablebase
 
+pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
+
 DASK = str(Path(sys.executable).with_name("dask"))
 
 

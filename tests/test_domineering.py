@@ -6,8 +6,11 @@ with its own code: a board is a frozenset of empty (row, column) cells.
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
 import sys
+from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
@@ -18,7 +21,7 @@ from conftest import rows_of
 from tablebase.cgt import Game, from_options, parse
 
 sys.path.insert(0, str(Path(__file__).parent / "cgt"))
-from cgt_helpers import import_cgt_py  # noqa: E402
+from cgt_helpers import import_cgt_py, negate, outcome_by_play, raw_of  # noqa: E402
 
 
 def board(text: str) -> frozenset:
@@ -167,6 +170,10 @@ def test_statistics(table8):
     assert "*" in ups and "v" in ups and ups <= {r["value"] for r in rows}
     outcomes = next(v for k, v in stats.items() if k.startswith("outcome classes")).to_pylist()
     assert sum(o["l_positions"] + o["r_positions"] + o["n_positions"] + o["p_positions"] for o in outcomes) == len(rows)
+    for title, table in stats.items():  # no statistic of another kind's outcomes, which would leave some out
+        for row in table.to_pylist():
+            counts = [v for k, v in row.items() if k.endswith("_positions")]
+            assert "positions" not in row or not counts or sum(counts) == row["positions"], (title, row)
 
 
 def test_verify_rederives_every_row(table8):
@@ -238,3 +245,49 @@ def test_regions_per_level_are_the_free_polyominoes():
     assert [game.level_size(n) for n in range(1, 12)] == [1, 1, 2, 5, 12, 35, 108, 369, 1285, 4655, 17073]
     keys = game.level_keys(11, 0, game.level_size(11))
     assert (np.diff(keys) > 0).all() and {game.level_of(k) for k in keys.tolist()} == {11}
+
+
+def better_by_play(a: str, b: str, left: bool) -> bool:
+    """Whether value ``a`` is strictly better than ``b`` for the side (Left: larger; Right: smaller), by
+    playing out a - b as option sets (cgt_helpers' brute force), not by the algebra's comparison."""
+    difference = outcome_by_play(raw_of(parse(a)), negate(raw_of(parse(b))))
+    return difference == ("L" if left else "R")
+
+
+def left_wins(outcome: str, left: bool) -> bool:
+    """Whether the side that moved wins the position its move left (the other side moves next)."""
+    return outcome in (("L", "P") if left else ("R", "P"))
+
+
+@pytest.mark.parametrize("position", ["..#|...|...", "....|....", "...|...|.#.", "....#|.....", "..|..|..|.."])
+def test_moves_are_listed_best_first_by_the_value_each_side_gets(table8, position):
+    """After the best move, no move comes after one that is strictly worse for its side (values are
+    partially ordered), and the moves that win for their side come before those that do not."""
+    root, table = table8
+    with tablebase.open(root) as tb:
+        row = tb.lookup(table, position)
+    for side, left in (("Left", True), ("Right", False)):
+        moves = [m for m in row["moves"] if m["side"] == side]
+        assert moves[0]["move"] == row["best_" + side.lower()]
+        for i, earlier in enumerate(moves):
+            for later in moves[i + 1:]:
+                assert not better_by_play(later["value"], earlier["value"], left), (side, earlier, later)
+        wins = [left_wins(m["outcome"], left) for m in moves[1:]]
+        assert wins == sorted(wins, reverse=True), (side, [m["move"] for m in moves])
+
+
+def test_means_temperatures_and_stops_are_exact(table8):
+    """Lookups give Fractions in Python and fractions as text in JSON (the command's --json), never floats:
+    a temperature of 5/4 or a stop of -1/2 is what the algebra says, not a nearby binary number."""
+    root, table = table8
+    with tablebase.open(root) as tb:
+        row = tb.lookup(table, "..#|...|...")
+    for figures in [row, *row["moves"]]:
+        value = parse(figures["value"])
+        for name in ("mean", "temperature", "left_stop", "right_stop"):
+            assert type(figures[name]) is Fraction and figures[name] == getattr(value, name), (name, figures)
+    printed = subprocess.run([sys.executable, "-m", "tablebase", "lookup", "--db", str(root), table, "..#|...|...",
+                              "--json"], capture_output=True, text=True, check=True).stdout
+    spelt = json.loads(printed)
+    assert (spelt["mean"], spelt["temperature"], spelt["left_stop"]) == ("0", "3/2", "3/2")
+    assert {m["value"]: m["temperature"] for m in spelt["moves"]}["{1/2|-2}"] == "5/4"

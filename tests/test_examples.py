@@ -50,6 +50,8 @@ import tablebase
 from tablebase.cgt import parse
 from tablebase.errors import PositionError
 
+pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CRAM = f"{EXAMPLES / 'cram.py'}:Cram"
 TOADS = f"{EXAMPLES / 'toads_and_frogs.py'}:ToadsAndFrogs"
@@ -480,3 +482,80 @@ def test_check_game_finds_no_defects():
     for check, result in zip(checks, run_all(*(["check-game", *args, "--quiet"] for args in checks))):
         assert result.returncode == 0, (check, result.stdout, result.stderr)
         assert result.stdout.strip().endswith("no defects"), (check, result.stdout)
+
+
+@pytest.mark.parametrize("ref, params, position, cells, marks", [
+    ("cram.py:Cram", {"rows": 2, "cols": 3}, ".#.|...", 6, []),
+    ("cram_compiled.py:CramCompiled", {"rows": 2, "cols": 3}, ".#.|...", 6, []),
+    ("tictactoe.py:TicTacToe", {}, "X..|.O.|..X", 9, ["X", "O", "X"]),
+    ("toads_and_frogs.py:ToadsAndFrogs", {"cells": 5}, "TT.FF", 5, ["T", "T", "F", "F"]),
+])
+def test_every_example_game_draws_its_board(ref, params, position, cells, marks):
+    """A cell a square, and each piece written in its cell: not the notation in a box."""
+    from tablebase.games import find_game
+    from tablebase.games.drawing import Rect, Text
+
+    cls, _ = find_game(str(EXAMPLES / ref))
+    picture = cls(**params).draw(position)
+    assert sum(isinstance(s, Rect) for s in picture.shapes) == cells
+    assert [s.text for s in picture.shapes if isinstance(s, Text) and s.text in "XOTF"] == marks
+    assert picture.svg().startswith("<svg") and position in picture.title
+
+
+KAYLES = f"{EXAMPLES / 'kayles.py'}:Kayles"
+
+
+def kayles_by_definition(longest: int) -> list[int]:
+    """Grundy values of single rows by the definition: the mex over every move of the XOR of the pieces left."""
+    values: list[int] = []
+    for n in range(longest + 1):
+        reached = {values[a] ^ values[n - width - a] for width in (1, 2) for a in range(n - width + 1)}
+        values.append(min(set(range(len(reached) + 1)) - reached))
+    return values
+
+
+# OEIS A002186, Kayles' Grundy values from a row of 0 pins (Guy and Smith 1956; Winning Ways, ch. 4).
+KAYLES_PUBLISHED = [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6, 4, 1, 2, 7, 1, 4, 3, 2, 1, 4, 6, 7, 4, 1, 2, 8, 5, 4, 7, 2,
+                    1, 8, 6, 7, 4, 1, 2, 3, 1, 4, 7, 2, 1, 8, 2, 7, 4, 1, 2, 8, 1, 4, 7, 2, 1, 4, 2, 7]
+
+
+def test_kayles_rows_and_any_sum_of_rows(tmp_path):
+    """A table of single rows answers for any set of rows by XOR: lookup, probe and batch; its moves'
+    values are those of the sums they leave, and the moves that win come first."""
+    assert kayles_by_definition(len(KAYLES_PUBLISHED) - 1) == KAYLES_PUBLISHED
+    result = subprocess.run([sys.executable, "-m", "tablebase", "build", "--game", KAYLES, "--max", "40", "--out",
+                             str(tmp_path), "--quiet"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    truth = kayles_by_definition(40)
+    with tablebase.open(tmp_path, [KAYLES]) as tb:
+        stored = tb.sql("SELECT position, grundy, outcome FROM kayles_max40 ORDER BY key").to_pylist()
+        assert {int(r["position"]): r["grundy"] for r in stored} == {n: truth[n] for n in range(1, 41)}
+        assert "remoteness" not in tb.sql("SELECT * FROM kayles_max40 LIMIT 0").column_names  # a sum has none
+        for rows in [(13, 7, 4), (40, 1), (9, 9), (5,), (2, 3, 5, 7, 11)]:
+            total = 0
+            for n in rows:
+                total ^= truth[n]
+            for text in (" ".join(map(str, rows)), " + ".join(map(str, rows))):
+                found = tb.lookup("kayles_max40", text)
+                assert (found["grundy"], found["outcome"]) == (total, "N" if total else "P")
+                assert tb.probe("kayles_max40", text)["grundy"] == total
+                wins = [m["grundy"] == 0 for m in found["moves"]]
+                assert wins == sorted(wins, reverse=True) and any(wins) == (total != 0)
+                for move in found["moves"]:
+                    after = 0
+                    for part in move["position"].split(" + "):
+                        after ^= truth[int(part)] if part != "0" else 0
+                    assert move["grundy"] == after, move
+        batch = tb.lookup_many("kayles_max40", ["13 7 4", "9 + 9"]).to_pylist()
+        assert [r["grundy"] for r in batch] == [truth[13] ^ truth[7] ^ truth[4], 0]
+
+
+def test_check_game_finds_components_that_do_not_describe_the_rules(tmp_path):
+    """A ``components`` that says a row is two rows passes nothing: the parts' XOR is not the row solved whole."""
+    wrong = tmp_path / "wrong_kayles.py"
+    wrong.write_text((EXAMPLES / "kayles.py").read_text().replace(
+        "        return [(n,) for n in rows]", "        return [(k,) for n in rows for k in ((n - 1, 1) if n > 2 else (n,))]"))
+    result = subprocess.run([sys.executable, "-m", "tablebase", "check-game", f"{wrong}:Kayles", "--max", "9",
+                             "--quiet"], capture_output=True, text=True)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "table says grundy" in result.stdout and "a plain recursive search says" in result.stdout

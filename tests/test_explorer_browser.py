@@ -16,9 +16,9 @@ from test_distributed import free_port
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
-pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not (CHROMIUM and DRIVER),
                                 reason="Chromium and chromedriver are not installed (apt-get install chromium "
-                                       "chromium-driver)")
+                                       "chromium-driver)")]  # slow: a browser, see conftest.py
 TOP = 12
 
 

@@ -20,6 +20,8 @@ import pytest
 from helpers import assert_clean_error, file_hashes, tablebase
 from test_distributed import DASK, free_port, wait_for_workers
 
+pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
+
 GAME = ["chomp", "--rows", "12", "--cols", "12"]  # 2,704,155 positions: long enough to be interrupted
 PARAMS = dict(rows=12, cols=12)
 PARTITION_ROWS = 16000

@@ -18,6 +18,8 @@ from tablebase.build import dask_client
 from tablebase.build.jobs import SMALL_JOB
 from tablebase.cli import main
 
+pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
+
 
 def _facts() -> dict:
     return {"parent": os.getppid(), "imported": "tablebase.build.tasks" in sys.modules,

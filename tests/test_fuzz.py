@@ -20,6 +20,8 @@ from helpers import file_hashes
 from tablebase.cli import main
 from tablebase.errors import TablebaseError
 
+pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
+
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 TABLES = {

@@ -10,6 +10,7 @@ import pytest
 
 from conftest import rows_of
 from tablebase.cgt import ZERO, Game, dyadic, from_options, nimber, parse
+from tablebase.games import make_game
 
 
 def berlekamp(stalk: str) -> Fraction:
@@ -201,3 +202,34 @@ def test_values_view_holds_each_form_once(built):
         assert v["right_ids"] == [stable_id(x) for x in g.right_options]
         assert v["is_number"] == g.is_number and v["birthday"] == g.birthday
         assert (Fraction(v["left_stop"]), Fraction(v["right_stop"])) == (g.left_stop, g.right_stop)
+
+
+# Rooted trees by edges, OEIS: A000081 (one colour), A000151 (two), A006964 (three), shifted to count edges.
+ROOTED_TREES = {1: [1, 1, 2, 4, 9, 20, 48, 115, 286, 719, 1842, 4766, 12486],
+                2: [1, 2, 7, 26, 107, 458, 2058, 9498, 44947],
+                3: [1, 3, 15, 82, 495, 3144, 20875, 142773, 1000131]}
+
+
+@pytest.mark.parametrize("colours", [1, 2, 3])
+def test_tree_tables_count_their_levels_as_published(colours):
+    """Level sizes come from counting, without listing a tree (the plan asks for them first): the
+    published counts of coloured rooted trees, and the number of keys each level lists."""
+    if colours == 1:
+        game = make_game("green-hackenbush", {"max_edges": 12})
+    else:
+        game = make_game("hackenbush", {"max_edges": 8, "colors": "BRG"[:colours], "shape": "tree"})
+    sizes = [game.level_size(level) for level in range(game.max_level + 1)]
+    assert sizes == ROOTED_TREES[colours][: game.max_level + 1]
+    for level in range(min(game.max_level, 6) + 1):
+        assert len(game.level_keys(level, 0, sizes[level])) == sizes[level]
+
+
+def test_a_tree_table_is_planned_without_listing_its_trees(monkeypatch):
+    """The build's first step (how many positions, per level) counts trees: listing the million trees of
+    8 edges in three colours took most of a minute before the first line of progress."""
+    from tablebase.build.plan import level_sizes
+    from tablebase.games import trees
+
+    game = make_game("hackenbush", {"max_edges": 8, "colors": "BRG", "shape": "tree"})
+    monkeypatch.setattr(trees, "trees", lambda *args: pytest.fail("a tree was listed to plan the table"))
+    assert sum(level_sizes(game)) == sum(ROOTED_TREES[3])

@@ -7,7 +7,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tablebase.build import build_table, dask_client, spec_for
+
+pytestmark = pytest.mark.slow  # other processes: see conftest.py
 
 # A mebibyte array made and freed 200 times: 256 pages each time if the heap hands it back.
 FAULTS = """

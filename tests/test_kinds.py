@@ -14,7 +14,7 @@ from tablebase.games import find_game, make_game
 from tablebase.kinds import kind_of
 
 ROOT = Path(__file__).resolve().parent.parent
-GENERIC = ["tablebase/build", "tablebase/query", "tablebase/store", "tablebase/cli.py", "tablebase/http"]
+GENERIC = ["tablebase/build", "tablebase/query", "tablebase/store", "tablebase/cli", "tablebase/http"]
 
 
 @pytest.mark.parametrize("ref, params, level", [
@@ -45,6 +45,7 @@ def test_games_lists_each_games_columns():
     assert "misere_outcome" in games["nim"]["columns"] and "misere_outcome" not in games["chomp"]["columns"]
 
 
+@pytest.mark.slow  # the command, as a user runs it
 def test_compact_is_refused_in_one_place_however_asked(tmp_path):
     """A partizan table cannot leave out its position text: refused from the options, and from a job file
     whose tables are made compact by --compact (the way the refusal was once skipped)."""

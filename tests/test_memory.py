@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 import math
 import random
+import time
 
 import pytest
 
@@ -183,3 +185,33 @@ def test_a_plan_kept_as_runs_answers_level_by_level_as_its_rules_say(tmp_path):
     saved = Manifest(table="t", game="g", kind="impartial", params={}, version="v", partition_rows=rows, plan=planned_)
     saved.save(tmp_path)
     assert dict(Manifest.load(tmp_path, "t").plan.items()) == expected
+
+
+def test_a_slow_count_of_positions_says_how_far_it_is():
+    """A game that counts a level by listing it may take seconds a level: the count is never silent."""
+    class Slow:
+        name, max_level, pause = "slow", 2, 0.7
+
+        def level_size(self, level: int) -> int:
+            time.sleep(self.pause)
+            return level + 1
+
+    said: list[str] = []
+    assert level_sizes(Slow(), said.append) == [1, 2, 3]
+    assert said and all(line.startswith("counting positions: level ") for line in said)
+    Slow.pause = 0
+    assert level_sizes(Slow(), said.append, enough=2) == [1, 2]
+
+
+def test_the_build_speaks_while_a_level_takes_long():
+    """Between finished partitions, the status is said again once a second: how far, how long, the ETA."""
+    from tablebase.build.progress import Progress
+
+    out = io.StringIO()
+    progress = Progress("t", 100, 5, stream=out, every=0.0)
+    progress.heartbeat()
+    progress.part_done(2, 40, 1, 1, True)
+    progress.heartbeat()
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("[t] solving level 0/5  0/100 positions (0.0%)")
+    assert lines[-1].startswith("[t] solving level 3/5  40/100 positions (40.0%)") and "ETA" in lines[-1]

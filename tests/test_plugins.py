@@ -26,6 +26,8 @@ import pytest
 from conftest import rows_of
 from helpers import assert_clean_error, file_hashes
 
+pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
+
 PLUGINS = Path(__file__).parent / "plugins"
 CRAM = Path(__file__).parent.parent / "examples" / "cram.py"
 

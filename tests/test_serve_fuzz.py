@@ -19,6 +19,8 @@ from starlette.testclient import TestClient
 from tablebase.http.app import create_app
 from tablebase.http.limits import MAX_BATCH, MAX_BODY, MAX_POSITION
 
+pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
+
 EXAMPLES = int(os.environ.get("TABLEBASE_FUZZ_EXAMPLES", "40"))  # per operation; benchmarks/fuzz_serve.py runs more
 
 

@@ -25,7 +25,6 @@ import numpy as np
 from tablebase.errors import TablebaseError
 from tablebase.games import Game, KeyedForm, Texts
 from tablebase.kinds import Kind, kind_of
-from tablebase.solve.kernels import children_of
 
 SHOWN = 10  # defects of one kind listed one by one; a last line counts the rest
 
@@ -191,14 +190,12 @@ def _moves_of(side: Any, i: int) -> list[tuple[int, tuple[int, ...]]]:
 
 
 def _moves(keyed: Any, kind: Kind, keys: np.ndarray) -> list[tuple[int, int, int]]:
-    """(position, move code, child) of every move of a batch, every part of a partizan move's result."""
+    """(position, move code, child) of every move of a batch, every part of a move's result."""
     out = []
-    sides = keyed.left_right_moves(keys) if kind.sides == 2 else [children_of(keyed, keys)]
-    for side in sides:
-        starts = side.starts if kind.sides == 2 else np.arange(len(side.keys) + 1)
+    for side in kind.moves_of(keys):
         for i, parent in enumerate(keys.tolist()):
             for j in range(side.offsets[i], side.offsets[i + 1]):
-                for k in side.keys[starts[j]:starts[j + 1]].tolist():
+                for k in side.keys[side.starts[j]:side.starts[j + 1]].tolist():
                     out.append((parent, int(side.moves[j]), k))
     return out
 

@@ -28,7 +28,7 @@ from tablebase.build.jobs import TableSpec
 from tablebase.build.listing import list_on_cluster, listed_from_store
 from tablebase.build.memory import MemoryPlan, Workers, notation_bytes, plan_memory
 from tablebase.build.plan import deal, default_partition_rows, level_sizes, plan, schedule
-from tablebase.build.progress import Progress
+from tablebase.build.progress import Progress, Ticker
 from tablebase.build.resume import resumed
 from tablebase.build.tasks import measure_notation, solve_slices, warm_up
 from tablebase.errors import BuildError
@@ -109,7 +109,7 @@ class TableBuild:
     def plan(self) -> None:
         """Memory, partitions and files planned; the manifest the workers read saved; progress begun."""
         game, manifest = self.kind.keyed, self.manifest
-        self.sizes = level_sizes(game)
+        self.sizes = level_sizes(game, self.say)
         self.cluster = cluster_workers(self.client)
         self.memory = self._memory(self.sizes, self.cluster)
         manifest.partition_rows = self.memory.partition_rows
@@ -136,19 +136,20 @@ class TableBuild:
         """Every step of solving tasks submitted at once, then each task's records collected as it finishes."""
         self._warm_up()
         solving = self._submit_steps()
-        for future in as_completed(list(self.pending.values())):
-            try:
-                records = records_of(future, self.spec.name, solving[future.key], self.memory.limit)
-            except BuildError:
-                # Another task's failure (a worker killed for memory) says more than a lost record.
-                for other in self.pending.values():
-                    if other.status == "error":
-                        records_of(other, self.spec.name, solving[other.key], self.memory.limit)
-                raise
-            self.collector.add(records)
-            # Forgotten once the step above has started, so that a worker lost
-            # later does not make the scheduler compute it again.
-            del self.pending[future.key]
+        with Ticker(self.progress.heartbeat, self.every):  # a level whose parts take minutes is not silent
+            for future in as_completed(list(self.pending.values())):
+                try:
+                    records = records_of(future, self.spec.name, solving[future.key], self.memory.limit)
+                except BuildError:
+                    # Another task's failure (a worker killed for memory) says more than a lost record.
+                    for other in self.pending.values():
+                        if other.status == "error":
+                            records_of(other, self.spec.name, solving[other.key], self.memory.limit)
+                    raise
+                self.collector.add(records)
+                # Forgotten once the step above has started, so that a worker lost
+                # later does not make the scheduler compute it again.
+                del self.pending[future.key]
 
     def finish_artifacts(self) -> None:
         """The kind's files beside the rows, finished on the cluster once every partition is built."""

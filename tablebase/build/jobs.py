@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import dataclasses
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tablebase.build.plan import level_sizes
 from tablebase.errors import TablebaseError
 from tablebase.games import Game, GameSource, load_game
 from tablebase.kinds import Kind, kind_of
@@ -53,18 +55,19 @@ class TableSpec:
 SMALL_JOB = 2**21  # positions: about a second of one core's work, less than starting worker processes
 
 
-def is_small(specs: list[TableSpec]) -> bool:
+def is_small(specs: list[TableSpec], say: Callable[[str, str], None] | None = None) -> bool:
     """Whether a job is small enough for workers in threads: positions known before listing, and few.
 
     Games the engine lists, plain Python ones among them, spend their time in
-    Python and need processes to run side by side.
+    Python and need processes to run side by side. ``say(table, text)`` hears
+    of a count that takes long.
     """
     total = 0
     for spec in specs:
-        game = spec.game
         if spec.kind.needs_listing:
             return False
-        total += sum(game.level_size(level) for level in range(game.max_level + 1))
+        tell = None if say is None else (lambda text, name=spec.name: say(name, text))
+        total += sum(level_sizes(spec.game, tell, enough=SMALL_JOB - total))
         if total > SMALL_JOB:
             return False
     return True

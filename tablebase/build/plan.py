@@ -8,8 +8,11 @@ cluster writes the same files.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
+from tablebase.build.progress import Ticker
 from tablebase.games import KeyedForm
 from tablebase.store import Layout, Manifest, Piece, Plan
 
@@ -22,9 +25,28 @@ PARTITIONS_PER_TABLE = 512  # about; each task costs the scheduler a round trip 
 Slice = tuple[Piece, int, int, int]
 
 
-def level_sizes(game: KeyedForm) -> list[int]:
-    """The number of positions of each level, 0 to the game's last (asked once: a game may have a million)."""
-    return [game.level_size(k) for k in range(game.max_level + 1)]
+def level_sizes(game: KeyedForm, say: Callable[[str], None] | None = None, enough: int | None = None) -> list[int]:
+    """The number of positions of each level, 0 to the game's last (asked once: a game may have a million).
+
+    A game may count a level only by listing it (Domineering's regions, Hackenbush trees), seconds a
+    level: ``say`` hears how far the count is, every second, while it goes on. ``enough``: stop
+    counting once the count passes it (the sizes so far are returned).
+    """
+    sizes: list[int] = []
+    total, began = 0, time.perf_counter()
+
+    def tick() -> None:
+        if say is not None:
+            say(f"counting positions: level {len(sizes)}/{game.max_level}, {total:,} so far, "
+                f"{time.perf_counter() - began:.1f}s")
+
+    with Ticker(tick, every=1.0 if say is not None else float("inf")):
+        for level in range(game.max_level + 1):
+            sizes.append(game.level_size(level))
+            total += sizes[-1]
+            if enough is not None and total > enough:
+                break
+    return sizes
 
 
 def default_partition_rows(sizes: list[int]) -> int:

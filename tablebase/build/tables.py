@@ -39,7 +39,10 @@ def build_tables(
     if out.exists() and not out.is_dir():
         raise TablebaseError(f"--out {out} is a file, not a folder")
     _refuse_view_names(out, specs)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:  # under /proc, below a file, no permission, a read-only file system
+        raise TablebaseError(f"--out {out}: cannot make the folder ({e.strerror})") from None
     with ExitStack() as held:
         # Every table is claimed before the cluster starts, so a clash is refused at once.
         for spec in specs:

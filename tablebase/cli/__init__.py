@@ -105,16 +105,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv and argv[0] in GAME_COMMANDS:
             return GAME_COMMANDS[argv[0]](argv[1:])
-        args = make_parser().parse_args(argv)
+        parser = make_parser()
+        if not argv:  # what the program does, not "required: verb"
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        args = parser.parse_args(argv)
         return COMMANDS[args.verb](args)
     except TablebaseError as e:
         print(f"tablebase: error: {one_line(e)}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # the reader went away (``| head``): nothing more to say
+        return 0
+    except OSError as e:  # the machine refused: a full disk, a missing device, no permission
+        where = f": {e.filename}" if e.filename else ""
+        print(f"tablebase: error: {one_line(e.strerror or e)}{where}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("tablebase: interrupted; run the same command again to resume", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 def run() -> None:

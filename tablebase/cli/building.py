@@ -50,7 +50,7 @@ def _parse_game_verb(verb: str, argv: list[str], extra: Any) -> tuple[argparse.N
     extra(parser)
     for option in cls.options if cls else ():
         try:
-            parser.add_argument(f"--{option.name}", type=option.kind, required=option.required, help=option.help)
+            parser.add_argument(f"--{option.name}", type=option.type, required=option.required, help=option.help)
         except argparse.ArgumentError:
             raise TablebaseError(f"{cls.name}: its option --{option.name} is also an option of {verb}; rename it") from None
     return parser.parse_args(argv), found
@@ -73,7 +73,11 @@ def build(argv: list[str]) -> int:
         args, specs, partition_rows = _build_job(argv)
         from tablebase.build.jobs import is_small
 
-        small = local and is_small(specs)
+        def say(table: str, text: str) -> None:
+            if not args.quiet:
+                print(f"[{table}] {text}", file=sys.stderr, flush=True)
+
+        small = local and is_small(specs, say)
         if small:
             fork_server.stop()  # the job's workers will be threads of this process,
             import tablebase.build.preload  # noqa: F401  which therefore imports what a worker does

@@ -40,7 +40,7 @@ def games(args: argparse.Namespace) -> int:
             "game": name,
             "kind": g.kind,
             "summary": g.summary,
-            "options": [{"name": "--" + o.name, "type": o.kind.__name__, "required": o.required, "help": o.help}
+            "options": [{"name": "--" + o.name, "type": o.type.__name__, "required": o.required, "help": o.help}
                         for o in g.options],
             "position": g.notation,
             "move": g.move_notation,

@@ -16,6 +16,7 @@ from typing import Any
 from tablebase import DEFAULT_TIMEOUT
 from tablebase.cli.common import one_line
 from tablebase.errors import TablebaseError
+from tablebase.words import as_text
 
 EXIT_INTERRUPTED = 130
 
@@ -68,7 +69,7 @@ def print_rows(table: Any, as_json: bool) -> None:
 
 def lookup(args: argparse.Namespace) -> int:
     with open_db(args) as tb:
-        row = tb.lookup(args.table, args.position)
+        row = as_text(tb.lookup(args.table, args.position))
     if "warning" in row:
         print(f"tablebase: warning: {row['warning'] if args.json else row.pop('warning')}", file=sys.stderr)
     if args.json:

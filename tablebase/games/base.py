@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -25,7 +26,7 @@ class Option:
     """One build option of a game, as it appears on the command line and in job specs."""
 
     name: str  # spelled with dashes on the command line, underscores in params
-    kind: type  # int or str
+    type: type  # int or str: what the value is read as (not the game's kind)
     help: str
     required: bool = True
 
@@ -94,6 +95,12 @@ class Texts(NamedTuple):
 _NOT_IN_NAMES = re.compile(r"[^a-z0-9]+")
 
 
+def table_name(parts: Iterable[str]) -> str:
+    """A SQL identifier of these parts: lower case, each run of other characters one underscore."""
+    name = _NOT_IN_NAMES.sub("_", "_".join(parts).lower()).strip("_")
+    return name if name[:1].isalpha() else f"t_{name}"
+
+
 class Game(ABC):
     """A game with fixed parameters: the set of positions one table holds.
 
@@ -134,7 +141,7 @@ class Game(ABC):
                     raise TablebaseError(f"{cls.name}: missing option --{o.name} ({o.help})")
                 continue
             value = params[o.key]
-            if o.kind is int:
+            if o.type is int:
                 if isinstance(value, bool) or not isinstance(value, (int, str)):
                     raise TablebaseError(f"{cls.name}: --{o.name} must be an integer, got {value!r}")
                 try:
@@ -160,9 +167,7 @@ class Game(ABC):
     @property
     def table(self) -> str:
         """The default table name, a SQL identifier: the game's name and its options."""
-        parts = [self.name] + [f"{k}{v}" for k, v in self.params.items()]
-        name = _NOT_IN_NAMES.sub("_", "_".join(parts).lower()).strip("_")
-        return name if name[:1].isalpha() else f"t_{name}"
+        return table_name([self.name] + [f"{k}{v}" for k, v in self.params.items()])
 
     @property
     def bounds(self) -> str:

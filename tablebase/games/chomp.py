@@ -43,14 +43,14 @@ class Chomp(KeyedImpartialGame):
         super().__init__(**params)
         self.rows = self.int_param("rows", 1, 30)
         self.cols = self.int_param("cols", 1, 30)
-        self.binom = young.binomials(self.rows + self.cols)
-        self.key_space = int(self.binom[self.rows + self.cols, self.rows])
+        self.box = young.Box(self.rows, self.cols)
+        self.key_space = self.box.size
         if self.key_space > 2**40:
             raise TablebaseError(f"chomp: a {self.rows}x{self.cols} bar has too many positions")
         self.max_moves = self.rows * self.cols - 1  # every square but the poisoned one
         self.bites = DiagramBites(self.rows, self.cols)
         self.compiled_moves = CompiledMoves(_moves, self._kernel_args)
-        self._sizes = young.level_sizes(self.rows, self.cols)
+        self._sizes = self.box.level_sizes()
         self._sizes[0] = 0  # the empty diagram is not a position
 
     def draw(self, position: str) -> Picture:
@@ -84,16 +84,15 @@ class Chomp(KeyedImpartialGame):
         return int(self._sizes[level])
 
     def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
-        count = young.completions(self.rows, self.cols)
-        return young.level_keys(level, start, stop, self.rows, self.cols, self.binom, count)
+        return self.box.level_keys(level, start, stop)
 
     def _kernel_args(self) -> tuple:
         term = young.row_terms(self.rows, self.cols)
         scratch = np.empty(self.rows, dtype=np.int64)
-        return (self.rows, self.cols, self.binom, scratch, term, scratch.copy())
+        return (self.rows, self.cols, self.box.binom, scratch, term, scratch.copy())
 
     def format_positions(self, keys: np.ndarray) -> Texts:
-        return young.spell_diagrams(keys, self.rows, self.cols, self.binom)
+        return young.spell_diagrams(keys, self.rows, self.cols, self.box.binom)
 
     def parse(self, text: str) -> int:
         lengths = self.parse_ints(text)
@@ -105,20 +104,16 @@ class Chomp(KeyedImpartialGame):
             raise self.position_error(text, "row lengths must be non-increasing")
         if len(lengths) > self.rows or lengths[0] > self.cols:
             raise self.position_error(text, "outside the table")
-        padded = np.zeros(self.rows, dtype=np.int64)
-        padded[: len(lengths)] = lengths
-        return int(young.rank(padded, self.binom))
+        return self.box.rank(lengths)
 
     def parse_many(self, texts: Texts) -> np.ndarray:
         lengths, _, ok = split_ints(texts, self.rows)
         ok &= (lengths[:, 0] >= 1) & (lengths[:, 0] <= self.cols)
         ok &= np.all(lengths[:, :-1] >= lengths[:, 1:], axis=1)
-        keys = np.zeros(len(ok), dtype=np.int64)
-        keys[ok] = young.rank_many(lengths[ok], self.binom)
-        return self.parse_rest(texts, keys, ok)
+        return self.parse_rest(texts, self.box.ranks(lengths, ok), ok)
 
     def level_of(self, key: int) -> int:
-        return int(young.unrank_many(np.array([key], dtype=np.int64), self.rows, self.cols, self.binom).sum())
+        return self.box.level_of(key)
 
     def move_name(self, move: int) -> str:
         r, c = divmod(move, self.cols)

@@ -27,7 +27,7 @@ import numpy as np
 from tablebase.errors import TablebaseError
 from tablebase.games import regions as R
 from tablebase.games.base import Option, Texts
-from tablebase.games.drawing import GREY, INK, PAPER, Picture
+from tablebase.games.drawing import Picture, board
 from tablebase.games.keyed import KeyedPartizanGame, SumMoves
 
 MAX_CELLS = R.MAX_KEY_CELLS  # 15: boards are at most 15 columns wide
@@ -61,16 +61,7 @@ class Domineering(KeyedPartizanGame):
 
     def draw(self, position: str) -> Picture:
         """The board's cells, filled ones dark; columns lettered and rows numbered as moves name them."""
-        rows = [r for r in position.strip().split("|")] if position.strip() else []
-        width = max((len(r) for r in rows), default=0)
-        p = Picture(width + 1.0, len(rows) + 1.0, f"Domineering {position}")
-        for j in range(width):
-            p.text(0.9 + j + 0.5, 0.6, chr(ord("a") + j) if j < 26 else str(j + 1), 0.4, GREY)
-        for i, row in enumerate(rows):
-            p.text(0.5, 0.9 + i + 0.68, str(i + 1), 0.4, GREY, "middle")
-            for j, cell in enumerate(row.ljust(width, "#")):
-                p.rect(0.9 + j, 0.9 + i, 1, 1, INK if cell == "#" else PAPER, GREY)
-        return p
+        return board(position.strip().split("|") if position.strip() else [], f"Domineering {position}")
 
     @property
     def table(self) -> str:

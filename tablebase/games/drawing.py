@@ -151,6 +151,22 @@ def text_box(text: str, title: str = "") -> Picture:
     return p
 
 
+def board(rows: list[str], title: str, pieces: dict[str, str] | None = None) -> Picture:
+    """A board of cells, rows top first: '.' empty, '#' filled, any other letter drawn in its cell (in the
+    colour ``pieces`` gives it); columns lettered and rows numbered, as moves like 'b2' name them."""
+    width = max((len(r) for r in rows), default=0)
+    p = Picture(width + 1.0, len(rows) + 1.0, title)
+    for j in range(width):
+        p.text(0.9 + j + 0.5, 0.6, chr(ord("a") + j) if j < 26 else str(j + 1), 0.4, GREY)
+    for i, row in enumerate(rows):
+        p.text(0.5, 0.9 + i + 0.68, str(i + 1), 0.4, GREY, "middle")
+        for j, cell in enumerate(row.ljust(width, "#")):
+            p.rect(0.9 + j, 0.9 + i, 1, 1, INK if cell == "#" else PAPER, GREY)
+            if cell not in ".#":
+                p.text(0.9 + j + 0.5, 0.9 + i + 0.72, cell, 0.62, (pieces or {}).get(cell, INK))
+    return p
+
+
 def heaps(sizes: list[int], title: str, labels: list[str] | None = None, fill: str = "#f59e0b",
           most: int = 24) -> Picture:
     """Heaps of tokens, one column each, counted underneath (a tall heap is cut at ``most`` and says so)."""

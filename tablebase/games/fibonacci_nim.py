@@ -3,7 +3,7 @@
 A position is ``n k``: n tokens left, at most k may be taken now (k is capped at
 n, so ``10 50`` is ``10 10``). A game on a heap of n starts at ``n n-1``, and a
 single number is read as that start position. Taking t leads to ``n-t 2t``.
-The key ranks pairs densely, ``n(n+1)/2 + k``; the level is n.
+The key ranks pairs densely, ``n(n+1)/2 + k`` (``heaps.pair_key``); the level is n.
 """
 
 from __future__ import annotations
@@ -13,37 +13,31 @@ import numpy as np
 
 from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import Picture, heaps
-from tablebase.games.keyed import CompiledMoves, KeyedImpartialGame
+from tablebase.games.heaps import HeapGame, pair_count, pair_key, pair_keys, pair_of_key, pairs_of_keys
+from tablebase.games.keyed import CompiledMoves
 from tablebase.games.notation import split_ints
-from tablebase.games.young import format_rows
 
 
 @numba.njit(cache=True)
 def _moves(key, args, out_keys, out_moves):
-    n = int((np.sqrt(8.0 * key + 1.0) - 1.0) / 2.0)
-    while n * (n + 1) // 2 > key:
-        n -= 1
-    while (n + 1) * (n + 2) // 2 <= key:
-        n += 1
-    k = key - n * (n + 1) // 2
+    k, n = pair_of_key(key)
     for t in range(1, k + 1):
         left = n - t
-        out_keys[t - 1] = left * (left + 1) // 2 + min(2 * t, left)
+        out_keys[t - 1] = pair_key(min(2 * t, left), left)
         out_moves[t - 1] = t
     return k
 
 
-class FibonacciNim(KeyedImpartialGame):
+class FibonacciNim(HeapGame):
     name = "fibonacci-nim"
     summary = "Fibonacci nim: first move any number but not all, then at most twice the last take"
     notation = "'n k': n tokens, at most k may be taken now, e.g. '20 19'; a lone 'n' is the start 'n n-1'"
-    move_notation = "'-t': take t tokens"
     options = (Option("max", int, "largest heap"),)
+    top_limit = 100_000
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.top = self.int_param("max", 0, 100_000)
-        self.key_space = (self.top + 1) * (self.top + 2) // 2
+        self.key_space = pair_count(self.top)
         self.max_moves = self.top
         self.compiled_moves = CompiledMoves(_moves, tuple)
 
@@ -53,10 +47,6 @@ class FibonacciNim(KeyedImpartialGame):
         n = numbers[0] if numbers else 0
         k = numbers[1] if len(numbers) > 1 else max(n - 1, 0)
         return heaps([n], f"Fibonacci nim {position}", [f"{n}, take ≤ {k}"], most=40)
-
-    @property
-    def table(self) -> str:
-        return f"fibonacci_nim_n{self.top}"
 
     @property
     def bounds(self) -> str:
@@ -70,18 +60,10 @@ class FibonacciNim(KeyedImpartialGame):
         return level + 1
 
     def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
-        return level * (level + 1) // 2 + np.arange(start, stop, dtype=np.int64)
+        return pair_keys(np.arange(start, stop, dtype=np.int64), level)
 
-    def _split(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        keys = np.asarray(keys, dtype=np.int64)
-        n = ((np.sqrt(8.0 * keys + 1.0) - 1.0) / 2.0).astype(np.int64)
-        n -= n * (n + 1) // 2 > keys
-        n += (n + 1) * (n + 2) // 2 <= keys
-        return n, keys - n * (n + 1) // 2
-
-    def format_positions(self, keys: np.ndarray) -> Texts:
-        n, k = self._split(keys)
-        return format_rows(np.stack([n, k], axis=1), np.full(len(n), 2, dtype=np.int64))
+    def numbers(self, keys: np.ndarray) -> np.ndarray:
+        return pairs_of_keys(keys)[:, ::-1]  # n, then k
 
     def parse(self, text: str) -> int:
         values = self.parse_ints(text)
@@ -94,17 +76,14 @@ class FibonacciNim(KeyedImpartialGame):
             raise self.position_error(text, "numbers cannot be negative")
         if n > self.top:
             raise self.position_error(text, "outside the table")
-        return n * (n + 1) // 2 + min(k, n)
+        return pair_keys(min(k, n), n)
 
     def parse_many(self, texts: Texts) -> np.ndarray:
         pairs, counts, ok = split_ints(texts, 2)
         n = pairs[:, 0]
         k = np.where(counts == 1, np.maximum(n - 1, 0), np.minimum(pairs[:, 1], n))
         ok &= (counts >= 1) & (n <= self.top)
-        return self.parse_rest(texts, np.where(ok, n * (n + 1) // 2 + k, 0), ok)
+        return self.parse_rest(texts, np.where(ok, pair_keys(k, n), 0), ok)
 
     def level_of(self, key: int) -> int:
-        return int(self._split(np.array([key]))[0][0])
-
-    def move_name(self, move: int) -> str:
-        return f"-{move}"
+        return int(pair_of_key(key)[1])

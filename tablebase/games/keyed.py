@@ -243,9 +243,21 @@ class KeyedImpartialGame(KeyedGame):
     #: declared by games whose moves are bites out of a Young diagram (Chomp)
     bites: DiagramBites | None = None
 
+    #: moves lead to sums of stored parts (``sum_moves``), whose value is the XOR of theirs
+    sums: ClassVar[bool] = False
+
     def children(self, keys: np.ndarray) -> Children:
         """Every move of every position in ``keys``; by default from ``compiled_moves``."""
         return _from_kernel(self, keys)
+
+    def sum_moves(self, keys: np.ndarray) -> SumMoves:
+        """Games with ``sums``: every move of every position in ``keys``, each to a sum of stored parts."""
+        raise NotImplementedError(f"{self.name}: a keyed game with sums gives sum_moves()")
+
+    def parse_parts(self, text: str) -> list[int]:
+        """Games with ``sums``: the keys of the stored parts a position written in the game's notation
+        falls into (by default the position is one part)."""
+        return [self.parse(text)]
 
 
 class KeyedPartizanGame(KeyedGame):
@@ -364,8 +376,13 @@ class ImpartialForm(KeyedForm, Protocol):
     misere: bool
     queen: QueenMoves | None
     bites: DiagramBites | None
+    sums: bool
 
     def children(self, keys: np.ndarray) -> Children: ...
+
+    def sum_moves(self, keys: np.ndarray) -> SumMoves: ...
+
+    def parse_parts(self, text: str) -> list[int]: ...
 
 
 class PartizanForm(KeyedForm, Protocol):

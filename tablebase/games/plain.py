@@ -70,6 +70,19 @@ class ImpartialGame(PlainGame):
     def moves(self, position: Position) -> Iterable[tuple[Move, Position]]:
         """Every move of the position and where it leads, as (move, position) pairs."""
 
+    def components(self, position: Position) -> Sequence[Position]:
+        """The independent parts a position falls into (Kayles' rows, a take-and-break game's heaps).
+
+        Without it every position is one part. With it, a move leads to a sum of
+        parts, only parts are stored, and a position's Grundy value is the XOR of
+        its parts' (the Sprague-Grundy theorem): a table of single rows answers
+        for every sum of rows. Each part must be a position of the game that is
+        played alone exactly as it is played in the sum; ``check-game`` solves
+        positions whole and compares them with the XOR of their parts. What a sum
+        does not determine is not stored: remoteness and misère outcomes.
+        """
+        return (position,)
+
 
 class PartizanGame(PlainGame):
     """A short partizan game in normal play: Left and Right have their own moves.

@@ -2,20 +2,23 @@
 
 Three ways to give the rule: ``--set 1,3,4`` (any listed amount), ``--bash M``
 (Bash: 1..M) and ``--take P..Q`` (P..Q, and a heap of fewer than P tokens may be
-taken whole). A position is the number of tokens ``n``; it is its own key and level.
+taken whole). A position is the number of tokens ``n``; it is its own key and
+level (``heaps.SingleHeap``); this module gives the rule and the moves.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numba
 import numpy as np
 
 from tablebase.errors import TablebaseError
-from tablebase.games.base import Option, Texts
-from tablebase.games.drawing import Picture, heaps
-from tablebase.games.keyed import CompiledMoves, KeyedImpartialGame
-from tablebase.games.notation import split_ints
-from tablebase.games.young import format_rows
+from tablebase.games.base import Option
+from tablebase.games.heaps import SingleHeap
+from tablebase.games.keyed import CompiledMoves
+
+RULES = ("set", "bash", "take")
 
 
 @numba.njit(cache=True)
@@ -34,24 +37,27 @@ def _moves(key, args, out_keys, out_moves):
     return n
 
 
-class Subtraction(KeyedImpartialGame):
+class Subtraction(SingleHeap):
     name = "subtraction"
     summary = "subtraction games: remove an allowed number of tokens from one heap"
-    notation = "the number of tokens, e.g. '17'"
-    move_notation = "'-t': take t tokens"
     options = (
         Option("set", str, "allowed amounts, e.g. 1,3,4", required=False),
         Option("bash", int, "Bash: take 1..M", required=False),
         Option("take", str, "take P..Q; fewer than P tokens may be taken whole", required=False),
         Option("max", int, "largest heap"),
     )
+    top_limit = 100_000_000
+
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> dict[str, Any]:
+        """The options, with exactly one rule among them (said before any size is read)."""
+        params = super().check_params(params)
+        if len([k for k in RULES if k in params]) != 1:
+            raise TablebaseError("subtraction: give exactly one of --set, --bash or --take")
+        return params
 
     def __init__(self, **params):
         super().__init__(**params)
-        given = [k for k in ("set", "bash", "take") if k in self.params]
-        if len(given) != 1:
-            raise TablebaseError("subtraction: give exactly one of --set, --bash or --take")
-        self.top = self.int_param("max", 0, 100_000_000)
         self.take_all_below = 0
         if "set" in self.params:
             try:
@@ -83,31 +89,8 @@ class Subtraction(KeyedImpartialGame):
         if len(amounts) > 100_000:
             raise TablebaseError("subtraction: at most 100000 allowed amounts")
         self.amounts = np.array(amounts, dtype=np.int64)
-        self.key_space = self.top + 1
         self.max_moves = len(amounts)
         self.compiled_moves = CompiledMoves(_moves, self._kernel_args)
-
-    def draw(self, position: str) -> Picture:
-        """The one heap."""
-        return heaps(self.parse_ints(position)[:1], f"{self.name} {position}")
-
-    @property
-    def table(self) -> str:
-        return f"subtraction_{self.rule}_n{self.top}"
-
-    @property
-    def bounds(self) -> str:
-        return f"heaps of 0..{self.top} tokens"
-
-    @property
-    def max_level(self) -> int:
-        return self.top
-
-    def level_size(self, level: int) -> int:
-        return 1
-
-    def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
-        return np.arange(level + start, level + stop, dtype=np.int64)
 
     def child_levels(self, level: int) -> range | list[int]:
         if self.take_all_below and level < self.take_all_below:
@@ -116,26 +99,3 @@ class Subtraction(KeyedImpartialGame):
 
     def _kernel_args(self) -> tuple:
         return (self.amounts, self.take_all_below)
-
-    def format_positions(self, keys: np.ndarray) -> Texts:
-        keys = np.asarray(keys, dtype=np.int64)
-        return format_rows(keys.reshape(-1, 1), np.ones(len(keys), dtype=np.int64))
-
-    def parse(self, text: str) -> int:
-        values = self.parse_ints(text)
-        if len(values) != 1:
-            raise self.position_error(text, "expected one number")
-        if not 0 <= values[0] <= self.top:
-            raise self.position_error(text, "outside the table")
-        return values[0]
-
-    def parse_many(self, texts: Texts) -> np.ndarray:
-        values, counts, ok = split_ints(texts, 1)
-        ok &= (counts == 1) & (values[:, 0] <= self.top)
-        return self.parse_rest(texts, np.where(ok, values[:, 0], 0), ok)
-
-    def level_of(self, key: int) -> int:
-        return int(key)
-
-    def move_name(self, move: int) -> str:
-        return f"-{move}"

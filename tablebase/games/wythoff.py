@@ -1,7 +1,8 @@
 """Wythoff's game: take any number from one heap, or the same number from both.
 
 A position is two heaps ``a b`` with a <= b (``b a`` is the same position). The
-key ranks pairs densely, ``b(b+1)/2 + a``, and the level is a + b.
+key ranks pairs densely, ``b(b+1)/2 + a`` (``heaps.pair_key``), and the level is
+a + b.
 """
 
 from __future__ import annotations
@@ -11,57 +12,32 @@ import numpy as np
 
 from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import GREEN, GREY, LIGHT, PAPER, Picture
-from tablebase.games.keyed import CompiledMoves, KeyedImpartialGame, QueenMoves
+from tablebase.games.heaps import HeapGame, pair_count, pair_key, pair_keys, pair_of_key, pairs_of_keys
+from tablebase.games.keyed import CompiledMoves, QueenMoves
 from tablebase.games.notation import split_ints
-from tablebase.games.young import format_rows
-
-
-@numba.njit(cache=True)
-def _key(a, b):
-    if a > b:
-        a, b = b, a
-    return b * (b + 1) // 2 + a
-
-
-@numba.njit(cache=True)
-def _unkey(key):
-    b = int((np.sqrt(8.0 * key + 1.0) - 1.0) / 2.0)
-    while b * (b + 1) // 2 > key:
-        b -= 1
-    while (b + 1) * (b + 2) // 2 <= key:
-        b += 1
-    return key - b * (b + 1) // 2, b
 
 
 @numba.njit(cache=True)
 def _moves(key, args, out_keys, out_moves):
     (top,) = args
-    a, b = _unkey(key)
+    a, b = pair_of_key(key)
     n = 0
     for d in range(1, a + 1):
-        out_keys[n] = _key(a - d, b)
+        out_keys[n] = pair_key(a - d, b)
         out_moves[n] = d
         n += 1
     for d in range(1, b + 1):
-        out_keys[n] = _key(a, b - d)
+        out_keys[n] = pair_key(a, b - d)
         out_moves[n] = (top + 1) + d
         n += 1
     for d in range(1, a + 1):
-        out_keys[n] = _key(a - d, b - d)
+        out_keys[n] = pair_key(a - d, b - d)
         out_moves[n] = 2 * (top + 1) + d
         n += 1
     return n
 
 
-@numba.njit(cache=True)
-def _pairs(keys):
-    out = np.empty((keys.shape[0], 2), dtype=np.int64)
-    for i in range(keys.shape[0]):
-        out[i, 0], out[i, 1] = _unkey(keys[i])
-    return out
-
-
-class Wythoff(KeyedImpartialGame):
+class Wythoff(HeapGame):
     name = "wythoff"
     summary = "Wythoff's game: take from one heap, or the same amount from both"
     notation = "two heap sizes, e.g. '3 5' (order does not matter)"
@@ -70,11 +46,10 @@ class Wythoff(KeyedImpartialGame):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.top = self.int_param("max", 0, 1_000_000)
-        self.key_space = (self.top + 1) * (self.top + 2) // 2
+        self.key_space = pair_count(self.top)
         self.max_moves = 3 * self.top
         # The codes are those _moves gives: d, (top + 1) + d, 2 (top + 1) + d.
-        self.queen = QueenMoves(self.top, 0, self.top + 1, 2 * (self.top + 1), _pairs)
+        self.queen = QueenMoves(self.top, 0, self.top + 1, 2 * (self.top + 1), pairs_of_keys)
         self.compiled_moves = CompiledMoves(_moves, self._kernel_args)
 
     def draw(self, position: str) -> Picture:
@@ -100,14 +75,6 @@ class Wythoff(KeyedImpartialGame):
         return p
 
     @property
-    def table(self) -> str:
-        return f"wythoff_n{self.top}"
-
-    @property
-    def bounds(self) -> str:
-        return f"heaps of 0..{self.top} tokens"
-
-    @property
     def max_level(self) -> int:
         return 2 * self.top
 
@@ -120,15 +87,13 @@ class Wythoff(KeyedImpartialGame):
 
     def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
         a = self._smallest_heaps(level)[start:stop]
-        b = level - a
-        return b * (b + 1) // 2 + a
+        return pair_keys(a, level - a)
 
     def _kernel_args(self) -> tuple:
         return (self.top,)
 
-    def format_positions(self, keys: np.ndarray) -> Texts:
-        pairs = _pairs(np.asarray(keys, dtype=np.int64))
-        return format_rows(pairs, np.full(len(pairs), 2, dtype=np.int64))
+    def numbers(self, keys: np.ndarray) -> np.ndarray:
+        return pairs_of_keys(keys)
 
     def parse(self, text: str) -> int:
         values = self.parse_ints(text)
@@ -136,16 +101,16 @@ class Wythoff(KeyedImpartialGame):
             raise self.position_error(text, "expected two heap sizes")
         if min(values) < 0 or max(values) > self.top:
             raise self.position_error(text, "outside the table")
-        return int(_key(values[0], values[1]))
+        return int(pair_key(values[0], values[1]))
 
     def parse_many(self, texts: Texts) -> np.ndarray:
         pairs, counts, ok = split_ints(texts, 2)
         a, b = pairs.min(axis=1), pairs.max(axis=1)
         ok &= (counts == 2) & (b <= self.top)
-        return self.parse_rest(texts, np.where(ok, b * (b + 1) // 2 + a, 0), ok)
+        return self.parse_rest(texts, np.where(ok, pair_keys(a, b), 0), ok)
 
     def level_of(self, key: int) -> int:
-        a, b = _unkey(key)
+        a, b = pair_of_key(key)
         return int(a + b)
 
     def move_name(self, move: int) -> str:

@@ -9,7 +9,8 @@ inclusion (a sub-diagram has a smaller rank), and ascending rank is
 lexicographic order on the row lengths, top row first.
 
 Chomp (rows of a chocolate bar) and Nim (heap sizes sorted in decreasing order)
-both use these ranks. The walks over diagrams are compiled with numba.
+both use these ranks, through ``Box``: a game's keys and levels. The walks
+over diagrams are compiled with numba.
 """
 
 from __future__ import annotations
@@ -322,3 +323,47 @@ def spell_diagrams(keys: np.ndarray, rows: int, cols: int, binom: np.ndarray) ->
 def level_sizes(rows: int, cols: int) -> np.ndarray:
     """How many diagrams of each size (0..rows*cols) fit in the box."""
     return completions(rows, cols)[rows, cols].copy()
+
+
+class Box:
+    """The Young diagrams in a ``rows`` x ``cols`` box, ranked: the keys and levels of a game keyed by them.
+
+    Chomp keys its bars this way (row lengths) and Nim its heaps (sorted in
+    decreasing order); both count a level as the squares left. ``size`` is
+    the number of diagrams, every rank is below it: a game checks it before
+    asking for ``level_sizes``, whose count table grows with the box.
+    """
+
+    def __init__(self, rows: int, cols: int) -> None:
+        self.rows, self.cols = rows, cols
+        self.binom = binomials(rows + cols)
+        self.size = int(self.binom[rows + cols, rows])
+
+    def level_sizes(self) -> np.ndarray:
+        """How many diagrams have each number of squares, 0..rows*cols (a copy the game may change)."""
+        return level_sizes(self.rows, self.cols)
+
+    def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
+        """Ranks start..stop-1 among the diagrams of ``level`` squares, ascending."""
+        count = completions(self.rows, self.cols)
+        return level_keys(level, start, stop, self.rows, self.cols, self.binom, count)
+
+    def level_of(self, key: int) -> int:
+        """The squares of the diagram ranked ``key``."""
+        return int(self.lengths(np.array([key], dtype=np.int64)).sum())
+
+    def lengths(self, keys: np.ndarray) -> np.ndarray:
+        """Row lengths of the diagrams ranked ``keys``, top row first, as a len(keys) x rows matrix."""
+        return unrank_many(keys, self.rows, self.cols, self.binom)
+
+    def rank(self, lengths: list[int]) -> int:
+        """The rank of a diagram given by its first rows' lengths (non-increasing; the rows after them empty)."""
+        padded = np.zeros(self.rows, dtype=np.int64)
+        padded[: len(lengths)] = lengths
+        return int(rank(padded, self.binom))
+
+    def ranks(self, lengths: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """The ranks of the rows of a len x rows matrix where ``ok`` says, 0 for the others (they may be no diagram)."""
+        keys = np.zeros(len(ok), dtype=np.int64)
+        keys[ok] = rank_many(lengths[ok], self.binom)
+        return keys

@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field, StringConstraints
 from tablebase.errors import GameUnavailable, PositionError, StoreError, TablebaseError
 from tablebase.http.limits import ERRORS, MAX_BATCH, MAX_POSITION, MAX_TABLE_NAME, TABLE_NAME
 from tablebase.query.database import Tablebase
+from tablebase.words import as_text
 
 Position = Annotated[str, StringConstraints(max_length=MAX_POSITION)]
 Table = Annotated[str, PathParam(description="a table's name", pattern=TABLE_NAME, max_length=MAX_TABLE_NAME)]
@@ -38,7 +39,7 @@ class Batch(BaseModel):
 def answer(call: Callable[..., Any], *args: Any) -> Any:
     """``call(*args)``, its errors as HTTP ones: each says whose fault it is, so none is a 500."""
     try:
-        return call(*args)
+        return as_text(call(*args))  # exact fractions as text: JSON has no exact numbers
     except GameUnavailable as e:  # the server's installation lacks the game: not the request's fault
         raise HTTPException(503, str(e)) from None
     except PositionError as e:

@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from tablebase.errors import PositionError, TablebaseError
-from tablebase.games import Game, KeyedForm, PlainGame, Texts
+from tablebase.games import Game, KeyedForm, PlainGame, SumMoves, Texts
 from tablebase.kinds.artifacts import Artifact, Say
 from tablebase.listing import Exploration, LevelRows, ListedKeyedGame, ListedPlainGame, Listing, PlainRules, list_keys
 from tablebase.solve import Place, Solver
@@ -133,9 +133,20 @@ class Kind(ABC):
         """What an exploration of a plain game needs of it (its sides of moves, parts, results)."""
 
     def successors(self) -> Callable[[np.ndarray], np.ndarray]:
-        """Every position a batch of keys leads to (for listing keyed games): by default, its children."""
+        """Every position a batch of keys leads to (for listing keyed games): each part of each move's result."""
         game = self.game
-        return lambda keys: children_of(game, keys).keys
+
+        def parts(keys: np.ndarray) -> np.ndarray:
+            return np.concatenate([side.keys for side in self.moves_of(keys, game)])
+
+        return parts
+
+    def moves_of(self, keys: np.ndarray, game: Any = None) -> list[SumMoves]:
+        """Each side's moves of a batch of keys (of ``game``, by default the keyed form), each move leading to
+        a sum of parts: by default one side whose moves lead to one position each."""
+        offsets, children, codes = children_of(self.keyed if game is None else game, keys)
+        return [SumMoves(offsets, codes, np.arange(len(children) + 1, dtype=np.int64), children,
+                         np.zeros(len(children), dtype=np.bool_))]
 
     def listed(self, sizes: Any, move_names: list[str] | None = None,
                rows: Callable[[int], LevelRows] | None = None, max_moves: int = 0,

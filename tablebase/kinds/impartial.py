@@ -1,4 +1,9 @@
-"""Impartial games: Grundy values by mex, outcome, remoteness, best move (and misère outcomes)."""
+"""Impartial games: Grundy values by mex, outcome, remoteness, best move (and misère outcomes).
+
+A game may declare a position's components (``sums``): its table then stores
+components only, with the figures a sum determines (Grundy value, outcome, a
+won position's best move), and lookups answer for any sum by XOR (``sums.py``).
+"""
 
 from __future__ import annotations
 
@@ -6,16 +11,25 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
-from tablebase.games import Children, ImpartialForm
+from tablebase.games import Children, ImpartialForm, ImpartialGame, SumMoves, Texts
 from tablebase.kinds.base import Footprint, Kind, StoredTable
 from tablebase.kinds.lookups import Listed, row_with_moves
+from tablebase.kinds.sums import sum_lookup
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.solve import Place, Solver
 from tablebase.solve.bites import BiteSolver
 from tablebase.solve.impartial import ImpartialSolver, KnownValues
 from tablebase.solve.kernels import children_of
 from tablebase.solve.queen import QueenSolver
+from tablebase.solve.sums import SumSolver
+
+
+def declares_components(game: object) -> bool:
+    """Whether a plain impartial game (or its class) gives its positions' components."""
+    cls = game if isinstance(game, type) else type(game)
+    return issubclass(cls, ImpartialGame) and cls.components is not ImpartialGame.components
 
 
 class ListedImpartialGame(ListedPlainGame):
@@ -28,27 +42,55 @@ class ListedImpartialGame(ListedPlainGame):
     def misere(self) -> bool:
         return self.game.misere
 
+    @property
+    def sums(self) -> bool:
+        return declares_components(self.game)
+
     def plays(self) -> list[Callable[[Any], Any]]:
-        return [lambda p: ((m, (c,)) for m, c in self.game.moves(p))]
+        game = self.game
+        if self.sums:
+            return [lambda p: ((m, tuple(game.components(c))) for m, c in game.moves(p))]
+        return [lambda p: ((m, (c,)) for m, c in game.moves(p))]
 
     def children(self, keys: np.ndarray) -> Children:
         return one_part(self.side(keys, 0))
+
+    def sum_moves(self, keys: np.ndarray) -> SumMoves:
+        return self.side(keys, 0)
+
+    def parse_parts(self, text: str) -> list[int]:
+        position = self.game.read(text)
+        return [self.key_of(part, text) for part in self.game.components(position)]
 
 
 class Impartial(Kind):
     name = "impartial"
     listed_class = ListedImpartialGame
 
+    @property
+    def sums(self) -> bool:
+        """Whether the game's moves lead to sums of stored components."""
+        return declares_components(self.game) or (self.game.keyed and self.game.sums)
+
     def plain_rules(self) -> PlainRules:
-        return PlainRules((self.game.moves,))
+        return PlainRules((self.game.moves,), split=self.game.components if self.sums else None)
+
+    def moves_of(self, keys: np.ndarray, game: Any = None) -> list[SumMoves]:
+        if self.sums:
+            return [(self.keyed if game is None else game).sum_moves(keys)]
+        return super().moves_of(keys, game)
 
     def columns(self) -> list[str]:
+        if self.sums:  # what a sum of components determines
+            return ["key", "position", "grundy", "outcome", "best_move"]
         misere = ["misere_outcome"] if self.game.misere else []
         return ["key", "position", "grundy", "outcome", *misere, "remoteness", "best_move"]
 
     def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
-        """Queen moves and diagram bites have solvers of their own (solve/queen.py, solve/bites.py)."""
+        """Queen moves, diagram bites and sums have solvers of their own (solve/queen.py, bites.py, sums.py)."""
         game: ImpartialForm = self.keyed
+        if self.sums:
+            return SumSolver(game)
         if game.queen is not None and not game.misere:
             return QueenSolver(game)
         if game.bites is not None and not game.misere:
@@ -57,6 +99,8 @@ class Impartial(Kind):
 
     def footprint(self) -> Footprint:
         game = self.keyed
+        if self.sums:  # each part's key and value, sorted; a partition's moves and parts as Python lists
+            return Footprint(16, 400 + 60 * max(game.max_moves, 1), 40, False)
         item = np.dtype(game.value_dtype).itemsize
         # keys and solved arrays; Arrow rows (key, text offsets, figures, move codes); the Parquet
         # writer's encoded copy; twice over for the temporaries of concatenation. The text itself:
@@ -69,10 +113,29 @@ class Impartial(Kind):
         return Footprint(per_key, per_row, (8 + 2 * item) * 2, dense, per_notation_byte=3)
 
     def lookup(self, table: StoredTable, text: str) -> dict[str, Any]:
+        if self.sums:
+            return sum_lookup(table, text)
         return row_with_moves(table, text, _best_first)
 
+    def probe(self, table: StoredTable, text: str) -> dict[str, Any]:
+        if self.sums:
+            return sum_lookup(table, text, moves=False)
+        return super().probe(table, text)
+
+    def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
+        if not self.sums:
+            return super().lookup_many(table, texts, positions)
+        rows = [self.probe(table, t) for t in texts.to_strings()]
+        return pa.Table.from_pylist([{k: v for k, v in row.items() if positions or k != "position"} for row in rows])
+
     def oracle(self) -> Callable[[int], dict[str, Any]]:
-        """Grundy value (mex), remoteness and misère outcome from the definitions, by recursion on keys."""
+        """Grundy value (mex), remoteness and misère outcome from the definitions, by recursion on keys.
+
+        A game with components is searched whole instead: each stored part's value from its moves to
+        whole positions, never split, so that a ``components`` that does not describe the rules shows.
+        """
+        if self.sums:
+            return _whole(self.game, self.keyed)
         game = self.keyed
         memo: dict[int, dict[str, Any]] = {}
 
@@ -100,3 +163,38 @@ def _best_first(listed: Listed) -> Listed:
     return sorted(listed, key=lambda m: (m[1]["outcome"] != "P",
                                          m[1]["remoteness"] if m[1]["outcome"] == "P" else -m[1]["remoteness"],
                                          m[0]))
+
+
+def _whole(game: Any, keyed: Any) -> Callable[[int], dict[str, Any]]:
+    """Grundy values of stored parts by the definition on whole positions (plain games), or by recursion
+    over their moves' sums (keyed games, whose moves only come as sums)."""
+    memo: dict[Any, int] = {}
+
+    def mex(values: set[int]) -> int:
+        g = 0
+        while g in values:
+            g += 1
+        return g
+
+    def whole(position: Any) -> int:
+        if position not in memo:
+            memo[position] = mex({whole(child) for _, child in game.moves(position)})
+        return memo[position]
+
+    def part(key: int) -> int:
+        if key not in memo:
+            side = keyed.sum_moves(np.array([key], dtype=np.int64))
+            results = set()
+            for j in range(len(side.moves)):
+                x = 0
+                for k in side.keys[side.starts[j]:side.starts[j + 1]].tolist():
+                    x ^= part(k)
+                results.add(x)
+            memo[key] = mex(results)
+        return memo[key]
+
+    def figures(key: int) -> dict[str, Any]:
+        g = part(key) if game.keyed else whole(game.read(keyed.text(key)))
+        return {"grundy": g, "outcome": "N" if g else "P"}
+
+    return figures

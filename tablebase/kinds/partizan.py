@@ -11,6 +11,7 @@ ids and texts; each distinct value is parsed once), so a search asks no SQL.
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from tablebase.kinds.base import Footprint, Kind, StoredTable
 from tablebase.kinds.values import ValuesTable
 from tablebase.listing import ListedPlainGame, PlainRules
 from tablebase.solve import Place, Solver
-from tablebase.solve.partizan import OUTCOMES, Figures, PartizanSolver, best_move
+from tablebase.solve.partizan import OUTCOMES, Figures, PartizanSolver, best_move, move_rank
 from tablebase.store import Manifest, read_parquet, table_dir
 
 VALUES_TABLE = ValuesTable()
@@ -58,14 +59,8 @@ class Partizan(Kind):
         game = self.game
         return PlainRules((game.left_moves, game.right_moves), split=game.components)
 
-    def successors(self) -> Callable[[np.ndarray], np.ndarray]:
-        game = self.game
-
-        def parts(keys: np.ndarray) -> np.ndarray:
-            left, right = game.left_right_moves(keys)
-            return np.concatenate([left.keys, right.keys])
-
-        return parts
+    def moves_of(self, keys: np.ndarray, game: Any = None) -> list[SumMoves]:
+        return list((self.keyed if game is None else game).left_right_moves(keys))
 
     def columns(self) -> list[str]:
         return ["key", "position", "value", "value_id", "outcome", "mean", "temperature", "best_left", "best_right",
@@ -112,7 +107,9 @@ class Partizan(Kind):
         return {k: v for k, v in self.lookup(table, text).items() if not k.endswith("moves")}
 
     def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
-        rows = [self.probe(table, t) for t in texts.to_strings()]
+        """Rows of many positions as an Arrow table: exact figures as doubles, as SQL has them."""
+        rows = [{k: float(v) if isinstance(v, Fraction) else v for k, v in self.probe(table, t).items()}
+                for t in texts.to_strings()]
         if not positions:
             rows = [{k: v for k, v in row.items() if k != "position"} for row in rows]
         return pa.Table.from_pylist(rows)
@@ -216,10 +213,33 @@ def _listing(stored: StoredValues, g: int, sides: list[list[tuple[str, str, int]
         values = [v for _, _, v in listed]
         chosen = best_move(stored.figures, options, values, list(range(len(listed))), left)
         best["best_left" if left else "best_right"] = listed[chosen][0] if chosen >= 0 else None
-        for i in sorted(range(len(listed)), key=lambda i: (i != chosen, i)):
+        for i in best_first(stored, options, values, chosen, left):
             name, position, v = listed[i]
             moves.append({"side": side, "move": name, "position": position, **_figures_of(stored, v)})
     return moves, best
+
+
+def best_first(stored: StoredValues, options: frozenset, values: list[int], chosen: int, left: bool) -> list[int]:
+    """The order of one side's moves (their results' value ids), best first: the chosen best move, then
+    the others so that none comes after a move whose result is strictly better for the side (larger for
+    Left, smaller for Right), and otherwise as the solver ranks moves (``move_rank``: canonical options,
+    then wins for the side, then stops).
+
+    Values are only partially ordered (for Left a move to ^ beats one to 0, while * is neither better
+    nor worse than either), so this is a linear extension: each time, the first move in rank order that
+    no move still waiting beats.
+    """
+    games = {v: Value(v) for v in set(values)}
+    beaten = {v: {w for w in games if (games[v] < games[w] if left else games[v] > games[w])} for v in games}
+    ranked = sorted(range(len(values)), reverse=True,
+                    key=lambda i: move_rank(stored.figures(values[i]), values[i] in options, i, left))
+    order = [] if chosen < 0 else [chosen]
+    waiting = [i for i in ranked if i != chosen]
+    while waiting:
+        present = {values[i] for i in waiting}
+        j = next(j for j, i in enumerate(waiting) if not beaten[values[i]] & present)
+        order.append(waiting.pop(j))
+    return order
 
 
 class _BoardValues:

@@ -1,5 +1,5 @@
 -- title: outcomes per level
--- needs: outcome
+-- needs: outcome grundy
 SELECT level,
        count(*) AS positions,
        count(*) FILTER (WHERE outcome = 'P') AS p_positions,

@@ -52,10 +52,11 @@ class Figures:
         self.text: str = row["text"]
         self.stable: int = row["id"]
         self.outcome: int = OUTCOMES.index(game.outcome)
-        self.mean = float(Fraction(row["mean"]))
-        self.temperature = float(Fraction(row["temperature"]))
-        self.left_stop = float(Fraction(row["left_stop"]))
-        self.right_stop = float(Fraction(row["right_stop"]))
+        # Exact, as the algebra has them: the files hold them as doubles, lookups as they are.
+        self.mean = Fraction(row["mean"])
+        self.temperature = Fraction(row["temperature"])
+        self.left_stop = Fraction(row["left_stop"])
+        self.right_stop = Fraction(row["right_stop"])
         self.birthday: int = row["birthday"]
         self.is_number: bool = row["is_number"]
         self.left_ids: list[int] = row["left_ids"]
@@ -83,14 +84,18 @@ def best_move(figures: Callable[[int], Figures], options: frozenset, values: lis
     """
     best, best_rank = NO_MOVE, None
     for v, code in zip(values, codes):
-        f = figures(v)
-        if left:
-            rank = (v in options, f.outcome in (0, 3), f.right_stop, -code)
-        else:
-            rank = (v in options, f.outcome in (1, 3), -f.left_stop, -code)
+        rank = move_rank(figures(v), v in options, code, left)
         if best_rank is None or rank > best_rank:
             best, best_rank = code, rank
     return best
+
+
+def move_rank(result: Figures, canonical: bool, code: int, left: bool) -> tuple:
+    """How good a move is for the side that makes it, the larger the better (see the module's docstring):
+    to a canonical option, then to a win for that side, then the best stop, then the smallest code."""
+    if left:
+        return canonical, result.outcome in (0, 3), result.right_stop, -code
+    return canonical, result.outcome in (1, 3), -result.left_stop, -code
 
 
 class PartizanSolver(LevelByLevel):
@@ -185,7 +190,7 @@ class PartizanSolver(LevelByLevel):
         figs = [self.figures(g) for g in solved["value"]]
 
         def column(name: str, type_: Any) -> pa.Array:
-            return pa.array([getattr(f, name) for f in figs], type=type_)
+            return _column(figs, name, type_)
 
         outcome = pa.DictionaryArray.from_arrays(column("outcome", pa.int8()), pa.array(OUTCOMES))
         # The value's other figures and options live once per form in the values table.
@@ -240,7 +245,7 @@ def values_table(forms: list[Figures], positions: list[int], level: int) -> pa.T
     """Values-table rows of these forms (in this order)."""
 
     def column(name: str, type_: Any) -> pa.Array:
-        return pa.array([getattr(f, name) for f in forms], type=type_)
+        return _column(forms, name, type_)
 
     return pa.table(
         {
@@ -261,3 +266,11 @@ def values_table(forms: list[Figures], positions: list[int], level: int) -> pa.T
             "first_level": pa.array([level if n else None for n in positions], type=pa.int32()),
         }
     )
+
+
+def _column(forms: list[Figures], name: str, type_: Any) -> pa.Array:
+    """One figure of each form as an Arrow column (exact fractions as doubles: dyadic, so exact there too)."""
+    values = [getattr(f, name) for f in forms]
+    if pa.types.is_floating(type_):
+        values = [float(v) for v in values]
+    return pa.array(values, type=type_)

@@ -80,6 +80,8 @@ class Manifest:
         path = table_dir(root, table) / FILE_NAME
         if not path.exists():
             raise StoreError(f"no table {table!r} in {root} (tables: {', '.join(list_tables(root)) or 'none'})")
+        if first_outside(Path(root), [table]) is not None:  # a symlink out of the tablebase's folder
+            raise _outside(root, table, table)
         try:
             data = json.loads(path.read_text())
         except (OSError, ValueError) as e:
@@ -98,11 +100,9 @@ class Manifest:
                 range(first, last + 1) for first, last in manifest.levels_done))
         except (ValueError, TypeError) as e:
             raise StoreError(f"damaged manifest {path}: {e}") from None
-        # The table's folder must stay in the tablebase's, and every file its manifest names in the table's.
-        outside = first_outside(Path(root), [table]) or first_outside(path.parent, manifest.named_files())
+        outside = first_outside(path.parent, manifest.named_files())
         if outside is not None:
-            raise StoreError(f"table {table} in {root} is refused: the path {outside!r} it names leads outside "
-                             "its folder")
+            raise _outside(root, table, outside)
         return manifest
 
     def named_files(self) -> list[str]:
@@ -132,6 +132,10 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "plan": list, "files": dict, "levels_done": list, "complete": bool, "values": dict, "format": int,
     "compact": bool, "listing": dict,
 }
+
+
+def _outside(root: str | os.PathLike, table: str, path: object) -> StoreError:
+    return StoreError(f"table {table} in {root} is refused: the path {path!r} leads outside its folder")
 
 
 def _check_fields(data: dict[str, Any], table: str) -> None:
