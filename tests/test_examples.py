@@ -390,7 +390,8 @@ def test_probe_and_lookup_many_give_the_stored_rows(db, game):
 def test_verify_rederives_every_row(examples):
     """``tablebase verify`` of each example's table re-derives every stored row from its children
     and finds no problem (the three run at once)."""
-    results = run_all(*(["verify", "--db", examples[game][0], table, "--quiet", *named()] for game, table in TABLES.items()))
+    results = run_all(*(["verify", "--db", examples[game][0], table, "--quiet", *named()]
+                        for game, table in TABLES.items()))
     for table, result in zip(TABLES.values(), results):
         assert result.returncode == 0, (table, result.stdout, result.stderr)
         assert result.stdout.startswith(f"{table}: ") and "no problems" in result.stdout, result.stdout
@@ -463,7 +464,8 @@ def test_cli_lookup_of_finished_and_malformed_positions(examples):
     malformed = {"cram": "x...|....|....", "toads": "TXF", "tictactoe": "XO|.."}
     commands = [["lookup", "--db", examples[game][0], table, finished[game], "--json", *named()]
                 for game, table in TABLES.items()]
-    commands += [["lookup", "--db", examples[game][0], table, malformed[game], *named()] for game, table in TABLES.items()]
+    commands += [["lookup", "--db", examples[game][0], table, malformed[game], *named()]
+                 for game, table in TABLES.items()]
     results = run_all(*commands)
     for game, result in zip(TABLES, results[:3]):
         assert result.returncode == 0, (game, result.stderr)

@@ -241,7 +241,8 @@ def test_module_and_class_on_the_python_path(tmp_path):
 def test_plugin_from_entry_points(tmp_path):
     """A distribution that declares ``[tablebase.games] mygame = mymod:MyGame``: ``games --json`` lists
     mygame from that distribution and version, ``--version`` prints the tablebase version and a line per
-    game naming where it comes from, and ``build mygame`` builds the closed form (on its own local cluster)."""
+    game naming where it comes from, and ``build mygame`` builds the closed form (on its own local cluster),
+    which lookups read with no --game and ``tables`` shows as the plugin's."""
     site = tmp_path / "site"
     site.mkdir()
     source = (PLUGINS / "take.py").read_text()
@@ -277,8 +278,11 @@ def test_plugin_from_entry_points(tmp_path):
     recorded = manifest(db, "mygame_heap12")["source"]
     assert recorded["ref"] == "mygame" and "mygames 0.1" in recorded["origin"] and recorded["version"] == "0.1"
     assert grundy_of(rows_of(db, "mygame_heap12")) == heaps(12, lambda n: n % 3)
-    row = json.loads(ok(run("lookup", "--db", db, "mygame_heap12", "12", "--json", path=site)).stdout)
-    assert (row["grundy"], row["outcome"]) == (0, "P")
+    looked, tables = finish(start("lookup", "--db", db, "mygame_heap12", "12", "--json", path=site),
+                            start("tables", "--db", db, "--json", path=site))
+    row = json.loads(ok(looked).stdout)
+    assert (row["grundy"], row["outcome"]) == (0, "P")  # an installed plugin needs no --game
+    assert json.loads(ok(tables).stdout)[0]["origin"] == "plugin mygames 0.1 (mymod:MyGame)"
 
 
 # -- 4. a job file ------------------------------------------------------------------------------

@@ -24,6 +24,8 @@ import tablebase
 from tablebase.errors import TablebaseError
 from tablebase.query.database import QueryError
 
+pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
+
 RUNAWAY = "SELECT count(*) FROM range(1000000000000) a, range(1000000000000) b"
 PEAK_BOUND = 1536 * 2**10  # KiB of resident memory: the interpreter, DuckDB and a 256 MiB limit, with room
 # Runs the command in this process and writes its peak resident memory (KiB) to the file named first.

@@ -22,6 +22,8 @@ from tablebase.build import build_tables
 from tablebase.build.jobs import spec_for
 from tablebase.errors import StoreError, TablebaseError
 
+pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
+
 CRAM = f"{Path(__file__).resolve().parent.parent / 'examples' / 'cram.py'}:Cram"
 
 

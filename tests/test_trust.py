@@ -34,6 +34,8 @@ from tablebase.build.jobs import spec_for
 from tablebase.errors import GameUnavailable
 from tablebase.kinds import SOURCE_CHANGED
 
+pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
+
 PLUGINS = Path(__file__).parent / "plugins"
 ZEN = "Beautiful is better than ugly"  # what importing the standard library's ``this`` prints
 PLAIN = ("inside", "outside", "module", "zen")  # tables of the plain game, by where their manifest points

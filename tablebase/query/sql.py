@@ -119,10 +119,12 @@ class Session:
             self.con = duckdb.connect(":memory:", config={
                 "memory_limit": f"{limits.memory}B", "threads": limits.threads,
                 "temp_directory": str(self.temp), "max_temp_directory_size": f"{SPILL_PER_MEMORY * limits.memory}B"})
-        except duckdb.Error as e:
+        except BaseException as e:  # Ctrl-C too: the folder is not left behind
             shutil.rmtree(self.temp, ignore_errors=True)
-            raise QueryError(f"cannot start DuckDB: {_first_line(e)}") from None
-        # Removed at exit at the latest, with the connection closed first.
+            if isinstance(e, duckdb.Error):
+                raise QueryError(f"cannot start DuckDB: {_first_line(e)}") from None
+            raise
+        # Removed at exit at the latest (also if what follows is interrupted), the connection closed first.
         self._finalizer = weakref.finalize(self, _close, self.con, self.temp)
         # Globs read through brackets are checked by their pattern too: those patterns are allowed exactly.
         patterns = sorted({glob_escaped(p) for p in files} - {str(p) for p in files})
