@@ -93,9 +93,8 @@ class Trust:
         verdict = self.judge(m)
         if verdict.how == "untrusted":
             raise GameUnavailable(
-                f"table {m.table}: its manifest says its game is {_claimed(verdict.ref)}, which is not loaded "
-                f"(a tablebase folder is data: its code never runs unless you name it); name the game it was "
-                f"built from: {PASS_GAME}")
+                f"table {m.table}: its game ({_claimed(verdict.ref)}, says its manifest) is not loaded, as a "
+                f"tablebase folder's code never runs; name the game it was built from: {PASS_GAME}")
         if verdict.how == "differs":
             theirs, ours = str(m.source.get("digest", "?"))[:12], verdict.named.source.digest[:12]
             raise GameUnavailable(
