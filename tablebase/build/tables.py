@@ -74,7 +74,7 @@ def _refuse_view_names(out: Path, specs: list[TableSpec]) -> None:
         except TablebaseError:
             continue
     kinds.update((spec.name, type(spec.kind)) for spec in specs)
-    views = {view: table for table, kind in kinds.items() for a in kind.artifacts for view in a.view_names(table)}
+    views = {view: table for table, held in kinds.items() for a in held.artifacts for view in a.view_names(table)}
     for spec in specs:
         if spec.name in views:
             raise TablebaseError(f"table {spec.name}: its name is that of a view of table {views[spec.name]} "
