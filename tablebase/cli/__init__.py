@@ -67,6 +67,10 @@ def make_parser() -> argparse.ArgumentParser:
     plot.add_argument("--out", required=True, help="the picture's file, .png or .svg")
     plot.add_argument("--position", help="the position of the picture 'position'")
 
+    for reader in (lookup, query, stats, verify, tables, serve, plot):
+        reading.game_option(reader)
+    for bounded in (query, stats):
+        reading.limit_options(bounded)
     indexing.add_parser(verbs)
 
     listing = verbs.add_parser("games", help="every game with its build options and notation, and where it comes from")

@@ -1,4 +1,10 @@
-"""The verbs that read a tablebase folder: lookup, query, stats, verify, tables, serve and plot."""
+"""The verbs that read a tablebase folder: lookup, query, stats, verify, tables, serve and plot.
+
+A folder is data: each verb runs a game's code only for a built-in game, an
+installed plugin, or a game named with ``--game`` (docs/security.md). SQL
+runs within ``--memory-limit``, ``--threads`` and ``--timeout``; Ctrl-C ends
+a query in one line.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,45 @@ import json
 import sys
 from typing import Any
 
+from tablebase import DEFAULT_TIMEOUT
+from tablebase.cli.common import one_line
 from tablebase.errors import TablebaseError
 from tablebase.words import as_text
+
+EXIT_INTERRUPTED = 130
+
+
+def game_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", action="append", default=[], metavar="REF",
+                        help="trust this game for the tables built from it (path/to/file.py:Class, module:Class "
+                             "or a name; may be given again): a folder's own code never runs")
+
+
+def limit_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--memory-limit", metavar="SIZE",
+                        help="memory DuckDB may use, e.g. 2GiB (default: a quarter of the memory, at most 4 GiB)")
+    parser.add_argument("--threads", type=int, help="threads DuckDB may use (default: the cores)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                        help=f"stop a query after this long (default {DEFAULT_TIMEOUT:g}; 0: no limit)")
+    parser.add_argument("--temp-dir", metavar="DIR",
+                        help="where DuckDB's private folder for spills is made (default: the system's temporary "
+                             "folder); it is removed afterwards")
+
+
+def open_db(args: argparse.Namespace) -> Any:
+    """The folder of ``--db``, trusting ``--game``, within the limits given."""
+    from tablebase import open as open_tb
+
+    timeout = getattr(args, "timeout", DEFAULT_TIMEOUT)
+    return open_tb(args.db, args.game, memory_limit=getattr(args, "memory_limit", None),
+                   threads=getattr(args, "threads", None), timeout=timeout or None,
+                   temp_directory=getattr(args, "temp_dir", None))
+
+
+def interrupted() -> int:
+    """Ctrl-C on a query: one line, and the shell's status for it."""
+    print("tablebase: interrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 def print_rows(table: Any, as_json: bool) -> None:
@@ -25,9 +68,7 @@ def print_rows(table: Any, as_json: bool) -> None:
 
 
 def lookup(args: argparse.Namespace) -> int:
-    from tablebase import open as open_tb
-
-    with open_tb(args.db) as tb:
+    with open_db(args) as tb:
         row = as_text(tb.lookup(args.table, args.position))
     if "warning" in row:
         print(f"tablebase: warning: {row['warning'] if args.json else row.pop('warning')}", file=sys.stderr)
@@ -48,18 +89,21 @@ def lookup(args: argparse.Namespace) -> int:
 
 
 def query(args: argparse.Namespace) -> int:
-    from tablebase import open as open_tb
-
-    with open_tb(args.db) as tb:
-        print_rows(tb.sql(args.sql), args.json)
+    with open_db(args) as tb:
+        try:
+            result = tb.sql(args.sql)
+        except KeyboardInterrupt:
+            return interrupted()
+    print_rows(result, args.json)
     return 0
 
 
 def stats(args: argparse.Namespace) -> int:
-    from tablebase import open as open_tb
-
-    with open_tb(args.db) as tb:
-        results = tb.stats(args.table)
+    with open_db(args) as tb:
+        try:
+            results = tb.stats(args.table)
+        except KeyboardInterrupt:
+            return interrupted()
     if args.json:
         print(json.dumps({title: t.to_pylist() for title, t in results}, default=str))
         return 0
@@ -76,7 +120,7 @@ def verify(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"[{args.table}] {text}", file=sys.stderr, flush=True)
 
-    checked, problems = verify_table(args.db, args.table, say)
+    checked, problems = verify_table(args.db, args.table, say, args.game)
     for problem in problems:
         print(problem)
     if problems:
@@ -89,10 +133,10 @@ def verify(args: argparse.Namespace) -> int:
 def tables(args: argparse.Namespace) -> int:
     import pyarrow as pa
 
-    from tablebase import open as open_tb
-
-    with open_tb(args.db) as tb:
-        rows = tb.tables()
+    with open_db(args) as tb:
+        rows, unreadable = tb.tables(), tb.unreadable
+    for name, why in unreadable.items():  # set aside: the folder's other tables are listed
+        print(one_line(f"tablebase: warning: {name} is not a readable table: {why}"), file=sys.stderr)
     if args.json:
         print(json.dumps(rows))
     elif rows:
@@ -113,15 +157,14 @@ def serve(args: argparse.Namespace) -> int:
     def ready(url: str) -> None:  # said once the folder is open and the port bound, not before
         print(f"serving {args.db} on {url} (API description at /openapi.json)", file=sys.stderr, flush=True)
 
-    serve(args.db, args.host, args.port, args.workers, ready)
+    serve(args.db, args.host, args.port, args.workers, ready, games=args.game)
     return 0
 
 
 def plot(args: argparse.Namespace) -> int:
-    from tablebase import open as open_tb
     from tablebase.plot import plot_table
 
-    with open_tb(args.db) as tb:
+    with open_db(args) as tb:
         said = plot_table(tb, args.table, args.picture, args.out, args.position)
     print(f"{args.out}: {said}")
     return 0
