@@ -16,12 +16,13 @@ import pyarrow.parquet as pq
 from tablebase.store import Manifest, write_parquet
 
 
-def tablebase(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+def tablebase(*args: str, timeout: float = 300, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "tablebase", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=timeout,
+        env=env,
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from tablebase import DEFAULT_TIMEOUT
 from tablebase.cli.common import one_line
+from tablebase.cli.output import chosen_format, need_db, print_result, rows_asked, table_text
 from tablebase.errors import TablebaseError
 from tablebase.words import as_text
 
@@ -43,7 +44,7 @@ def open_db(args: argparse.Namespace) -> Any:
     from tablebase import open as open_tb
 
     timeout = getattr(args, "timeout", DEFAULT_TIMEOUT)
-    return open_tb(args.db, args.game, memory_limit=getattr(args, "memory_limit", None),
+    return open_tb(need_db(args), args.game, memory_limit=getattr(args, "memory_limit", None),
                    threads=getattr(args, "threads", None), timeout=timeout or None,
                    temp_directory=getattr(args, "temp_dir", None))
 
@@ -54,17 +55,11 @@ def interrupted() -> int:
     return EXIT_INTERRUPTED
 
 
-def print_rows(table: Any, as_json: bool) -> None:
-    rows = table.to_pylist()
-    if as_json:
-        print(json.dumps(rows, default=str))
-        return
-    names = table.column_names
-    cells = [[("" if r[n] is None else str(r[n])) for n in names] for r in rows]
-    widths = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(names)]
-    print("  ".join(n.ljust(w) for n, w in zip(names, widths)).rstrip())
-    for c in cells:
-        print("  ".join(v.ljust(w) for v, w in zip(c, widths)).rstrip())
+MOVES_SHOWN = 20  # moves a printed lookup lists unless asked: Wythoff's positions have hundreds
+
+
+def print_rows(table: Any) -> None:
+    sys.stdout.write(table_text(table))
 
 
 def lookup(args: argparse.Namespace) -> int:
@@ -72,29 +67,37 @@ def lookup(args: argparse.Namespace) -> int:
         row = as_text(tb.lookup(args.table, args.position))
     if "warning" in row:
         print(f"tablebase: warning: {row['warning'] if args.json else row.pop('warning')}", file=sys.stderr)
+    if args.moves is not None and args.moves < 0:
+        raise TablebaseError(f"--moves must be 0 or more, got {args.moves}")
+    moves = row.get("moves", [])
+    shown = args.moves if args.moves is not None else (len(moves) if args.json else MOVES_SHOWN)
     if args.json:
-        print(json.dumps(row))
+        print(json.dumps({**row, "moves": moves[:shown]} if "moves" in row else row))
         return 0
     figures = [f for f in row if f not in ("table", "position", "key", "level", "moves")]
     print(f"{row['table']}  {row['position']}  (level {row['level']}, key {row['key']})")
     print("  ".join(f"{f} {row[f] if row[f] is not None else '-'}" for f in figures))
-    if row["moves"]:
-        import pyarrow as pa
-
-        print(f"{len(row['moves'])} moves:")
-        print_rows(pa.Table.from_pylist([{k: v for k, v in m.items() if k != "key"} for m in row["moves"]]), False)
-    else:
+    if not moves:
         print("no moves")
+        return 0
+    import pyarrow as pa
+
+    print(f"{len(moves)} moves" + (f", the {min(shown, len(moves))} best:" if shown < len(moves) else ":"))
+    if shown:
+        print_rows(pa.Table.from_pylist([{k: v for k, v in m.items() if k != "key"} for m in moves[:shown]]))
+    if shown < len(moves):
+        print(f"tablebase: {len(moves) - shown} more moves: --moves N, or --json for all", file=sys.stderr)
     return 0
 
 
 def query(args: argparse.Namespace) -> int:
+    chosen_format(args)  # refused before anything runs
     with open_db(args) as tb:
         try:
-            result = tb.sql(args.sql)
+            result = tb.sql(args.sql, rows=rows_asked(args))
         except KeyboardInterrupt:
             return interrupted()
-    print_rows(result, args.json)
+    print_result(result, args)
     return 0
 
 
@@ -104,12 +107,12 @@ def stats(args: argparse.Namespace) -> int:
             results = tb.stats(args.table)
         except KeyboardInterrupt:
             return interrupted()
-    if args.json:
-        print(json.dumps({title: t.to_pylist() for title, t in results}, default=str))
+    if args.json:  # keyed by the statistic's name, which stays; its title is for people
+        print(json.dumps({s.name: {"title": s.title, "rows": s.rows.to_pylist()} for s in results}, default=str))
         return 0
-    for i, (title, table) in enumerate(results):
-        print(("\n" if i else "") + f"== {title}")
-        print_rows(table, False)
+    for i, statistic in enumerate(results):
+        print(("\n" if i else "") + f"== {statistic.title}")
+        print_rows(statistic.rows)
     return 0
 
 
@@ -120,7 +123,7 @@ def verify(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"[{args.table}] {text}", file=sys.stderr, flush=True)
 
-    checked, problems = verify_table(args.db, args.table, say, args.game)
+    checked, problems = verify_table(need_db(args), args.table, say, args.game)
     for problem in problems:
         print(problem)
     if problems:
@@ -140,7 +143,7 @@ def tables(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows))
     elif rows:
-        print_rows(pa.Table.from_pylist([{**r, "params": json.dumps(r["params"])} for r in rows]), False)
+        print_rows(pa.Table.from_pylist([{**r, "params": json.dumps(r["params"])} for r in rows]))
     else:
         print(f"no tables in {args.db}")
     return 0
@@ -157,7 +160,7 @@ def serve(args: argparse.Namespace) -> int:
     def ready(url: str) -> None:  # said once the folder is open and the port bound, not before
         print(f"serving {args.db} on {url} (API description at /openapi.json)", file=sys.stderr, flush=True)
 
-    serve(args.db, args.host, args.port, args.workers, ready, games=args.game)
+    serve(need_db(args), args.host, args.port, args.workers, ready, games=args.game)
     return 0
 
 

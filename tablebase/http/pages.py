@@ -37,7 +37,7 @@ from tablebase.games.drawing import OUTCOME_COLOURS
 from tablebase.http.charts import cell, chart_of
 from tablebase.http.folder import ServedFolder
 from tablebase.http.interesting import applicable
-from tablebase.query.database import quote_name
+from tablebase.query.database import Statistic, quote_name
 from tablebase.store import table_dir
 
 STAT_ROWS = 40  # rows of a statistic shown under its chart
@@ -63,7 +63,7 @@ class Explorer:
         self.db = folder.db
         self.env = templates()
         # Statistics and picks are read once per table: bounded by the tables of the folder.
-        self.stats: dict[str, list[tuple[str, Any]]] = {}
+        self.stats: dict[str, list[Statistic]] = {}
         self.picks: dict[str, list[tuple[str, str, Any]]] = {}
 
     def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -103,7 +103,7 @@ class Explorer:
             return self.failure(e, table)
         shown = [{"title": title, "chart": chart_of(rows), "columns": rows.column_names,
                   "rows": rows.slice(0, STAT_ROWS).to_pylist(), "more": max(rows.num_rows - STAT_ROWS, 0)}
-                 for title, rows in stats]
+                 for _, title, rows in stats]
         return self.page("table.html", table=table, manifest=manifest, game=game, stats=shown, picks=picks)
 
     def position(self, table: str, position: str, all_moves: bool = False) -> HTMLResponse:
@@ -139,7 +139,7 @@ class Explorer:
         return Response(svg, media_type="image/svg+xml")
 
     # -- what a table page shows -------------------------------------------------------------
-    def _stats(self, table: str) -> list[tuple[str, Any]]:
+    def _stats(self, table: str) -> list[Statistic]:
         if table not in self.stats:
             self.folder.connected()
             self.stats[table] = self.db.stats(table)

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyarrow as pa
 
@@ -37,6 +37,15 @@ def named_queries() -> dict[str, str]:
     """The named statistics shipped in queries/*.sql, by file stem."""
     folder = resources.files("tablebase") / "queries"
     return {p.name[:-4]: p.read_text() for p in sorted(folder.iterdir(), key=lambda p: p.name) if p.name.endswith(".sql")}
+
+
+class Statistic(NamedTuple):
+    """One named statistic of a table: ``name`` is the query file's (``queries/<name>.sql``), a key that
+    stays; ``title`` says it in words; ``rows`` are its result."""
+
+    name: str
+    title: str
+    rows: pa.Table
 
 
 class Tablebase:
@@ -79,7 +88,7 @@ class Tablebase:
         """Each readable table with its game, where this reader takes the game from, parameters, levels and
         row counts (``unreadable`` says why the other sub-folders are not tables)."""
         return [{"table": name, "game": m.game, "origin": self.trust.origin(m), "params": m.params,
-                 "levels": f"{len(m.levels_done)}/{len(m.plan)}", "positions": m.positions, "bytes": m.bytes,
+                 "levels": len(m.plan), "levels_done": len(m.levels_done), "positions": m.positions, "bytes": m.bytes,
                  "complete": m.complete}
                 for name, m in self.manifests.items()]
 
@@ -149,19 +158,21 @@ class Tablebase:
         session.con.create_function(function, spell, ["BIGINT"], "VARCHAR", type="arrow", side_effects=False)
         return f"{quote_name(function)}(key)"
 
-    def sql(self, query: str, timeout: float | None = _DEFAULT) -> pa.Table:
+    def sql(self, query: str, timeout: float | None = _DEFAULT, rows: int | None = None) -> pa.Table:
         """Run one read-only SQL statement (SELECT or EXPLAIN) and return an Arrow table.
 
         It runs within the memory and thread limits of this Tablebase and is
         stopped after ``timeout`` seconds (by default the Tablebase's), or by
-        Ctrl-C; QueryError says which.
+        Ctrl-C; QueryError says which. ``rows``: the first rows only, the rest
+        never computed where DuckDB can avoid it.
         """
         limit = self.limits.timeout if timeout is _DEFAULT else timeout
-        return self.session.run(query, limit)
+        return self.session.run(query, limit, rows)
 
-    def stats(self, table: str, timeout: float | None = _DEFAULT) -> list[tuple[str, pa.Table]]:
+    def stats(self, table: str, timeout: float | None = _DEFAULT) -> list[Statistic]:
         """The named statistics of queries/*.sql that apply to this table, plus storage figures
-        (each query within the time limit)."""
+        (each query within the time limit): each with its name (the query file's, a stable key for
+        programs), its title (for people) and its rows."""
         m = self.manifest(table)
         if not m.files:
             raise StoreError(f"table {table} has no rows yet")
@@ -172,7 +183,7 @@ class Tablebase:
             if needs and not set(needs.split()) <= columns:
                 continue
             title = _header(text, "title") or name
-            out.append((title, self.sql(text.replace("{table}", quote_name(table)), timeout)))
+            out.append(Statistic(name, title, self.sql(text.replace("{table}", quote_name(table)), timeout)))
         # Files beside the rows count too (a partizan table's values table).
         beside = [f for a in kind_named(m.kind).artifacts for f in a.files(m).values()]
         values = sum(f["bytes"] for f in beside)
@@ -187,7 +198,7 @@ class Tablebase:
                 "bits_per_position": [round(8 * total / max(m.positions, 1), 2)],
             }
         )
-        out.append(("storage on disk", storage))
+        out.append(Statistic("storage", "storage on disk", storage))
         return out
 
     # -- lookups ----------------------------------------------------------------

@@ -134,8 +134,9 @@ class Session:
         self.con.execute("SET enable_external_access = false")
         self.con.execute("SET lock_configuration = true")
 
-    def run(self, query: str, timeout: float | None) -> pa.Table:
-        """One read-only statement (SELECT or EXPLAIN), within the limits; an Arrow table."""
+    def run(self, query: str, timeout: float | None, rows: int | None = None) -> pa.Table:
+        """One read-only statement (SELECT or EXPLAIN), within the limits; an Arrow table (of its first
+        ``rows`` rows at most, read no further: a query's first rows come without the rest)."""
         cursor = self.con.cursor()
         try:
             try:
@@ -147,18 +148,19 @@ class Session:
             if statements[0].type not in _ALLOWED:
                 raise QueryError(
                     f"only SELECT queries are allowed (tables are read-only), got {statements[0].type.name}")
-            return self._bounded(cursor, query, timeout)
+            return self._bounded(cursor, query, timeout, rows)
         finally:
             cursor.close()
 
-    def _bounded(self, cursor: duckdb.DuckDBPyConnection, query: str, timeout: float | None) -> pa.Table:
+    def _bounded(self, cursor: duckdb.DuckDBPyConnection, query: str, timeout: float | None,
+                 rows: int | None) -> pa.Table:
         """Run on a thread of its own; stopped by the time limit, by Ctrl-C, or by its result's size."""
         outcome: dict[str, object] = {}
         done = threading.Event()
 
         def work() -> None:
             try:
-                outcome["table"] = self._fetch(cursor, query)
+                outcome["table"] = self._fetch(cursor, query, rows)
             except BaseException as e:  # handed to the waiting thread
                 outcome["error"] = e
             finally:
@@ -181,11 +183,11 @@ class Session:
             raise error  # type: ignore[misc]
         return outcome["table"]  # type: ignore[return-value]
 
-    def _fetch(self, cursor: duckdb.DuckDBPyConnection, query: str) -> pa.Table:
+    def _fetch(self, cursor: duckdb.DuckDBPyConnection, query: str, rows: int | None) -> pa.Table:
         relation = cursor.sql(query)
         if relation is None:
             return pa.table({})
-        batches, held = [], 0
+        batches, held, count = [], 0, 0
         reader = relation.to_arrow_reader(BATCH_ROWS)
         for batch in reader:
             held += batch.nbytes
@@ -194,7 +196,11 @@ class Session:
                 raise QueryError(f"the query's result passed the memory limit of {self.limits.memory / 2**20:,.0f} "
                                  "MiB; ask for fewer rows (LIMIT, or an aggregate) or a higher --memory-limit")
             batches.append(batch)
-        return pa.Table.from_batches(batches, reader.schema)
+            count += batch.num_rows
+            if rows is not None and count >= rows:
+                break
+        table = pa.Table.from_batches(batches, reader.schema)
+        return table if rows is None else table.slice(0, rows)
 
     def _explained(self, error: duckdb.Error) -> TablebaseError:
         """A DuckDB error as one line, or what the error stands for (a broken view, a failed function)."""
