@@ -67,5 +67,6 @@ class Cram(ImpartialGame):
         return sum(self.cell(r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "#")
 
     def draw(self, position):
-        """The board, filled cells dark, columns lettered and rows numbered as moves name them."""
-        return board(position.split("|"), f"Cram {position}")
+        """The board, filled cells dark, columns lettered and rows numbered as moves name them; a click on
+        a cell fills or empties it (where the table holds the board that makes)."""
+        return board(position.split("|"), f"Cram {position}", cycle=".#")

@@ -124,5 +124,6 @@ class CramCompiled(KeyedImpartialGame):
         return self.names[move]
 
     def draw(self, position):
-        """The board, filled cells dark, columns lettered and rows numbered as moves name them."""
-        return board(position.split("|"), f"Cram {position}")
+        """The board, filled cells dark, columns lettered and rows numbered as moves name them; a click on
+        a cell fills or empties it (where the table holds the board that makes)."""
+        return board(position.split("|"), f"Cram {position}", cycle=".#")

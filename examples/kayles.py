@@ -63,6 +63,20 @@ class Kayles(ImpartialGame):
         return tuple(sorted((n for n in rows if n), reverse=True))
 
     def draw(self, position):
-        """Each row as a column of pins."""
+        """Each row as a column of pins, the first pin at the bottom; a click on a pin or above a row
+        resizes that row (up to the longest row of the table)."""
         rows = [int(t) for t in position.split() if t.isdigit() and int(t)]
-        return heaps(rows, f"Kayles {position}")
+
+        def resize(row, size):
+            return " ".join(map(str, rows[:row] + [size] + rows[row + 1:])) if size <= self.longest else None
+
+        return heaps(rows, f"Kayles {position}", resize=resize)
+
+    def highlight(self, position, move, after):
+        """The pins knocked down, read from the move's name ("row 2: 3-4"): a row that falls apart is
+        drawn as two, so the pictures before and after do not share their cells."""
+        row, _, pins = move.rpartition(": ")
+        heap = int(row.split()[-1]) - 1 if row else 0
+        first, _, last = pins.partition("-")
+        knocked = range(int(first) - 1, int(last or first))
+        return self.draw(position).boxes(("token", heap, pin) for pin in knocked)

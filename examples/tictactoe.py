@@ -59,5 +59,6 @@ class TicTacToe(ScoredGame):
         return board
 
     def draw(self, position):
-        """The board with its X's and O's, cells named as moves name them."""
-        return board(position.split("|"), f"Tic-tac-toe {position}", {"X": "#2563eb", "O": "#dc2626"})
+        """The board with its X's and O's, cells named as moves name them; a click on a cell puts the next of
+        '.', 'X', 'O' there that the table holds."""
+        return board(position.split("|"), f"Tic-tac-toe {position}", {"X": "#2563eb", "O": "#dc2626"}, cycle=".XO")

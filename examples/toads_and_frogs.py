@@ -67,5 +67,6 @@ class ToadsAndFrogs(PartizanGame):
         return row
 
     def draw(self, position):
-        """The row: Left's toads and Right's frogs in their colours."""
-        return board([position], f"Toads and Frogs {position}", {"T": "#2563eb", "F": "#dc2626"})
+        """The row: Left's toads and Right's frogs in their colours; a click on a cell puts the next of '.',
+        'T', 'F' there."""
+        return board([position], f"Toads and Frogs {position}", {"T": "#2563eb", "F": "#dc2626"}, cycle=".TF")

@@ -4,11 +4,17 @@
     >>> tb = tablebase.open("tb")                 # a folder built by `tablebase build`
     >>> tb.lookup("chomp_4x4", "4 4 3 1")["outcome"]
     >>> tb.sql("SELECT count(*) FROM chomp_4x4 WHERE outcome = 'P'")
+    >>> tablebase.open("tb", games=["examples/cram.py:Cram"])   # a game from a file, trusted by name
+
+Opening a folder runs none of its code: built-in games and installed
+plugins serve their tables, and a game from a file or module serves its
+tables only when you name it (``games=``); see docs/security.md.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -16,12 +22,26 @@ if TYPE_CHECKING:
 
 from tablebase.version import VERSION as __version__
 
+DEFAULT_TIMEOUT = 60.0  # seconds a query may run unless told otherwise
 
-def open(root: "str | os.PathLike") -> "Tablebase":  # noqa: A001 - mirrors the built-in on purpose
-    """Open the tables under ``root`` for SQL (:meth:`Tablebase.sql`) and lookups."""
+
+def open(root: "str | os.PathLike", games: "Iterable[str]" = (), *,  # noqa: A001 - mirrors the built-in on purpose
+         memory_limit: "int | str | None" = None, threads: "int | None" = None,
+         timeout: "float | None" = DEFAULT_TIMEOUT, temp_directory: "str | os.PathLike | None" = None) -> "Tablebase":
+    """Open the tables under ``root`` for SQL (:meth:`Tablebase.sql`) and lookups.
+
+    ``games``: games to trust for the folder's tables, each a reference as
+    ``--game`` takes it (``path/to/file.py:Class``, ``module:Class``, a
+    name); built-in games and installed plugins need none. ``memory_limit``
+    (bytes or "4GiB"; default a quarter of the memory, at most 4 GiB),
+    ``threads`` (default: the cores), ``timeout`` (seconds a query may run;
+    None for no limit) and ``temp_directory`` (where DuckDB's private spill
+    folder is made) bound SQL.
+    """
     from tablebase.query import Tablebase
 
-    return Tablebase(root)
+    return Tablebase(root, games, memory_limit=memory_limit, threads=threads, timeout=timeout,
+                     temp_directory=temp_directory)
 
 
 def __getattr__(name: str):
@@ -32,4 +52,4 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-__all__ = ["Tablebase", "__version__", "open"]
+__all__ = ["DEFAULT_TIMEOUT", "Tablebase", "__version__", "open"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,12 +16,13 @@ import pyarrow.parquet as pq
 from tablebase.store import Manifest, write_parquet
 
 
-def tablebase(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+def tablebase(*args: str, timeout: float = 300, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "tablebase", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=timeout,
+        env=env,
     )
 
 
@@ -30,6 +33,18 @@ def file_hashes(folder: Path) -> dict[str, str]:
         for p in sorted(folder.rglob("*"))
         if p.is_file()
     }
+
+
+def copy_table(folder: Path, root: Path, name: str, **source: str) -> Path:
+    """A copy of a built table's folder as ``root/name``, its manifest naming it so (and ``source`` changed
+    as given): a table as someone else's folder may hold it."""
+    shutil.copytree(folder, root / name)
+    manifest = root / name / "_manifest.json"
+    data = json.loads(manifest.read_text())
+    data["table"] = name
+    data["source"].update(source)
+    manifest.write_text(json.dumps(data))
+    return root / name
 
 
 def file_of(root: Path, table: str, level: int, part: int = 0) -> str:

@@ -74,7 +74,7 @@ def test_stats_and_tables(db):
     assert tables == [
         {
             "table": "chomp_4x5", "game": "chomp", "origin": "built-in", "params": {"rows": 4, "cols": 5},
-            "levels": "20/20",
+            "levels": 20, "levels_done": 20,
             "positions": 125, "bytes": tables[0]["bytes"], "complete": True,
         }
     ]
@@ -157,3 +157,44 @@ def test_cgt_calculator():
     assert (hot["mean"], hot["temperature"]) == ("3/4", "5/4")
     assert "^^*" in tablebase("cgt", "^ + ^ + *").stdout
     assert_clean_error(tablebase("cgt", "{2|1"), "at column")
+
+
+def test_query_output_is_bounded_and_says_so_in_every_format(db, tmp_path):
+    """125 rows, a limit of 10: ten rows printed and a line on stderr that says more were cut; 0 prints all."""
+    everything = "SELECT key, position, grundy FROM chomp_4x5 ORDER BY key"
+    shown = tablebase("query", "--db", db, everything, "--limit", 10)
+    assert shown.returncode == 0 and len(shown.stdout.splitlines()) == 1 + 10
+    assert "the first 10 rows" in shown.stderr
+    assert len(tablebase("query", "--db", db, everything).stdout.splitlines()) == 1 + 100  # the default
+    whole = tablebase("query", "--db", db, everything, "--limit", 0, "--format", "csv")
+    lines = whole.stdout.splitlines()
+    assert lines[0] == "key,position,grundy" and len(lines) == 1 + 125 and whole.stderr == ""
+    rows = json.loads(tablebase("query", "--db", db, everything, "--format", "json", "--limit", 3).stdout)
+    assert [r["key"] for r in rows] == sorted(r["key"] for r in rows) and len(rows) == 3
+    out = tmp_path / "rows.parquet"
+    assert tablebase("query", "--db", db, everything, "--format", "parquet", "--limit", 0, "--out", out).returncode == 0
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(out).num_rows == 125
+    assert_clean_error(tablebase("query", "--db", db, everything, "--format", "csv", "--json"), "two formats")
+    assert_clean_error(tablebase("query", "--db", db, everything, "--limit", -1), "--limit")
+
+
+def test_lookup_lists_as_many_moves_as_asked(db):
+    text = tablebase("lookup", "--db", db, "chomp_4x5", "5 5 2", "--moves", 3)
+    assert "11 moves, the 3 best:" in text.stdout and "8 more moves" in text.stderr
+    assert len(json.loads(tablebase("lookup", "--db", db, "chomp_4x5", "5 5 2", "--json", "--moves", 4).stdout)
+               ["moves"]) == 4
+
+
+def test_the_folder_may_come_from_tablebase_db(db):
+    result = tablebase("tables", "--json", env={**os.environ, "TABLEBASE_DB": str(db)})
+    assert result.returncode == 0 and json.loads(result.stdout)[0]["table"] == "chomp_4x5"
+    assert_clean_error(tablebase("tables", env={k: v for k, v in os.environ.items() if k != "TABLEBASE_DB"}),
+                       "--db DIR, or set TABLEBASE_DB")
+
+
+def test_stats_json_is_keyed_by_names_that_stay(db):
+    stats = json.loads(tablebase("stats", "--db", db, "chomp_4x5", "--json").stdout)
+    assert {"grundy_values", "outcomes_by_level", "storage"} <= set(stats)
+    assert stats["storage"]["title"] == "storage on disk" and stats["storage"]["rows"][0]["positions"] == 125

@@ -160,7 +160,7 @@ def test_bad_boards(table8):
 def test_statistics(table8):
     root, table = table8
     with tablebase.open(root) as tb:
-        stats = dict(tb.stats(table))
+        stats = {s.title: s.rows for s in tb.stats(table)}
         rows = rows_of(root, table)
     kinds = {r["kind"]: r["positions"] for r in next(v for k, v in stats.items() if k.startswith("values by kind")).to_pylist()}
     assert sum(kinds.values()) == len(rows)

@@ -56,6 +56,8 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CRAM = f"{EXAMPLES / 'cram.py'}:Cram"
 TOADS = f"{EXAMPLES / 'toads_and_frogs.py'}:ToadsAndFrogs"
 TICTACTOE = f"{EXAMPLES / 'tictactoe.py'}:TicTacToe"
+# A folder's own code never runs: lookups name the games (each serves only the tables built from it).
+GAMES = [CRAM, TOADS, TICTACTOE]
 
 CRAM_TABLE = "cram_rows3_cols4"
 TOADS_TABLE = "toadsandfrogs_cells6"
@@ -85,8 +87,13 @@ def run_all(*commands: list) -> list[subprocess.CompletedProcess]:
     return out
 
 
+def named() -> list[str]:
+    """``--game REF`` for each example game."""
+    return [arg for game in GAMES for arg in ("--game", game)]
+
+
 def all_rows(root: Path, table: str) -> list[dict]:
-    with tablebase.open(root) as tb:
+    with tablebase.open(root) as tb:  # SQL needs no game
         return tb.sql(f"SELECT * FROM {table} ORDER BY key").to_pylist()
 
 
@@ -164,7 +171,7 @@ def test_cram_gardner_symmetry_rule(cram, rows, cols):
     player wins by filling the two centre cells first, then mirroring."""
     root, _ = cram
     empty = "|".join(["." * cols] * rows)
-    with tablebase.open(root) as tb:
+    with tablebase.open(root, GAMES) as tb:
         row = tb.lookup(cram_table(rows, cols), empty)
     assert row["level"] == rows * cols
     assert row["outcome"] == ("P" if rows % 2 == 0 and cols % 2 == 0 else "N")
@@ -189,7 +196,7 @@ def test_cram_lookup_lists_every_domino(cram):
     root, _ = cram
     rules = CramRules(3, 4)
     stored = {r["position"]: r for r in all_rows(root, CRAM_TABLE)}
-    with tablebase.open(root) as tb:
+    with tablebase.open(root, GAMES) as tb:
         for position, row in stored.items():
             found = tb.lookup(CRAM_TABLE, position)
             board = rules.read(position)
@@ -216,7 +223,7 @@ HAND_VALUES = {"T.": "1", ".F": "-1", "TF": "0", "T.F": "*", "T..": "2", "T.T": 
 def test_toads_values_worked_out_by_hand(toads, position):
     """Small rows whose values follow from the rules in a line or two (see above)."""
     root, _ = toads
-    with tablebase.open(root) as tb:
+    with tablebase.open(root, GAMES) as tb:
         assert tb.lookup(TOADS_TABLE, position)["value"] == HAND_VALUES[position]
 
 
@@ -272,7 +279,7 @@ def test_toads_lookup_lists_each_sides_moves(toads):
     that row's stored value; each side's best move comes first among its moves."""
     root, _ = toads
     stored = {r["position"]: r for r in all_rows(root, TOADS_TABLE)}
-    with tablebase.open(root) as tb:
+    with tablebase.open(root, GAMES) as tb:
         for p, row in stored.items():
             found = tb.lookup(TOADS_TABLE, p)
             for side, left in (("Left", True), ("Right", False)):
@@ -336,7 +343,7 @@ def test_tictactoe_lookup_lists_every_free_cell(tictactoe):
     leaves and that board's stored outcome and plies, best move first."""
     root, _ = tictactoe
     stored = {r["position"]: r for r in all_rows(root, TICTACTOE_TABLE)}
-    with tablebase.open(root) as tb:
+    with tablebase.open(root, GAMES) as tb:
         for p, row in stored.items():
             if row["level"] < 6:
                 continue
@@ -368,7 +375,7 @@ def test_probe_and_lookup_many_give_the_stored_rows(db, game):
     root, table = db
     stored = all_rows(root, table)
     order = stored[1::2] + stored[::2]
-    with tablebase.open(root) as tb:
+    with tablebase.open(root, GAMES) as tb:
         many = tb.lookup_many(table, [r["position"] for r in order]).to_pylist()
         assert len(many) == len(order)
         for row, got in zip(order, many):
@@ -383,7 +390,8 @@ def test_probe_and_lookup_many_give_the_stored_rows(db, game):
 def test_verify_rederives_every_row(examples):
     """``tablebase verify`` of each example's table re-derives every stored row from its children
     and finds no problem (the three run at once)."""
-    results = run_all(*(["verify", "--db", examples[game][0], table, "--quiet"] for game, table in TABLES.items()))
+    results = run_all(*(["verify", "--db", examples[game][0], table, "--quiet", *named()]
+                        for game, table in TABLES.items()))
     for table, result in zip(TABLES.values(), results):
         assert result.returncode == 0, (table, result.stdout, result.stderr)
         assert result.stdout.startswith(f"{table}: ") and "no problems" in result.stdout, result.stdout
@@ -418,7 +426,7 @@ def test_lookup_of_a_finished_position(db, game, position, figures):
     (lost or drawn for the player to move, no best move) and lists no moves."""
     assert finished_by_the_rules(game, position)
     root, table = db
-    with tablebase.open(root) as tb:
+    with tablebase.open(root, GAMES) as tb:
         row = tb.lookup(table, position)
     assert row["position"] == position
     assert {k: row[k] for k in figures} == figures
@@ -441,7 +449,7 @@ def test_lookup_of_a_bad_position_is_refused(db, game, position, word):
     """A malformed position, or a well-formed one the table cannot hold, raises PositionError
     naming it, from lookup, probe and lookup_many alike."""
     root, table = db
-    with tablebase.open(root) as tb:
+    with tablebase.open(root, GAMES) as tb:
         for ask in (tb.lookup, tb.probe, lambda t, p: tb.lookup_many(t, [p])):
             with pytest.raises(PositionError, match=word) as caught:
                 ask(table, position)
@@ -454,8 +462,10 @@ def test_cli_lookup_of_finished_and_malformed_positions(examples):
     stderr naming it, no traceback."""
     finished = {"cram": "####|####|####", "toads": "TTFF", "tictactoe": "XOX|XOO|OXX"}
     malformed = {"cram": "x...|....|....", "toads": "TXF", "tictactoe": "XO|.."}
-    commands = [["lookup", "--db", examples[game][0], table, finished[game], "--json"] for game, table in TABLES.items()]
-    commands += [["lookup", "--db", examples[game][0], table, malformed[game]] for game, table in TABLES.items()]
+    commands = [["lookup", "--db", examples[game][0], table, finished[game], "--json", *named()]
+                for game, table in TABLES.items()]
+    commands += [["lookup", "--db", examples[game][0], table, malformed[game], *named()]
+                 for game, table in TABLES.items()]
     results = run_all(*commands)
     for game, result in zip(TABLES, results[:3]):
         assert result.returncode == 0, (game, result.stderr)
@@ -519,7 +529,7 @@ def test_kayles_rows_and_any_sum_of_rows(tmp_path):
                              str(tmp_path), "--quiet"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     truth = kayles_by_definition(40)
-    with tablebase.open(tmp_path) as tb:
+    with tablebase.open(tmp_path, [KAYLES]) as tb:
         stored = tb.sql("SELECT position, grundy, outcome FROM kayles_max40 ORDER BY key").to_pylist()
         assert {int(r["position"]): r["grundy"] for r in stored} == {n: truth[n] for n in range(1, 41)}
         assert "remoteness" not in tb.sql("SELECT * FROM kayles_max40 LIMIT 0").column_names  # a sum has none

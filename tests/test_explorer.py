@@ -1,15 +1,31 @@
-"""The explorer's pages and pictures, without a browser: boards are well-formed SVG, figures agree with
-oracles, text is escaped, and unknown tables and positions are 404 with a reason; `tablebase plot` too."""
+"""The explorer's pages and pictures, without a browser: boards are well-formed SVG that can be set up by
+clicking, with the best move outlined; outcomes are said in words; figures agree with oracles; text is
+escaped; a bad position is a 400 page, a missing table a 404, a game that cannot be loaded a 503; `tablebase
+plot` too."""
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
 from html import unescape
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from explorer_oracles import wythoff_outcome, wythoff_p_positions
+from explorer_oracles import (
+    board_of,
+    chomp_click,
+    chomp_squares,
+    domino_cells,
+    links_of,
+    marks_of,
+    reason_of,
+    said_of_move,
+    said_of_position,
+    tictactoe_clicks,
+    wythoff_outcome,
+    wythoff_p_positions,
+)
 from fastapi.testclient import TestClient
 from helpers import assert_clean_error
 from helpers import tablebase as run
@@ -17,8 +33,10 @@ from helpers import tablebase as run
 import tablebase
 from tablebase.build import build_tables
 from tablebase.build.jobs import spec_for
+from tablebase.games.drawing import BLUE, RED
 from tablebase.http.app import create_app
 
+TICTACTOE = f"{Path(__file__).resolve().parent.parent / 'examples' / 'tictactoe.py'}:TicTacToe"
 GAMES = [
     ("chomp", {"rows": 3, "cols": 4}),
     ("nim", {"heaps": 2, "max_heap": 7}),
@@ -30,6 +48,7 @@ GAMES = [
     ("hackenbush", {"max_edges": 4}),
     ("domineering", {"max_cells": 5}),
     ("tanhinmin", {"max_card": 3, "max_hand": 2}),
+    (TICTACTOE, {}),
 ]
 
 SCRIPTED = '''
@@ -93,7 +112,7 @@ def page(client, path: str, status: int = 200) -> str:
 
 def moves_of(html: str) -> list[tuple[str, str]]:
     """(outcome class, position) of each move row of a position page, in order."""
-    rows = re.findall(r'<tr class="move outcome-(\w)">.*?class="position" href="[^"]*">([^<]*)</a>', html, re.S)
+    rows = re.findall(r'<tr class="move outcome-(\w)">.*?class="position" href="[^"]*">([^<]*)</a>', html, re.DOTALL)
     return [(outcome, unescape(position)) for outcome, position in rows]
 
 
@@ -180,14 +199,37 @@ def test_a_domineering_board_larger_than_the_table_is_a_sum_of_regions(client, t
     assert html.count('<div><svg') == 2  # one picture per region
 
 
-def test_unknown_tables_and_positions_are_404_with_a_reason(client, tables):
+def test_a_bad_position_is_a_400_page_a_missing_table_404_and_a_game_not_loaded_503(client, tables, tmp_path,
+                                                                                    scheduler):
+    """Each page says what the API says, with its status: the reason of the API's 400 on a "Bad position"
+    page, 404 "Not found" for a table that is not there, 503 for a table whose game cannot be loaded."""
     name = tables[1][("chomp", (("cols", 4), ("rows", 3)))]
+    for bad in ["9 9", "x", "1 2", "3 3 3 3"]:
+        api = client.get(f"/tables/{name}/lookup", params={"position": bad})
+        assert api.status_code == 400, bad
+        for path in (f"/tables/{name}/position", f"/tables/{name}/board.svg"):
+            html = client.get(path, params={"position": bad})
+            assert html.status_code == 400, (path, bad)
+            assert "<title>bad position ·" in html.text and '<h1 id="error-title">Bad position</h1>' in html.text
+            assert reason_of(html.text) == api.json()["detail"], (path, bad)
     html = page(client, "/tables/nosuch", 404)
-    assert "no table &#39;nosuch&#39;" in html and name in html
-    html = page(client, f"/tables/{name}/position?position=9%209", 404)
-    assert "bad position" in html
+    assert "<h1 id=\"error-title\">Not found</h1>" in html and "no table &#39;nosuch&#39;" in html and name in html
     page(client, "/tables/nosuch/position?position=1", 404)
-    page(client, f"/tables/{name}/board.svg?position=x", 404)
+    page(client, "/tables/nosuch/board.svg?position=1", 404)
+    html = page(client, f"/tables/{name}/position?position=4%202&move=(9,9)", 400)
+    assert '<h1 id="error-title">Bad move</h1>' in html and "(9,9)" in reason_of(html)
+
+    game = tmp_path / "scripted.py"  # a table whose game file is then taken away
+    game.write_text(SCRIPTED)
+    spec = spec_for(f"{game}:Scripted", {"heap": 4})
+    list(build_tables([spec], tmp_path / "db", scheduler=scheduler, quiet=True))
+    game.unlink()
+    with TestClient(create_app(tmp_path / "db")) as gone:
+        api = gone.get(f"/tables/{spec.name}/lookup", params={"position": "3"})
+        assert api.status_code == 503
+        for path in (f"/tables/{spec.name}", f"/tables/{spec.name}/position?position=3"):
+            html = page(gone, path, 503)
+            assert '<h1 id="error-title">Game unavailable</h1>' in html and reason_of(html) == api.json()["detail"]
 
 
 def test_markup_in_a_games_positions_is_escaped(tmp_path, scheduler):
@@ -236,3 +278,145 @@ def test_a_long_list_of_moves_is_cut_with_a_link_to_all(client, tables, monkeypa
     assert len(moves_of(cut)) == 5 and f"The 5 best of {every} moves" in cut
     whole = page(client, f"/tables/{name}/position?position=6%209&moves=all")
     assert len(moves_of(whole)) == every and 'id="more-moves"' not in whole
+
+
+# -- the board: set up by clicking, moves outlined, large enough; the outcome in words; the figures -----------
+def looked_up(client, name: str, position: str) -> dict:
+    answer = client.get(f"/tables/{name}/lookup", params={"position": position})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def test_a_chomp_board_is_set_up_by_clicking_a_square(client, tables):
+    name = tables[1][("chomp", (("cols", 4), ("rows", 3)))]
+    for position in ["4 2 1", "1", "4 4 4", "2 2", "3"]:
+        lengths = [int(t) for t in position.split()]
+        links = links_of(board_of(page(client, f"/tables/{name}/position?position={quote(position)}")))
+        expected = {}
+        for r in range(3):
+            for c in range(4):
+                after = chomp_click(lengths, r, c, 3)
+                if after is not None and after != lengths:
+                    expected[f"{r} {c}"] = " ".join(map(str, after))
+        assert links == expected, position
+    for target in expected.values():  # each link is a page of the table
+        assert page(client, f"/tables/{name}/position?position={quote(target)}").count("<h1") == 1
+
+
+def test_a_nim_heap_is_resized_by_clicking_a_token_or_above_it_within_the_table(client, tables):
+    name = tables[1][("nim", (("heaps", 2), ("max_heap", 7)))]
+    for a, b in [(3, 5), (0, 7), (1, 1), (0, 0)]:
+        links = links_of(board_of(page(client, f"/tables/{name}/position?position={a}%20{b}")))
+        offered = {tuple(sorted(int(t) for t in p.split())) for p in links.values()}
+        expected = set()
+        for heap, other in ((a, b), (b, a)):  # a click sets a heap to 1..n-1 (a token), n-1 (the top one), n+1
+            for size in {*range(1, heap), heap - 1, heap + 1} - {-1, heap}:
+                if size <= 7:
+                    expected.add(tuple(sorted((size, other))))
+        expected.discard(tuple(sorted((a, b))))
+        assert offered == expected, (a, b)
+        assert (8, b) not in offered and (a, 8) not in offered  # past the largest heap: not offered
+
+
+def test_a_grid_cycles_a_cell_through_its_pieces_where_the_table_holds_the_board(client, tables):
+    """Domineering: '.' and '#', a board offered only if the table holds each of its regions (none larger is
+    a click away); Tic-tac-toe: '.', 'X', 'O', the next the table holds; Hackenbush: no links."""
+    domineering = tables[1][("domineering", (("max_cells", 5),))]
+    for position in ["..#|...", "..|..", "....."]:
+        rows = position.split("|")
+        links = links_of(board_of(page(client, f"/tables/{domineering}/position?position={quote(position)}")))
+        expected = {}
+        for r, row in enumerate(rows):
+            for c, cell in enumerate(row):
+                edited = "|".join(x[:c] + ".#"[cell == "."] + x[c + 1:] if i == r else x for i, x in enumerate(rows))
+                if edited.count(".") <= 5:  # its regions are the table's (at most 5 cells): no search
+                    expected[f"{r} {c}"] = looked_up(client, domineering, edited)["position"]
+        assert links == expected, position
+    tictactoe = tables[1][(TICTACTOE, ())]
+    for position in ["X..|.O.|...", "...|...|...", "XX.|OO.|X..", "XXX|OO.|..."]:
+        links = links_of(board_of(page(client, f"/tables/{tictactoe}/position?position={quote(position)}")))
+        assert links == tictactoe_clicks(position), position
+    hackenbush = tables[1][("hackenbush", (("max_edges", 4),))]
+    assert links_of(board_of(page(client, f"/tables/{hackenbush}/position?position=BRB"))) == {}
+
+
+def test_the_best_move_is_outlined_on_the_board_and_any_move_on_asking(client, tables):
+    chomp = tables[1][("chomp", (("cols", 4), ("rows", 3)))]
+    row = looked_up(client, chomp, "4 3 1")
+    best = next(m for m in row["moves"] if m["move"] == row["best_move"])
+    bitten = chomp_squares([4, 3, 1]) - chomp_squares([int(t) for t in best["position"].split()])
+    marks = marks_of(board_of(page(client, f"/tables/{chomp}/position?position=4%203%201")))
+    assert {c for _, _, cells in marks for c in cells} == {f"{r} {c}" for r, c in bitten}
+    other = row["moves"][-1]
+    html = page(client, f"/tables/{chomp}/position?position=4%203%201&move={quote(other['move'])}")
+    bitten = chomp_squares([4, 3, 1]) - chomp_squares([int(t) for t in other["position"].split()])
+    assert {c for _, _, cells in marks_of(board_of(html)) for c in cells} == {f"{r} {c}" for r, c in bitten}
+    assert f"the move, {other['move']}." in unescape(html) and 'class="shown"' in html
+
+    nim = tables[1][("nim", (("heaps", 2), ("max_heap", 7)))]
+    for move, heap, taken in [("5->2", 1, {2, 3, 4}), ("3->0", 0, {0, 1, 2})]:
+        html = page(client, f"/tables/{nim}/position?position=3%205&move={quote(move)}")
+        assert marks_of(board_of(html)) == [(m[0], False, {f"token {heap} {t}" for t in taken})
+                                            for m in marks_of(board_of(html))]
+
+    domineering = tables[1][("domineering", (("max_cells", 5),))]
+    row = looked_up(client, domineering, "..#|...")
+    marks = marks_of(board_of(page(client, f"/tables/{domineering}/position?position={quote('..#|...')}")))
+    assert sorted(marks) == sorted([(BLUE, False, domino_cells(row["best_left"])), (RED, True, domino_cells(row["best_right"]))])
+    right = [m for m in row["moves"] if m["side"] == "Right"][-1]
+    html = page(client, f"/tables/{domineering}/position?position={quote('..#|...')}&move={right['move']}&side=Right")
+    assert marks_of(board_of(html)) == [(RED, True, domino_cells(right["move"]))]
+    assert f"Right's move, {right['move']}." in unescape(html)
+
+
+def test_the_outcome_and_each_move_are_said_in_words(client, tables):
+    with tablebase.open(tables[0]) as tb:
+        picked = []
+        for (game, params), name in tables[1].items():
+            if game in ("wythoff", "fibonacci-nim", "green-hackenbush"):
+                continue
+            for outcome in ("N", "P", "L", "R", "D"):
+                found = tb.sql(f"SELECT position FROM {name} WHERE outcome = '{outcome}' ORDER BY key DESC LIMIT 1")
+                picked += [(name, p) for p in found.column(0).to_pylist()]
+    assert len(picked) >= 20
+    for name, position in picked:
+        row = looked_up(client, name, position)
+        html = page(client, f"/tables/{name}/position?position={quote(position)}")
+        said = unescape(re.search(r'<p class="headline" id="verdict-outcome">(.*?)</p>', html).group(1))
+        assert said == said_of_position(row), (name, position)
+        if "misere_outcome" in row:
+            assert "In misère play (a player who cannot move wins), the player to move " + \
+                ("wins" if row["misere_outcome"] == "N" else "loses") in unescape(html)
+        shown = [unescape(s) for s in re.findall(r'<td class="said">(.*?)</td>', html)]
+        assert shown == [said_of_move(m) for m in row["moves"][:len(shown)]], (name, position)
+
+
+def test_boards_are_large_enough_to_read_and_the_regions_of_a_sum_smaller(client, tables):
+    for name in tables[1].values():
+        with tablebase.open(tables[0]) as tb:
+            position = tb.sql(f"SELECT position FROM {name} ORDER BY level DESC, key LIMIT 1").column(0)[0].as_py()
+        board = board_of(page(client, f"/tables/{name}/position?position={quote(position)}"))
+        assert max(float(board.get("width")), float(board.get("height"))) >= 300, (name, position)
+    domineering = tables[1][("domineering", (("max_cells", 5),))]
+    html = page(client, f"/tables/{domineering}/position?position={quote('..#...|..#...')}")
+    regions = [ET.fromstring(r) for r in re.findall(r"<div>(<svg.*?</svg>)</div>", html, re.DOTALL)]
+    assert len(regions) == 2
+    for region in regions:
+        assert max(float(region.get("width")), float(region.get("height"))) <= 200
+
+
+def test_the_figures_shown_are_the_tables_own_and_a_search_is_said_in_words(client, tables):
+    with tablebase.open(tables[0]) as tb:
+        for name in tables[1].values():
+            columns = set(tb.sql(f"SELECT * FROM {name} LIMIT 0").column_names)
+            if "value_id" in columns:
+                columns |= set(tb.sql(f"SELECT * FROM {name}_values LIMIT 0").column_names)
+            position = tb.sql(f"SELECT position FROM {name} LIMIT 1").column(0)[0].as_py()
+            html = page(client, f"/tables/{name}/position?position={quote(position)}")
+            shown = re.findall(r'<td id="figure-(\w+)">', html)
+            assert shown and set(shown) <= columns - {"key", "position", "value_id", "id"}, (name, shown)
+    domineering = tables[1][("domineering", (("max_cells", 5),))]
+    html = page(client, f"/tables/{domineering}/position?position={quote('...|...')}")  # 6 cells: searched
+    shown = re.findall(r'<td id="figure-(\w+)">', html)
+    assert "searched" not in shown and "regions" not in shown and "outcome" in shown
+    assert "valued by search" in html

@@ -1,5 +1,7 @@
 """The explorer in a real browser: headless Chromium, driven by selenium, against `tablebase serve` in its own
-process. Skipped, saying why, where Chromium or its driver is not installed (.ci/run installs them)."""
+process: typing a position, following moves, setting a board up by clicking its squares, and outlining a
+move on the board. Skipped, saying why, where Chromium or its driver is not installed (.ci/run installs
+them)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import time
 import urllib.request
 
 import pytest
-from explorer_oracles import wythoff_outcome
+from explorer_oracles import chomp_click, domino_cells, wythoff_outcome
 from test_distributed import free_port
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -25,6 +27,8 @@ TOP = 12
 @pytest.fixture(scope="module")
 def server(built):
     root, _ = built("wythoff", max=TOP)
+    built("chomp", rows=3, cols=4)  # in the same folder, before the server opens it
+    built("domineering", max_cells=5)
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", "--db", str(root), "--port", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -94,9 +98,10 @@ def test_type_a_position_and_follow_the_best_move(server, browser):
     _go(browser, browser.find_element(By.ID, "look-up"))
     assert browser.find_element(By.ID, "figure-outcome").text == wythoff_outcome("5 9", TOP) == "N"
     rows = browser.find_elements(By.CSS_SELECTOR, "#moves tr.move")
-    shown = [(r.get_attribute("class").split("outcome-")[1], r.find_element(By.CSS_SELECTOR, "a").text) for r in rows]
+    shown = [(r.get_attribute("class").split("outcome-")[1], r.find_element(By.CSS_SELECTOR, "a.position").text)
+             for r in rows]
     assert [o for o, _ in shown] == [wythoff_outcome(p, TOP) for _, p in shown]
-    best = rows[0].find_element(By.CSS_SELECTOR, "a")
+    best = rows[0].find_element(By.CSS_SELECTOR, "a.position")
     target = best.text
     _go(browser, best)
     assert browser.find_element(By.ID, "position-title").text == target
@@ -127,3 +132,44 @@ def test_the_pages_style_applies_under_their_content_security_policy(server, bro
     badge = browser.find_element(By.CSS_SELECTOR, "#figure-outcome span")
     assert badge.value_of_css_property("background-color") == f"rgba({red}, {green}, {blue}, 1)"
     assert browser.find_element(By.CSS_SELECTOR, "#board svg").size["width"] > 0  # the inline picture is drawn
+
+
+def test_set_a_chomp_board_up_by_clicking_its_squares(server, browser):
+    """Each click on a square of the board is a link to the diagram it sets up; the page then shows it."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{server}/tables/chomp_3x4/position?position=4%202%201")
+    lengths = [4, 2, 1]
+    # Grow a row (4 3 3), cut one (2 2 2), grow one (4 4 2), then bite off the last square of a row (4 3 2).
+    for r, c in [(2, 2), (0, 1), (1, 3), (1, 3)]:
+        expected = chomp_click(lengths, r, c, 3)
+        square = browser.find_element(By.CSS_SELECTOR, f'#board svg a rect[data-cell="{r} {c}"]')
+        _go(browser, square)
+        lengths = expected
+        assert browser.find_element(By.ID, "position-title").text == " ".join(map(str, expected))
+    assert lengths == [4, 3, 2]
+
+
+def test_a_moves_name_outlines_it_on_the_board(server, browser):
+    """The moves list's names are links that outline the move on the board, in the mover's colour (Right's
+    red and dashed); the best moves are outlined without asking."""
+    from selenium.webdriver.common.by import By
+
+    from tablebase.games.drawing import BLUE, RED
+
+    browser.get(f"{server}/tables/domineering_c5/position?position=..%23|...")
+
+    def outlines() -> list[tuple[str, bool, set[str]]]:
+        return [(m.get_attribute("stroke"), m.get_attribute("stroke-dasharray") is not None,
+                 set(m.get_attribute("data-cells").split(";")))
+                for m in browser.find_elements(By.CSS_SELECTOR, "#board svg rect.mark")]
+
+    assert {(colour, dashed) for colour, dashed, _ in outlines()} == {(BLUE, False), (RED, True)}
+    rows = browser.find_elements(By.CSS_SELECTOR, "#moves tr.move")
+    right = [r for r in rows if r.find_elements(By.TAG_NAME, "td")[1].text == "Right"][-1]
+    name = right.find_element(By.CSS_SELECTOR, "a.show-move").text
+    _go(browser, right.find_element(By.CSS_SELECTOR, "a.show-move"))
+    assert outlines() == [(RED, True, domino_cells(name))]
+    assert browser.find_element(By.CSS_SELECTOR, "#board svg rect.mark").is_displayed()
+    assert f"Right's move, {name}." in browser.find_element(By.ID, "outlined").text
+    assert browser.find_element(By.CSS_SELECTOR, "td.shown").text == name

@@ -168,8 +168,9 @@ def bad_games(tmp_path_factory) -> Path:
 # -- 1. a game file ---------------------------------------------------------------------------
 def test_game_file_builds_and_every_reader_works(tmp_path, scheduler):
     """``--game path/to/file.py:Class`` (a path relative to the working folder) builds a table whose rows are
-    the closed form; lookup, stats and verify, run from another folder, read it by importing the file again;
-    ``tables`` shows the origin; the manifest records the source (ref, origin, version, digest)."""
+    the closed form; lookup and verify, run from another folder, read it with the file named again by
+    ``--game`` (a folder's own code never runs), stats needs no game; ``tables`` shows the origin as the
+    reader judges it; the manifest records the source (ref, origin, version, digest)."""
     game = game_copy(tmp_path / "games").resolve()
     db = tmp_path / "db"
     elsewhere = tmp_path / "elsewhere"
@@ -178,11 +179,13 @@ def test_game_file_builds_and_every_reader_works(tmp_path, scheduler):
                    "--quiet", cwd=tmp_path))
     assert json.loads(built.stdout)["table"] == "take_heap20"
     assert grundy_of(rows_of(db, "take_heap20")) == heaps(20, lambda n: n % 3)
-    lookup, stats, verify, tables = finish(
-        start("lookup", "--db", db, "take_heap20", "7", "--json", cwd=elsewhere),
+    named = ["--game", f"{game}:Take"]
+    lookup, stats, verify, tables, trusted = finish(
+        start("lookup", "--db", db, "take_heap20", "7", "--json", *named, cwd=elsewhere),
         start("stats", "--db", db, "take_heap20", "--json", cwd=elsewhere),
-        start("verify", "--db", db, "take_heap20", "--quiet", cwd=elsewhere),
+        start("verify", "--db", db, "take_heap20", "--quiet", *named, cwd=elsewhere),
         start("tables", "--db", db, "--json", cwd=elsewhere),
+        start("tables", "--db", db, "--json", *named, cwd=elsewhere),
     )
 
     row = json.loads(ok(lookup).stdout)
@@ -195,6 +198,9 @@ def test_game_file_builds_and_every_reader_works(tmp_path, scheduler):
     assert "21 rows verified, no problems" in ok(verify).stdout
 
     listed = json.loads(ok(tables).stdout)
+    assert [(t["table"], t["game"], t["origin"]) for t in listed] == [
+        ("take_heap20", "take", f"file {game}, not loaded: pass --game")]
+    listed = json.loads(ok(trusted).stdout)
     assert [(t["table"], t["game"], t["origin"]) for t in listed] == [("take_heap20", "take", f"file {game}")]
 
     source = manifest(db, "take_heap20")["source"]
@@ -208,8 +214,8 @@ def test_game_file_builds_and_every_reader_works(tmp_path, scheduler):
 def test_module_and_class_on_the_python_path(tmp_path):
     """``module:Class`` names a game in a package found on PYTHONPATH: the build (on its own local
     cluster, whose workers inherit that path) gives the closed form, and the manifest names the module
-    and the package's version. Without the package on the path, a lookup says in one line that the
-    table's game cannot be loaded."""
+    and the package's version. A lookup that names the game reads it; one that does not says in one
+    line which game to name, whether or not the package is on the path (the folder's word is not trust)."""
     site = tmp_path / "site"
     game_copy(site / "strangegames")
     (site / "strangegames" / "__init__.py").write_text('__version__ = "1.2.3"\n')
@@ -220,20 +226,23 @@ def test_module_and_class_on_the_python_path(tmp_path):
     assert (source["ref"], source["origin"], source["version"]) == (
         "strangegames.take:Take", "module strangegames.take", "1.2.3")
     assert grundy_of(rows_of(db, "take_heap15")) == heaps(15, lambda n: n % 3)
-    lookup, lost = finish(
-        start("lookup", "--db", db, "take_heap15", "14", "--json", path=site),
+    lookup, unnamed, lost = finish(
+        start("lookup", "--db", db, "take_heap15", "14", "--json", "--game", "strangegames.take:Take", path=site),
+        start("lookup", "--db", db, "take_heap15", "14", path=site),
         start("lookup", "--db", db, "take_heap15", "14"),  # without the package on the path
     )
     row = json.loads(ok(lookup).stdout)
     assert row["grundy"] == 14 % 3 and {m["position"] for m in row["moves"]} == {"13", "12"}
-    assert_clean_error(lost, "take_heap15", "strangegames")
+    assert_clean_error(unnamed, "take_heap15", "strangegames", "--game")
+    assert_clean_error(lost, "take_heap15", "strangegames", "--game")
 
 
 # -- 3. an installed plugin ------------------------------------------------------------------
 def test_plugin_from_entry_points(tmp_path):
     """A distribution that declares ``[tablebase.games] mygame = mymod:MyGame``: ``games --json`` lists
     mygame from that distribution and version, ``--version`` prints the tablebase version and a line per
-    game naming where it comes from, and ``build mygame`` builds the closed form (on its own local cluster)."""
+    game naming where it comes from, and ``build mygame`` builds the closed form (on its own local cluster),
+    which lookups read with no --game and ``tables`` shows as the plugin's."""
     site = tmp_path / "site"
     site.mkdir()
     source = (PLUGINS / "take.py").read_text()
@@ -269,8 +278,11 @@ def test_plugin_from_entry_points(tmp_path):
     recorded = manifest(db, "mygame_heap12")["source"]
     assert recorded["ref"] == "mygame" and "mygames 0.1" in recorded["origin"] and recorded["version"] == "0.1"
     assert grundy_of(rows_of(db, "mygame_heap12")) == heaps(12, lambda n: n % 3)
-    row = json.loads(ok(run("lookup", "--db", db, "mygame_heap12", "12", "--json", path=site)).stdout)
-    assert (row["grundy"], row["outcome"]) == (0, "P")
+    looked, tables = finish(start("lookup", "--db", db, "mygame_heap12", "12", "--json", path=site),
+                            start("tables", "--db", db, "--json", path=site))
+    row = json.loads(ok(looked).stdout)
+    assert (row["grundy"], row["outcome"]) == (0, "P")  # an installed plugin needs no --game
+    assert json.loads(ok(tables).stdout)[0]["origin"] == "plugin mygames 0.1 (mymod:MyGame)"
 
 
 # -- 4. a job file ------------------------------------------------------------------------------
@@ -321,7 +333,7 @@ def test_bad_reference_is_one_clean_line_and_writes_nothing(case, bad_builds):
 # -- 6. a game that is gone ------------------------------------------------------------------
 def test_table_whose_game_file_is_gone(tmp_path, scheduler):
     """After the game file is moved away, SQL still reads the rows (it needs no game), and lookup and verify
-    stop with exit 2 and one line naming the table and the game file."""
+    stop with exit 2 and one line naming the table, the game file its manifest names, and --game."""
     game = game_copy(tmp_path / "games").resolve()
     db = tmp_path / "db"
     ok(run("build", "--game", f"{game}:Take", "--heap", 10, "--out", db, "--scheduler", scheduler, "--quiet"))
@@ -333,14 +345,15 @@ def test_table_whose_game_file_is_gone(tmp_path, scheduler):
         start("verify", "--db", db, "take_heap10", "--quiet"),
     )
     assert grundy_of(json.loads(ok(query).stdout)) == heaps(10, lambda n: n % 3)
-    assert_clean_error(lookup, "take_heap10", str(game))
-    assert_clean_error(verify, "take_heap10", str(game))
+    assert_clean_error(lookup, "take_heap10", str(game), "--game")
+    assert_clean_error(verify, "take_heap10", str(game), "--game")
 
 
 # -- 7. changed rules ------------------------------------------------------------------------
 def changed_rules(tmp_path: Path, scheduler: str, fixture: str, cls: str, option: str, top: int, table: str) -> None:
-    """Build with amounts 1, 2; change the file to amounts 1, 3; the old table fails verify, cannot be
-    built on, and a new build gives the new closed form and passes verify."""
+    """Build with amounts 1, 2; change the file to amounts 1, 3: naming the changed file for the old table
+    is refused in one line (its digest is not the table's), the old table cannot be built on, and a new
+    build gives the new closed form and passes verify."""
     game = game_copy(tmp_path / "games", fixture)
     ref = f"{game}:{cls}"
     old_db, new_db = tmp_path / "old", tmp_path / "new"
@@ -351,16 +364,12 @@ def changed_rules(tmp_path: Path, scheduler: str, fixture: str, cls: str, option
 
     set_amounts(game, "1, 3")
     verify, refused, looked = finish(
-        start("verify", "--db", old_db, table, "--quiet"),
+        start("verify", "--db", old_db, table, "--quiet", "--game", ref),
         start("build", "--game", ref, f"--{option}", top, "--out", old_db, "--scheduler", scheduler),
-        start("lookup", "--db", old_db, table, "1", "--json"),
+        start("lookup", "--db", old_db, table, "1", "--json", "--game", ref),
     )
-    # A lookup still answers from the stored row, and says that the rules it lists moves by are new.
-    assert json.loads(ok(looked).stdout)["warning"].startswith("the game's source has changed")
-    assert "tablebase: warning: the game's source has changed" in looked.stderr
-    assert verify.returncode == 1, (verify.stdout, verify.stderr)
-    assert "position '2': grundy stored 2, derived 0" in verify.stdout  # heap 2 can no longer be taken whole
-    assert "Traceback" not in verify.stderr
+    for result in (verify, looked):
+        assert_clean_error(result, table, "built from other rules", ref)
     assert_clean_error(refused, table, "source has changed")
     assert file_hashes(old_db) == old_files
 
@@ -369,13 +378,13 @@ def changed_rules(tmp_path: Path, scheduler: str, fixture: str, cls: str, option
     assert grundy_of(new_rows) == heaps(top, lambda n: n % 2)
     assert new_rows != old_rows
     assert manifest(new_db, table)["source"]["digest"] != manifest(old_db, table)["source"]["digest"]
-    assert "no problems" in ok(run("verify", "--db", new_db, table, "--quiet")).stdout
+    assert "no problems" in ok(run("verify", "--db", new_db, table, "--quiet", "--game", ref)).stdout
 
 
 def test_changed_rules_of_a_plain_game_never_pass_as_the_old_table(tmp_path, scheduler):
-    """A plain game file whose amounts change from 1, 2 to 1, 3 after a build: verify of the old table
-    reports problems (exit 1), building on the old table is refused in one line, and a build into a new
-    folder gives the new rules' rows (n mod 2), which pass verify."""
+    """A plain game file whose amounts change from 1, 2 to 1, 3 after a build: verify and lookup of the old
+    table naming the changed file are refused in one line, building on the old table is refused in one
+    line, and a build into a new folder gives the new rules' rows (n mod 2), which pass verify."""
     changed_rules(tmp_path, scheduler, "take.py", "Take", "heap", 20, "take_heap20")
 
 
@@ -388,19 +397,20 @@ def test_changed_rules_of_a_compiled_keyed_game_are_compiled_again(tmp_path, sch
 
 def test_a_game_file_may_import_its_rules_from_beside_it(tmp_path, scheduler):
     """A game file that imports a module next to it builds; the module counts in the game's source, so
-    changing only the module is a change of rules that verify catches."""
+    changing only the module is a change of rules: verify, naming the game file, refuses the table."""
     games = tmp_path / "games"
     games.mkdir()
     (games / "amounts.py").write_text("AMOUNTS = (1, 2)\n")
     text = (Path(__file__).parent / "plugins" / "take.py").read_text()
     (games / "game.py").write_text(text.replace("AMOUNTS = (1, 2)\n", "from amounts import AMOUNTS\n"))
     db = tmp_path / "db"
-    ok(run("build", "--game", f"{games / 'game.py'}:Take", "--heap", 12, "--out", db, "--scheduler", scheduler,
-           "--quiet"))
+    ref = f"{games / 'game.py'}:Take"
+    ok(run("build", "--game", ref, "--heap", 12, "--out", db, "--scheduler", scheduler, "--quiet"))
     assert grundy_of(rows_of(db, "take_heap12")) == heaps(12, lambda n: n % 3)
+    assert "no problems" in ok(run("verify", "--db", db, "take_heap12", "--quiet", "--game", ref)).stdout
     (games / "amounts.py").write_text("AMOUNTS = (1, 3)\n")
-    verify = run("verify", "--db", db, "take_heap12", "--quiet")
-    assert verify.returncode == 1 and "grundy stored 2, derived 0" in verify.stdout, verify.stdout + verify.stderr
+    assert_clean_error(run("verify", "--db", db, "take_heap12", "--quiet", "--game", ref), "take_heap12",
+                       "built from other rules")
 
 
 # -- 8. terminal positions -----------------------------------------------------------------
@@ -412,9 +422,10 @@ def test_lookup_of_terminal_positions_of_a_plain_game(cram_job):
     emptiest = max(terminal, key=lambda p: p.count("."))
     assert fullest.count(".") < emptiest.count(".")
     assert sorted(r["position"] for r in rows_of(cram_job, "cram_small") if r["best_move"] is None) == terminal
+    named = ["--game", f"{cram_job.parent / 'jobs' / 'cram.py'}:Cram"]
     as_json, as_text = finish(
-        start("lookup", "--db", cram_job, "cram_small", fullest, "--json"),
-        start("lookup", "--db", cram_job, "cram_small", emptiest),
+        start("lookup", "--db", cram_job, "cram_small", fullest, "--json", *named),
+        start("lookup", "--db", cram_job, "cram_small", emptiest, *named),
     )
     row = json.loads(ok(as_json).stdout)
     assert (row["position"], row["moves"], row["grundy"], row["outcome"], row["remoteness"], row["best_move"]) \
@@ -437,7 +448,7 @@ def test_a_game_whose_moves_fail_is_one_clean_line_and_the_fixed_game_builds(tmp
     assert_clean_error(result, "take", "position 2", "ValueError", "no moves at 2")
     (games / "take.py").write_text(text)
     ok(run("build", games / "take.py:Take", "--heap", 5, "--out", db, "--scheduler", scheduler, "--quiet"))
-    grundy = ok(run("lookup", "--db", db, "take_heap5", "5", "--json"))
+    grundy = ok(run("lookup", "--db", db, "take_heap5", "5", "--json", "--game", games / "take.py:Take"))
     assert json.loads(grundy.stdout)["grundy"] == 5 % 3
 
 

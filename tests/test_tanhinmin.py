@@ -258,7 +258,7 @@ def test_build_reports_no_draws(built):
         with tablebase.open(root) as tb:
             drawn = tb.sql(f"SELECT count(*) AS n FROM {table} WHERE outcome = 'D' OR plies IS NULL").to_pylist()
             assert drawn == [{"n": 0}]
-            stats = dict(tb.stats(table))
+            stats = {s.title: s.rows for s in tb.stats(table)}
         per_level = stats["Tanhinmin: outcomes and draws per level"].to_pylist()
         assert sum(r["positions"] for r in per_level) == math.comb(top + most, most) ** 2 * (top + 1)
         assert all(r["draws"] == 0 for r in per_level)

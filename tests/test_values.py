@@ -131,7 +131,7 @@ def test_the_view_and_stats_read_the_files(domineering):
     values = read_values(root, table)
     with tablebase.open(root) as tb:
         view = tb.sql(f"SELECT * FROM {table}_values ORDER BY id").to_pylist()
-        storage = dict(tb.stats(table))["storage on disk"].to_pylist()[0]
+        storage = {s.name: s.rows for s in tb.stats(table)}["storage"].to_pylist()[0]
     on_disk = sum(p.stat().st_size for p in (root / table).rglob("*.parquet"))
     assert storage["values_bytes"] == sum(p.stat().st_size for p in values_files(root, table)) > 0
     assert storage["row_bytes"] + storage["values_bytes"] == on_disk

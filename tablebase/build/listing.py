@@ -43,7 +43,7 @@ from tablebase.listing import (
     level_table,
     limits_set,
 )
-from tablebase.store import Manifest, flush_to_disk, read_listing_level, table_dir, write_listing_level
+from tablebase.store import Manifest, flush_to_disk, intact, read_listing_level, table_dir, write_listing_level
 
 TOPIC = "tablebase-listing"
 NEAR = 20_000  # positions: a level this small is expanded here, where a round trip to the workers costs more
@@ -115,13 +115,17 @@ def list_keys_on_worker(ref: str, params: dict[str, Any], root: str, table: str,
 
 
 def whole(root: Path, manifest: Manifest) -> bool:
-    """Whether a manifest records a listing whose files are all there, whole."""
-    listing = manifest.listing
-    if not listing.get("complete"):
+    """Whether a manifest records a listing whose files are all there, whole (their sha256 checked).
+
+    A finished table keeps the listing's sizes but not its files (its rows
+    hold all that lookups need): running its build again lists the game
+    again, as the levels are read from the listing's files, not its record.
+    """
+    listing, files = manifest.listing, manifest.listing.get("files", {})
+    if not listing.get("complete") or not files:
         return False
     folder = table_dir(root, manifest.table)
-    return all((folder / n).is_file() and (folder / n).stat().st_size == r["bytes"]
-               for n, r in listing.get("files", {}).items())
+    return all(intact(folder, n, r) for n, r in files.items())
 
 
 def list_on_cluster(client: Client, root: Path, manifest: Manifest, kind: Kind, ref: str, run: str,

@@ -1,7 +1,8 @@
 """Where a build begins: the manifest an earlier run of the same build left, or a fresh one.
 
 A build is resumed only under the same game, options, source, version and
-partition size; files are kept only where the manifest records them whole.
+partition size; files are kept only where they are as the manifest records
+them: present, of their size and of their sha256.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from tablebase.build.jobs import TableSpec
 from tablebase.errors import StoreError
-from tablebase.store import Manifest, remove_listing, table_dir
+from tablebase.store import Manifest, intact, remove_listing, table_dir
 from tablebase.version import VERSION
 
 
@@ -22,16 +23,16 @@ def fresh_manifest(spec: TableSpec, partition_rows: int) -> Manifest:
                     source=spec.source.as_record(), compact=spec.compact)
 
 
-def resumed(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest:
-    """The manifest to build into: the one an earlier run of the same build left, or a fresh one."""
+def resumable(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest | None:
+    """The manifest an earlier run of the same build left, or None to start afresh; StoreError, naming
+    what differs, if the table was begun as another build. Reads the manifest only: a cheap early check."""
     old = Manifest.load_if_exists(root, spec.name)
     if old is None:
-        return fresh_manifest(spec, partition_rows or 0)
+        return None
     # 0: the earlier run stopped before its partitions were planned.
     fresh = fresh_manifest(spec, partition_rows or old.partition_rows)
     if not (old.files or old.listing.get("files") or old.values):
-        remove_listing(root, spec.name)  # nothing was kept: whatever game it was, start again
-        return fresh
+        return None
     if old.partition_rows == 0:
         old.partition_rows = fresh.partition_rows
     if not old.same_build(fresh):
@@ -41,7 +42,16 @@ def resumed(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest
             f"(version {old.version}, partitions of {old.partition_rows}); "
             "build into another --out or under another --table name"
         )
+    return old
+
+
+def resumed(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest:
+    """The manifest to build into: the one an earlier run of the same build left, or a fresh one."""
+    old = resumable(root, spec, partition_rows)
+    if old is None:
+        remove_listing(root, spec.name)  # nothing was kept: whatever game it was, start again
+        return fresh_manifest(spec, partition_rows or 0)
     folder = table_dir(root, spec.name)
-    old.files = {name: rec for name, rec in old.files.items()  # only records whose files are whole
-                 if (folder / name).is_file() and (folder / name).stat().st_size == rec["bytes"]}
+    # Only files as recorded are kept: each is read once for its sha256 (a flipped byte keeps its size).
+    old.files = {name: rec for name, rec in old.files.items() if intact(folder, name, rec)}
     return old

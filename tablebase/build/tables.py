@@ -12,9 +12,10 @@ from tablebase.build.driver import BuildSummary, build_table
 from tablebase.build.failures import disk_full
 from tablebase.build.jobs import TableSpec, is_small
 from tablebase.build.memory import shared_values
-from tablebase.build.resume import resumed
+from tablebase.build.resume import resumable
 from tablebase.errors import TablebaseError
-from tablebase.store import BuildLock, table_dir
+from tablebase.kinds import kind_named
+from tablebase.store import BuildLock, Manifest, list_tables, table_dir
 
 
 def build_tables(
@@ -41,6 +42,7 @@ def build_tables(
         raise TablebaseError("--dashboard serves a local cluster's; a running scheduler serves its own")
     if out.exists() and not out.is_dir():
         raise TablebaseError(f"--out {out} is a file, not a folder")
+    _refuse_view_names(out, specs)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:  # under /proc, below a file, no permission, a read-only file system
@@ -49,7 +51,7 @@ def build_tables(
         # Every table is claimed before the cluster starts, so a clash is refused at once.
         for spec in specs:
             held.enter_context(BuildLock(table_dir(out, spec.name)))
-            resumed(out.resolve(), spec, partition_rows)  # a table begun otherwise is refused before a cluster starts
+            resumable(out.resolve(), spec, partition_rows)  # a table begun otherwise is refused before a cluster starts
         # Only a local cluster started here is shaped by the job.
         local = scheduler is None
         shared_bytes = max((shared_values(s.kind) for s in specs), default=0) if local else 0
@@ -66,3 +68,24 @@ def build_tables(
                         raise disk_full(e, spec.name, out.resolve()) from None
                     raise
                 yield summary
+
+
+def _refuse_view_names(out: Path, specs: list[TableSpec]) -> None:
+    """Refuse a table named as another's view (a partizan table's ``<table>_values``), either way round:
+    in one folder, every table and view is a name of one SQL namespace."""
+    kinds = {}
+    for name in list_tables(out):  # the tables already there; one that cannot be read claims no view
+        try:
+            kinds[name] = kind_named(Manifest.load(out, name).kind)
+        except TablebaseError:
+            continue
+    kinds.update((spec.name, type(spec.kind)) for spec in specs)
+    views = {view: table for table, held in kinds.items() for a in held.artifacts for view in a.view_names(table)}
+    for spec in specs:
+        if spec.name in views:
+            raise TablebaseError(f"table {spec.name}: its name is that of a view of table {views[spec.name]} "
+                                 f"in {out}; give it another --table name")
+        taken = next((v for a in spec.kind.artifacts for v in a.view_names(spec.name) if v in kinds), None)
+        if taken is not None:
+            raise TablebaseError(f"table {spec.name}: its view {taken} would take the name of table {taken} "
+                                 f"in {out}; give one of them another --table name")

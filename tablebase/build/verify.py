@@ -1,7 +1,8 @@
 """Verify a built table: files against the manifest, and every row against its children.
 
-Nothing made by the build is reused: the game is imported again from where
-the manifest says it came from, a game whose positions the engine lists is
+Nothing made by the build is reused: the game is loaded again (a built-in
+game, an installed plugin, or the game the user names: never code the
+folder names, docs/security.md), a game whose positions the engine lists is
 listed again from its start positions, and compiled loops are compiled anew.
 Each level is then solved again from the *stored* rows of the lower levels
 and the result compared, column by column, with what is stored, so a table
@@ -18,7 +19,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 import numpy as np
 import pyarrow as pa
@@ -26,8 +27,8 @@ import pyarrow.compute as pc
 
 from tablebase.build.verify_index import IndexCheck
 from tablebase.errors import StoreError
-from tablebase.kinds import kind_of, table_game
-from tablebase.store import Manifest, read_parquet, rows_on_disk, sha256_of, table_dir, with_levels
+from tablebase.kinds import Trust, kind_of
+from tablebase.store import Manifest, read_parquet, record_problems, rows_on_disk, table_dir, with_levels
 
 MAX_PER_FILE = 5  # mismatches reported per file; the count says how many more
 
@@ -51,15 +52,10 @@ def _check_files(root: Path, m: Manifest) -> tuple[list[Problem], set[str]]:
     for name in sorted(rows_on_disk(root, m.table) - set(m.files)):
         problems.append(Problem(m.table, name, None, "file is not in the manifest"))
     for name, record in sorted(m.files.items()):
-        path = folder / name
-        if not path.is_file():
-            problems.append(Problem(m.table, name, None, "file is missing"))
-            continue
-        present.add(name)
-        if path.stat().st_size != record["bytes"]:
-            problems.append(Problem(m.table, name, None, f"{path.stat().st_size} bytes, the manifest says {record['bytes']}"))
-        if sha256_of(path) != record["sha256"]:
-            problems.append(Problem(m.table, name, None, "sha256 differs from the manifest"))
+        found = record_problems(folder, name, record)
+        problems += [Problem(m.table, name, None, what) for what in found]
+        if found != ["file is missing"]:
+            present.add(name)
     layout, done = m.layout(), set(m.levels_done)
     for level in m.plan:
         if level in done and not all(piece.name in m.files for piece in layout.of_level(level)):
@@ -101,13 +97,19 @@ def _compare(
     return problems
 
 
-def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None] = lambda s: None) -> tuple[int, list[Problem]]:
-    """Check one table; return the number of rows checked and the problems found."""
+def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None] = lambda s: None,
+                 games: Iterable[str] = ()) -> tuple[int, list[Problem]]:
+    """Check one table; return the number of rows checked and the problems found.
+
+    The rules come from a game this reader trusts (``kinds.Trust``: built-in,
+    an installed plugin, or one of ``games``, named by the user), never from
+    where the table's manifest says.
+    """
     root = Path(root)
     m = Manifest.load(root, table)
-    game, source = table_game(m)
-    if source.digest != m.source.get("digest"):
-        say(f"the game's source has changed since the table was built ({m.source.get('origin')}); "
+    game, changed = Trust(games).load(m)
+    if changed:
+        say("the game's source has changed since the table was built; "
             "checking the rows against the rules as they are now")
     kind = kind_of(game)
     problems, present = _check_files(root, m)

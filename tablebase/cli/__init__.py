@@ -15,7 +15,7 @@ import re
 import sys
 from typing import Sequence
 
-from tablebase.cli import building, catalogue, indexing, reading
+from tablebase.cli import building, catalogue, indexing, output, reading
 from tablebase.cli.common import EXIT_USAGE, Parser, one_line
 from tablebase.errors import TablebaseError
 
@@ -28,38 +28,40 @@ def make_parser() -> argparse.ArgumentParser:
     verbs.add_parser("check-game", help="check a game's rules on a small table: check-game GAME [options]")
 
     lookup = verbs.add_parser("lookup", help="a position's stored row and all its moves")
-    lookup.add_argument("--db", required=True)
+    output.db_option(lookup)
     lookup.add_argument("table")
     lookup.add_argument("position")
     lookup.add_argument("--json", action="store_true")
+    lookup.add_argument("--moves", type=int, metavar="N",
+                        help="list the N best moves (default: 20 printed, all in --json; 0: none)")
 
     query = verbs.add_parser("query", help="run read-only DuckDB SQL; each table is a view of its name")
-    query.add_argument("--db", required=True)
+    output.db_option(query)
     query.add_argument("sql")
-    query.add_argument("--json", action="store_true")
+    output.format_options(query)
 
     stats = verbs.add_parser("stats", help="the named statistics of queries/*.sql for a table")
-    stats.add_argument("--db", required=True)
+    output.db_option(stats)
     stats.add_argument("table")
     stats.add_argument("--json", action="store_true")
 
     verify = verbs.add_parser("verify", help="check a table's files and re-derive every row from its children")
-    verify.add_argument("--db", required=True)
+    output.db_option(verify)
     verify.add_argument("table")
     verify.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
     tables = verbs.add_parser("tables", help="the tables of a tablebase folder")
-    tables.add_argument("--db", required=True)
+    output.db_option(tables)
     tables.add_argument("--json", action="store_true")
 
     serve = verbs.add_parser("serve", help="serve a read-only JSON API over HTTP")
-    serve.add_argument("--db", required=True)
+    output.db_option(serve)
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1, help="server processes")
 
     plot = verbs.add_parser("plot", help="draw a picture of a table: grundy-map, p-positions, outcomes, position")
-    plot.add_argument("--db", required=True)
+    output.db_option(plot)
     plot.add_argument("table")
     plot.add_argument("picture", metavar="KIND",
                       help="grundy-map (two-number positions), p-positions (two or three numbers), "
@@ -67,6 +69,10 @@ def make_parser() -> argparse.ArgumentParser:
     plot.add_argument("--out", required=True, help="the picture's file, .png or .svg")
     plot.add_argument("--position", help="the position of the picture 'position'")
 
+    for reader in (lookup, query, stats, verify, tables, serve, plot):
+        reading.game_option(reader)
+    for bounded in (query, stats):
+        reading.limit_options(bounded)
     indexing.add_parser(verbs)
 
     listing = verbs.add_parser("games", help="every game with its build options and notation, and where it comes from")

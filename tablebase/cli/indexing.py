@@ -15,13 +15,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tablebase.cli.output import db_option, need_db
 from tablebase.errors import StoreError
 
 
 def add_parser(verbs: Any) -> None:
     """The verb's options, among the command's verbs."""
     index = verbs.add_parser("index", help="write the probe index of built tables (other programs mmap it)")
-    index.add_argument("--db", required=True)
+    db_option(index)
     index.add_argument("tables", nargs="*", metavar="TABLE", help="tables to index (default: every table)")
     index.add_argument("--force", action="store_true", help="write it again even where one is recorded")
     index.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -32,7 +33,7 @@ def index(args: argparse.Namespace) -> int:
     from tablebase.store import BuildLock, Manifest, list_tables, table_dir
     from tablebase.store.probe import write_index
 
-    root = Path(args.db)
+    root = Path(need_db(args))
     if not root.is_dir():
         raise StoreError(f"no tablebase folder at {root}")
     names = args.tables or list_tables(root)

@@ -1,4 +1,10 @@
-"""The verbs that read a tablebase folder: lookup, query, stats, verify, tables, serve and plot."""
+"""The verbs that read a tablebase folder: lookup, query, stats, verify, tables, serve and plot.
+
+A folder is data: each verb runs a game's code only for a built-in game, an
+installed plugin, or a game named with ``--game`` (docs/security.md). SQL
+runs within ``--memory-limit``, ``--threads`` and ``--timeout``; Ctrl-C ends
+a query in one line.
+"""
 
 from __future__ import annotations
 
@@ -7,65 +13,106 @@ import json
 import sys
 from typing import Any
 
+from tablebase import DEFAULT_TIMEOUT
+from tablebase.cli.common import one_line
+from tablebase.cli.output import chosen_format, need_db, print_result, rows_asked, table_text
 from tablebase.errors import TablebaseError
 from tablebase.words import as_text
 
+EXIT_INTERRUPTED = 130
 
-def print_rows(table: Any, as_json: bool) -> None:
-    rows = table.to_pylist()
-    if as_json:
-        print(json.dumps(rows, default=str))
-        return
-    names = table.column_names
-    cells = [[("" if r[n] is None else str(r[n])) for n in names] for r in rows]
-    widths = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(names)]
-    print("  ".join(n.ljust(w) for n, w in zip(names, widths)).rstrip())
-    for c in cells:
-        print("  ".join(v.ljust(w) for v, w in zip(c, widths)).rstrip())
+
+def game_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", action="append", default=[], metavar="REF",
+                        help="trust this game for the tables built from it (path/to/file.py:Class, module:Class "
+                             "or a name; may be given again): a folder's own code never runs")
+
+
+def limit_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--memory-limit", metavar="SIZE",
+                        help="memory DuckDB may use, e.g. 2GiB (default: a quarter of the memory, at most 4 GiB)")
+    parser.add_argument("--threads", type=int, help="threads DuckDB may use (default: the cores)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                        help=f"stop a query after this long (default {DEFAULT_TIMEOUT:g}; 0: no limit)")
+    parser.add_argument("--temp-dir", metavar="DIR",
+                        help="where DuckDB's private folder for spills is made (default: the system's temporary "
+                             "folder); it is removed afterwards")
+
+
+def open_db(args: argparse.Namespace) -> Any:
+    """The folder of ``--db``, trusting ``--game``, within the limits given."""
+    from tablebase import open as open_tb
+
+    timeout = getattr(args, "timeout", DEFAULT_TIMEOUT)
+    return open_tb(need_db(args), args.game, memory_limit=getattr(args, "memory_limit", None),
+                   threads=getattr(args, "threads", None), timeout=timeout or None,
+                   temp_directory=getattr(args, "temp_dir", None))
+
+
+def interrupted() -> int:
+    """Ctrl-C on a query: one line, and the shell's status for it."""
+    print("tablebase: interrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+MOVES_SHOWN = 20  # moves a printed lookup lists unless asked: Wythoff's positions have hundreds
+
+
+def print_rows(table: Any) -> None:
+    sys.stdout.write(table_text(table))
 
 
 def lookup(args: argparse.Namespace) -> int:
-    from tablebase import open as open_tb
-
-    with open_tb(args.db) as tb:
+    with open_db(args) as tb:
         row = as_text(tb.lookup(args.table, args.position))
     if "warning" in row:
         print(f"tablebase: warning: {row['warning'] if args.json else row.pop('warning')}", file=sys.stderr)
+    if args.moves is not None and args.moves < 0:
+        raise TablebaseError(f"--moves must be 0 or more, got {args.moves}")
+    moves = row.get("moves", [])
+    shown = args.moves if args.moves is not None else (len(moves) if args.json else MOVES_SHOWN)
     if args.json:
-        print(json.dumps(row))
+        print(json.dumps({**row, "moves": moves[:shown]} if "moves" in row else row))
         return 0
     figures = [f for f in row if f not in ("table", "position", "key", "level", "moves")]
     print(f"{row['table']}  {row['position']}  (level {row['level']}, key {row['key']})")
     print("  ".join(f"{f} {row[f] if row[f] is not None else '-'}" for f in figures))
-    if row["moves"]:
-        import pyarrow as pa
-
-        print(f"{len(row['moves'])} moves:")
-        print_rows(pa.Table.from_pylist([{k: v for k, v in m.items() if k != "key"} for m in row["moves"]]), False)
-    else:
+    if not moves:
         print("no moves")
+        return 0
+    import pyarrow as pa
+
+    print(f"{len(moves)} moves" + (f", the {min(shown, len(moves))} best:" if shown < len(moves) else ":"))
+    if shown:
+        print_rows(pa.Table.from_pylist([{k: v for k, v in m.items() if k != "key"} for m in moves[:shown]]))
+    if shown < len(moves):
+        print(f"tablebase: {len(moves) - shown} more moves: --moves N, or --json for all", file=sys.stderr)
     return 0
 
 
 def query(args: argparse.Namespace) -> int:
-    from tablebase import open as open_tb
-
-    with open_tb(args.db) as tb:
-        print_rows(tb.sql(args.sql), args.json)
+    chosen_format(args)  # refused before anything runs
+    with open_db(args) as tb:
+        try:
+            result = tb.sql(args.sql, rows=rows_asked(args))
+        except KeyboardInterrupt:
+            return interrupted()
+    print_result(result, args)
     return 0
 
 
 def stats(args: argparse.Namespace) -> int:
-    from tablebase import open as open_tb
-
-    with open_tb(args.db) as tb:
-        results = tb.stats(args.table)
-    if args.json:
-        print(json.dumps({title: t.to_pylist() for title, t in results}, default=str))
+    with open_db(args) as tb:
+        try:
+            results = tb.stats(args.table)
+        except KeyboardInterrupt:
+            return interrupted()
+    if args.json:  # keyed by the statistic's name, which stays; its title is for people
+        print(json.dumps({s.name: {"title": s.title, "rows": s.rows.to_pylist()} for s in results}, default=str))
         return 0
-    for i, (title, table) in enumerate(results):
-        print(("\n" if i else "") + f"== {title}")
-        print_rows(table, False)
+    for i, statistic in enumerate(results):
+        print(("\n" if i else "") + f"== {statistic.title}")
+        print_rows(statistic.rows)
     return 0
 
 
@@ -76,7 +123,7 @@ def verify(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"[{args.table}] {text}", file=sys.stderr, flush=True)
 
-    checked, problems = verify_table(args.db, args.table, say)
+    checked, problems = verify_table(need_db(args), args.table, say, args.game)
     for problem in problems:
         print(problem)
     if problems:
@@ -89,14 +136,14 @@ def verify(args: argparse.Namespace) -> int:
 def tables(args: argparse.Namespace) -> int:
     import pyarrow as pa
 
-    from tablebase import open as open_tb
-
-    with open_tb(args.db) as tb:
-        rows = tb.tables()
+    with open_db(args) as tb:
+        rows, unreadable = tb.tables(), tb.unreadable
+    for name, why in unreadable.items():  # set aside: the folder's other tables are listed
+        print(one_line(f"tablebase: warning: {name} is not a readable table: {why}"), file=sys.stderr)
     if args.json:
         print(json.dumps(rows))
     elif rows:
-        print_rows(pa.Table.from_pylist([{**r, "params": json.dumps(r["params"])} for r in rows]), False)
+        print_rows(pa.Table.from_pylist([{**r, "params": json.dumps(r["params"])} for r in rows]))
     else:
         print(f"no tables in {args.db}")
     return 0
@@ -113,15 +160,14 @@ def serve(args: argparse.Namespace) -> int:
     def ready(url: str) -> None:  # said once the folder is open and the port bound, not before
         print(f"serving {args.db} on {url} (API description at /openapi.json)", file=sys.stderr, flush=True)
 
-    serve(args.db, args.host, args.port, args.workers, ready)
+    serve(need_db(args), args.host, args.port, args.workers, ready, games=args.game)
     return 0
 
 
 def plot(args: argparse.Namespace) -> int:
-    from tablebase import open as open_tb
     from tablebase.plot import plot_table
 
-    with open_tb(args.db) as tb:
+    with open_db(args) as tb:
         said = plot_table(tb, args.table, args.picture, args.out, args.position)
     print(f"{args.out}: {said}")
     return 0

@@ -18,7 +18,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from tablebase.errors import PositionError, TablebaseError
-from tablebase.games.drawing import Picture, text_box
+from tablebase.games.drawing import Box, Picture, changed, text_box
 
 
 @dataclass(frozen=True)
@@ -186,6 +186,17 @@ class Game(ABC):
         Games override it to draw their board; by default the notation is shown in a box.
         """
         return text_box(position)
+
+    def highlight(self, position: str, move: str, after: str) -> list[Box]:
+        """Where ``move`` (by its name) changes the picture of ``position``, leading to ``after``: the boxes of
+        ``draw(position)`` that the explorer outlines.
+
+        By default the cells the two pictures draw differently (the shared ``board`` and ``heaps``
+        pictures name their cells; ``drawing.changed``). A game whose pictures move cells about (a board
+        cropped after the move, heaps sorted again) says it itself; one whose pictures name no cells
+        (trees, a text box) has no highlight.
+        """
+        return changed(self.draw(position), self.draw(after))
 
     # -- helpers for subclasses -----------------------------------------------------
     def position_error(self, text: str, why: str) -> PositionError:

@@ -15,7 +15,7 @@ import numpy as np
 from tablebase.errors import TablebaseError
 from tablebase.games import young
 from tablebase.games.base import Option, Texts
-from tablebase.games.drawing import GREY, INK, LIGHT, Picture
+from tablebase.games.drawing import GREY, INK, LIGHT, Edit, Picture
 from tablebase.games.keyed import CompiledMoves, DiagramBites, KeyedImpartialGame
 from tablebase.games.notation import split_ints
 
@@ -54,14 +54,20 @@ class Chomp(KeyedImpartialGame):
         self._sizes[0] = 0  # the empty diagram is not a position
 
     def draw(self, position: str) -> Picture:
-        """The bar as rows of squares, the poisoned square dark in the top-left corner; bitten squares faint."""
-        lengths = self.parse_ints(position)
+        """The bar as rows of squares, the poisoned square dark in the top-left corner; bitten squares faint.
+
+        A click on a square makes the diagram end there: its row is cut or grown to it, the rows above grown
+        to it and the rows below cut to it; on the last square of a row, that square is bitten off (with
+        the squares below it). The poisoned square stays."""
+        lengths = (self.parse_ints(position) + [0] * self.rows)[: self.rows]
         p = Picture(self.cols + 0.4, self.rows + 0.4, f"Chomp {position}")
         for r in range(self.rows):
             for c in range(self.cols):
-                here = r < len(lengths) and c < lengths[r]
+                here = c < lengths[r]
                 fill = INK if (r, c) == (0, 0) and here else ("#b45309" if here else LIGHT)
-                p.rect(0.2 + c, 0.2 + r, 1, 1, fill, GREY if not here else INK)
+                p.rect(0.2 + c, 0.2 + r, 1, 1, fill, GREY if not here else INK, _ended_at(lengths, r, c), (r, c))
+        p.clicks = ("A click on a square makes its row end there (rows above grown to it, rows below cut to it); "
+                    "on the last square of a row, bites it off.")
         return p
 
     @property
@@ -118,3 +124,15 @@ class Chomp(KeyedImpartialGame):
     def move_name(self, move: int) -> str:
         r, c = divmod(move, self.cols)
         return f"({r + 1},{c + 1})"
+
+
+def _ended_at(lengths: list[int], r: int, c: int) -> tuple[Edit, ...]:
+    """The diagram whose row ``r`` ends at column ``c``, rows above grown to it and rows below cut to it; if
+    that is the diagram itself, the square bitten off instead (nothing if the poisoned square would go)."""
+    ended = [max(n, c + 1) if i < r else c + 1 if i == r else min(n, c + 1) for i, n in enumerate(lengths)]
+    said = f"row {r + 1} ends at column {c + 1}"
+    if ended == lengths:
+        ended, said = [n if i < r else min(n, c) for i, n in enumerate(lengths)], f"bite at ({r + 1},{c + 1})"
+    if not ended[0]:
+        return ()
+    return (Edit(" ".join(str(n) for n in ended if n), said),)

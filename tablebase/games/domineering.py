@@ -20,6 +20,7 @@ stored orientation, columns as letters from ``a`` and rows as numbers from
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import numpy as np
@@ -27,7 +28,7 @@ import numpy as np
 from tablebase.errors import TablebaseError
 from tablebase.games import regions as R
 from tablebase.games.base import Option, Texts
-from tablebase.games.drawing import Picture, board
+from tablebase.games.drawing import Box, Picture, board
 from tablebase.games.keyed import KeyedPartizanGame, SumMoves
 
 MAX_CELLS = R.MAX_KEY_CELLS  # 15: boards are at most 15 columns wide
@@ -60,8 +61,25 @@ class Domineering(KeyedPartizanGame):
         self._keys: dict[int, np.ndarray] = {}
 
     def draw(self, position: str) -> Picture:
-        """The board's cells, filled ones dark; columns lettered and rows numbered as moves name them."""
-        return board(position.strip().split("|") if position.strip() else [], f"Domineering {position}")
+        """The board's cells, filled ones dark; columns lettered and rows numbered as moves name them.
+
+        A click on a cell empties or fills it, where every region of the board that makes is stored (a
+        board with a region larger than the table is valued by search: not a click away)."""
+        text = position.strip()
+        rows = text.split("|") if text and text != self.spell_board(0) else []
+        return board(rows, f"Domineering {position}", cycle=".#", offered=self._stored_regions)
+
+    def _stored_regions(self, text: str) -> bool:
+        return all(key is not None for _, key, _ in self.board_parts(self.read_board(text)))
+
+    def highlight(self, position: str, move: str, after: str) -> list[Box]:
+        """The domino's two cells, read from the move's name: the board after a move is written cropped, so
+        its cells are not where they were in the picture of the board before."""
+        rows = position.strip().split("|")
+        cells = [(int(r) - 1, ord(c) - ord("a")) for c, r in re.findall(r"([a-o])(\d+)", move)]
+        if not all(0 <= r < len(rows) and 0 <= c < len(rows[r]) and rows[r][c] == "." for r, c in cells):
+            return []  # named on another spelling of the board: no guess
+        return self.draw(position).boxes(cells)
 
     @property
     def table(self) -> str:

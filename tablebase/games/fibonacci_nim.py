@@ -42,11 +42,13 @@ class FibonacciNim(HeapGame):
         self.compiled_moves = CompiledMoves(_moves, tuple)
 
     def draw(self, position: str) -> Picture:
-        """The heap, with the most that may be taken now under it."""
+        """The heap, with the most that may be taken now under it; a click on a token or above the heap
+        resizes it, the most that may be taken kept where it still fits."""
         numbers = self.parse_ints(position)
         n = numbers[0] if numbers else 0
         k = numbers[1] if len(numbers) > 1 else max(n - 1, 0)
-        return heaps([n], f"Fibonacci nim {position}", [f"{n}, take ≤ {k}"], most=40)
+        return heaps([n], f"Fibonacci nim {position}", [f"{n}, take ≤ {k}"], most=40,
+                     resize=lambda _, size: f"{size} {min(k, size)}" if size <= self.top else None)
 
     @property
     def bounds(self) -> str:

@@ -23,6 +23,7 @@ subclass ``HeapGame`` directly.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, ClassVar
 
 import numba
@@ -31,7 +32,7 @@ import numpy as np
 from tablebase.errors import TablebaseError
 from tablebase.games import young
 from tablebase.games.base import Texts, table_name
-from tablebase.games.drawing import Picture, heaps
+from tablebase.games.drawing import Box, Picture, heaps
 from tablebase.games.keyed import KeyedImpartialGame
 from tablebase.games.notation import split_ints
 
@@ -106,8 +107,9 @@ class SingleHeap(HeapGame):
         self.key_space = self.top + 1
 
     def draw(self, position: str) -> Picture:
-        """The one heap."""
-        return heaps(self.parse_ints(position)[:1], f"{self.title or self.name} {position}")
+        """The one heap; a click on a token or above the heap resizes it, within the table."""
+        return heaps(self.parse_ints(position)[:1], f"{self.title or self.name} {position}",
+                     resize=lambda _, size: str(size) if size <= self.top else None)
 
     @property
     def max_level(self) -> int:
@@ -171,9 +173,27 @@ class HeapMultiset(HeapGame):
         super().read_sizes()
 
     def draw(self, position: str) -> Picture:
-        """The heaps side by side, each counted underneath."""
+        """The heaps side by side, each counted underneath; a click on a token or above a heap resizes that
+        heap, within the table."""
         sizes = self.parse_ints(position)
-        return heaps(sizes + [0] * (self.heaps - len(sizes)), f"{self.title or self.name} {position}")
+        sizes += [0] * (self.heaps - len(sizes))
+
+        def resize(heap: int, size: int) -> str | None:
+            resized = sorted(sizes[:heap] + [size] + sizes[heap + 1:])  # as the table writes it
+            return " ".join(map(str, resized)) if size <= self.top else None
+
+        return heaps(sizes, f"{self.title or self.name} {position}", resize=resize)
+
+    def highlight(self, position: str, move: str, after: str) -> list[Box]:
+        """The tokens taken from the heap that changed: the heaps are written in order of size, so the heap
+        lowered may sit elsewhere after the move, and is found as what the two multisets do not share."""
+        before, now = (Counter(self.parse_ints(p) + [0] * self.heaps) for p in (position, after))
+        gone, came = list((before - now).elements()), list((now - before).elements())
+        if len(gone) != 1 or len(came) != 1 or came[0] > gone[0]:
+            return []
+        sizes = self.parse_ints(position)
+        heap = max(i for i, size in enumerate(sizes) if size == gone[0])
+        return self.draw(position).boxes(("token", heap, t) for t in range(came[0], gone[0]))
 
     @property
     def size_name(self) -> str:

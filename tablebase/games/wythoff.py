@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from tablebase.games.base import Option, Texts
-from tablebase.games.drawing import GREEN, GREY, LIGHT, PAPER, Picture
+from tablebase.games.drawing import GREEN, GREY, LIGHT, PAPER, Box, Edit, Picture
 from tablebase.games.heaps import HeapGame, pair_count, pair_key, pair_keys, pair_of_key, pairs_of_keys
 from tablebase.games.keyed import CompiledMoves, QueenMoves
 from tablebase.games.notation import split_ints
@@ -55,24 +55,41 @@ class Wythoff(HeapGame):
     def draw(self, position: str) -> Picture:
         """The queen on her board, the corner she heads for at the bottom left (heaps as its coordinates).
 
-        A large board is drawn as a field with the queen in proportion, not as its squares."""
+        A click on a square puts the queen there (within the table). A large board is drawn as a field with
+        the queen in proportion, not as its squares."""
         a, b = (self.parse_ints(position) + [0, 0])[:2]
         side = max(a, b) + 2
         p = Picture(12.6, 12.6, f"Wythoff {position}")
         if side <= 24:
-            cell = 12 / side
             for i in range(side):
                 for j in range(side):
-                    p.rect(0.3 + i * cell, 0.3 + (side - 1 - j) * cell, cell, cell, LIGHT if (i + j) % 2 else PAPER,
-                           GREY)
+                    x, y, cell = _square(i, j, side)
+                    to = f"{min(i, j)} {max(i, j)}"  # the same position either way round
+                    moved = (Edit(to, f"queen to ({i}, {j}): {to}"),) if max(i, j) <= self.top else ()
+                    p.rect(x, y, cell, cell, LIGHT if (i + j) % 2 else PAPER, GREY, moved if (i, j) != (a, b) else ())
+            p.clicks = "A click on a square puts the queen there."
         else:
-            cell = 12 / (side + 1)
             p.rect(0.3, 0.3, 12, 12, "#f3f4f6", GREY)
-        p.rect(0.3, 0.3 + 12 - cell, cell, cell, GREEN, GREY)
-        x, y = 0.3 + (a + 0.5) * cell, 0.3 + 12 - (b + 0.5) * cell
+        x, y, cell = _square(0, 0, side + (side > 24))
+        p.rect(x, y, cell, cell, GREEN, GREY)
+        x, y, cell = _square(a, b, side + (side > 24))
+        x, y = x + cell / 2, y + cell / 2
         p.circle(x, y, max(cell * 0.38, 0.18), "#7c3aed")
         p.text(x, y - max(cell * 0.5, 0.3), f"({a}, {b})", 0.45)
         return p
+
+    def highlight(self, position: str, move: str, after: str) -> list[Box]:
+        """The queen's square before the move and after it (on the board of the position before): of the two
+        ways round the position after is written, the one a queen's move reaches."""
+        a, b = (self.parse_ints(position) + [0, 0])[:2]
+        side = max(a, b) + 2 + (max(a, b) + 2 > 24)
+        c, d = (self.parse_ints(after) + [0, 0])[:2]
+        ways = [(i, j) for i, j in ((c, d), (d, c)) if i == a or j == b or a - i == b - j]
+        boxes = []
+        for i, j in ((a, b), ways[0] if ways else (c, d)):
+            x, y, cell = _square(i, j, side)
+            boxes.append(Box(x, y, cell, cell, (i, j)))
+        return boxes
 
     @property
     def max_level(self) -> int:
@@ -116,3 +133,9 @@ class Wythoff(HeapGame):
     def move_name(self, move: int) -> str:
         kind, d = divmod(move, self.top + 1)
         return ("a", "b", "ab")[kind] + f"-{d}"
+
+
+def _square(i: int, j: int, side: int) -> tuple[float, float, float]:
+    """Where square (i, j) is on a board of ``side`` squares drawn 12 units wide: x, y and its size."""
+    cell = 12 / side
+    return 0.3 + i * cell, 0.3 + 12 - (j + 1) * cell, cell

@@ -42,9 +42,9 @@ class Served(FastAPI):
         await super().__call__(scope, receive, with_headers(send) if scope["type"] == "http" else send)
 
 
-def create_app(root: str | os.PathLike | ServedFolder) -> FastAPI:
-    """The API and the pages over the tables under ``root``."""
-    folder = root if isinstance(root, ServedFolder) else ServedFolder(root)
+def create_app(root: str | os.PathLike | ServedFolder, games: list[str] | tuple[str, ...] = ()) -> FastAPI:
+    """The API and the pages over the tables under ``root``, trusting the ``games`` named (``serve --game``)."""
+    folder = root if isinstance(root, ServedFolder) else ServedFolder(root, games)
     app = Served(
         title="tablebase",
         version=VERSION,
@@ -60,20 +60,22 @@ def create_app(root: str | os.PathLike | ServedFolder) -> FastAPI:
 
 
 def app_from_environment() -> FastAPI:
-    """For uvicorn's worker processes: the folder comes from TABLEBASE_DB."""
-    return create_app(os.environ["TABLEBASE_DB"])
+    """For uvicorn's worker processes: the folder comes from TABLEBASE_DB, the games named from TABLEBASE_GAMES
+    (one a line)."""
+    return create_app(os.environ["TABLEBASE_DB"], os.environ.get("TABLEBASE_GAMES", "").splitlines())
 
 
-def serving(root: str | os.PathLike) -> ServedFolder:
-    """The folder opened for serving; a TablebaseError if it is no tablebase, or holds no table."""
-    folder = ServedFolder(root)
+def serving(root: str | os.PathLike, games: list[str] | tuple[str, ...] = ()) -> ServedFolder:
+    """The folder opened for serving; a TablebaseError if it is no tablebase, or holds no table, or a game
+    named is bad."""
+    folder = ServedFolder(root, games)
     if not folder.db.manifests:
         raise TablebaseError(f"no tables in {root}: nothing to serve (tablebase build GAME ... --out {root} makes one)")
     return folder
 
 
 def serve(root: str | os.PathLike, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
-          ready: Callable[[str], None] = lambda url: None) -> None:
+          ready: Callable[[str], None] = lambda url: None, games: list[str] | tuple[str, ...] = ()) -> None:
     """Serve ``root`` until stopped; with ``workers`` > 1, as that many processes sharing the port.
 
     The folder is opened and the port bound first, so that a folder that is
@@ -83,11 +85,12 @@ def serve(root: str | os.PathLike, host: str = "127.0.0.1", port: int = 8000, wo
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
-    folder = serving(root)
+    folder = serving(root, games)
     sock = listen(host, port)
     ready(url_of(sock))
     if workers > 1:
         os.environ["TABLEBASE_DB"] = str(Path(root).resolve())
+        os.environ["TABLEBASE_GAMES"] = "\n".join(games)  # the workers start in this working folder
         config = uvicorn.Config(FACTORY, factory=True, workers=workers, **server_options(KEEP_ALIVE, PROTOCOL))
         Multiprocess(config, sockets=[sock]).run()
     else:

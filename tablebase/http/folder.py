@@ -30,8 +30,8 @@ _ABSOLUTE = re.compile(r"(?<![\w.~/:-])/(?:[^\s/'\"(),;:]+/)+[^\s/'\"(),;:]*")
 class ServedFolder:
     """A tablebase folder opened for serving, shared by every request's thread."""
 
-    def __init__(self, root: str | os.PathLike) -> None:
-        self.db = Tablebase(root)
+    def __init__(self, root: str | os.PathLike, games: list[str] | tuple[str, ...] = ()) -> None:
+        self.db = Tablebase(root, games)
         self._locks = {name: threading.Lock() for name in self.db.manifests}
         self._connecting = threading.Lock()
         where = Path(root)

@@ -11,8 +11,17 @@ A table's pages live under the noun of its JSON API, ``/tables/{table}``:
 
     GET /                                          the tables
     GET /tables/{table}                            a table: statistics, charts, positions worth a look
-    GET /tables/{table}/position?position=...      a position: board, figures, moves (&moves=all for all)
+    GET /tables/{table}/position?position=...      a position: its outcome in words, its board, figures and
+                                                   moves (&moves=all for all; &move=NAME, with &side=Left or
+                                                   Right in a game of two sides, outlines that move)
     GET /tables/{table}/board.svg?position=...     a position's picture alone
+
+A position's board is one to set up by clicking: each cell the game makes
+a link is a link to the position a click on it sets up, where the table
+holds that position (``boards``, and the game's ``draw``). A page that
+cannot be given says why, with the API's status: 400 for a position (or a
+move) that is not one of the table's, 404 for a missing table, 503 for a
+game this server cannot load.
 
 Each answered at ``/table/...`` too, where the pages were first, with a
 permanent redirect (308) to the same URL under ``/tables/``, so that links
@@ -30,19 +39,22 @@ from urllib.parse import quote
 import jinja2
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
-from markupsafe import Markup
 
-from tablebase.errors import GameUnavailable, TablebaseError
+from tablebase.errors import PositionError, TablebaseError
 from tablebase.games.drawing import OUTCOME_COLOURS
+from tablebase.http.api import status_of
+from tablebase.http.boards import outlined, position_board, region_board
 from tablebase.http.charts import cell, chart_of
 from tablebase.http.folder import ServedFolder
 from tablebase.http.interesting import applicable
-from tablebase.query.database import quote_name
+from tablebase.http.verdicts import move_verdict, position_verdict
+from tablebase.query.database import Statistic, quote_name
 from tablebase.store import table_dir
 
 STAT_ROWS = 40  # rows of a statistic shown under its chart
 MOVES_SHOWN = 200  # moves listed unless all are asked for: Wythoff 1024 has 1,300 from one position
-HIDDEN = {"table", "position", "key", "moves", "warning", "note", "regions", "value_id"}
+IDENTITY = {"key", "position", "id", "value_id"}  # which row, or which value: not what a position is worth
+TITLES = {400: "Bad position", 404: "Not found", 503: "Game unavailable"}
 OLD, NEW = "/table/", "/tables/"  # where a table's pages were, and are
 
 
@@ -63,8 +75,9 @@ class Explorer:
         self.db = folder.db
         self.env = templates()
         # Statistics and picks are read once per table: bounded by the tables of the folder.
-        self.stats: dict[str, list[tuple[str, Any]]] = {}
+        self.stats: dict[str, list[Statistic]] = {}
         self.picks: dict[str, list[tuple[str, str, Any]]] = {}
+        self.columns: dict[str, set[str]] = {}
 
     def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         started = time.perf_counter()
@@ -73,10 +86,13 @@ class Explorer:
         response.headers["Server-Timing"] = f"render;dur={1000 * (time.perf_counter() - started):.1f}"
         return response
 
-    def failure(self, error: Exception, table: str | None = None) -> HTMLResponse:
-        """A page naming the problem: 503 if the server lacks the game, else 404 (nothing there by that name)."""
-        status = 503 if isinstance(error, GameUnavailable) else 404
-        return self.page("error.html", status, reason=self.folder.public(str(error)), table=table)
+    def failure(self, error: TablebaseError, table: str | None = None) -> HTMLResponse:
+        """A page naming the problem with the API's status and reason: 400 a position that is not the table's,
+        404 nothing there by that name, 503 a game the server cannot load."""
+        status = status_of(error)
+        title = "Bad move" if isinstance(error, NoSuchMove) else TITLES[status]
+        return self.page("error.html", status, title=title, reason=self.folder.public(str(error)),
+                         table=table)
 
     def guarded(self, table: str, call: Callable[[], Any]) -> Any:
         """``call()`` under ``table``'s lock: what it loads of the table is loaded once."""
@@ -103,27 +119,31 @@ class Explorer:
             return self.failure(e, table)
         shown = [{"title": title, "chart": chart_of(rows), "columns": rows.column_names,
                   "rows": rows.slice(0, STAT_ROWS).to_pylist(), "more": max(rows.num_rows - STAT_ROWS, 0)}
-                 for title, rows in stats]
+                 for _, title, rows in stats]
         return self.page("table.html", table=table, manifest=manifest, game=game, stats=shown, picks=picks)
 
-    def position(self, table: str, position: str, all_moves: bool = False) -> HTMLResponse:
+    def position(self, table: str, position: str, all_moves: bool = False, move: str = "",
+                 side: str = "") -> HTMLResponse:
         started = time.perf_counter()
         try:
             self.folder.loaded(table)
             row = self.db.lookup(table, position)
-            game = self.db.game(table)
-            board = Markup(game.draw(row["position"]).svg())
-            regions = [Markup(game.draw(r).svg(20)) for r in _regions(row)]
+            looked_up = time.perf_counter() - started
+            game = self.db.stored(table).kind.game  # as written: it draws, and says what a move changes
+            stored = self.guarded(table, lambda: self._columns(table))
+            chosen = _move_named(row, move, side) if move else None
+            board, outlines = position_board(game, row, outlined(row, chosen), self._edits(table, row))
+            regions = [region_board(game, r) for r in _regions(row)]
         except TablebaseError as e:
             return self.failure(e, table)
-        figures = {k: v for k, v in row.items() if k not in HIDDEN}
+        figures = {k: v for k, v in row.items() if k in stored and k not in IDENTITY}
         columns: list[str] = []
-        for move in row["moves"]:
-            columns += [c for c in move if c not in HIDDEN and c != "move" and c not in columns]
-        looked_up = time.perf_counter() - started
+        for m in row["moves"]:
+            columns += [c for c in m if c in stored and c not in IDENTITY and c != "move" and c not in columns]
         moves = row["moves"] if all_moves else row["moves"][:MOVES_SHOWN]
         response = self.page("position.html", table=table, row=row, figures=figures, board=board, regions=regions,
-                             columns=columns, game=game, looked_up=looked_up, moves=moves,
+                             columns=columns, game=game, looked_up=looked_up, moves=moves, chosen=chosen,
+                             verdict=position_verdict(row), said=move_verdict, outlines=outlines,
                              hidden=len(row["moves"]) - len(moves))
         response.headers["Server-Timing"] += f", lookup;dur={1000 * looked_up:.1f}"
         return response
@@ -133,13 +153,48 @@ class Explorer:
         try:
             self.folder.loaded(table)
             row = self.db.lookup(table, position)
-            svg = self.db.game(table).draw(row["position"]).svg()
+            svg = self.db.stored(table).kind.game.draw(row["position"]).svg()
         except TablebaseError as e:
             return self.failure(e, table)
         return Response(svg, media_type="image/svg+xml")
 
+    def _edits(self, table: str, row: dict[str, Any]) -> Callable[[str], str | None]:
+        """Where a click on the board leads (``_edited``), each position asked once a page."""
+        found: dict[str, str | None] = {}
+
+        def href(target: str) -> str | None:
+            if target not in found:
+                found[target] = self._edited(table, row, target)
+            return found[target]
+
+        return href
+
+    def _edited(self, table: str, row: dict[str, Any], target: str) -> str | None:
+        """The page of the position ``target`` sets up; None if the table does not hold it, or it is ``row``'s."""
+        try:
+            probed = self.db.probe(table, target)
+        except TablebaseError:
+            return None
+        if "position" in probed:  # spelt as the table spells it (a board may share its key with its mirror image)
+            if probed["position"] == row["position"]:
+                return None
+        elif probed.get("key") == row.get("key"):
+            return None
+        spelt = probed.get("position", target)
+        return f"/tables/{quote(table, safe='')}/position?position={quote(spelt, safe='')}"
+
     # -- what a table page shows -------------------------------------------------------------
-    def _stats(self, table: str) -> list[tuple[str, Any]]:
+    def _columns(self, table: str) -> set[str]:
+        """What SQL holds of the table's positions: the columns of its view and of the views beside it, named
+        ``{table}_{word}`` (a partizan table's values), so that a page shows a lookup's figures and not the
+        rest of what it says (which parts were searched, which regions a board is the sum of)."""
+        if table not in self.columns:
+            self.folder.connected()
+            views = self.db.sql("SELECT table_name, column_name FROM information_schema.columns").to_pylist()
+            self.columns[table] = {v["column_name"] for v in views if _beside(v["table_name"], table)}
+        return self.columns[table]
+
+    def _stats(self, table: str) -> list[Statistic]:
         if table not in self.stats:
             self.folder.connected()
             self.stats[table] = self.db.stats(table)
@@ -165,6 +220,24 @@ class Explorer:
         return found
 
 
+def _beside(view: str, table: str) -> bool:
+    """Whether ``view`` is ``table``'s own or one of the views beside it, not another table's."""
+    return view == table or view.startswith(f"{table}_") and "_" not in view[len(table) + 1:]
+
+
+class NoSuchMove(PositionError):
+    """A move asked for (``&move=``) that the position does not have: a 400, as a position that is not one."""
+
+
+def _move_named(row: dict[str, Any], move: str, side: str) -> dict[str, Any]:
+    """The move of ``row`` named ``move`` (made by ``side``, if given); NoSuchMove if it has none."""
+    for m in row["moves"]:
+        if m["move"] == move and (not side or m.get("side", "").lower() == side.lower()):
+            return m
+    named = f"{side}'s move" if side else "move"
+    raise NoSuchMove(f"{row['table']}: no {named} {move!r} from position {row['position']!r}")
+
+
 def _regions(row: dict[str, Any]) -> list[str]:
     """The stored regions a board is the sum of, when the lookup names them ("[..|..] + -[...]")."""
     named = row.get("regions")
@@ -188,8 +261,9 @@ def explorer_routes(folder: ServedFolder) -> APIRouter:
         return explorer.table(table)
 
     @router.get("/tables/{table}/position", response_class=HTMLResponse)
-    def position(table: str, position: str = Query(""), moves: str = Query("")) -> HTMLResponse:
-        return explorer.position(table, position, all_moves=moves == "all")
+    def position(table: str, position: str = Query(""), moves: str = Query(""), move: str = Query(""),
+                 side: str = Query("")) -> HTMLResponse:
+        return explorer.position(table, position, all_moves=moves == "all", move=move, side=side)
 
     @router.get("/tables/{table}/board.svg")
     def board(table: str, position: str = Query("")) -> Response:

@@ -17,9 +17,9 @@ from tablebase.games import Game
 from tablebase.kinds.artifacts import Artifact, ArtifactCheck
 from tablebase.kinds.base import Footprint, Kind, StoredTable
 from tablebase.kinds.impartial import Impartial
-from tablebase.kinds.lookups import SOURCE_CHANGED, table_game
 from tablebase.kinds.partizan import Partizan
 from tablebase.kinds.scored import Scored
+from tablebase.kinds.trust import SOURCE_CHANGED, Trust
 
 KINDS: MappingProxyType[str, type[Kind]] = MappingProxyType({k.name: k for k in (Impartial, Partizan, Scored)})
 
@@ -37,5 +37,5 @@ def kind_named(name: str) -> type[Kind]:
         raise TablebaseError(f"no kind of game {name!r}; kinds are {', '.join(KINDS)}") from None
 
 
-__all__ = ["KINDS", "SOURCE_CHANGED", "Artifact", "ArtifactCheck", "Footprint", "Kind", "StoredTable", "kind_named",
-           "kind_of", "table_game"]
+__all__ = ["KINDS", "SOURCE_CHANGED", "Artifact", "ArtifactCheck", "Footprint", "Kind", "StoredTable", "Trust",
+           "kind_named", "kind_of"]

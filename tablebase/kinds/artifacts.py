@@ -57,8 +57,13 @@ class Artifact(ABC):
         """For verify: derives the artifact again from re-solved rows and compares."""
 
     @abstractmethod
-    def views(self, root: Path, table: str, manifest: Manifest) -> list[str]:
-        """DuckDB statements that make its views."""
+    def view_names(self, table: str) -> list[str]:
+        """The names of its views: no other table may be called so (the build refuses such a name)."""
+
+    @abstractmethod
+    def views(self, table: str, manifest: Manifest, source: Callable[[list[str]], str]) -> list[tuple[str, str]]:
+        """(view name, DuckDB statement that makes it) of each of its views; ``source(names)`` is the SQL
+        that reads exactly those files of the table (names relative to its folder), quoted as it must be."""
 
     @abstractmethod
     def files(self, manifest: Manifest) -> dict[str, dict]:

@@ -1,4 +1,4 @@
-"""Reading a built table: its game found again, and a position's row with every move's figures.
+"""Reading a built table: a position's row with every move's figures.
 
 Impartial and scored lookups are the same walk (the row, then each move's
 child row), differing only in how moves are ordered best first; partizan
@@ -12,29 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.errors import GameUnavailable, PositionError, TablebaseError
-from tablebase.games import Game, GameSource, load_game
+from tablebase.errors import PositionError
 from tablebase.kinds.base import StoredTable
 from tablebase.solve.kernels import children_of
-from tablebase.store import Manifest
-
-SOURCE_CHANGED = ("the game's source has changed since this table was built: its moves are those of the rules "
-                  "as they are now; tablebase verify says whether the table still holds")
 
 IDENTITY = ("key", "position")
 Listed = list[tuple[int, dict[str, Any]]]  # (move code, the move with its child's figures)
-
-
-def table_game(manifest: Manifest) -> tuple[Game, GameSource]:
-    """A built table's game, imported again from where its manifest says it came from.
-
-    GameUnavailable, one line naming the table and the game, if it cannot be.
-    """
-    try:
-        return load_game(manifest.source.get("ref", manifest.game), manifest.params)
-    except TablebaseError as e:
-        raise GameUnavailable(f"table {manifest.table}: its game cannot be loaded ({e}); install it, "
-                              "or build the table again") from None
 
 
 def row_with_moves(table: StoredTable, text: str, order: Callable[[Listed], Listed]) -> dict[str, Any]:

@@ -33,7 +33,7 @@ import pyarrow.compute as pc
 
 from tablebase.errors import StoreError
 from tablebase.kinds.artifacts import Artifact, ArtifactCheck, Say
-from tablebase.store import Manifest, Piece, sha256_of, table_dir
+from tablebase.store import Manifest, Piece, intact, record_problems, table_dir
 from tablebase.store.values import (
     FOLDER,
     bucket_name,
@@ -69,8 +69,7 @@ class ValuesTable(Artifact):
             leftover.unlink(missing_ok=True)  # a killed writer's temporary file
 
         def whole(records: dict[str, dict]) -> dict[str, dict]:
-            return {n: r for n, r in records.items()
-                    if (folder / n).is_file() and (folder / n).stat().st_size == r["bytes"]}
+            return {n: r for n, r in records.items() if intact(folder, n, r)}
 
         old = manifest.values
         files = whole(old.get("files", {}))
@@ -125,20 +124,21 @@ class ValuesTable(Artifact):
     def checker(self, solver: Any) -> "ValuesCheck":
         return ValuesCheck(solver)
 
-    def views(self, root: Path, table: str, manifest: Manifest) -> list[str]:
+    def view_names(self, table: str) -> list[str]:
+        return [f"{table}_values"]
+
+    def views(self, table: str, manifest: Manifest, source: Callable[[list[str]], str]) -> list[tuple[str, str]]:
         """``<table>_values``: each canonical form once; ``number`` repeats the text of a number,
         ``is_infinitesimal`` says whether both stops are 0."""
         files = merged_files(manifest.values)
         if not files:
             return []
-        listed = ", ".join("'" + str(table_dir(root, table) / f).replace("'", "''") + "'" for f in files)
-        name = '"' + (table + "_values").replace('"', '""') + '"'
-        return [
-            f"CREATE VIEW {name} AS SELECT id, value, left_ids, right_ids, is_number, "
-            "CASE WHEN is_number THEN value END AS number, mean, temperature, left_stop, right_stop, birthday, "
-            "left_stop = 0 AND right_stop = 0 AS is_infinitesimal, atomic_weight, reduced_canonical_form, "
-            f"positions, first_level FROM read_parquet([{listed}])"
-        ]
+        name = self.view_names(table)[0]
+        return [(name,
+                 f'CREATE VIEW "{name}" AS SELECT id, value, left_ids, right_ids, is_number, '
+                 "CASE WHEN is_number THEN value END AS number, mean, temperature, left_stop, right_stop, birthday, "
+                 "left_stop = 0 AND right_stop = 0 AS is_infinitesimal, atomic_weight, reduced_canonical_form, "
+                 f"positions, first_level FROM {source(files)}")]
 
 
 class ValuesCheck(ArtifactCheck):
@@ -167,13 +167,10 @@ class ValuesCheck(ArtifactCheck):
         parts = []
         for b, name in enumerate(names):
             path = folder / name
-            if not path.is_file():
-                problems.append((name, "file is missing"))
+            found = record_problems(folder, name, records[name])
+            problems += [(name, what) for what in found]
+            if found == ["file is missing"]:
                 continue
-            if path.stat().st_size != records[name]["bytes"]:
-                problems.append((name, f"{path.stat().st_size} bytes, the manifest says {records[name]['bytes']}"))
-            if sha256_of(path) != records[name]["sha256"]:
-                problems.append((name, "sha256 differs from the manifest"))
             try:
                 part = read_values([path])
             except StoreError as e:

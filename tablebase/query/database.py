@@ -1,39 +1,36 @@
 """A folder of tables, opened for reading: SQL through DuckDB, lookups through the game's kind.
 
-Every table is a DuckDB view of its own name over its Parquet files. Queries
-run read-only: only SELECT and EXPLAIN statements are accepted, and DuckDB
-itself may read nothing outside the folder and write nothing anywhere. Each
-table's game is imported again from where its manifest says it came from;
-lookups, probes and extra views are its kind's (``tablebase.kinds``).
+A folder is data (docs/security.md): opening it runs no code from it.
+Every table is a DuckDB view of its own name over exactly the files its
+manifest records (``views.py``); queries run read-only, sandboxed and
+bounded (``sql.py``). A table's game, which lookups and a compact table's
+positions need, is one this reader trusts (``kinds.Trust``): a built-in
+game, an installed plugin, or a game the user names; lookups, probes and
+extra views are its kind's (``tablebase.kinds``). A sub-folder that is not
+a readable table is set aside (``unreadable``), and the others still open.
 """
 
 from __future__ import annotations
 
 import os
-import weakref
+import threading
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-import duckdb
 import pyarrow as pa
 
 from tablebase.errors import PositionError, StoreError, TablebaseError
 from tablebase.games import KeyedForm, Texts
-from tablebase.kinds import SOURCE_CHANGED, StoredTable, kind_named, kind_of, table_game
+from tablebase.kinds import SOURCE_CHANGED, StoredTable, Trust, kind_named, kind_of
 from tablebase.listing import LevelRows
-from tablebase.store import Manifest, TableIndex, list_tables, read_level, rows_pattern
+from tablebase.query.sql import DEFAULT_TIMEOUT, Limits, QueryError, Session
+from tablebase.query.views import make_views, quote_name, view_files
+from tablebase.store import Manifest, TableIndex, list_tables, read_level
 
-_ALLOWED = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
-
-
-class QueryError(TablebaseError):
-    """SQL that DuckDB rejects, or that would change something."""
-
-
-def quote_name(name: str) -> str:
-    """A name as a DuckDB identifier, whatever it contains."""
-    return '"' + name.replace('"', '""') + '"'
+__all__ = ["DEFAULT_TIMEOUT", "QueryError", "Tablebase", "named_queries", "open_tablebase", "quote_name"]
+_DEFAULT: Any = object()  # a keyword left out: the Tablebase's own limit
 
 
 def named_queries() -> dict[str, str]:
@@ -42,38 +39,62 @@ def named_queries() -> dict[str, str]:
     return {p.name[:-4]: p.read_text() for p in sorted(folder.iterdir(), key=lambda p: p.name) if p.name.endswith(".sql")}
 
 
-class Tablebase:
-    """The tables under one folder. Use :func:`tablebase.open` to get one."""
+class Statistic(NamedTuple):
+    """One named statistic of a table: ``name`` is the query file's (``queries/<name>.sql``), a key that
+    stays; ``title`` says it in words; ``rows`` are its result."""
 
-    def __init__(self, root: str | os.PathLike) -> None:
+    name: str
+    title: str
+    rows: pa.Table
+
+
+class Tablebase:
+    """The tables under one folder. Use :func:`tablebase.open` to get one.
+
+    ``games``: references of games to trust for this folder's tables (a file
+    ``path/to/file.py:Class``, ``module:Class``, or a name), loaded now;
+    each serves the tables whose manifest names a game of its name and
+    records its digest. Built-in games and installed plugins need no naming.
+    ``memory_limit`` (bytes, or "4GiB"), ``threads`` and ``timeout`` (seconds
+    a statement may run, None for no limit) bound SQL; ``temp_directory`` is
+    where a private folder for DuckDB's spills is made and removed again.
+    """
+
+    def __init__(self, root: str | os.PathLike, games: Iterable[str] = (), *,
+                 memory_limit: int | str | None = None, threads: int | None = None,
+                 timeout: float | None = DEFAULT_TIMEOUT, temp_directory: str | os.PathLike | None = None) -> None:
         self.root = Path(root)
         if not self.root.is_dir():
             raise StoreError(f"no tablebase folder at {self.root}")
-        self.manifests = {name: Manifest.load(self.root, name) for name in list_tables(self.root)}
+        self.limits = Limits.of(memory_limit, threads, timeout, temp_directory)
+        self.trust = Trust(games)
+        #: the tables that can be read, and why each other sub-folder with a manifest cannot
+        self.manifests: dict[str, Manifest] = {}
+        self.unreadable: dict[str, str] = {}
+        for name in list_tables(self.root):
+            try:
+                self.manifests[name] = Manifest.load(self.root, name)
+                kind_named(self.manifests[name].kind)
+            except TablebaseError as e:
+                self.manifests.pop(name, None)
+                self.unreadable[name] = str(e)
         self._stored: dict[str, StoredTable] = {}
         self._indexes: dict[str, TableIndex] = {}
-        self._con: duckdb.DuckDBPyConnection | None = None
+        self._session: Session | None = None
+        self._loading = threading.RLock()  # a table's game and index are loaded once, whoever asks first
 
     # -- catalogue ------------------------------------------------------------
     def tables(self) -> list[dict[str, Any]]:
-        """Each table with its game, parameters, levels and row counts."""
-        out = []
-        for name, m in self.manifests.items():
-            out.append(
-                {
-                    "table": name,
-                    "game": m.game,
-                    "origin": m.source.get("origin", ""),
-                    "params": m.params,
-                    "levels": f"{len(m.levels_done)}/{len(m.plan)}",
-                    "positions": m.positions,
-                    "bytes": m.bytes,
-                    "complete": m.complete,
-                }
-            )
-        return out
+        """Each readable table with its game, where this reader takes the game from, parameters, levels and
+        row counts (``unreadable`` says why the other sub-folders are not tables)."""
+        return [{"table": name, "game": m.game, "origin": self.trust.origin(m), "params": m.params,
+                 "levels": len(m.plan), "levels_done": len(m.levels_done), "positions": m.positions, "bytes": m.bytes,
+                 "complete": m.complete}
+                for name, m in self.manifests.items()]
 
     def manifest(self, table: str) -> Manifest:
+        if table in self.unreadable:
+            raise StoreError(self.unreadable[table])
         if table not in self.manifests:
             raise StoreError(
                 f"no table {table!r} in {self.root} (tables: {', '.join(self.manifests) or 'none'})"
@@ -81,21 +102,23 @@ class Tablebase:
         return self.manifests[table]
 
     def stored(self, table: str) -> StoredTable:
-        """The table as its kind reads it: its game, imported again from where the manifest says."""
-        if table not in self._stored:
-            m = self.manifest(table)
-            game, source = table_game(m)
-            layout = m.layout()
+        """The table as its kind reads it, bound to its game if this reader trusts one for it (else
+        GameUnavailable, one line saying which game to name)."""
+        with self._loading:
+            if table not in self._stored:
+                m = self.manifest(table)
+                game, changed = self.trust.load(m)
+                layout = m.layout()
 
-            def texts(level: int) -> LevelRows:  # a plain game's notation, from the table's own rows
-                return LevelRows(texts=read_level(self.root, table, layout, level, ["position"])
-                                 .column("position").combine_chunks())
+                def texts(level: int) -> LevelRows:  # a plain game's notation, from the table's own rows
+                    return LevelRows(texts=read_level(self.root, table, layout, level, ["position"])
+                                     .column("position").combine_chunks())
 
-            kind = kind_of(game).listed(m.listing.get("sizes"), m.listing.get("move_names"), texts,
-                                        m.listing.get("max_moves", 0))
-            self._stored[table] = StoredTable(self.root, table, m, kind, lambda: self.index(table),
-                                              changed=source.digest != m.source.get("digest"))
-        return self._stored[table]
+                kind = kind_of(game).listed(m.listing.get("sizes"), m.listing.get("move_names"), texts,
+                                            m.listing.get("max_moves", 0))
+                self._stored[table] = StoredTable(self.root, table, m, kind, lambda: self.index(table),
+                                                  changed=changed)
+            return self._stored[table]
 
     def game(self, table: str) -> KeyedForm:
         """The table's game, in keyed form."""
@@ -103,80 +126,64 @@ class Tablebase:
 
     # -- SQL ------------------------------------------------------------------
     @property
-    def connection(self) -> duckdb.DuckDBPyConnection:
-        if self._con is None:
-            con = duckdb.connect(":memory:")
-            for name, m in self.manifests.items():
-                if not m.files:
-                    continue
-                files = rows_pattern(self.root, name)
-                position = "position"
-                if m.compact:
-                    position = self._spell_positions(con, name)
-                # Every file holds a level column; DuckDB skips files and row groups by its statistics.
-                con.execute(
-                    f"CREATE VIEW {quote_name(name)} AS SELECT key, {position} AS position, level, "
-                    f"* EXCLUDE (key, {'' if m.compact else 'position, '}level) "
-                    f"FROM read_parquet('{files}')"
-                )
-                for artifact in kind_named(m.kind).artifacts:  # files beside the rows (a values table)
-                    for statement in artifact.views(self.root, name, m):
-                        con.execute(statement)
-            con.execute(f"SET allowed_directories = ['{self.root.resolve()}/']")
-            con.execute("SET enable_external_access = false")
-            con.execute("SET lock_configuration = true")
-            # Closed at exit at the latest: a connection left open with Python
-            # functions in it makes the interpreter's shutdown complain.
-            weakref.finalize(self, con.close)
-            self._con = con
-        return self._con
+    def session(self) -> Session:
+        """The DuckDB database of the folder's views, sandboxed before any view is made; opened on first use."""
+        with self._loading:
+            if self._session is None:
+                session = Session(self.root, view_files(self.root, self.manifests), self.limits)
+                try:
+                    make_views(session, self.root, self.manifests, lambda table: self._spelt(session, table))
+                except BaseException:
+                    session.close()
+                    raise
+                self._session = session
+            return self._session
 
-    def _spell_positions(self, con: duckdb.DuckDBPyConnection, table: str) -> str:
-        """Register a function that spells a compact table's positions from their keys; return its call."""
-        kind = self.stored(table).kind
+    def _spelt(self, session: Session, table: str) -> str:
+        """Register the function that spells a compact table's positions from their keys; return its call.
 
+        The table's game is loaded at the first position asked for, not before:
+        a query that does not select positions needs no game, trusted or not.
+        """
         def spell(keys: pa.Array) -> pa.Array:
+            try:
+                kind = self.stored(table).kind
+            except TablebaseError as e:
+                session.failed = e  # DuckDB wraps it: the query says this instead
+                raise
             keys = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
             return kind.spell(keys.to_numpy(zero_copy_only=False))
 
         function = f"position_of_{table}"
-        con.create_function(function, spell, ["BIGINT"], "VARCHAR", type="arrow", side_effects=False)
+        session.con.create_function(function, spell, ["BIGINT"], "VARCHAR", type="arrow", side_effects=False)
         return f"{quote_name(function)}(key)"
 
-    def sql(self, query: str) -> pa.Table:
-        """Run one read-only SQL statement (SELECT or EXPLAIN) and return an Arrow table."""
-        con = self.connection.cursor()  # one per call: DuckDB refuses two calls at once on one connection
-        try:
-            statements = con.extract_statements(query)
-        except duckdb.Error as e:
-            raise QueryError(f"SQL error: {_first_line(e)}") from None
-        if len(statements) != 1:
-            raise QueryError(f"give exactly one SQL statement, got {len(statements)}")
-        if statements[0].type not in _ALLOWED:
-            raise QueryError(
-                f"only SELECT queries are allowed (tables are read-only), got {statements[0].type.name}"
-            )
-        try:
-            result = con.sql(query)
-            if result is None:
-                return pa.table({})
-            return result.to_arrow_table() if hasattr(result, "to_arrow_table") else result.arrow()
-        except duckdb.Error as e:
-            raise QueryError(f"SQL error: {_first_line(e)}") from None
+    def sql(self, query: str, timeout: float | None = _DEFAULT, rows: int | None = None) -> pa.Table:
+        """Run one read-only SQL statement (SELECT or EXPLAIN) and return an Arrow table.
 
-    def stats(self, table: str) -> list[tuple[str, pa.Table]]:
-        """The named statistics of queries/*.sql that apply to this table, plus storage figures."""
+        It runs within the memory and thread limits of this Tablebase and is
+        stopped after ``timeout`` seconds (by default the Tablebase's), or by
+        Ctrl-C; QueryError says which. ``rows``: the first rows only, the rest
+        never computed where DuckDB can avoid it.
+        """
+        limit = self.limits.timeout if timeout is _DEFAULT else timeout
+        return self.session.run(query, limit, rows)
+
+    def stats(self, table: str, timeout: float | None = _DEFAULT) -> list[Statistic]:
+        """The named statistics of queries/*.sql that apply to this table, plus storage figures
+        (each query within the time limit): each with its name (the query file's, a stable key for
+        programs), its title (for people) and its rows."""
         m = self.manifest(table)
         if not m.files:
             raise StoreError(f"table {table} has no rows yet")
-        columns = set(self.sql(f"SELECT * FROM {quote_name(table)} LIMIT 0").column_names)
+        columns = set(self.sql(f"SELECT * FROM {quote_name(table)} LIMIT 0", timeout).column_names)
         out = []
         for name, text in named_queries().items():
             needs = _header(text, "needs")
             if needs and not set(needs.split()) <= columns:
                 continue
             title = _header(text, "title") or name
-            out.append((title, self.sql(text.replace("{table}", quote_name(table)))))
+            out.append(Statistic(name, title, self.sql(text.replace("{table}", quote_name(table)), timeout)))
         # Files beside the rows count too (a partizan table's values table).
         beside = [f for a in kind_named(m.kind).artifacts for f in a.files(m).values()]
         values = sum(f["bytes"] for f in beside)
@@ -191,16 +198,17 @@ class Tablebase:
                 "bits_per_position": [round(8 * total / max(m.positions, 1), 2)],
             }
         )
-        out.append(("storage on disk", storage))
+        out.append(Statistic("storage", "storage on disk", storage))
         return out
 
     # -- lookups ----------------------------------------------------------------
     def index(self, table: str) -> TableIndex:
         """The table's rows in memory (loaded on first use) for fast lookups."""
-        if table not in self._indexes:
-            kind = self.stored(table).kind
-            self._indexes[table] = TableIndex(self.root, table, self.manifest(table), kind.spell)
-        return self._indexes[table]
+        with self._loading:
+            if table not in self._indexes:
+                kind = self.stored(table).kind
+                self._indexes[table] = TableIndex(self.root, table, self.manifest(table), kind.spell)
+            return self._indexes[table]
 
     def lookup(self, table: str, position: str) -> dict[str, Any]:
         """The stored row of a position, with every legal move and its child's stored figures, best first.
@@ -233,9 +241,10 @@ class Tablebase:
         return stored.lookup_many(texts, with_positions)
 
     def close(self) -> None:
-        if self._con is not None:
-            self._con.close()
-            self._con = None
+        """Close the SQL database and remove its temporary folder (the tables stay readable: SQL opens again)."""
+        if self._session is not None:
+            self._session.close()
+            self._session = None
 
     def __enter__(self) -> "Tablebase":
         return self
@@ -259,10 +268,6 @@ def _header(text: str, field: str) -> str | None:
     return None
 
 
-def _first_line(error: Exception) -> str:
-    return " ".join(str(error).split("\n")[0].split())
-
-
-def open_tablebase(root: str | os.PathLike) -> Tablebase:
-    """Open the tables built under ``root`` for SQL and lookups."""
-    return Tablebase(root)
+def open_tablebase(root: str | os.PathLike, games: Iterable[str] = (), **limits: Any) -> Tablebase:
+    """Open the tables built under ``root`` for SQL and lookups (see :class:`Tablebase`)."""
+    return Tablebase(root, games, **limits)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -35,9 +36,71 @@ def rows_on_disk(root: str | os.PathLike, table: str) -> set[str]:
     return {str(p.relative_to(folder)) for p in folder.glob(f"{ROWS}/*.parquet")}
 
 
-def rows_pattern(root: str | os.PathLike, table: str) -> str:
-    """A glob of every file of a table's rows (each holds a ``level`` column)."""
-    return str(table_dir(root, table) / ROWS / "*.parquet")
+def first_outside(folder: Path, names: Iterable[object]) -> object | None:
+    """The first of the file names a manifest records that leaves the table's folder, or None.
+
+    A name must be relative, without ``..``, and name a path that, symlinks
+    followed, is still under the folder: a downloaded folder's manifest may
+    name anything, and no reader follows it out. Each distinct sub-folder is
+    resolved once and each file only if it is a symlink (a table has
+    thousands of files, and resolving each took a second).
+    """
+    home = os.path.realpath(folder)
+    parents: dict[str, bool] = {}
+    for name in names:
+        if not isinstance(name, str) or not name or "\0" in name:
+            return name
+        relative = Path(name)
+        if relative.is_absolute() or ".." in relative.parts:
+            return name
+        parent = str(relative.parent)
+        if parent not in parents:
+            parents[parent] = _under(os.path.realpath(os.path.join(home, parent)), home)
+        path = os.path.join(home, name)
+        if not parents[parent] or (os.path.islink(path) and not _under(os.path.realpath(path), home)):
+            return name
+    return None
+
+
+def _under(path: str, home: str) -> bool:
+    return path == home or path.startswith(home.rstrip(os.sep) + os.sep)
+
+
+def intact(folder: Path, name: str, record: dict) -> bool:
+    """Whether a recorded file is on disk as the manifest records it: its size, then its sha256.
+
+    Costs a read of the file: what a resumed build keeps is checked this way,
+    so that flipped bytes are built again rather than kept.
+    """
+    path = folder / name
+    try:
+        return path.is_file() and path.stat().st_size == record["bytes"] and sha256_of(path) == record["sha256"]
+    except OSError:
+        return False
+
+
+def record_problems(folder: Path, name: str, record: dict) -> list[str]:
+    """How a file differs from its manifest record: missing, or its size, sha256 or rows.
+
+    Rows are counted from the file's footer; a footer that cannot be read is
+    left to whatever reads the file next, which says so.
+    """
+    path = folder / name
+    if not path.is_file():
+        return ["file is missing"]
+    problems = []
+    size = path.stat().st_size
+    if size != record["bytes"]:
+        problems.append(f"{size} bytes, the manifest says {record['bytes']}")
+    if sha256_of(path) != record["sha256"]:
+        problems.append("sha256 differs from the manifest")
+    try:
+        rows = pq.ParquetFile(path).metadata.num_rows
+    except (OSError, pa.ArrowException):
+        return problems
+    if rows != record["rows"]:
+        problems.append(f"{rows:,} rows, the manifest says {record['rows']:,}")
+    return problems
 
 
 def read_level(root: str | os.PathLike, table: str, layout: Layout, level: int,

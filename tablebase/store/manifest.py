@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from tablebase.errors import StoreError
-from tablebase.store.files import table_dir, write_atomic
+from tablebase.store.files import first_outside, table_dir, write_atomic
 from tablebase.store.layout import Layout, Plan
 
 FILE_NAME = "_manifest.json"
@@ -82,9 +82,11 @@ class Manifest:
         path = table_dir(root, table) / FILE_NAME
         if not path.exists():
             raise StoreError(f"no table {table!r} in {root} (tables: {', '.join(list_tables(root)) or 'none'})")
+        if first_outside(Path(root), [table]) is not None:  # a symlink out of the tablebase's folder
+            raise _outside(root, table, table)
         try:
             data = json.loads(path.read_text())
-        except ValueError as e:
+        except (OSError, ValueError) as e:
             raise StoreError(f"damaged manifest {path}: {e}") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             found = data.get("format") if isinstance(data, dict) else None
@@ -93,13 +95,23 @@ class Manifest:
                 "rebuild it with this version, into a new folder"
             )
         try:
+            _check_fields(data, table)
             manifest = cls(**data)
             manifest.plan = Plan(manifest.plan)
             manifest.levels_done = list(itertools.chain.from_iterable(
                 range(first, last + 1) for first, last in manifest.levels_done))
         except (ValueError, TypeError) as e:
             raise StoreError(f"damaged manifest {path}: {e}") from None
+        outside = first_outside(path.parent, manifest.named_files())
+        if outside is not None:
+            raise _outside(root, table, outside)
         return manifest
+
+    def named_files(self) -> list[str]:
+        """Every file name the manifest records: rows, the listing's, the values table's files and pieces, the
+        probe index."""
+        return [*self.files, *self.listing.get("files", {}), *self.values.get("files", {}),
+                *self.values.get("pieces", {}), *self.probe]
 
     @classmethod
     def load_if_exists(cls, root: str | os.PathLike, table: str) -> "Manifest | None":
@@ -117,6 +129,38 @@ def list_tables(root: str | os.PathLike) -> list[str]:
 
 
 _BULKY = ("levels_done", "plan")
+# The type of each field as saved (a manifest is read from a folder anyone may have written).
+_TYPES: dict[str, type | tuple[type, ...]] = {
+    "table": str, "game": str, "kind": str, "params": dict, "version": str, "partition_rows": int, "source": dict,
+    "plan": list, "files": dict, "levels_done": list, "complete": bool, "values": dict, "format": int,
+    "compact": bool, "listing": dict, "probe": dict,
+}
+
+
+def _outside(root: str | os.PathLike, table: str, path: object) -> StoreError:
+    return StoreError(f"table {table} in {root} is refused: the path {path!r} leads outside its folder")
+
+
+def _check_fields(data: dict[str, Any], table: str) -> None:
+    """ValueError unless the saved fields have their types, the file records theirs, and the table is its folder's."""
+    for name, value in data.items():
+        if name in _TYPES and not isinstance(value, _TYPES[name]):
+            raise ValueError(f"{name!r} is not a {getattr(_TYPES[name], '__name__', _TYPES[name])}")
+    if data.get("table") != table:
+        raise ValueError(f"it names the table {data.get('table')!r}, in the folder of {table!r}")
+    if not data.get("game", "x").isprintable() or not all(
+            isinstance(v, str) and v.isprintable() for v in data.get("source", {}).values()):
+        raise ValueError("the game's name or source holds characters that cannot be shown")
+    records = [data.get("files", {}), data.get("listing", {}).get("files", {}),
+               data.get("values", {}).get("files", {}), data.get("values", {}).get("pieces", {}),
+               data.get("probe", {})]
+    for held in records:
+        if not isinstance(held, dict):
+            raise ValueError("a record of files is not a mapping")
+        for name, record in held.items():
+            if not (isinstance(record, dict) and isinstance(record.get("sha256"), str)
+                    and all(type(record.get(k)) is int and record[k] >= 0 for k in ("rows", "bytes"))):
+                raise ValueError(f"the record of {name!r} is not rows, bytes and sha256")
 
 
 def _ranges(levels: list[int]) -> list[list[int]]:

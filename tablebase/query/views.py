@@ -1,0 +1,78 @@
+"""The views of a folder's tables: each over exactly the files its manifest records.
+
+A table is the view of its name over its files of rows (never a glob of its
+folder: a file deleted or left behind by a killed build is not silently
+counted); its kind's artifacts add theirs (``<table>_values``). A table whose
+recorded files are not all there gets no view, and a view whose name is
+taken by a table is not made: either way a query that names it is told why,
+and every other table still answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tablebase.errors import StoreError
+from tablebase.kinds import kind_named
+from tablebase.query.sql import Session, parquet_source
+from tablebase.store import Manifest, table_dir
+
+
+def quote_name(name: str) -> str:
+    """A name as a DuckDB identifier, whatever it contains."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def view_files(root: Path, manifests: dict[str, Manifest]) -> list[Path]:
+    """Every file a view may read: each table's rows and its artifacts' files."""
+    return [table_dir(root, name) / file for name, m in manifests.items() for file in _files(m)]
+
+
+def _files(m: Manifest) -> list[str]:
+    return [*m.files, *(f for a in kind_named(m.kind).artifacts for f in a.files(m))]
+
+
+def make_views(session: Session, root: Path, manifests: dict[str, Manifest],
+               spelt: Callable[[str], str]) -> None:
+    """A view per table, then its artifacts' views; ``spelt(table)`` is the SQL that spells a compact
+    table's positions from its keys. What cannot be made is noted in ``session.broken``."""
+    con = session.con
+    for name, m in manifests.items():
+        if not m.files:
+            session.broken[name] = f"table {name} has no rows yet"
+            continue
+        try:
+            source = _source(root, name)
+            files = source(sorted(m.files))
+        except StoreError as e:
+            session.broken[name] = str(e)
+            continue
+        position = spelt(name) if m.compact else "position"
+        # Every file holds a level column; DuckDB skips files and row groups by its statistics.
+        con.execute(f"CREATE VIEW {quote_name(name)} AS SELECT key, {position} AS position, level, "
+                    f"* EXCLUDE (key, {'' if m.compact else 'position, '}level) FROM {files}")
+    for name, m in manifests.items():
+        for artifact in kind_named(m.kind).artifacts:
+            try:
+                views = artifact.views(name, m, _source(root, name))
+            except StoreError as e:
+                session.broken.update((view, str(e)) for view in artifact.view_names(name))
+                continue
+            for view, statement in views:
+                if view not in manifests:  # else a table of that name keeps it (the build refuses such names)
+                    con.execute(statement)
+
+
+def _source(root: Path, table: str) -> Callable[[list[str]], str]:
+    """The SQL that reads exactly these files of a table; StoreError naming the first that is missing."""
+    folder = table_dir(root, table)
+
+    def source(names: list[str]) -> str:
+        missing = next((n for n in names if not (folder / n).is_file()), None)
+        if missing is not None:
+            raise StoreError(f"table {table}: its file {missing} is missing (its manifest records it); "
+                             f"tablebase verify --db {root} {table} says what else")
+        return parquet_source(folder / n for n in names)
+
+    return source
