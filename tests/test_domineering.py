@@ -10,6 +10,7 @@ import json
 import random
 import subprocess
 import sys
+import time
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
@@ -291,3 +292,74 @@ def test_means_temperatures_and_stops_are_exact(table8):
     spelt = json.loads(printed)
     assert (spelt["mean"], spelt["temperature"], spelt["left_stop"]) == ("0", "3/2", "3/2")
     assert {m["value"]: m["temperature"] for m in spelt["moves"]}["{1/2|-2}"] == "5/4"
+
+
+# -- boards taller than a board is wide ---------------------------------------------------
+@lru_cache(maxsize=None)
+def by_definition(cells: frozenset) -> Game:
+    """A board's value from the definition {Left's options | Right's options}, the board kept whole."""
+    return from_options([by_definition(c) for c in dominoes(cells, True)],
+                        [by_definition(c) for c in dominoes(cells, False)])
+
+
+def column(n: int) -> str:
+    return "|".join(["."] * n)
+
+
+TALL = {
+    column(16): 8,  # a strip of one column: only Left (vertical dominoes) moves there, n // 2 times
+    column(17): 8,
+    column(21): 10,
+    "..|" + column(15): None,  # 17 cells: a column with a cell beside its top; Right has one move
+    "..|..|" + column(14): None,
+}
+
+
+@pytest.fixture(scope="module")
+def table4(built):
+    return built("domineering", max_cells=4)
+
+
+def test_a_board_taller_than_fifteen_rows_is_searched_in_every_reader(table4):
+    """A single column of 16 or more cells (or any board of more than 15 rows) used to fail in the
+    normal form, which turned it on its side: a row of 16 cells, wider than a board. Its value by
+    the definition, from the Python API, the command and the HTTP API alike."""
+    from test_distributed import free_port
+    from test_serve import call, q
+
+    root, table = table4
+    expected = {}
+    for text, integer in TALL.items():
+        value = by_definition(board(text))
+        assert integer is None or value == parse(str(integer)), (text, value)
+        expected[text] = value
+    with tablebase.open(root) as tb:
+        for text, value in expected.items():
+            row = tb.lookup(table, text)
+            assert parse(row["value"]) == value and row["searched"], text
+            assert row["level"] == len(board(text))
+            for move in row["moves"]:  # each move leaves a board worth the value listed
+                assert parse(move["value"]) == by_definition(board(move["position"])), (text, move)
+    looked = subprocess.run([sys.executable, "-m", "tablebase", "lookup", "--db", str(root), table, column(16),
+                             "--json"], capture_output=True, text=True, timeout=300)
+    assert looked.returncode == 0, looked.stderr
+    assert parse(json.loads(looked.stdout)["value"]) == parse("8")
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", "--db", str(root), "--port", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                if call(base, "/health")[0] == 200:
+                    break
+            except OSError:
+                assert server.poll() is None, server.stderr.read()
+                time.sleep(0.2)
+        for text, value in expected.items():
+            status, row = call(base, f"/tables/{table}/lookup?position={q(text)}")
+            assert status == 200, (text, status, row)
+            assert parse(row["value"]) == value, text
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

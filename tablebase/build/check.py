@@ -12,7 +12,12 @@ finally that the table the engine's solver builds level by level equals a
 plain recursive search of the same rules (``Kind.oracle``). For a plain
 game it also reads every position back from its text and plays it again:
 the moves must be those the listing recorded, or the rules depend on
-something besides the position. Each defect is one line.
+something besides the position, and its ``read`` must undo its ``format``.
+Each defect is one line. The game's code runs under the listing's limits
+(``tablebase.listing.limits``): a position it takes longer over than
+``seconds``, or more positions than ``limit``, stops the check with one line
+(``LimitReached``): that is no defect of the rules, and the table is not
+checked.
 """
 
 from __future__ import annotations
@@ -25,6 +30,9 @@ import numpy as np
 from tablebase.errors import TablebaseError
 from tablebase.games import Game, KeyedForm, Texts
 from tablebase.kinds import Kind, kind_of
+from tablebase.listing import LimitReached, Limits, ListedPlainGame, limits_set
+from tablebase.listing.checked import game_failed, read_back
+from tablebase.listing.limits import SECONDS, watched
 
 SHOWN = 10  # defects of one kind listed one by one; a last line counts the rest
 
@@ -46,17 +54,24 @@ class Defects:
         return self.lines + more
 
 
-def check_game(game: Game, limit: int, say: Callable[[str], None] = lambda s: None) -> tuple[int, list[str]]:
-    """(positions checked, defect lines) of a game with its options."""
+def check_game(game: Game, limit: int, say: Callable[[str], None] = lambda s: None,
+               seconds: float = SECONDS) -> tuple[int, list[str]]:
+    """(positions checked, defect lines) of a game with its options: at most ``limit`` positions, the
+    game's code taking at most ``seconds`` for each."""
+    with limits_set(Limits(seconds, limit)):
+        return _checked(game, limit, say)
+
+
+def _checked(game: Game, limit: int, say: Callable[[str], None]) -> tuple[int, list[str]]:
     kind = kind_of(game)
     defects = Defects()
     if kind.needs_listing:
         say("listing positions from the start positions")
         try:
             kind = kind.over_listing(kind.list_positions(say, limit))
+        except LimitReached:
+            raise
         except TablebaseError as e:
-            if "more than" in str(e) and "positions" in str(e):
-                raise TablebaseError(f"{e}; give options for a smaller table, or --max-positions") from None
             return 0, [str(e)]
     keyed = kind.keyed
     total = sum(keyed.level_size(level) for level in range(keyed.max_level + 1))
@@ -116,6 +131,7 @@ def _check_generator(keyed: KeyedForm, levels: dict[int, np.ndarray], defects: D
 
 def _check_notation(keyed: KeyedForm, levels: dict[int, np.ndarray], defects: Defects) -> None:
     spelt: dict[str, int] = {}
+    plain = keyed.game if isinstance(keyed, ListedPlainGame) else None  # its read is checked against its format
     for keys in levels.values():
         if not len(keys):
             continue
@@ -125,15 +141,34 @@ def _check_notation(keyed: KeyedForm, levels: dict[int, np.ndarray], defects: De
                 defects.add("notation", f"{text!r}: two different positions are spelt alike (keys {spelt[text]} and {key})")
             spelt[text] = key
             try:
-                back = keyed.parse(text)
+                back = _read(keyed, plain, text)
+            except LimitReached:
+                raise
             except TablebaseError as e:
                 defects.add("notation", f"{text!r} does not read back: {e}")
+                continue
+            if isinstance(back, str):
+                defects.add("notation", back)
                 continue
             if back != key:
                 defects.add("notation", f"{text!r} reads back as another position (key {back}, not {key})")
         many = keyed.parse_many(Texts.from_strings(texts))
         if not np.array_equal(many, keys):
             defects.add("notation", "parse_many reads the positions of a level otherwise than parse")
+
+
+def _read(keyed: KeyedForm, plain: Any, text: str) -> int | str:
+    """The key a text reads back as, or (a plain game whose ``read`` does not undo ``format``) why not."""
+    if plain is None:
+        return keyed.parse(text)
+    with watched(plain, "read") as watch:
+        watch.at = text
+        try:
+            return read_back(plain, text) or keyed.parse(text)
+        except TablebaseError:
+            raise
+        except Exception as e:  # the game's own code: any failure is a defect
+            return str(game_failed(plain, e, text))
 
 
 def _check_moves(keyed: KeyedForm, kind: Kind, levels: dict[int, np.ndarray], defects: Defects) -> None:
@@ -168,11 +203,18 @@ def _check_replayed(keyed: Any, kind: Kind, levels: dict[int, np.ndarray], defec
             if not len(keys):
                 continue
             listed = keyed.side(keys, s)
-            try:
-                played = keyed.played(keys, s)
-            except TablebaseError as e:
-                defects.add("replayed", f"playing the positions again from their text: {e}")
-                continue
+            with watched(keyed.game, "moves") as watch:
+                try:
+                    played = keyed.played(keys, s, watch)
+                except LimitReached:
+                    raise
+                except TablebaseError as e:
+                    defects.add("replayed", f"playing the positions again from their text: {e}")
+                    continue
+                except Exception as e:  # the game's own code: any failure is a defect
+                    defects.add("replayed", f"playing the positions again from their text: "
+                                f"{game_failed(keyed.game, e, watch.at)}")
+                    continue
             for i, key in enumerate(keys.tolist()):
                 a = _moves_of(listed, i)
                 b = _moves_of(played, i)

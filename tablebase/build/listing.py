@@ -12,7 +12,12 @@ Either way each level's positions and moves are written through the store
 (``_listing/``), and the manifest records the files, so a resumed build
 reuses a whole listing; the listing's sizes, move names and bound on moves
 stay in the manifest after the build (lookups of a plain table need them),
-and the files go once the table is complete.
+and the files go once the table is complete. Nothing is written before the
+whole listing is found.
+
+The listing's limits (``tablebase.listing.Limits``: the game's time per
+position, the positions it may find) are this process's current ones, set
+by the command's options; the tasks on the workers are given them.
 """
 
 from __future__ import annotations
@@ -27,7 +32,17 @@ from distributed import Client, get_worker
 
 from tablebase.build.run_game import game_of_run
 from tablebase.kinds import Kind
-from tablebase.listing import Chunk, Exploration, Listing, expand_chunk, level_rows, level_table
+from tablebase.listing import (
+    Chunk,
+    Exploration,
+    Limits,
+    Listing,
+    current_limits,
+    expand_chunk,
+    level_rows,
+    level_table,
+    limits_set,
+)
 from tablebase.store import Manifest, flush_to_disk, intact, read_listing_level, table_dir, write_listing_level
 
 TOPIC = "tablebase-listing"
@@ -35,14 +50,15 @@ NEAR = 20_000  # positions: a level this small is expanded here, where a round t
 CHUNKS_PER_WORKER = 4  # batches per worker and level: a batch is merged here while the next is played
 
 
-def expand_positions(run: str, ref: str, params: dict[str, Any], positions: bytes) -> Chunk:
-    """Dask task: play a batch of a plain game's positions (``expand_chunk``), given pickled.
+def expand_positions(run: str, ref: str, params: dict[str, Any], positions: bytes, seconds: float) -> Chunk:
+    """Dask task: play a batch of a plain game's positions (``expand_chunk``), given pickled, the game's
+    code taking at most ``seconds`` for each.
 
     Pickled by the caller: Dask would otherwise look into every position of a
     list for futures, which cost more than playing them.
     """
     kind = game_of_run(run, ref, params)
-    return expand_chunk(kind.game, kind.plain_rules(), pickle.loads(positions))
+    return expand_chunk(kind.game, kind.plain_rules(), pickle.loads(positions), seconds)
 
 
 def explore_on_cluster(client: Client, kind: Kind, ref: str, run: str, say: Callable[[str], None],
@@ -62,7 +78,8 @@ def explore_on_cluster(client: Client, kind: Kind, ref: str, run: str, say: Call
         chunks = [ids[k * len(ids) // n:(k + 1) * len(ids) // n] for k in range(n)]
         futures = [client.submit(expand_positions, run, ref, game.params,
                                  pickle.dumps([exploration.positions[i] for i in chunk], protocol=pickle.HIGHEST_PROTOCOL),
-                                 workers=[workers[k % len(workers)]], allow_other_workers=True, pure=False)
+                                 exploration.seconds, workers=[workers[k % len(workers)]], allow_other_workers=True,
+                                 pure=False)
                    for k, chunk in enumerate(chunks)]
         for chunk, future in zip(chunks, futures):  # in the order dealt: the same listing on any cluster
             exploration.merge(chunk, future.result())
@@ -81,8 +98,10 @@ def _record(listing: Listing, root: str | Path, table: str) -> dict[str, Any]:
             "mean_moves": listing.mean_moves, "files": files, "complete": True, "held_bytes": listing.held}
 
 
-def list_keys_on_worker(ref: str, params: dict[str, Any], root: str, table: str, run: str) -> dict[str, Any]:
-    """Dask task: list a keyed game's positions into the store; the listing's record for the manifest."""
+def list_keys_on_worker(ref: str, params: dict[str, Any], root: str, table: str, run: str,
+                        limits: Limits) -> dict[str, Any]:
+    """Dask task: list a keyed game's positions into the store, under the driver's limits; the listing's
+    record for the manifest."""
     kind = game_of_run(run, ref, params)
     worker = get_worker()
 
@@ -90,7 +109,8 @@ def list_keys_on_worker(ref: str, params: dict[str, Any], root: str, table: str,
         worker.log_event(TOPIC, {"run": run, "text": text})
 
     limit = worker.memory_manager.memory_limit
-    listing = kind.list_positions(say, memory=int(0.8 * limit) if limit else None)
+    with limits_set(limits):
+        listing = kind.list_positions(say, memory=int(0.8 * limit) if limit else None)
     return _record(listing, root, table)
 
 
@@ -141,7 +161,7 @@ def _keys_on_a_worker(client: Client, root: Path, manifest: Manifest, ref: str, 
     client.subscribe_topic(TOPIC, heard)
     try:
         future = client.submit(list_keys_on_worker, ref, manifest.params, str(root), manifest.table, run,
-                               key=f"list-{manifest.table}-{run}", pure=False)
+                               current_limits(), key=f"list-{manifest.table}-{run}", pure=False)
         manifest.listing = future.result()
     finally:
         client.unsubscribe_topic(TOPIC)

@@ -14,6 +14,7 @@ from typing import Any
 
 from tablebase.cli.common import Parser, one_line
 from tablebase.errors import TablebaseError
+from tablebase.listing.limits import PLAIN_POSITIONS, SECONDS, Limits, limits_set
 
 
 def _build_options(parser: argparse.ArgumentParser) -> None:
@@ -28,6 +29,16 @@ def _build_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument("--compact", action="store_true",
                         help="leave the position text out of the files; SQL and lookups spell it from the key")
+    parser.add_argument("--max-positions", type=int,
+                        help=f"refuse to list more positions than this (default: {PLAIN_POSITIONS:,} for a game in "
+                             "plain Python, no bound for a keyed one)")
+    _seconds_option(parser)
+
+
+def _seconds_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--position-seconds", type=float, default=SECONDS,
+                        help=f"stop when the game's own code takes longer than this over one position "
+                             f"(default {SECONDS:g})")
 
 
 def _parse_game_verb(verb: str, argv: list[str], extra: Any) -> tuple[argparse.Namespace, Any]:
@@ -96,11 +107,12 @@ def build(argv: list[str]) -> int:
     def dashboard(url: str) -> None:
         print(f"Dask dashboard at {url} (this machine only)", file=sys.stderr, flush=True)
 
-    for summary in build_tables(
-        specs, Path(args.out), scheduler=args.scheduler, workers=args.workers,
-        partition_rows=partition_rows, quiet=args.quiet, small=small, dashboard=dashboard if args.dashboard else None,
-    ):
-        print(json.dumps(summary.as_dict()), flush=True)
+    with limits_set(Limits(args.position_seconds, args.max_positions)):  # the listings' limits
+        for summary in build_tables(
+            specs, Path(args.out), scheduler=args.scheduler, workers=args.workers, partition_rows=partition_rows,
+            quiet=args.quiet, small=small, dashboard=dashboard if args.dashboard else None,
+        ):
+            print(json.dumps(summary.as_dict()), flush=True)
     return 0
 
 
@@ -130,6 +142,7 @@ def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | No
 def _check_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-positions", type=int, default=200_000,
                         help="refuse tables larger than this (the check searches the rules plainly)")
+    _seconds_option(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
@@ -146,7 +159,7 @@ def check_game(argv: list[str]) -> int:
         if not args.quiet:
             print(f"[{game.name}] {text}", file=sys.stderr, flush=True)
 
-    positions, defects = check_game(game, args.max_positions, say)
+    positions, defects = check_game(game, args.max_positions, say, args.position_seconds)
     for defect in defects:
         print(one_line(defect))
     if defects:

@@ -94,6 +94,11 @@ class Texts(NamedTuple):
 
 _NOT_IN_NAMES = re.compile(r"[^a-z0-9]+")
 
+#: The highest level a game the engine lists may have. The engine keeps a count of positions for
+#: every level from 0 to the top (in the manifest, in every worker's keyed form), so a level is
+#: refused above this: a game with a million levels is already one with a million steps of solving.
+MAX_LEVEL = 2**20 - 1
+
 
 def table_name(parts: Iterable[str]) -> str:
     """A SQL identifier of these parts: lower case, each run of other characters one underscore."""

@@ -175,7 +175,7 @@ class KeyedGame(Game):
         raise NotImplementedError(f"{self.name}: a game that does not list its levels gives start_keys()")
 
     def level_of(self, key: int) -> int:
-        """The level of a position."""
+        """The level of a position (the engine lists levels up to ``base.MAX_LEVEL`` from ``start_keys()``)."""
         raise NotImplementedError(f"{self.name}: a keyed game gives level_of()")
 
     def levels_of(self, keys: np.ndarray) -> np.ndarray:
@@ -291,7 +291,8 @@ class KeyedScoredGame(KeyedGame):
 
     def results(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For positions without moves: each one's ``Outcome`` for the player to move (int8)
-        and score (int64, in the winner's favour). By default: lost, score 0."""
+        and score (int64, in the winner's favour, from -MAX_SCORE to MAX_SCORE of ``plain.py``).
+        By default: lost, score 0."""
         n = len(keys)
         return np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int64)
 

@@ -12,7 +12,9 @@ sorts among the game's other moves (an int, a string, a tuple); where two
 moves are equally good, the table's best move is the smallest.
 
 The engine calls these methods in its own processes, so they must depend
-only on the game's options and the position.
+only on the game's options and the position. Each must return in bounded
+time: the listing stops, naming the method and the position, when the calls
+for one position take longer than ``--position-seconds`` (10 s by default).
 """
 
 from __future__ import annotations
@@ -39,7 +41,10 @@ class PlainGame(Game):
 
     @abstractmethod
     def level(self, position: Position) -> int:
-        """A whole number >= 0 that every move lowers (the solve order), e.g. the pieces left."""
+        """A whole number >= 0 that every move lowers (the solve order), e.g. the pieces left.
+
+        An ``int`` (not a float or a bool) of at most ``base.MAX_LEVEL``.
+        """
 
     @abstractmethod
     def format(self, position: Position) -> str:
@@ -47,7 +52,10 @@ class PlainGame(Game):
 
     @abstractmethod
     def read(self, text: str) -> Position:
-        """The position a text spells (any accepted spelling); raise ``self.position_error`` if none."""
+        """The position a text spells (any accepted spelling); raise ``self.position_error`` if none.
+
+        ``read(format(p))`` must give ``p`` back: never None, nor another position.
+        """
 
     def move_name(self, move: Move) -> str:
         """How a move is written in the table and in lookups (one name per move)."""
@@ -119,11 +127,16 @@ class Outcome(IntEnum):
     DRAW = 2
 
 
+#: The largest score a table stores (its sign aside): the solver keeps scores in one byte.
+MAX_SCORE = 127
+
+
 class Result(NamedTuple):
     """How a finished game ended, for the player to move: the outcome and a score.
 
     The score counts in the winner's favour (e.g. the cards the loser keeps);
-    the solver makes the winner maximise it and the loser minimise it.
+    the solver makes the winner maximise it and the loser minimise it. It is
+    a whole number from -MAX_SCORE to MAX_SCORE.
     """
 
     outcome: Outcome
@@ -153,5 +166,5 @@ class ScoredGame(PlainGame):
         """Every move of the position and where it leads; none once the game is over."""
 
     def result(self, position: Position) -> Result:
-        """How a position without moves ended; by default the player to move has lost (normal play)."""
+        """How a position without moves ended, as a ``Result``; by default the player to move has lost (normal play)."""
         return Result(Outcome.LOSS)

@@ -10,7 +10,10 @@ A region's normal form is the smallest key over its images under the eight
 symmetries of the square, taken in the orientation that is at most as tall
 as it is wide; ``transposed`` says whether a transpose (a reflection in a
 diagonal) was used to reach it. Domineering uses this to store a region and
-its transpose once: swapping rows and columns swaps the players.
+its transpose once: swapping rows and columns swaps the players. A region
+taller than ``MAX_COLS`` rows (a board may have any number of rows) stays
+upright: its transpose would be wider than a board can be. Such a region has
+more than ``MAX_KEY_CELLS`` cells, so it is never stored, only searched.
 """
 
 from __future__ import annotations
@@ -175,7 +178,10 @@ def cells_of_key(key: int) -> int:
 
 
 def normal_form(mask: int) -> tuple[int, int, int, bool]:
-    """(height, width, row-major mask, transposed) of a region's normal form."""
+    """(height, width, row-major mask, transposed) of a region's normal form.
+
+    Its width is at most ``MAX_COLS``, so that ``board_of`` can lay it on a board.
+    """
     mask = at_origin(mask)
     rows = []
     while mask:
@@ -187,9 +193,9 @@ def normal_form(mask: int) -> tuple[int, int, int, bool]:
     width = width.bit_length()
     height = len(rows)
     best = None
-    if height <= width:
+    if height <= width or height > MAX_COLS:  # too tall to lie down: upright, the one orientation a board holds
         best = (height, width, _least_image(rows, width), False)
-    if width <= height:
+    if width <= height <= MAX_COLS:
         cols = [0] * width
         for i, r in enumerate(rows):
             while r:

@@ -7,6 +7,10 @@ game that gives ``start_keys()`` is listed level by level in numpy batches
 (``levels.list_keys``). Either way the result is a ``Listing``, and the game's
 keyed form over it (``forms.py``) is what the solvers and lookups work with.
 
+The game's own code runs under limits (``limits.py``): a time per position,
+a number of positions, a range of levels; what it returns is checked on the
+way (``checked.py``), each failure one line naming the method and position.
+
 Nothing here is about a kind of game: a kind says what an exploration needs
 of its games (``PlainRules``) and completes the listed form with its moves.
 This package knows games and errors, and nothing of Dask, files or solvers.
@@ -18,20 +22,25 @@ from tablebase.listing.expand import Chunk, PlainRules, expand_chunk
 from tablebase.listing.explore import Exploration
 from tablebase.listing.forms import ListedKeyedGame, ListedPlainGame, one_part
 from tablebase.listing.levels import LevelRows, Listing, distinct, gather, level_rows, level_table, list_keys
+from tablebase.listing.limits import LimitReached, Limits, current_limits, limits_set
 
 __all__ = [
     "Chunk",
     "Exploration",
     "LevelRows",
+    "LimitReached",
+    "Limits",
     "ListedKeyedGame",
     "ListedPlainGame",
     "Listing",
     "PlainRules",
+    "current_limits",
     "distinct",
     "expand_chunk",
     "gather",
     "level_rows",
     "level_table",
+    "limits_set",
     "list_keys",
     "one_part",
 ]

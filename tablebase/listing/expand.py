@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from tablebase.errors import TablebaseError
 from tablebase.games import PlainGame
+from tablebase.listing.checked import finished, game_failed, level_of, spelt
 from tablebase.listing.levels import distinct
+from tablebase.listing.limits import Watch, watched
 
 # A side's moves of a position: (move, position) pairs.
 Moves = Callable[[Any], Iterable[tuple[Any, Any]]]
@@ -55,8 +56,11 @@ class Chunk:
     results: dict[int, tuple[int, int]]  # the batch's finished positions: their results
 
 
-def expand_chunk(game: PlainGame, rules: PlainRules, positions: list) -> Chunk:
-    """Play a batch of positions (on a worker): every side's moves, children and moves each kept once."""
+def expand_chunk(game: PlainGame, rules: PlainRules, positions: list, seconds: float | None = None) -> Chunk:
+    """Play a batch of positions (on a worker): every side's moves, children and moves each kept once.
+
+    ``seconds``: the most the game's code may take for one position (default: the current limits').
+    """
     found: dict[Any, int] = {}
     levels = array("q")
     move_ids: dict[Any, int] = {}
@@ -65,24 +69,30 @@ def expand_chunk(game: PlainGame, rules: PlainRules, positions: list) -> Chunk:
     part_counts = [array("q") for _ in rules.sides] if rules.split else None
     parts = [array("q") for _ in rules.sides]
     results: dict[int, tuple[int, int]] = {}
-    try:
-        if len(rules.sides) == 1 and rules.split is None:
-            _expand_one_part(game, rules, positions, found, levels, move_ids, counts[0], moves[0], parts[0], results)
-        else:
-            _expand_sides(game, rules, positions, found, levels, move_ids, counts, moves, part_counts, parts, results)
-    except Exception as e:
-        raise game_failed(game, e) from None
+    with watched(game, "moves", seconds) as watch:
+        try:
+            if len(rules.sides) == 1 and rules.split is None:
+                _expand_one_part(game, rules, positions, watch, found, levels, move_ids, counts[0], moves[0], parts[0],
+                                 results)
+            else:
+                _expand_sides(game, rules, positions, watch, found, levels, move_ids, counts, moves, part_counts, parts,
+                              results)
+            with watched(game, "format"):
+                texts = spelt(game, positions, watch)
+        except Exception as e:
+            raise game_failed(game, e, watch.at, rules) from None
     children: list | np.ndarray = list(found)
     as_numbers = whole_numbers(children)
     return Chunk([_copied(c) for c in counts], [_copied(m) for m in moves],
                  [_copied(c) for c in part_counts] if part_counts else [None] * len(rules.sides),
                  [_copied(p) for p in parts], list(move_ids), as_numbers if as_numbers is not None else children,
-                 _copied(levels), pa.array([game.format(p) for p in positions], pa.string()), results)
+                 _copied(levels), texts, results)
 
 
-def _expand_sides(game, rules, positions, found, levels, move_ids, counts, moves, part_counts, parts, results):
+def _expand_sides(game, rules, positions, watch, found, levels, move_ids, counts, moves, part_counts, parts, results):
     """``expand_chunk`` of games with several sides, or whose positions split into parts."""
     for j, p in enumerate(positions):
+        watch.at = p
         any_move = False
         for s, moves_of in enumerate(rules.sides):
             n = 0
@@ -104,10 +114,11 @@ def _expand_sides(game, rules, positions, found, levels, move_ids, counts, moves
             counts[s].append(n)
             any_move = any_move or n > 0
         if not any_move and rules.result_of is not None:
-            results[j] = rules.result_of(p)
+            results[j] = finished(game, rules.result_of, p)
 
 
-def _expand_one_part(game, rules, positions, found, levels, move_ids, counts, moves, parts, results) -> None:
+def _expand_one_part(game, rules, positions, watch: Watch, found, levels, move_ids, counts, moves, parts,
+                     results) -> None:
     """``expand_chunk`` for one side whose moves lead to one position each: once per move, no more than it must.
 
     Moves are kept as given and numbered once at the end, in one numpy pass when they are whole numbers.
@@ -117,6 +128,7 @@ def _expand_one_part(game, rules, positions, found, levels, move_ids, counts, mo
     keep = raw.append
     moves_of, result_of = rules.sides[0], rules.result_of
     for j, p in enumerate(positions):
+        watch.at = p
         before = len(raw)
         for move, child in moves_of(p):
             keep(move)
@@ -127,7 +139,7 @@ def _expand_one_part(game, rules, positions, found, levels, move_ids, counts, mo
             part(c)
         count(len(raw) - before)
         if len(raw) == before and result_of is not None:
-            results[j] = result_of(p)
+            results[j] = finished(game, result_of, p)
     numbers = whole_numbers(raw)
     if numbers is not None:
         seen = distinct(numbers)
@@ -150,25 +162,5 @@ def whole_numbers(values: list) -> np.ndarray | None:
     return numbers
 
 
-def level_of(game: PlainGame, p: Any) -> int:
-    level = game.level(p)
-    if not isinstance(level, (int, np.integer)) or level < 0:
-        raise TablebaseError(f"{game.name}: level({p!r}) must be a whole number >= 0, got {level!r}")
-    return int(level)
-
-
 def _copied(values: array) -> np.ndarray:
     return np.frombuffer(values, dtype=np.int64).copy() if len(values) else np.zeros(0, dtype=np.int64)
-
-
-
-
-def game_failed(game: PlainGame, e: Exception, position: Any = None) -> TablebaseError:
-    """One line for an error raised by the game's own code while it is searched."""
-    if isinstance(e, TablebaseError):
-        return e
-    if isinstance(e, TypeError) and "unhashable" in str(e):
-        return TablebaseError(f"{game.name}: positions must be hashable (use tuples, not lists): {e}")
-    at = "" if position is None else f" at position {position!r}"
-    return TablebaseError(f"{game.name}: the game's code failed{at}: {type(e).__name__}: {e}")
-

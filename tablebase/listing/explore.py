@@ -9,11 +9,15 @@ child and move it meets once, spells its positions, and the search merges
 what it found (``merge``) in a fixed order, so that the result does not
 depend on the workers.
 
-At the end (``listing``) every move is checked to lower the level (or keep
-it, for scored games), moves are ranked in their own order (the code of a
-move; ties between equally good moves go to the smallest), and positions
-are numbered by level and then by notation: keys that no search order or
-cluster changes, so that a rebuild gives the same files.
+Every move is checked to lower the level (or keep it, for scored games) as
+the search goes, a few thousand positions at a time, so that a game whose
+positions climb for ever stops at once. At the end (``listing``) moves are
+ranked in their own order (the code of a move; ties between equally good
+moves go to the smallest), and positions are numbered by level and then by
+notation: keys that no search order or cluster changes, so that a rebuild
+gives the same files. The game's code runs watched (``limits.py``): a
+position it takes too long over, or more positions than the limit, ends the
+search with one line.
 """
 
 from __future__ import annotations
@@ -28,8 +32,10 @@ import pyarrow as pa
 
 from tablebase.errors import TablebaseError
 from tablebase.games import PlainGame
-from tablebase.listing.expand import Chunk, PlainRules, game_failed, level_of
+from tablebase.listing.checked import finished, game_failed, level_of
+from tablebase.listing.expand import Chunk, PlainRules
 from tablebase.listing.levels import Listing, ListingProgress, distinct
+from tablebase.listing.limits import Watch, current_limits, too_many, watched
 from tablebase.listing.numbering import Found, SideMoves, int64s, number
 
 TICK = 4096  # positions between looks at the clock
@@ -39,12 +45,18 @@ class Exploration:
     """The positions of a plain game found so far, and the moves of those expanded.
 
     ``limit`` stops a search that finds more positions, ``memory`` one that
-    holds more bytes; ``say`` hears of its progress.
+    holds more bytes, ``seconds`` one whose game takes longer over one
+    position (None: the current limits', ``limits.current_limits``); ``say``
+    hears of its progress.
     """
 
     def __init__(self, game: PlainGame, rules: PlainRules, limit: int | None = None, memory: int | None = None,
-                 say: Callable[[str], None] | None = None, track: bool = False) -> None:
-        self.game, self.rules, self.limit = game, rules, limit
+                 say: Callable[[str], None] | None = None, track: bool = False,
+                 seconds: float | None = None) -> None:
+        limits = current_limits()
+        self.game, self.rules = game, rules
+        self.limit = limits.positions_for(plain=True) if limit is None else limit
+        self.seconds = limits.seconds if seconds is None else seconds
         self.ids: dict[Any, int] = {}
         self.positions: list[Any] = []
         self.level_of = array("q")
@@ -57,13 +69,16 @@ class Exploration:
         #: per level, positions found and not yet expanded (kept when ``track`` is set)
         self.pending: dict[int, list[int]] = {}
         self.track = track
-        self._at: Any = None  # the position being expanded, to name in errors of the game's code
-        try:
-            for p in game.start_positions():
-                if p not in self.ids:
-                    self.new(p)
-        except Exception as e:
-            raise game_failed(game, e) from None
+        # Per side: (positions, moves, parts) whose levels were checked, in the order expanded.
+        self._looked = [[0, 0, 0] for _ in rules.sides]
+        with watched(game, "start_positions", self.seconds) as watch:
+            try:
+                for p in game.start_positions():  # taken one by one, under the limit of positions
+                    if p not in self.ids:
+                        watch.at = p
+                        self.new(p)
+            except Exception as e:
+                raise game_failed(game, e) from None
         if not self.positions:
             raise TablebaseError(f"{game.name}: start_positions() gave no position")
 
@@ -77,32 +92,37 @@ class Exploration:
         if self.track:
             self.pending.setdefault(level, []).append(i)
         if self.limit is not None and i >= self.limit:
-            raise TablebaseError(f"{self.game.name}: more than {self.limit:,} positions")
+            raise too_many(self.game.name, self.limit)
         return i
 
     # -- expanding in this process ----------------------------------------------------
     def everything(self) -> Listing:
         """Expand every position here, in the order found, and give the listing."""
-        try:
-            if len(self.records) == 1 and self.rules.split is None:
-                self._one_part()
-            else:
-                self._expand(range(len(self.positions)), to_the_end=True)
-        except Exception as e:
-            raise game_failed(self.game, e, self._at) from None
+        if len(self.records) == 1 and self.rules.split is None and not len(self.order):
+            self._watched(self._one_part)
+        else:
+            self.expand(range(len(self.positions)), to_the_end=True)
         return self.listing()
 
-    def _one_part(self) -> None:
+    def _watched(self, search: Callable[[Watch], None]) -> None:
+        """Run a search of the game's moves watched: its failures and its slow positions as one line."""
+        with watched(self.game, "moves", self.seconds) as watch:
+            try:
+                search(watch)
+            except Exception as e:
+                raise game_failed(self.game, e, watch.at, self.rules) from None
+
+    def _one_part(self, watch: Watch) -> None:
         """The search of games with one side whose moves lead to one position each (impartial, scored).
 
         This loop runs once for every move of the whole game, so it does no more than it must.
         """
         get, new, positions, record = self.ids.get, self.new, self.positions, self.records[0]
-        moves_of, result_of = self.rules.sides[0], self.rules.result_of
+        moves_of, result_of, game = self.rules.sides[0], self.rules.result_of, self.game
         raw, part, count = record.raw().append, record.part.append, record.count.append
         expanded = 0
         while expanded < len(positions):
-            p = self._at = positions[expanded]
+            p = watch.at = positions[expanded]
             before = len(record.part)
             for move, child in moves_of(p):
                 raw(move)
@@ -111,29 +131,33 @@ class Exploration:
             n = len(record.part) - before
             count(n)
             if not n and result_of is not None:
-                self.finished[expanded] = result_of(p)
+                self.finished[expanded] = finished(game, result_of, p)
             expanded += 1
             if not expanded % TICK:
-                self.progress.tick(len(positions), len(positions) - expanded)
-        self.order = array("q", range(expanded))
+                self._looked_at(expanded)
+        self._looked_at(expanded)
         self.done = bytearray(b"\x01" * expanded)
+
+    def _looked_at(self, expanded: int) -> None:
+        """Every TICK positions of ``_one_part``: the order so far, progress, and the new moves' levels checked."""
+        self.order.extend(range(len(self.order), expanded))
+        self.progress.tick(len(self.positions), len(self.positions) - expanded)
+        self._check_new_moves()
 
     def expand(self, ids: Iterable[int], to_the_end: bool = False) -> None:
         """Expand these positions here (and, ``to_the_end``, every one found after them too)."""
-        try:
-            self._expand(ids, to_the_end)
-        except Exception as e:
-            raise game_failed(self.game, e, self._at) from None
+        self._watched(lambda watch: self._expand(ids, to_the_end, watch))
+        self._check_new_moves()
 
-    def _expand(self, ids: Iterable[int], to_the_end: bool) -> None:
-        get, new, rules = self.ids.get, self.new, self.rules
+    def _expand(self, ids: Iterable[int], to_the_end: bool, watch: Watch) -> None:
+        get, new, rules, game = self.ids.get, self.new, self.rules, self.game
         pending = iter(ids)
         i = next(pending, None)
         while i is not None:
             if not self.done[i]:
                 self.done[i] = 1
                 self.order.append(i)
-                p = self._at = self.positions[i]
+                p = watch.at = self.positions[i]
                 any_move = False
                 for record, moves_of in zip(self.records, rules.sides):
                     raw = record.raw()
@@ -151,9 +175,10 @@ class Exploration:
                     record.count.append(record.moves() - before)
                     any_move = any_move or record.moves() > before
                 if not any_move and rules.result_of is not None:
-                    self.finished[i] = rules.result_of(p)
+                    self.finished[i] = finished(game, rules.result_of, p)
                 if not len(self.order) % TICK:
                     self.progress.tick(len(self.positions), len(self.positions) - len(self.order))
+                    self._check_new_moves()
             i = next(pending, None)
             if i is None and to_the_end and len(self.order) < len(self.positions):
                 i = len(self.order)
@@ -177,6 +202,7 @@ class Exploration:
         for j, result in chunk.results.items():
             self.finished[ids[j]] = result
         self.progress.tick(len(self.positions), len(self.positions) - len(self.order))
+        self._check_new_moves()
 
     def _number_found(self, found: list, levels: np.ndarray) -> np.ndarray:
         """The numbers of positions a worker found (each once): old ones looked up, new ones numbered in a batch."""
@@ -200,38 +226,45 @@ class Exploration:
             for level in distinct(new_levels).tolist():
                 self.pending.setdefault(level, []).extend(fresh[new_levels == level].tolist())
         if self.limit is not None and len(self.positions) > self.limit:
-            raise TablebaseError(f"{self.game.name}: more than {self.limit:,} positions")
+            raise too_many(self.game.name, self.limit)
         return numbers
 
     # -- the listing --------------------------------------------------------------------------
     def listing(self) -> Listing:
-        """Levels checked, moves ranked, positions numbered: the listing of what was found."""
-        order = int64s(self.order)
-        for record in self.records:
-            self._check_levels(order, record)
-        found = Found(self.positions, self.level_of, self.records, order, self.spelt, self.finished,
+        """Moves ranked, positions numbered: the listing of what was found (every move's level checked)."""
+        self._check_new_moves()
+        found = Found(self.positions, self.level_of, self.records, int64s(self.order), self.spelt, self.finished,
                       self.rules.result_of is not None)
-        listing = number(self.game, found)
+        with watched(self.game, "format", self.seconds):
+            listing = number(self.game, found)
         self.progress.tick(len(self.positions), 0)
         listing.held = self.progress.held
         return listing
 
-    def _check_levels(self, order: np.ndarray, side: SideMoves) -> None:
-        """Every move must lower the level (or, with ``same_level``, keep it): one line naming the first that does not."""
-        levels = int64s(self.level_of)
-        counts = int64s(side.count)
-        parent = np.repeat(order, counts)
-        if side.parts is not None:
-            parent = np.repeat(parent, np.diff(np.append(int64s(side.parts), len(side.part))))
-        child = int64s(side.part)
+    def _check_new_moves(self) -> None:
+        """The moves recorded since the last look must lower the level (or, with ``same_level``, keep it):
+        one line naming the first that does not."""
+        order, levels = int64s(self.order), int64s(self.level_of)
         same = self.rules.same_level
-        bad = levels[child] > levels[parent] if same else levels[child] >= levels[parent]
-        if bad.any():
-            j = int(np.flatnonzero(bad)[0])
-            p, c = self.positions[parent[j]], self.positions[child[j]]
-            raise TablebaseError(
-                f"{self.game.name}: a move from {self.game.format(p)!r} (level {levels[parent[j]]}) leads to "
-                f"{self.game.format(c)!r} (level {levels[child[j]]}); every move must lower the level"
-                + (" or keep it" if same else "")
-            )
-
+        for side, looked in zip(self.records, self._looked):
+            first, moves_from, parts_from = looked
+            counts = int64s(side.count)[first:len(order)]
+            moves_to = moves_from + int(counts.sum())
+            parent = np.repeat(order[first:], counts)
+            if side.parts is None:
+                parts_to = moves_to
+            else:  # a move's parts run to where the next move's begin
+                firsts = int64s(side.parts)
+                parts_to = int(firsts[moves_to]) if moves_to < len(firsts) else len(side.part)
+                parent = np.repeat(parent, np.diff(np.append(firsts[moves_from:moves_to], parts_to)))
+            child = int64s(side.part)[parts_from:parts_to]
+            looked[:] = [len(order), moves_to, parts_to]
+            bad = levels[child] > levels[parent] if same else levels[child] >= levels[parent]
+            if bad.any():
+                j = int(np.flatnonzero(bad)[0])
+                p, c = self.positions[parent[j]], self.positions[child[j]]
+                raise TablebaseError(
+                    f"{self.game.name}: a move from {self.game.format(p)!r} (level {levels[parent[j]]}) leads to "
+                    f"{self.game.format(c)!r} (level {levels[child[j]]}); every move must lower the level"
+                    + (" or keep it" if same else "")
+                )

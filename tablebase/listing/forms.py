@@ -18,9 +18,11 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from tablebase.errors import PositionError
+from tablebase.errors import PositionError, TablebaseError
 from tablebase.games import Children, KeyedGame, PlainGame, SumMoves, Texts
+from tablebase.listing.checked import level_of
 from tablebase.listing.levels import LevelRows, distinct, gather
+from tablebase.listing.limits import Watch
 
 LEVELS_KEPT = 2  # levels of a listing kept in memory at once: the solvers need only the level they solve
 
@@ -174,7 +176,10 @@ class ListedPlainGame(_CountedLevels):
     def key_of(self, position: Any, text: str | None = None) -> int:
         """The key of a position of the table (PositionError if it is not one)."""
         game = self.game
-        level = game.level(position)
+        if position is None:  # read() gave nothing: the game's defect, not the text's
+            raise TablebaseError(f"{game.name}: read({text!r}) returned None; read() must return a position "
+                                 "or raise position_error")
+        level = level_of(game, position)
         spelt = game.format(position)
         if not 0 <= level <= self.max_level or not self.sizes[level]:
             raise game.position_error(text or spelt, "not a position of this table")
@@ -216,12 +221,16 @@ class ListedPlainGame(_CountedLevels):
             return joined
         return select(joined, np.argsort(where, kind="stable"))
 
-    def played(self, keys: np.ndarray, s: int) -> SumMoves:
-        """Side ``s``'s moves of the keys by the rules, each position read back from its text and played."""
+    def played(self, keys: np.ndarray, s: int, watch: Watch | None = None) -> SumMoves:
+        """Side ``s``'s moves of the keys by the rules, each position read back from its text and played
+        (``watch``: marked at each position's text, for the time the game's code takes on it)."""
         play = self.plays()[s]
         offsets, codes, starts, parts = [0], [], [0], []
         for key in np.asarray(keys).tolist():
-            position = self.game.read(self.text(key))
+            text = self.text(key)
+            if watch is not None:
+                watch.at = text
+            position = self.game.read(text)
             for move, children in play(position):
                 name = self.game.move_name(move)
                 if name not in self._codes:
@@ -254,6 +263,8 @@ class ListedKeyedGame(_CountedLevels):
         return getattr(self.game, name)
 
     def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
+        if not self.level_size(level):  # a listing keeps no rows of a level without positions
+            return np.zeros(0, dtype=np.int64)
         if self._keys is None:
             raise RuntimeError(f"{self.game.name}: the listing of its levels is not at hand")
         return self._keys(level)[start:stop]

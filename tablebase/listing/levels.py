@@ -30,6 +30,8 @@ import pyarrow as pa
 
 from tablebase.errors import TablebaseError
 from tablebase.games import KeyedGame, SumMoves
+from tablebase.games.base import MAX_LEVEL
+from tablebase.listing.limits import current_limits, too_many
 
 
 @dataclass
@@ -49,7 +51,7 @@ class Listing:
 
     sizes: np.ndarray  # positions per level, 0..max_level
     move_names: list[str] = field(default_factory=list)  # plain games: the name of each move code
-    levels: dict[int, LevelRows] = field(default_factory=dict)
+    levels: dict[int, LevelRows] = field(default_factory=dict)  # the levels that hold positions
     max_moves: int = 0  # plain games: the most moves of one position on one side
     mean_moves: float = 0.0  # plain games: moves per position, all sides
     held: int = 0  # bytes the search added to its process at its peak, as sampled
@@ -124,7 +126,9 @@ def distinct(keys: np.ndarray) -> np.ndarray:
 
 def list_keys(game: KeyedGame, successors: Callable[[np.ndarray], np.ndarray], same_level: bool,
               say: Callable[[str], None] | None = None) -> Listing:
-    """Find every key of a keyed game reachable from ``start_keys()``, level by level from the top."""
+    """Find every key of a keyed game reachable from ``start_keys()``, level by level from the top (at
+    most the current limits' positions, ``limits.current_limits``)."""
+    limit = current_limits().positions_for(plain=False)
     start = distinct(np.asarray(game.start_keys(), dtype=np.int64))
     if not len(start):
         raise TablebaseError(f"{game.name}: start_keys() gave no position")
@@ -156,11 +160,16 @@ def list_keys(game: KeyedGame, successors: Callable[[np.ndarray], np.ndarray], s
             fresh = np.setdiff1d(grown, keys, assume_unique=True)
             keys = grown
         found[level] = keys
-        progress.tick(sum(len(k) for k in found.values()), sum(len(k) for ks in waiting.values() for k in ks))
-    top = max(found)
-    listing = Listing(np.array([len(found.get(level, ())) for level in range(top + 1)], dtype=np.int64))
-    for level in range(top + 1):
-        listing.levels[level] = LevelRows(keys=found.get(level, np.zeros(0, dtype=np.int64)))
+        total = sum(len(k) for k in found.values())
+        if limit is not None and total > limit:
+            raise too_many(game.name, limit)
+        progress.tick(total, sum(len(k) for ks in waiting.values() for k in ks))
+    sizes = np.zeros(max(found) + 1, dtype=np.int64)
+    for level, keys in found.items():
+        sizes[level] = len(keys)
+    listing = Listing(sizes)
+    for level in sorted(found):
+        listing.levels[level] = LevelRows(keys=found[level])
     listing.held = progress.held
     return listing
 
@@ -169,6 +178,11 @@ def _by_level(game: KeyedGame, keys: np.ndarray) -> list[tuple[int, np.ndarray]]
     if not len(keys):
         return []
     levels = np.asarray(game.levels_of(keys), dtype=np.int64)
+    outside = (levels < 0) | (levels > MAX_LEVEL)
+    if outside.any():
+        j = int(np.flatnonzero(outside)[0])
+        raise TablebaseError(f"{game.name}: key {int(keys[j])} has level {int(levels[j]):,}; levels run from 0 to "
+                             f"{MAX_LEVEL:,} (the engine keeps a count of positions for every level below the top)")
     order = np.argsort(levels, kind="stable")
     levels, keys = levels[order], keys[order]
     cuts = np.flatnonzero(np.diff(levels)) + 1

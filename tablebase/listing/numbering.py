@@ -4,7 +4,10 @@ Moves are ranked in their own order (a move's code; ties between equally
 good moves go to the smallest), and positions are numbered by level and then
 by notation: keys that no search order or cluster changes, so that a
 rebuild gives the same files. Each level's moves become compressed rows of
-child keys and codes (``SumMoves``), in key order.
+child keys and codes (``SumMoves``), in key order; levels without positions
+get none. What the game's own code gives here is checked: its move names are
+strings, its notation strings, and the first text of every level reads back
+as its position (``checked.read_back``).
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ import pyarrow.compute as pc
 
 from tablebase.errors import TablebaseError
 from tablebase.games import PlainGame, SumMoves
+from tablebase.listing.checked import game_failed, read_back, spelt
 from tablebase.listing.levels import LevelRows, Listing, distinct, gather
+from tablebase.listing.limits import Watch, shown, watched
 
 
 def int64s(values: array) -> np.ndarray:
@@ -99,10 +104,24 @@ def _intern(game: PlainGame, records: list[SideMoves]) -> tuple[list[np.ndarray]
         moves = [moves[m] for m in ranked]
     for record in records:
         record.segments = []  # no longer needed: free the moves
-    names = [game.move_name(m) for m in moves]
+    names = _names(game, moves)
     if len(set(names)) != len(names):
         raise TablebaseError(f"{game.name}: move_name() gives one name to two different moves")
     return codes, names
+
+
+def _names(game: PlainGame, moves: list) -> list[str]:
+    """Each move's name, ``move_name()`` watched and refused in one line unless it gives a str."""
+    names = []
+    with watched(game, "move_name") as watch:
+        for move in moves:
+            watch.at = move
+            name = game.move_name(move)
+            if not isinstance(name, str):
+                raise TablebaseError(f"{game.name}: move_name({shown(move)}) returned {shown(name)}, "
+                                     f"of type {type(name).__name__}, not a str")
+            names.append(name)
+    return names
 
 
 def _segment_numbers(segment: list | tuple) -> np.ndarray:
@@ -120,9 +139,17 @@ def _segment_numbers(segment: list | tuple) -> np.ndarray:
 
 def number(game: PlainGame, search: Found) -> Listing:
     """Keys by level then notation; move codes by the moves' own order; moves per level in key order."""
+    with watched(game, "format") as watch:
+        try:
+            return _numbered(game, search, watch)
+        except Exception as e:
+            raise game_failed(game, e, watch.at) from None
+
+
+def _numbered(game: PlainGame, search: Found, watch: Watch) -> Listing:
     levels = int64s(search.level_of)
     codes, names = _intern(game, search.records)
-    texts = _texts(game, search)
+    texts = _texts(game, search, watch)
     top = int(levels.max())
     sizes = np.bincount(levels, minlength=top + 1).astype(np.int64)
     ordered = _by_level_and_text(game, levels, texts)
@@ -136,9 +163,10 @@ def number(game: PlainGame, search: Found) -> Listing:
     listing = Listing(sizes, names, max_moves=most, mean_moves=mean)
     offsets = listing.offsets
     recorded = [SideRows(record, side_codes, key_of) for record, side_codes in zip(search.records, codes)]
-    for level in range(top + 1):
+    for level in np.flatnonzero(sizes).tolist():
         members = ordered[offsets[level] : offsets[level + 1]]  # numbers in key order
         rows = LevelRows(texts=in_order[offsets[level] : offsets[level + 1]])
+        _reads_back(game, rows.texts[0].as_py(), search.positions[members[0]], watch)
         rows.sides = [side.rows(row_of[members]) for side in recorded]
         if search.results:
             rows.outcome = np.full(len(members), -1, dtype=np.int8)
@@ -150,18 +178,29 @@ def number(game: PlainGame, search: Found) -> Listing:
     return listing
 
 
-def _texts(game: PlainGame, search: Found) -> pa.Array:
+def _reads_back(game: PlainGame, text: str, position: Any, watch: Watch) -> None:
+    """``read`` must undo ``format``: tried on one position of each level, so that a table is not built
+    whose lookups cannot read its own positions."""
+    with watched(game, "read"):
+        watch.at = text
+        problem = read_back(game, text, position)
+    if problem is not None:
+        raise TablebaseError(problem)
+
+
+def _texts(game: PlainGame, search: Found, watch: Watch) -> pa.Array:
     """Every position's notation, by number: as the workers spelt them, the rest spelt here."""
-    spelt = np.zeros(len(search.positions), dtype=np.bool_)
+    by_workers = np.zeros(len(search.positions), dtype=np.bool_)
     numbers, pieces = [], []
     for ids, texts in search.spelt:
         numbers.append(np.asarray(ids, dtype=np.int64))
         pieces.append(texts)
     if numbers:
-        spelt[np.concatenate(numbers)] = True
-    here = np.flatnonzero(~spelt)
+        by_workers[np.concatenate(numbers)] = True
+    here = np.flatnonzero(~by_workers)
     numbers.append(here)
-    pieces.append(pa.array([game.format(search.positions[i]) for i in here.tolist()], pa.string()))
+    positions = search.positions
+    pieces.append(spelt(game, [positions[i] for i in here.tolist()], watch))
     order = np.argsort(np.concatenate(numbers), kind="stable")
     return pa.concat_arrays([piece.cast(pa.string()) for piece in pieces]).take(pa.array(order))
 
@@ -174,10 +213,10 @@ def _by_level_and_text(game: PlainGame, levels: np.ndarray, texts: pa.Array) -> 
     cuts = np.flatnonzero(np.diff(levels[by_level])) + 1
     pieces = []
     for members in np.split(by_level, cuts):
-        spelt = texts.take(pa.array(members))
-        order = pc.sort_indices(spelt).to_numpy()
+        level_texts = texts.take(pa.array(members))
+        order = pc.sort_indices(level_texts).to_numpy()
         pieces.append(members[order])
-        in_order = spelt.take(pa.array(order))
+        in_order = level_texts.take(pa.array(order))
         same = pc.equal(in_order[1:], in_order[:-1]) if len(in_order) > 1 else None
         if same is not None and pc.any(same).as_py():
             twice = in_order[int(np.flatnonzero(same.to_numpy(zero_copy_only=False))[0])].as_py()
