@@ -1,19 +1,18 @@
 """Listing a game's positions before it is built, for games that do not list their levels.
 
-A plain game is explored level by level from the top (``tablebase.listing``):
-this process numbers the positions, expands small levels itself and deals
-the positions of larger ones to the workers, which play their moves
-(``expand_positions``) and send back what they found; it is merged in the
-order dealt, so the listing is the same whatever the cluster. A keyed game
-that gives ``start_keys()`` is listed by one Dask task in numpy batches
+A plain game is listed by the workers in shares, each position owned by the
+partition its notation's hash names, level by level from the top
+(``build/search.py`` drives it, ``build/shares.py`` is what the workers do):
+this process keeps the plan and the counts, never the positions. A keyed
+game that gives ``start_keys()`` is listed by one Dask task in numpy batches
 (``list_keys_on_worker``), its progress reaching the driver as Dask events.
 
 Either way each level's positions and moves are written through the store
 (``_listing/``), and the manifest records the files, so a resumed build
-reuses a whole listing; the listing's sizes, move names and bound on moves
-stay in the manifest after the build (lookups of a plain table need them),
-and the files go once the table is complete. Nothing is written before the
-whole listing is found.
+reuses a whole listing (and a plain game's search resumes at the step it had
+not recorded); the listing's sizes, move names and bound on moves stay in
+the manifest after the build (lookups of a plain table need them), and the
+files go once the table is complete.
 
 The listing's limits (``tablebase.listing.Limits``: the game's time per
 position, the positions it may find) are this process's current ones, set
@@ -22,69 +21,19 @@ by the command's options; the tasks on the workers are given them.
 
 from __future__ import annotations
 
-import pickle
 import time
 from pathlib import Path
 from typing import Any, Callable
 
-import psutil
 from distributed import Client, get_worker
 
 from tablebase.build.run_game import game_of_run
+from tablebase.build.search import ShareSearch
 from tablebase.kinds import Kind
-from tablebase.listing import (
-    Chunk,
-    Exploration,
-    Limits,
-    Listing,
-    current_limits,
-    expand_chunk,
-    level_rows,
-    level_table,
-    limits_set,
-)
+from tablebase.listing import Limits, Listing, current_limits, level_rows, level_table, limits_set
 from tablebase.store import Manifest, flush_to_disk, intact, read_listing_level, table_dir, write_listing_level
 
 TOPIC = "tablebase-listing"
-NEAR = 20_000  # positions: a level this small is expanded here, where a round trip to the workers costs more
-CHUNKS_PER_WORKER = 4  # batches per worker and level: a batch is merged here while the next is played
-
-
-def expand_positions(run: str, ref: str, params: dict[str, Any], positions: bytes, seconds: float) -> Chunk:
-    """Dask task: play a batch of a plain game's positions (``expand_chunk``), given pickled, the game's
-    code taking at most ``seconds`` for each.
-
-    Pickled by the caller: Dask would otherwise look into every position of a
-    list for futures, which cost more than playing them.
-    """
-    kind = game_of_run(run, ref, params)
-    return expand_chunk(kind.game, kind.plain_rules(), pickle.loads(positions), seconds)
-
-
-def explore_on_cluster(client: Client, kind: Kind, ref: str, run: str, say: Callable[[str], None],
-                       near: int = NEAR) -> Listing:
-    """A plain game's listing, its levels of ``near`` positions or more expanded on the workers."""
-    memory = int(0.8 * psutil.virtual_memory().available)  # what this process may hold
-    game = kind.game
-    exploration = Exploration(game, kind.plain_rules(), memory=memory, say=say, track=True)
-    workers = sorted(client.scheduler_info()["workers"])
-    while exploration.pending:
-        level = max(exploration.pending)
-        ids = [i for i in exploration.pending.pop(level) if not exploration.done[i]]
-        if len(ids) < near or len(workers) < 2:
-            exploration.expand(ids)  # positions found at this level (passes) come back as pending
-            continue
-        n = CHUNKS_PER_WORKER * len(workers)
-        chunks = [ids[k * len(ids) // n:(k + 1) * len(ids) // n] for k in range(n)]
-        futures = [client.submit(expand_positions, run, ref, game.params,
-                                 pickle.dumps([exploration.positions[i] for i in chunk], protocol=pickle.HIGHEST_PROTOCOL),
-                                 exploration.seconds, workers=[workers[k % len(workers)]], allow_other_workers=True,
-                                 pure=False)
-                   for k, chunk in enumerate(chunks)]
-        for chunk, future in zip(chunks, futures):  # in the order dealt: the same listing on any cluster
-            exploration.merge(chunk, future.result())
-            future.release()
-    return exploration.listing()
 
 
 def _record(listing: Listing, root: str | Path, table: str) -> dict[str, Any]:
@@ -138,14 +87,13 @@ def list_on_cluster(client: Client, root: Path, manifest: Manifest, kind: Kind, 
     if kind.game.keyed:
         _keys_on_a_worker(client, root, manifest, ref, run, say)
     else:
-        say("listing positions from the start positions, larger levels on the workers")
-        manifest.listing = _record(explore_on_cluster(client, kind, ref, run, say), root, manifest.table)
+        manifest.listing = ShareSearch(client, root, manifest, kind, ref, run, say).listing()
     manifest.save(root)
     seconds = time.perf_counter() - began
     total = sum(manifest.listing["sizes"])
     levels = sum(1 for size in manifest.listing["sizes"] if size)
     say(f"listed {total:,} positions in {levels} levels in {seconds:.1f}s "
-        f"({total / max(seconds, 1e-9):,.0f}/s), holding about {manifest.listing['held_bytes'] / 2**20:,.0f} MiB")
+        f"({total / max(seconds, 1e-9):,.0f}/s), a worker holding at most {manifest.listing['held_bytes'] / 2**20:,.0f} MiB")
 
 
 def _keys_on_a_worker(client: Client, root: Path, manifest: Manifest, ref: str, run: str,

@@ -31,7 +31,7 @@ def resumable(root: Path, spec: TableSpec, partition_rows: int | None) -> Manife
         return None
     # 0: the earlier run stopped before its partitions were planned.
     fresh = fresh_manifest(spec, partition_rows or old.partition_rows)
-    if not (old.files or old.listing.get("files") or old.values):
+    if not (old.files or old.listing.get("files") or old.listing.get("search") or old.values):
         return None
     if old.partition_rows == 0:
         old.partition_rows = fresh.partition_rows

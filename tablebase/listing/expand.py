@@ -52,14 +52,16 @@ class Chunk:
     distinct_moves: list
     found: list | np.ndarray  # the positions the moves lead to, each once (whole numbers travel as an array)
     found_levels: np.ndarray
-    texts: pa.Array  # the notation of each position expanded
+    texts: pa.Array | None  # the notation of each position expanded (if asked for)
     results: dict[int, tuple[int, int]]  # the batch's finished positions: their results
 
 
-def expand_chunk(game: PlainGame, rules: PlainRules, positions: list, seconds: float | None = None) -> Chunk:
+def expand_chunk(game: PlainGame, rules: PlainRules, positions: list, seconds: float | None = None,
+                 spell: bool = True) -> Chunk:
     """Play a batch of positions (on a worker): every side's moves, children and moves each kept once.
 
-    ``seconds``: the most the game's code may take for one position (default: the current limits').
+    ``seconds``: the most the game's code may take for one position (default: the current limits');
+    ``spell``: spell the positions played (not when the caller has their notation already).
     """
     found: dict[Any, int] = {}
     levels = array("q")
@@ -77,8 +79,10 @@ def expand_chunk(game: PlainGame, rules: PlainRules, positions: list, seconds: f
             else:
                 _expand_sides(game, rules, positions, watch, found, levels, move_ids, counts, moves, part_counts, parts,
                               results)
-            with watched(game, "format"):
-                texts = spelt(game, positions, watch)
+            texts = None
+            if spell:
+                with watched(game, "format"):
+                    texts = spelt(game, positions, watch)
         except Exception as e:
             raise game_failed(game, e, watch.at, rules) from None
     children: list | np.ndarray = list(found)

@@ -13,6 +13,7 @@ as its position (``checked.read_back``).
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,20 +95,30 @@ def _intern(game: PlainGame, records: list[SideMoves]) -> tuple[list[np.ndarray]
                     pieces.append(np.array([ids.setdefault(m, len(ids)) for m in distinct_moves], dtype=np.int64)[local])
             found.append(np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64))
         moves = list(ids)
-        try:
-            ranked = sorted(range(len(moves)), key=lambda m: moves[m])
-        except TypeError as e:
-            raise TablebaseError(f"{game.name}: moves must sort among themselves (ints, strings or tuples): {e}") from None
+        ranked = sorted_moves(game, range(len(moves)), key=lambda m: moves[m])
         rank = np.empty(len(moves), dtype=np.int64)
         rank[np.array(ranked, dtype=np.int64)] = np.arange(len(moves), dtype=np.int64)
         codes = [rank[f] for f in found]
         moves = [moves[m] for m in ranked]
     for record in records:
         record.segments = []  # no longer needed: free the moves
+    return codes, named_moves(game, moves)
+
+
+def sorted_moves(game: PlainGame, moves: Iterable, key: Callable | None = None) -> list:
+    """Moves in their own order (a move's code is its place in it); one line if they do not sort."""
+    try:
+        return sorted(moves, key=key)
+    except TypeError as e:
+        raise TablebaseError(f"{game.name}: moves must sort among themselves (ints, strings or tuples): {e}") from None
+
+
+def named_moves(game: PlainGame, moves: list) -> list[str]:
+    """Each move's name, in order; one line if two moves share one (a lookup could not tell them apart)."""
     names = _names(game, moves)
     if len(set(names)) != len(names):
         raise TablebaseError(f"{game.name}: move_name() gives one name to two different moves")
-    return codes, names
+    return names
 
 
 def _names(game: PlainGame, moves: list) -> list[str]:

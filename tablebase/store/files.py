@@ -264,6 +264,55 @@ def read_listing_level(root: str | os.PathLike, table: str, level: int) -> pa.Ta
     return read_parquet([table_dir(root, table) / listing_name(level)])
 
 
+# A plain game listed in shares (``tablebase.build.shares``) keeps its work beside the levels: what reached
+# each partition's share of a level (inbox), each share's rows (share), each level's keys by hash (keys).
+def inbox_name(level: int, partition: int, round_: int, source: str) -> str:
+    """Positions of a level that reached a partition from ``source`` (a step of the search, or the start)."""
+    return f"{LISTING}/inbox-{level:06d}-{partition:04d}-{round_:04d}-{source}.parquet"
+
+
+def share_name(level: int, partition: int, round_: int) -> str:
+    """A partition's share of a level (found in one round of it): positions and their moves."""
+    return f"{LISTING}/share-{level:06d}-{partition:04d}-{round_:04d}.parquet"
+
+
+def keys_name(level: int) -> str:
+    """A level's keys, by the hash of each position's notation."""
+    return f"{LISTING}/keys-{level:06d}.parquet"
+
+
+def inbox_files(root: str | os.PathLike, table: str, level: int, partition: int, round_: int) -> list[Path]:
+    """What reached a partition's share of a level for one round of it, from every source, sorted."""
+    return sorted((table_dir(root, table) / LISTING).glob(f"inbox-{level:06d}-{partition:04d}-{round_:04d}-*.parquet"))
+
+
+def share_files(root: str | os.PathLike, table: str, level: int, partition: int | None = None,
+                before: int | None = None) -> list[Path]:
+    """The shares of a level (of one partition; of its rounds before ``before``), sorted."""
+    which = "*" if partition is None else f"{partition:04d}"
+    paths = sorted((table_dir(root, table) / LISTING).glob(f"share-{level:06d}-{which}-*.parquet"))
+    return [p for p in paths if before is None or int(p.stem.rsplit("-", 1)[1]) < before]
+
+
+def write_work(rows: pa.Table, root: str | os.PathLike, table: str, name: str) -> None:
+    """Write a work file of the listing atomically: fast rather than small, its schema's metadata kept."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(rows, sink, compression="lz4", use_dictionary=False, write_statistics=False)
+    data = sink.getvalue()
+    write_atomic(table_dir(root, table) / name, lambda tmp: Path(tmp).write_bytes(data), durable=False)
+
+
+def read_work(paths: list[Path], columns: list[str] | None = None) -> list[pa.Table]:
+    """Work files of the listing, each a table; a damaged one is a StoreError naming it."""
+    tables = []
+    for path in paths:
+        try:
+            tables.append(pq.read_table(path, columns=columns))
+        except (OSError, pa.ArrowException) as e:
+            raise StoreError(f"cannot read {path}: {str(e).splitlines()[0]}") from None
+    return tables
+
+
 def remove_listing(root: str | os.PathLike, table: str) -> None:
     """Delete a table's listing once its rows are built (they hold all it is needed for)."""
     folder = table_dir(root, table) / LISTING

@@ -1,0 +1,153 @@
+"""The driver of a plain game's listing in shares: the plan and the counts, never the positions.
+
+The workers find the positions (``build/shares.py``): a step is one round of
+one level, from the top; this process submits each step's tasks, hears how
+many positions each share found and which levels the children reached, and
+saves that in the manifest (``listing["search"]``) after every step, so a
+killed build resumes at the step it did not record. The number of partitions
+is fixed when the search begins (the workers then); keys do not depend on it.
+
+When no level is left waiting, each level is numbered by notation on a
+worker, the game's moves ranked here (there are few: they are the game's
+kinds of moves, not its positions), and each level's rows written in key
+order as the listing's level file: the same files as a listing in one
+process gives.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from distributed import Client
+
+from tablebase.build.shares import assemble_level, expand_share, moves_found, number_level, pick, receive, start
+from tablebase.kinds import Kind
+from tablebase.listing import current_limits
+from tablebase.listing.limits import too_many
+from tablebase.listing.numbering import named_moves, sorted_moves
+from tablebase.store import Manifest, flush_to_disk
+
+
+class ShareSearch:
+    """One run of the listing of a plain game in shares, resumed from ``manifest.listing["search"]``."""
+
+    def __init__(self, client: Client, root: Path, manifest: Manifest, kind: Kind, ref: str, run: str,
+                 say: Callable[[str], None]) -> None:
+        self.client, self.root, self.manifest, self.kind, self.say = client, root, manifest, kind, say
+        self.table, self.root_text = manifest.table, str(root)
+        self.game_args = (run, ref, manifest.params)
+        self.run = run
+        self.limits = current_limits()
+        self.limit = self.limits.positions_for(plain=True)
+        self.workers = sorted(client.scheduler_info()["workers"])
+        self.began = time.perf_counter()
+
+    # -- the state the manifest keeps ----------------------------------------------
+    @property
+    def state(self) -> dict[str, Any]:
+        return self.manifest.listing["search"]
+
+    def _save(self) -> None:
+        flush_to_disk()  # the step's files are on disk before the manifest says it is done
+        self.manifest.save(self.root)
+
+    def _on(self, partition: int) -> dict[str, Any]:
+        """Where a partition's tasks run (any worker takes them if that one is gone)."""
+        return {"workers": [self.workers[partition % len(self.workers)]], "allow_other_workers": True, "pure": False}
+
+    # -- the search ------------------------------------------------------------------
+    def listing(self) -> dict[str, Any]:
+        """Find every position (resuming a search begun before), then number them: the listing's record."""
+        if not self.manifest.listing.get("search"):
+            self._begin()
+        else:
+            found = sum(self.state["found"].values())
+            self.say(f"listing resumed: {found:,} positions found before, {len(self.state['waiting'])} steps waiting")
+        while self.state["waiting"]:
+            level, round_ = self._next()
+            self._step(level, round_)
+        return self._numbered()
+
+    def _begin(self) -> None:
+        partitions = len(self.workers)
+        self.manifest.listing = {"search": {"partitions": partitions, "waiting": [], "found": {}, "peak": 0}}
+        self.say(f"listing positions from the start positions in {partitions} shares on the workers")
+        started = self.client.submit(start, *self.game_args, partitions, self.limits, key=f"start-{self.table}-{self.run}",
+                                     pure=False)
+        self._received([started], -1, 0)
+
+    def _next(self) -> tuple[int, int]:
+        level, round_, _ = min(self.state["waiting"], key=lambda w: (-w[0], w[1]))
+        return level, round_
+
+    def _step(self, level: int, round_: int) -> None:
+        """Play one round of one level in every share, and route the children to their owners."""
+        partitions = self.state["partitions"]
+        tag = f"{self.table}-{level}-{round_}-{self.run}"
+        expanding = [self.client.submit(expand_share, *self.game_args, self.root_text, self.table, level, p, round_,
+                                        partitions, self.limits, key=f"expand-{tag}-{p}", **self._on(p))
+                     for p in range(partitions)]
+        self._received(expanding, level, round_)
+
+    def _received(self, sources: list, level: int, round_: int) -> None:
+        """Each owner's pieces of a step's results received into its inbox; the counts recorded and saved."""
+        partitions, client = self.state["partitions"], self.client
+        tag = f"{self.table}-{level}-{round_}-{self.run}"
+        receiving = []
+        for owner in range(partitions):
+            pieces = [client.submit(pick, s, owner, key=f"pick-{tag}-{i}-{owner}", pure=False)
+                      for i, s in enumerate(sources)]
+            receiving.append(client.submit(receive, self.root_text, self.table, owner, level, round_, pieces,
+                                           key=f"receive-{tag}-{owner}", **self._on(owner)))
+        counts = [client.submit(pick, s, None, key=f"count-{tag}-{i}", pure=False) for i, s in enumerate(sources)]
+        reached, counted = client.gather(receiving), client.gather(counts)
+        del sources[:]  # released: the pieces are written
+        state = self.state
+        state["waiting"] = [w for w in state["waiting"] if (w[0], w[1]) != (level, round_)]
+        waiting = {(w[0], w[1]): w[2] for w in state["waiting"]}
+        for rows in reached:
+            for child, n in rows.items():
+                at = (child, round_ + 1 if child == level else 0)
+                waiting[at] = waiting.get(at, 0) + n
+        state["waiting"] = [[lv, r, n] for (lv, r), n in sorted(waiting.items())]
+        if level >= 0:
+            state["found"][str(level)] = state["found"].get(str(level), 0) + sum(c["found"] for c in counted)
+        state["peak"] = max([state["peak"], *(c["rss"] for c in counted)])
+        total = sum(state["found"].values())
+        if self.limit is not None and total > self.limit:
+            raise too_many(self.kind.game.name, self.limit)
+        if level >= 0:
+            rate = total / max(time.perf_counter() - self.began, 1e-9)
+            self.say(f"listing positions: level {level}{f' (round {round_ + 1})' if round_ else ''} found, "
+                     f"{total:,} positions so far, {rate:,.0f}/s")
+        self._save()
+
+    # -- numbering -------------------------------------------------------------------
+    def _numbered(self) -> dict[str, Any]:
+        """Every level numbered by notation and written as the listing's level file; the listing's record."""
+        found = {int(level): n for level, n in self.state["found"].items() if n}
+        top = max(found, default=0)
+        sizes = [found.get(level, 0) for level in range(top + 1)]
+        offsets = [sum(sizes[:level]) for level in range(top + 1)]
+        levels = sorted(found)
+        client, name = self.client, self.table
+        numbering = [client.submit(number_level, self.root_text, name, level, offsets[level],
+                                   key=f"number-{name}-{level}-{self.run}", **self._on(level)) for level in levels]
+        moves = client.submit(moves_found, self.root_text, name, levels, key=f"moves-{name}-{self.run}", pure=False)
+        game = self.kind.game
+        ranked = sorted_moves(game, moves.result())
+        names = named_moves(game, ranked)
+        assembling = [client.submit(assemble_level, self.root_text, name, level, ranked, numbering,
+                                    key=f"assemble-{name}-{level}-{self.run}", **self._on(level)) for level in levels]
+        records = client.gather(assembling)
+        flush_to_disk()
+        files = {}
+        for record in records:
+            files[record.pop("file")] = {k: record[k] for k in ("rows", "bytes", "sha256")}
+        peak = max([self.state["peak"], *(r["rss"] for r in records)])
+        return {"sizes": sizes, "move_names": names, "max_moves": max((r["max_moves"] for r in records), default=0),
+                "mean_moves": sum(r["parts"] for r in records) / max(sum(sizes), 1), "files": files,
+                "complete": True, "held_bytes": peak}

@@ -1,0 +1,129 @@
+"""What a Dask worker does to list a plain game in shares (``tablebase.listing.shares``), and its files.
+
+A step of the search is one round of one level: each partition's task
+(``expand_share``) reads what reached its share (the inbox files), keeps
+each position once, plays them, writes its share's rows and returns its
+children split by owner. Each owner's ``receive`` task takes its pieces
+from every partition's task (Dask moves them from worker to worker) and
+writes them to its inbox for the levels they belong to. Every file is
+written atomically under a name that says which step made it, so a step run
+again after a kill writes the same files: the search resumes at the step
+the manifest has not recorded.
+
+Once every level is found, ``number_level`` numbers each level by notation
+and ``assemble_level`` writes each level's rows in key order, its moves as
+codes and child keys, as the listing's level file.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import numpy as np
+import psutil
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from tablebase.build.run_game import game_of_run
+from tablebase.listing import Limits, level_table, limits_set
+from tablebase.listing.shares import MOVES_KEY, assemble, coded, expand, fresh, level_keys, routed, starting
+from tablebase.store import (
+    inbox_files,
+    inbox_name,
+    keys_name,
+    read_work,
+    share_files,
+    share_name,
+    table_dir,
+    write_listing_level,
+    write_work,
+)
+
+START = "start"  # the source of the start positions in inbox names
+
+TRAVELLING = pa.schema([("hash", pa.uint64()), ("level", pa.int64()), ("text", pa.string()),
+                        ("position", pa.binary())])
+
+
+def _rss() -> int:
+    return psutil.Process().memory_info().rss
+
+
+def start(run: str, ref: str, params: dict[str, Any], partitions: int, limits: Limits) -> dict[str, Any]:
+    """Dask task: the start positions, split by owner."""
+    game = game_of_run(run, ref, params).game
+    with limits_set(limits):
+        return {"pieces": routed(starting(game, limits.seconds, limits.positions_for(plain=True)), partitions),
+                "found": 0, "rss": _rss()}
+
+
+def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: str, level: int, partition: int,
+                 round_: int, partitions: int, limits: Limits) -> dict[str, Any]:
+    """Dask task: one partition's share of one round of a level, played; its rows written; its children
+    split by owner (``pieces``), how many positions it found, the process's memory."""
+    kind = game_of_run(run, ref, params)
+    inbox = read_work(inbox_files(root, table, level, partition, round_))
+    seen = [t.column("hash").to_numpy() for t in read_work(share_files(root, table, level, partition, round_),
+                                                               ["hash"])]
+    arrived = pa.concat_tables(inbox) if inbox else TRAVELLING.empty_table()
+    share = fresh(kind.game, arrived, np.concatenate(seen) if seen else np.zeros(0, np.uint64))
+    del inbox, arrived
+    with limits_set(limits):
+        rows, reached = expand(kind.game, kind.plain_rules(), level, share, limits.seconds, check_read=round_ == 0)
+    write_work(rows, root, table, share_name(level, partition, round_))
+    return {"pieces": routed(reached, partitions), "found": share.num_rows, "rss": _rss()}
+
+
+def pick(result: dict[str, Any], partition: int | None) -> Any:
+    """Dask task, run where ``result`` is: one owner's piece of it, or (None) what the driver counts."""
+    if partition is None:
+        return {"found": result["found"], "rss": result["rss"]}
+    return result["pieces"][partition]
+
+
+def receive(root: str, table: str, partition: int, level: int, round_: int, pieces: list[pa.Table]) -> dict[int, int]:
+    """Dask task: an owner's pieces of one step (from every partition, in order) written to its inbox, a file
+    per level reached; the rows of each. Positions of the level the step played go to its next round."""
+    arrived = pa.concat_tables(pieces) if pieces else TRAVELLING.empty_table()
+    levels = arrived.column("level").to_numpy()
+    source = START if level < 0 else f"{level:06d}-{round_:04d}"
+    rows = {}
+    for reached in np.unique(levels).tolist():
+        part = arrived.filter(pa.array(levels == reached))
+        write_work(part, root, table, inbox_name(reached, partition, round_ + 1 if reached == level else 0, source))
+        rows[reached] = part.num_rows
+    return rows
+
+
+def number_level(root: str, table: str, level: int, offset: int) -> int:
+    """Dask task: a level's keys by notation from ``offset``, written by hash; the level's positions."""
+    shares = pa.concat_tables(read_work(share_files(root, table, level), ["hash", "text"]))
+    write_work(level_keys(shares, offset), root, table, keys_name(level))
+    return shares.num_rows
+
+
+def moves_found(root: str, table: str, levels: list[int]) -> list:
+    """Dask task: every distinct move the shares of these levels recorded (their files' metadata)."""
+    moves: set = set()
+    for level in levels:
+        for path in share_files(root, table, level):
+            moves.update(pickle.loads(pq.read_schema(path).metadata[MOVES_KEY]))
+    return list(moves)
+
+
+def assemble_level(root: str, table: str, level: int, ranked: list, after: list | None = None) -> dict[str, Any]:
+    """Dask task: a level's listing file, its rows in key order, moves as codes (``ranked``: every move in
+    order) and child keys; its record, the most moves of one position on a side, its parts. ``after``: the
+    numbering tasks, to wait for."""
+    code_of = {move: code for code, move in enumerate(ranked)}
+    shares = [coded(t, code_of).replace_schema_metadata(None) for t in read_work(share_files(root, table, level))]
+    folder = table_dir(root, table)
+
+    def keys(lower: int) -> pa.Table:
+        return read_work([folder / keys_name(lower)])[0]
+
+    rows, most, parts = assemble(pa.concat_tables(shares), keys, level)
+    del shares
+    record = write_listing_level(level_table(rows), root, table, level)
+    return {**record, "max_moves": most, "parts": parts, "rss": _rss()}

@@ -1,0 +1,252 @@
+"""A plain game's positions listed in shares: each partition finds, expands and numbers its own.
+
+A position belongs to the partition its text's hash names (``hashing.py``),
+so that every host agrees without asking. The search goes level by level from
+the top: a partition's share of a level is what reached it from the levels
+above, each position once (``fresh``); it plays their moves (``expand``),
+recording each move with its child's level and hash, and sends each child,
+spelt and pickled, to the child's owner (``routed``). A level's positions are
+numbered once all are found (``level_keys``): by notation, as the engine has
+always numbered them, so that keys are the same whatever the partitions. A
+level's rows are assembled in key order once every level's keys are known
+(``assemble``): each child's hash is looked up among its level's keys.
+
+These are functions of Arrow tables: where the tables live, and how they
+travel, is the caller's (``tablebase.build.shares``).
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from tablebase.errors import TablebaseError
+from tablebase.games import PlainGame, SumMoves
+from tablebase.listing.checked import game_failed, level_of, read_back, spelt
+from tablebase.listing.expand import Chunk, PlainRules, expand_chunk
+from tablebase.listing.forms import select
+from tablebase.listing.hashing import owners, text_hashes
+from tablebase.listing.levels import LevelRows
+from tablebase.listing.limits import too_many, watched
+
+MOVES_KEY = b"tablebase.moves"  # a share's metadata: its distinct moves, pickled, that moves{s} number
+
+
+def pickled(positions: list) -> pa.Array:
+    dumps, protocol = pickle.dumps, pickle.HIGHEST_PROTOCOL
+    return pa.array([dumps(p, protocol) for p in positions], pa.binary())
+
+
+def travelling(game: PlainGame, positions: list, levels: np.ndarray, seconds: float | None) -> pa.Table:
+    """Positions as they travel to their owners: hash, level, notation and the pickled position."""
+    with watched(game, "format", seconds) as watch:
+        try:
+            texts = spelt(game, positions, watch)
+        except Exception as e:
+            raise game_failed(game, e, watch.at) from None
+    return pa.table({"hash": pa.array(text_hashes(texts), pa.uint64()), "level": pa.array(levels, pa.int64()),
+                     "text": texts, "position": pickled(positions)})
+
+
+def routed(positions: pa.Table, partitions: int) -> list[pa.Table]:
+    """The positions split by owner, in their order: one table per partition."""
+    owner = owners(positions.column("hash").to_numpy(), partitions)
+    order = np.argsort(owner, kind="stable")
+    cuts = np.searchsorted(owner[order], np.arange(partitions + 1))
+    ordered = positions.take(pa.array(order))
+    return [ordered.slice(a, b - a) for a, b in zip(cuts[:-1], cuts[1:])]
+
+
+def starting(game: PlainGame, seconds: float | None, limit: int | None) -> pa.Table:
+    """The start positions, each once, as they travel (``travelling``)."""
+    found: dict[Any, int] = {}
+    with watched(game, "start_positions", seconds) as watch:
+        try:
+            for p in game.start_positions():
+                if p not in found:
+                    watch.at = p
+                    found[p] = level_of(game, p)
+                    if limit is not None and len(found) > limit:
+                        raise too_many(game.name, limit)
+        except Exception as e:
+            raise game_failed(game, e) from None
+    if not found:
+        raise TablebaseError(f"{game.name}: start_positions() gave no position")
+    return travelling(game, list(found), np.fromiter(found.values(), dtype=np.int64, count=len(found)), seconds)
+
+
+def fresh(game: PlainGame, inbox: pa.Table, seen: np.ndarray) -> pa.Table:
+    """A share's positions of a level, each once, by hash: what reached it less what it has ``seen``.
+
+    Copies of a position carry the same text; two texts with one hash, or one
+    text for two positions (``format`` must tell positions apart), are refused.
+    """
+    inbox = inbox.take(pc.sort_indices(inbox, [("hash", "ascending")]))
+    hashes = inbox.column("hash").to_numpy()
+    same = hashes[1:] == hashes[:-1]
+    if same.any():
+        pairs = np.flatnonzero(same)
+        texts, blobs = inbox.column("text").take(pairs), inbox.column("position").take(pairs)
+        next_texts, next_blobs = inbox.column("text").take(pairs + 1), inbox.column("position").take(pairs + 1)
+        clash = np.flatnonzero(~pc.equal(texts, next_texts).to_numpy(zero_copy_only=False))
+        if len(clash):
+            a, b = texts[int(clash[0])].as_py(), next_texts[int(clash[0])].as_py()
+            raise TablebaseError(f"{game.name}: the notations {a!r} and {b!r} share a 64-bit hash; the engine "
+                                 "cannot list this game (spell one of them otherwise)")
+        for j in np.flatnonzero(~pc.equal(blobs, next_blobs).to_numpy(zero_copy_only=False)).tolist():
+            p, q = pickle.loads(blobs[j].as_py()), pickle.loads(next_blobs[j].as_py())
+            if p != q:
+                raise TablebaseError(f"{game.name}: format() gives {texts[j].as_py()!r} for two different positions")
+    keep = np.ones(len(hashes), dtype=np.bool_)
+    keep[1:] = ~same
+    if len(seen):
+        keep &= ~np.isin(hashes, seen)
+    return inbox.filter(pa.array(keep)).drop_columns(["level"])
+
+
+def expand(game: PlainGame, rules: PlainRules, level: int, share: pa.Table, seconds: float | None,
+           check_read: bool) -> tuple[pa.Table, pa.Table]:
+    """Play a share of a level: its rows (hash, text, each side's moves with their children's hashes and
+    levels, results) and its children, each once, as they travel. ``check_read``: the share's first position
+    must read back from its text (``read`` undoes ``format``, as lookups need)."""
+    positions = [pickle.loads(b) for b in share.column("position").to_pylist()]
+    if check_read and positions:
+        with watched(game, "read", seconds):
+            problem = read_back(game, share.column("text")[0].as_py(), positions[0])
+        if problem is not None:
+            raise TablebaseError(problem)
+    chunk = expand_chunk(game, rules, positions, seconds, spell=False)
+    children = chunk.found.tolist() if isinstance(chunk.found, np.ndarray) else chunk.found
+    _check_levels(game, rules, level, positions, children, chunk)
+    reached = travelling(game, children, chunk.found_levels, seconds)
+    return _rows(share, chunk, reached, rules.result_of is not None), reached
+
+
+def _check_levels(game: PlainGame, rules: PlainRules, level: int, positions: list, children: list,
+                  chunk: Chunk) -> None:
+    """Every move must lower the level (or, with ``same_level``, keep it): one line naming the first that does not."""
+    levels = chunk.found_levels
+    bad = levels > level if rules.same_level else levels >= level
+    if not bad.any():
+        return
+    for s, parts in enumerate(chunk.parts):
+        hits = np.flatnonzero(bad[parts]) if len(parts) else []
+        if len(hits):
+            part = int(hits[0])
+            per_move = chunk.part_counts[s] if chunk.part_counts[s] is not None else np.ones(len(chunk.moves[s]), int)
+            move = int(np.searchsorted(np.cumsum(per_move), part, side="right"))
+            parent = int(np.searchsorted(np.cumsum(chunk.counts[s]), move, side="right"))
+            child = int(parts[part])
+            raise TablebaseError(
+                f"{game.name}: a move from {game.format(positions[parent])!r} (level {level}) leads to "
+                f"{game.format(children[child])!r} (level {int(levels[child])}); every move must lower the level"
+                + (" or keep it" if rules.same_level else ""))
+
+
+def _lists(offsets: np.ndarray, values: pa.Array) -> pa.ListArray:
+    return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), values)
+
+
+def _firsts(counts: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    return out
+
+
+def _rows(share: pa.Table, chunk: Chunk, reached: pa.Table, results: bool) -> pa.Table:
+    """A share's rows as stored until its level is assembled (``assemble`` reads them)."""
+    hashes, levels = reached.column("hash").to_numpy(), reached.column("level").to_numpy()
+    columns: dict[str, pa.Array] = {"hash": share.column("hash").combine_chunks(),
+                                    "text": share.column("text").combine_chunks()}
+    if results:
+        outcome = np.full(share.num_rows, -1, dtype=np.int8)
+        score = np.zeros(share.num_rows, dtype=np.int64)
+        for j, (o, s) in chunk.results.items():
+            outcome[j], score[j] = o, s
+        columns["outcome"], columns["score"] = pa.array(outcome), pa.array(score)
+    for s, counts in enumerate(chunk.counts):
+        offsets = _firsts(counts)
+        per_move = chunk.part_counts[s] if chunk.part_counts[s] is not None else np.ones(len(chunk.moves[s]), np.int64)
+        starts, parts = _firsts(per_move), chunk.parts[s]
+        columns[f"moves{s}"] = _lists(offsets, pa.array(chunk.moves[s], pa.int64()))
+        columns[f"parts{s}"] = _lists(offsets, _lists(starts, pa.array(hashes[parts], pa.uint64())))
+        columns[f"levels{s}"] = _lists(offsets, _lists(starts, pa.array(levels[parts], pa.int64())))
+    table = pa.table(columns)
+    return table.replace_schema_metadata({MOVES_KEY: pickle.dumps(list(chunk.distinct_moves),
+                                                                  pickle.HIGHEST_PROTOCOL)})
+
+
+def moves_of(table: pa.Table) -> list:
+    """The distinct moves a share's rows number (``moves{s}`` index them)."""
+    return pickle.loads(table.schema.metadata[MOVES_KEY])
+
+
+def level_keys(shares: pa.Table, offset: int) -> pa.Table:
+    """A level's keys, from its shares' (hash, text): by notation from ``offset``; as (hash, key) by hash."""
+    order = pc.sort_indices(shares, [("text", "ascending")]).to_numpy()
+    keys = np.empty(len(order), dtype=np.int64)
+    keys[order] = offset + np.arange(len(order), dtype=np.int64)
+    hashes = shares.column("hash").to_numpy()
+    by_hash = np.argsort(hashes, kind="stable")
+    return pa.table({"hash": pa.array(hashes[by_hash]), "key": pa.array(keys[by_hash])})
+
+
+def looked_up(keys: pa.Table, hashes: np.ndarray) -> np.ndarray:
+    """The keys of these hashes, from a level's (hash, key) table sorted by hash (every hash must be there)."""
+    known = keys.column("hash").to_numpy()
+    where = np.minimum(np.searchsorted(known, hashes), max(len(known) - 1, 0))
+    if not len(known) or not np.array_equal(known[where], hashes):
+        raise TablebaseError("the listing lost a position on the way (a share was not written whole); "
+                             "build the table again into a fresh folder")
+    return keys.column("key").to_numpy()[where]
+
+
+def coded(table: pa.Table, code_of: dict[Any, int]) -> pa.Table:
+    """A share's rows with each side's moves as the game's move codes (their rank among all its moves)."""
+    local = np.array([code_of[m] for m in moves_of(table)] or [0], dtype=np.int64)
+    s = 0
+    while f"moves{s}" in table.column_names:
+        column = table.column(f"moves{s}").combine_chunks()
+        values = column.flatten().to_numpy()
+        offsets = column.offsets.to_numpy()
+        index = table.column_names.index(f"moves{s}")
+        table = table.set_column(index, f"moves{s}", _lists(offsets - offsets[0], pa.array(local[values])))
+        s += 1
+    return table
+
+
+def assemble(rows: pa.Table, keys: Callable[[int], pa.Table], level: int) -> tuple[LevelRows, int, int]:
+    """A level's rows in key order (notation, each side's moves as codes and child keys, results), from its
+    shares' coded rows; ``keys(level)`` is a level's (hash, key) table. Also the most moves of one position
+    on one side and the number of parts."""
+    parents = looked_up(keys(level), rows.column("hash").to_numpy())
+    order = np.argsort(parents, kind="stable")
+    out = LevelRows(texts=rows.column("text").combine_chunks().take(pa.array(order)))
+    most = parts_total = 0
+    s = 0
+    while f"moves{s}" in rows.column_names:
+        moves = rows.column(f"moves{s}").combine_chunks()
+        inner = rows.column(f"parts{s}").combine_chunks().flatten()
+        child_levels = rows.column(f"levels{s}").combine_chunks().flatten().flatten().to_numpy()
+        hashes = inner.flatten().to_numpy()
+        starts = inner.offsets.to_numpy().astype(np.int64)
+        child = np.zeros(len(hashes), dtype=np.int64)
+        for lower in np.unique(child_levels).tolist():
+            at = np.flatnonzero(child_levels == lower)
+            child[at] = looked_up(keys(lower), hashes[at])
+        offsets = moves.offsets.to_numpy().astype(np.int64)
+        side = SumMoves(offsets - offsets[0], moves.flatten().to_numpy(), starts - starts[0], child,
+                        np.zeros(len(child), dtype=np.bool_))
+        out.sides.append(select(side, order))
+        most = max(most, int(np.diff(offsets).max(initial=0)))
+        parts_total += len(child)
+        s += 1
+    if "outcome" in rows.column_names:
+        out.outcome = rows.column("outcome").to_numpy()[order]
+        out.score = rows.column("score").to_numpy()[order]
+    return out, most, parts_total
