@@ -1,9 +1,9 @@
 """The engine's listing of a game's positions is the same however it is found.
 
-A plain game's levels may be expanded in the driver or dealt to the Dask
-workers, in batches merged in the order dealt: the listing (its levels, each
-position's text and key, every move's code and child) must not depend on
-which. A keyed game that gives start keys is listed in numpy batches: its
+A plain game may be explored in one process, or by the Dask workers in
+shares owned by the hash of each position's notation: the listing (its
+levels, each position's text and key, every move's code and child) must not
+depend on which, nor on the number of shares. A keyed game that gives start keys is listed in numpy batches: its
 levels must hold exactly the keys a plain breadth-first search reaches.
 """
 
@@ -15,9 +15,13 @@ import numpy as np
 import pytest
 from distributed import Client
 
-from tablebase.build.listing import explore_on_cluster
+from tablebase.build.jobs import TableSpec
+from tablebase.build.resume import fresh_manifest
+from tablebase.build.search import ShareSearch
 from tablebase.games import find_game
 from tablebase.kinds import kind_of
+from tablebase.listing import Listing, level_rows
+from tablebase.store import read_listing_level, table_dir
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 GAMES = [
@@ -47,16 +51,31 @@ def same_listing(a, b) -> None:
                 assert np.array_equal(getattr(x, field), getattr(y, field)), (level, field)
 
 
+def listed_in_shares(client: Client, kind, source, root: Path, partitions: int | None = None) -> Listing:
+    """The game listed by the workers in shares into ``root``, read back from its level files."""
+    manifest = fresh_manifest(TableSpec(kind.game, source, "t", False), 0)
+    table_dir(root, "t").mkdir(parents=True)
+    record = ShareSearch(client, root, manifest, kind, source.ref, "test-run", lambda text: None, partitions).listing()
+    listing = Listing(np.array(record["sizes"]), record["move_names"], max_moves=record["max_moves"],
+                      mean_moves=record["mean_moves"])
+    for level, size in enumerate(record["sizes"]):
+        if size:
+            listing.levels[level] = level_rows(read_listing_level(root, "t", level))
+    return listing
+
+
 @pytest.mark.parametrize("ref, params", GAMES)
-def test_levels_dealt_to_the_workers_give_the_same_listing(scheduler, ref, params):
-    """Every level dealt to the workers (a batch per worker and more), against the whole exploration in one process."""
+@pytest.mark.parametrize("partitions", [1, 3])
+def test_a_listing_in_shares_is_the_listing_in_one_process(scheduler, tmp_path, ref, params, partitions):
+    """Positions found by the workers in shares, against the whole exploration in one process."""
     cls, source = find_game(f"{EXAMPLES / ref}")
     game = cls(**params)
     kind = kind_of(game)
     here = kind.list_positions()
     with Client(scheduler) as client:
-        there = explore_on_cluster(client, kind, source.ref, "test-run", lambda text: None, near=1)
+        there = listed_in_shares(client, kind, source, tmp_path, partitions)
     same_listing(here, there)
+    assert there.mean_moves == here.mean_moves
 
 
 def test_a_keyed_game_is_listed_as_far_as_its_moves_reach():

@@ -35,7 +35,7 @@ class ShareSearch:
     """One run of the listing of a plain game in shares, resumed from ``manifest.listing["search"]``."""
 
     def __init__(self, client: Client, root: Path, manifest: Manifest, kind: Kind, ref: str, run: str,
-                 say: Callable[[str], None]) -> None:
+                 say: Callable[[str], None], partitions: int | None = None) -> None:
         self.client, self.root, self.manifest, self.kind, self.say = client, root, manifest, kind, say
         self.table, self.root_text = manifest.table, str(root)
         self.game_args = (run, ref, manifest.params)
@@ -44,6 +44,7 @@ class ShareSearch:
         self.limit = self.limits.positions_for(plain=True)
         self.workers = sorted(client.scheduler_info()["workers"])
         self.began = time.perf_counter()
+        self.partitions = partitions or len(self.workers)  # a new search's; a resumed one keeps its own
 
     # -- the state the manifest keeps ----------------------------------------------
     @property
@@ -72,7 +73,7 @@ class ShareSearch:
         return self._numbered()
 
     def _begin(self) -> None:
-        partitions = len(self.workers)
+        partitions = self.partitions
         self.manifest.listing = {"search": {"partitions": partitions, "waiting": [], "found": {}, "peak": 0}}
         self.say(f"listing positions from the start positions in {partitions} shares on the workers")
         started = self.client.submit(start, *self.game_args, partitions, self.limits, key=f"start-{self.table}-{self.run}",
