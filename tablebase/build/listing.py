@@ -92,8 +92,9 @@ def list_on_cluster(client: Client, root: Path, manifest: Manifest, kind: Kind, 
     seconds = time.perf_counter() - began
     total = sum(manifest.listing["sizes"])
     levels = sum(1 for size in manifest.listing["sizes"] if size)
-    say(f"listed {total:,} positions in {levels} levels in {seconds:.1f}s "
-        f"({total / max(seconds, 1e-9):,.0f}/s), a worker holding at most {manifest.listing['held_bytes'] / 2**20:,.0f} MiB")
+    held = manifest.listing.get("held_bytes")
+    say(f"listed {total:,} positions in {levels} levels in {seconds:.1f}s ({total / max(seconds, 1e-9):,.0f}/s)"
+        + ("" if held is None else f", holding about {held / 2**20:,.0f} MiB"))
 
 
 def _keys_on_a_worker(client: Client, root: Path, manifest: Manifest, ref: str, run: str,

@@ -16,6 +16,7 @@ process gives.
 
 from __future__ import annotations
 
+import errno
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 
 from distributed import Client
 
+from tablebase.build.failures import disk_full, records_of
 from tablebase.build.shares import assemble_level, expand_share, moves_found, number_level, pick, receive, start
 from tablebase.kinds import Kind
 from tablebase.listing import current_limits
@@ -54,6 +56,15 @@ class ShareSearch:
     def _save(self) -> None:
         flush_to_disk()  # the step's files are on disk before the manifest says it is done
         self.manifest.save(self.root)
+
+    def _results(self, futures: list, level: int | None) -> list:
+        """The tasks' results; a task that failed is one line (``failures.records_of``)."""
+        try:
+            return [records_of(f, self.table, None if level is None or level < 0 else [level]) for f in futures]
+        except OSError as e:
+            if e.errno == errno.ENOSPC:
+                raise disk_full(e, self.table, self.root) from None
+            raise
 
     def _on(self, partition: int) -> dict[str, Any]:
         """Where a partition's tasks run (any worker takes them if that one is gone)."""
@@ -104,7 +115,7 @@ class ShareSearch:
             receiving.append(client.submit(receive, self.root_text, self.table, owner, level, round_, pieces,
                                            key=f"receive-{tag}-{owner}", **self._on(owner)))
         counts = [client.submit(pick, s, None, key=f"count-{tag}-{i}", pure=False) for i, s in enumerate(sources)]
-        reached, counted = client.gather(receiving), client.gather(counts)
+        reached, counted = self._results(receiving, level), self._results(counts, level)
         del sources[:]  # released: the pieces are written
         state = self.state
         state["waiting"] = [w for w in state["waiting"] if (w[0], w[1]) != (level, round_)]
@@ -139,16 +150,18 @@ class ShareSearch:
                                    key=f"number-{name}-{level}-{self.run}", **self._on(level)) for level in levels]
         moves = client.submit(moves_found, self.root_text, name, levels, key=f"moves-{name}-{self.run}", pure=False)
         game = self.kind.game
-        ranked = sorted_moves(game, moves.result())
+        ranked = sorted_moves(game, self._results([moves], None)[0])
         names = named_moves(game, ranked)
         assembling = [client.submit(assemble_level, self.root_text, name, level, ranked, numbering,
                                     key=f"assemble-{name}-{level}-{self.run}", **self._on(level)) for level in levels]
-        records = client.gather(assembling)
+        records = self._results(assembling, None)
         flush_to_disk()
         files = {}
         for record in records:
             files[record.pop("file")] = {k: record[k] for k in ("rows", "bytes", "sha256")}
         peak = max([self.state["peak"], *(r["rss"] for r in records)])
+        self.say(f"listed in {self.state['partitions']} shares; a worker's memory peaked at {peak / 2**20:,.0f} MiB")
+        # Nothing measured is kept: the record is the same on any cluster.
         return {"sizes": sizes, "move_names": names, "max_moves": max((r["max_moves"] for r in records), default=0),
                 "mean_moves": sum(r["parts"] for r in records) / max(sum(sizes), 1), "files": files,
-                "complete": True, "held_bytes": peak}
+                "complete": True}

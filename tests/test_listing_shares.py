@@ -1,0 +1,111 @@
+"""A plain game listed by the workers in shares, as a user builds it: the same files on any cluster.
+
+The game is a plugin (tests/plugins/kayles_rows.py: Kayles whose rows are
+kept together, so its positions are every set of rows a start row falls
+into). Its tables are built by the command with one worker and with two, and
+must be byte-identical, and hold what a brute-force search written here
+finds: every position reachable from the start row, keys by level then
+notation, and each position's Grundy value. A build killed while the
+workers list the positions resumes, as the same command, to the same files.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from conftest import rows_of
+from helpers import file_hashes, tablebase
+
+pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
+
+GAME = str(Path(__file__).parent / "plugins" / "kayles_rows.py") + ":KaylesRows"
+
+
+# -- the oracle ---------------------------------------------------------------------------------
+def children(rows: tuple[int, ...]) -> set[tuple[int, ...]]:
+    """Every position one move leads to: one pin, or two touching pins, knocked down from one row."""
+    out = set()
+    for r, n in enumerate(rows):
+        rest = list(rows[:r] + rows[r + 1:])
+        for width in (1, 2):
+            for left in range(n - width + 1):
+                right = n - left - width
+                out.add(tuple(sorted([k for k in rest + [left, right] if k], reverse=True)))
+    return out
+
+
+@cache
+def grundy(rows: tuple[int, ...]) -> int:
+    values = {grundy(c) for c in children(rows)}
+    return next(g for g in range(len(values) + 1) if g not in values)
+
+
+def reachable(pins: int) -> set[tuple[int, ...]]:
+    seen, todo = {(pins,)}, [(pins,)]
+    while todo:
+        for c in children(todo.pop()):
+            if c not in seen:
+                seen.add(c)
+                todo.append(c)
+    return seen
+
+
+def spelt(rows: tuple[int, ...]) -> str:
+    return " ".join(map(str, rows)) or "0"
+
+
+# -- builds -------------------------------------------------------------------------------------
+def build(out: Path, pins: int, *extra: object) -> dict:
+    result = tablebase("build", "--game", GAME, "--pins", pins, "--out", out, "--quiet", *extra, timeout=900)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_two_workers_build_the_files_of_one_and_the_oracles_table(tmp_path):
+    table = build(tmp_path / "two", 20, "--workers", 2)["table"]
+    build(tmp_path / "one", 20, "--workers", 1)
+    assert file_hashes(tmp_path / "two" / table) == file_hashes(tmp_path / "one" / table)
+    rows = rows_of(tmp_path / "two", table)
+    positions = reachable(20)
+    assert len(rows) == len(positions) == 792
+    # Keys by level (the pins standing), then by notation: the numbering tables have always had.
+    assert [r["position"] for r in rows] == [spelt(p) for p in sorted(positions, key=lambda p: (sum(p), spelt(p)))]
+    assert [r["key"] for r in rows] == list(range(len(rows)))
+    assert {r["position"]: r["grundy"] for r in rows} == {spelt(p): grundy(p) for p in positions}
+    verified = tablebase("verify", "--db", tmp_path / "two", table, "--game", GAME, "--quiet")
+    assert verified.returncode == 0 and "792 rows verified, no problems" in verified.stdout, verified.stderr
+
+
+def _manifest(table: Path) -> dict | None:
+    try:
+        return json.loads((table / "_manifest.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def test_a_build_killed_while_listing_resumes_to_the_same_files(tmp_path):
+    table = build(tmp_path / "undisturbed", 40, "--workers", 2)["table"]
+    out = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "tablebase", "build", "--game", GAME, "--pins", "40", "--out",
+                             str(out), "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 600
+    while True:  # until the manifest records some levels found and others still waiting
+        assert proc.poll() is None and time.monotonic() < deadline, "the listing ended before it could be killed"
+        search = (_manifest(out / table) or {}).get("listing", {}).get("search")
+        if search and len(search["found"]) >= 5 and search["waiting"]:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    result = tablebase("build", "--game", GAME, "--pins", 40, "--out", out, "--workers", 2, timeout=900)
+    assert result.returncode == 0, result.stderr
+    assert "listing resumed" in result.stderr
+    assert file_hashes(out / table) == file_hashes(tmp_path / "undisturbed" / table)
