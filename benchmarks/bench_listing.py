@@ -3,9 +3,9 @@
     python benchmarks/bench_listing.py                    # Kayles 40 and Connect-Four 5x4, two workers
     python benchmarks/bench_listing.py --only kayles --workers 1
 
-Two plugins written here, as a stranger would write them: Kayles whose start
-positions are every set of rows of at most 40 pins in all (215,308
-positions), and Connect-Four on 5 rows by 4 columns (1,706,255 positions).
+Two plugins: Kayles whose start positions are every set of rows of at most
+40 pins in all (tests/plugins/kayles_rows.py, 215,308 positions), and
+Connect-Four on 5 rows by 4 columns, written here (1,706,255 positions).
 For each: every position is found first (not timed), then the game's
 ``moves()`` is called once on each in this process (timed), then the build
 command runs in a child process with a local cluster of ``--workers``
@@ -27,55 +27,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from common import PeakMemory, report  # noqa: E402
-
-KAYLES = '''
-from tablebase.games import ImpartialGame, Option
-
-
-def _partitions(total, largest):
-    if total == 0:
-        yield ()
-        return
-    for first in range(min(total, largest), 0, -1):
-        for rest in _partitions(total - first, first):
-            yield (first,) + rest
-
-
-class KaylesAll(ImpartialGame):
-    name = "kayles_all"
-    summary = "Kayles from every set of rows of at most `pins` pins"
-    notation = "row lengths, largest first"
-    move_notation = "row:pin, '+' for two pins"
-    options = (Option("pins", int, "pins in all"),)
-
-    def __init__(self, **params):
-        super().__init__(**params)
-        self.pins = self.int_param("pins", 1, 60)
-
-    def start_positions(self):
-        return [p for n in range(self.pins + 1) for p in _partitions(n, n)]
-
-    def level(self, rows):
-        return sum(rows)
-
-    def moves(self, rows):
-        for r, n in enumerate(rows):
-            others = rows[:r] + rows[r + 1:]
-            for width in (1, 2):
-                for first in range(n - width + 1):
-                    rest = tuple(k for k in (first, n - first - width) if k)
-                    yield (r, first, width), tuple(sorted(others + rest, reverse=True))
-
-    def move_name(self, move):
-        r, first, width = move
-        return f"{r + 1}:{first + 1}" + ("+" if width == 2 else "")
-
-    def format(self, rows):
-        return " ".join(map(str, rows)) or "0"
-
-    def read(self, text):
-        return tuple(sorted((int(t) for t in text.split() if int(t)), reverse=True))
-'''
 
 CONNECT_FOUR = '''
 from tablebase.games import Outcome, Result, ScoredGame, Option
@@ -136,7 +87,9 @@ class ConnectFour(ScoredGame):
         return text.replace("|", "")
 '''
 
-GAMES = {"kayles": ("kayles_all.py", KAYLES, "KaylesAll", ["--pins", "40"], {"pins": 40}),
+KAYLES = Path(__file__).resolve().parent.parent / "tests" / "plugins" / "kayles_rows.py"
+GAMES = {"kayles": ("kayles_rows.py", KAYLES.read_text(), "KaylesRows", ["--pins", "40", "--every", "1"],
+                    {"pins": 40, "every": 1}),
          "connect_four": ("connect_four.py", CONNECT_FOUR, "ConnectFour", [], {})}
 
 

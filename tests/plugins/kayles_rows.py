@@ -9,19 +9,33 @@ positions and moves spread over every share.
 from tablebase.games import ImpartialGame, Option
 
 
+def _partitions(total, largest):
+    """Every way to cut ``total`` pins into rows of at most ``largest``, largest first."""
+    if total == 0:
+        yield ()
+        return
+    for first in range(min(total, largest), 0, -1):
+        for rest in _partitions(total - first, first):
+            yield (first,) + rest
+
+
 class KaylesRows(ImpartialGame):
     name = "kayles_rows"
     summary = "Kayles, every set of rows a position of its own"
     notation = "row lengths, largest first, e.g. '7 3 1' ('0': no pins)"
     move_notation = "'r:p' knocks pin p of row r down, 'r:p+' pins p and p + 1"
-    options = (Option("pins", int, "the pins of the starting row"),)
+    options = (Option("pins", int, "the pins of the starting row"),
+               Option("every", int, "1: start from every set of rows of at most `pins` pins in all", required=False))
 
     def __init__(self, **params):
         super().__init__(**params)
         self.pins = self.int_param("pins", 1, 60)
+        self.every = self.int_param("every", 0, 1) if "every" in self.params else 0
 
     def start_positions(self):
-        return [(self.pins,)]
+        if not self.every:
+            return [(self.pins,)]
+        return [rows for n in range(self.pins + 1) for rows in _partitions(n, n)]
 
     def level(self, rows):
         return sum(rows)
