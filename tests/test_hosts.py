@@ -101,6 +101,17 @@ with Client({hosts.scheduler!r}) as c:
         assert file_hashes(tmp_path / "apart" / name) == reference
 
 
+def test_a_plain_game_listed_on_hosts_whose_memory_is_below_the_whole_listing(tmp_path):
+    """215,308 positions, which listed in one process held about 730 MB: each worker host may hold 500 MiB,
+    and lists its share of them."""
+    game = ["--game", f"{PLUGINS / 'kayles_rows.py'}:KaylesRows", "--pins", "40", "--every", "1"]
+    with cluster(tmp_path, memory_limit="500MiB") as hosts:
+        code, out, err = finish(start(hosts, tmp_path / "apart", *game))
+    assert code == 0, err
+    assert "in 2 shares" in err
+    assert file_hashes(tmp_path / "apart" / "kayles_rows_pins40_every1") == local_build(tmp_path / "local", *game)
+
+
 # -- a link down ------------------------------------------------------------------------------
 @pytest.mark.parametrize("back", [True, False], ids=["link-comes-back", "link-stays-down"])
 def test_a_worker_host_cut_off_mid_level_does_not_change_the_table(tmp_path, undisturbed, back):
