@@ -24,10 +24,12 @@ from tablebase.listing import Listing, level_rows
 from tablebase.store import read_listing_level, table_dir
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+PLUGINS = Path(__file__).resolve().parent / "plugins"
 GAMES = [
     ("cram.py:Cram", {"rows": 3, "cols": 4}),
     ("toads_and_frogs.py:ToadsAndFrogs", {"cells": 5}),
     ("tictactoe.py:TicTacToe", {}),
+    (f"{PLUGINS / 'pass_once.py'}:PassOnce", {"heap": 9}),  # a pass keeps the level: rounds of a level
 ]
 
 

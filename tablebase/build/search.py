@@ -32,6 +32,8 @@ from tablebase.listing.limits import too_many
 from tablebase.listing.numbering import named_moves, sorted_moves
 from tablebase.store import Manifest, flush_to_disk
 
+CHAIN = 64  # steps submitted at once: levels below a step are found without waiting for this process
+
 
 class ShareSearch:
     """One run of the listing of a plain game in shares, resumed from ``manifest.listing["search"]``."""
@@ -46,6 +48,7 @@ class ShareSearch:
         self.limit = self.limits.positions_for(plain=True)
         self.workers = sorted(client.scheduler_info()["workers"])
         self.began = time.perf_counter()
+        self.chains = 0
         self.partitions = partitions or len(self.workers)  # a new search's; a resumed one keeps its own
 
     # -- the state the manifest keeps ----------------------------------------------
@@ -79,8 +82,7 @@ class ShareSearch:
             found = sum(self.state["found"].values())
             self.say(f"listing resumed: {found:,} positions found before, {len(self.state['waiting'])} steps waiting")
         while self.state["waiting"]:
-            level, round_ = self._next()
-            self._step(level, round_)
+            self._chain()
         return self._numbered()
 
     def _begin(self) -> None:
@@ -89,25 +91,48 @@ class ShareSearch:
         self.say(f"listing positions from the start positions in {partitions} shares on the workers")
         started = self.client.submit(start, *self.game_args, partitions, self.limits, key=f"start-{self.table}-{self.run}",
                                      pure=False)
-        self._received([started], -1, 0)
+        receiving, counts = self._sent([started], -1, 0)
+        self._record(-1, 0, self._results(receiving, -1), self._results(counts, -1))
 
     def _next(self) -> tuple[int, int]:
         level, round_, _ = min(self.state["waiting"], key=lambda w: (-w[0], w[1]))
         return level, round_
 
-    def _step(self, level: int, round_: int) -> None:
-        """Play one round of one level in every share, and route the children to their owners."""
-        partitions = self.state["partitions"]
-        tag = f"{self.table}-{level}-{round_}-{self.run}"
-        expanding = [self.client.submit(expand_share, *self.game_args, self.root_text, self.table, level, p, round_,
-                                        partitions, self.limits, key=f"expand-{tag}-{p}", **self._on(p))
-                     for p in range(partitions)]
-        self._received(expanding, level, round_)
+    def _chain(self) -> None:
+        """The next waiting step and the levels below it (their first rounds), submitted at once, each
+        waiting inside the scheduler for the step above: no round trip through this process between levels.
+        A step whose moves kept their level needs another round of it first: the steps below it then do
+        nothing (``expand_share`` sees it), and the next chain starts there."""
+        level, round_ = self._next()
+        self.chains += 1  # a step skipped in one chain is submitted again in the next: new task names
+        steps = [(level, round_), *((lv, 0) for lv in range(level - 1, max(level - CHAIN, -1), -1))]
+        submitted, above = [], None
+        for lv, r in steps:
+            receiving, counts = self._step(lv, r, above)
+            submitted.append((lv, r, receiving, counts))
+            above = (lv, receiving)
+        for lv, r, receiving, counts in submitted:
+            reached, counted = self._results(receiving, lv), self._results(counts, lv)
+            if any(c["skipped"] for c in counted) or any(x["skipped"] for x in reached):
+                break
+            self._record(lv, r, reached, counted)
+            if any(lv in x["levels"] for x in reached):
+                break  # another round of this level first: the steps below it did nothing
 
-    def _received(self, sources: list, level: int, round_: int) -> None:
-        """Each owner's pieces of a step's results received into its inbox; the counts recorded and saved."""
+    def _step(self, level: int, round_: int, above: tuple[int, list] | None) -> tuple[list, list]:
+        """Play one round of one level in every share (once the step ``above`` is received), and route the
+        children to their owners."""
+        partitions = self.state["partitions"]
+        tag = f"{self.table}-{level}-{round_}-{self.run}-{self.chains}"
+        expanding = [self.client.submit(expand_share, *self.game_args, self.root_text, self.table, level, p, round_,
+                                        partitions, self.limits, above, key=f"expand-{tag}-{p}", **self._on(p))
+                     for p in range(partitions)]
+        return self._sent(expanding, level, round_)
+
+    def _sent(self, sources: list, level: int, round_: int) -> tuple[list, list]:
+        """Each owner's pieces of a step's results, received into its inbox; what each source counted."""
         partitions, client = self.state["partitions"], self.client
-        tag = f"{self.table}-{level}-{round_}-{self.run}"
+        tag = f"{self.table}-{level}-{round_}-{self.run}-{self.chains}"
         receiving = []
         for owner in range(partitions):
             pieces = [client.submit(pick, s, owner, key=f"pick-{tag}-{i}-{owner}", pure=False)
@@ -115,13 +140,15 @@ class ShareSearch:
             receiving.append(client.submit(receive, self.root_text, self.table, owner, level, round_, pieces,
                                            key=f"receive-{tag}-{owner}", **self._on(owner)))
         counts = [client.submit(pick, s, None, key=f"count-{tag}-{i}", pure=False) for i, s in enumerate(sources)]
-        reached, counted = self._results(receiving, level), self._results(counts, level)
-        del sources[:]  # released: the pieces are written
+        return receiving, counts
+
+    def _record(self, level: int, round_: int, reached: list[dict[str, Any]], counted: list[dict]) -> None:
+        """A step's counts recorded and saved: the positions its shares found, the levels its children reached."""
         state = self.state
         state["waiting"] = [w for w in state["waiting"] if (w[0], w[1]) != (level, round_)]
         waiting = {(w[0], w[1]): w[2] for w in state["waiting"]}
-        for rows in reached:
-            for child, n in rows.items():
+        for received in reached:
+            for child, n in received["levels"].items():
                 at = (child, round_ + 1 if child == level else 0)
                 waiting[at] = waiting.get(at, 0) + n
         state["waiting"] = [[lv, r, n] for (lv, r), n in sorted(waiting.items())]

@@ -59,32 +59,47 @@ def start(run: str, ref: str, params: dict[str, Any], partitions: int, limits: L
 
 
 def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: str, level: int, partition: int,
-                 round_: int, partitions: int, limits: Limits) -> dict[str, Any]:
+                 round_: int, partitions: int, limits: Limits,
+                 above: tuple[int, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
     """Dask task: one partition's share of one round of a level, played; its rows written; its children
-    split by owner (``pieces``), how many positions it found, the process's memory."""
+    split by owner (``pieces``), how many positions it found, the process's memory.
+
+    ``above``: the step submitted before this one (its level, what its owners received), which must be
+    received first. If its moves kept their level (or it did nothing), that level needs another round
+    before this one: this step does nothing (``skipped``) and is submitted again later.
+    """
+    if above is not None:
+        above_level, received = above
+        if any(r["skipped"] or above_level in r["levels"] for r in received):
+            return {"pieces": [None] * partitions, "found": 0, "rss": _rss(), "skipped": True}
     kind = game_of_run(run, ref, params)
     inbox = read_work(inbox_files(root, table, level, partition, round_))
+    if not inbox:  # nothing reached this share of the level
+        return {"pieces": [TRAVELLING.empty_table()] * partitions, "found": 0, "rss": _rss(), "skipped": False}
     seen = [t.column("hash").to_numpy() for t in read_work(share_files(root, table, level, partition, round_),
                                                                ["hash"])]
-    arrived = pa.concat_tables(inbox) if inbox else TRAVELLING.empty_table()
-    share = fresh(kind.game, arrived, np.concatenate(seen) if seen else np.zeros(0, np.uint64))
-    del inbox, arrived
+    share = fresh(kind.game, pa.concat_tables(inbox), np.concatenate(seen) if seen else np.zeros(0, np.uint64))
+    del inbox
     with limits_set(limits):
         rows, reached = expand(kind.game, kind.plain_rules(), level, share, limits.seconds, check_read=round_ == 0)
     write_work(rows, root, table, share_name(level, partition, round_))
-    return {"pieces": routed(reached, partitions), "found": share.num_rows, "rss": _rss()}
+    return {"pieces": routed(reached, partitions), "found": share.num_rows, "rss": _rss(), "skipped": False}
 
 
 def pick(result: dict[str, Any], partition: int | None) -> Any:
     """Dask task, run where ``result`` is: one owner's piece of it, or (None) what the driver counts."""
     if partition is None:
-        return {"found": result["found"], "rss": result["rss"]}
+        return {key: result.get(key, False) for key in ("found", "rss", "skipped")}
     return result["pieces"][partition]
 
 
-def receive(root: str, table: str, partition: int, level: int, round_: int, pieces: list[pa.Table]) -> dict[int, int]:
+def receive(root: str, table: str, partition: int, level: int, round_: int,
+            pieces: list[pa.Table | None]) -> dict[str, Any]:
     """Dask task: an owner's pieces of one step (from every partition, in order) written to its inbox, a file
-    per level reached; the rows of each. Positions of the level the step played go to its next round."""
+    per level reached; the rows of each. Positions of the level the step played go to its next round.
+    A skipped step (its pieces None) writes nothing, and says so to the step after it."""
+    if any(piece is None for piece in pieces):
+        return {"levels": {}, "skipped": True}
     arrived = pa.concat_tables(pieces) if pieces else TRAVELLING.empty_table()
     levels = arrived.column("level").to_numpy()
     source = START if level < 0 else f"{level:06d}-{round_:04d}"
@@ -93,7 +108,7 @@ def receive(root: str, table: str, partition: int, level: int, round_: int, piec
         part = arrived.filter(pa.array(levels == reached))
         write_work(part, root, table, inbox_name(reached, partition, round_ + 1 if reached == level else 0, source))
         rows[reached] = part.num_rows
-    return rows
+    return {"levels": rows, "skipped": False}
 
 
 def number_level(root: str, table: str, level: int, offset: int) -> int:
