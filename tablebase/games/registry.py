@@ -155,8 +155,9 @@ def _load_file(path: Path) -> Any:
     if loaded is not None and loaded.__tablebase_digest__ == _digest_of_files(loaded.__tablebase_files__):
         return loaded
     folder = str(path.parent)
-    for stale in [m for m, mod in sys.modules.items() if _beside(mod, folder)]:
-        del sys.modules[stale]  # modules beside the game, loaded again with it
+    # A copy first: a worker's other threads import modules while this one looks at them.
+    for stale in [m for m, mod in list(sys.modules.items()) if _beside(mod, folder)]:
+        sys.modules.pop(stale, None)  # modules beside the game, loaded again with it
     if folder not in sys.path:
         sys.path.append(folder)
     spec = importlib.util.spec_from_file_location(name, path)
