@@ -31,7 +31,16 @@ from tablebase.build.run_game import game_of_run
 from tablebase.build.search import ShareSearch
 from tablebase.kinds import Kind
 from tablebase.listing import Limits, Listing, current_limits, level_rows, level_table, limits_set
-from tablebase.store import Manifest, flush_to_disk, intact, read_listing_level, table_dir, write_listing_level
+from tablebase.errors import BuildError, StoreError, TablebaseError
+from tablebase.store import (
+    Manifest,
+    flush_to_disk,
+    intact,
+    read_listing_level,
+    remove_listing,
+    table_dir,
+    write_listing_level,
+)
 
 TOPIC = "tablebase-listing"
 
@@ -87,7 +96,16 @@ def list_on_cluster(client: Client, root: Path, manifest: Manifest, kind: Kind, 
     if kind.game.keyed:
         _keys_on_a_worker(client, root, manifest, ref, run, say)
     else:
-        manifest.listing = ShareSearch(client, root, manifest, kind, ref, run, say).listing()
+        try:
+            manifest.listing = ShareSearch(client, root, manifest, kind, ref, run, say).listing()
+        except (BuildError, StoreError):
+            raise  # the cluster or the disk: what was found is kept, and the same command resumes
+        except TablebaseError:
+            # A defect of the game: listing it again finds the same, so nothing is kept.
+            manifest.listing = {}
+            manifest.save(root)
+            remove_listing(root, manifest.table)
+            raise
     manifest.save(root)
     seconds = time.perf_counter() - began
     total = sum(manifest.listing["sizes"])
