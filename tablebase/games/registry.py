@@ -155,7 +155,7 @@ def _load_file(path: Path) -> Any:
     if loaded is not None and loaded.__tablebase_digest__ == _digest_of_files(loaded.__tablebase_files__):
         return loaded
     folder = str(path.parent)
-    for stale in [m for m, mod in sys.modules.items() if _beside(mod, folder)]:
+    for stale in [m for m, mod in list(sys.modules.items()) if _beside(mod, folder)]:
         del sys.modules[stale]  # modules beside the game, loaded again with it
     if folder not in sys.path:
         sys.path.append(folder)
@@ -169,7 +169,7 @@ def _load_file(path: Path) -> Any:
     except Exception as e:
         del sys.modules[name]
         raise TablebaseError(f"game file {path} failed to load: {type(e).__name__}: {e}") from None
-    files = (str(path),) + tuple(sorted(m.__file__ for m in sys.modules.values() if _beside(m, folder)))
+    files = (str(path),) + tuple(sorted(m.__file__ for m in list(sys.modules.values()) if _beside(m, folder)))
     module.__tablebase_files__ = files  # type: ignore[attr-defined]
     module.__tablebase_digest__ = _digest_of_files(files)  # type: ignore[attr-defined]
     return module
