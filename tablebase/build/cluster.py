@@ -32,6 +32,11 @@ WAIT_FOR_WORKERS = 60.0  # seconds a build waits for a scheduler's first worker 
 LOOPBACK = "127.0.0.1:0"  # where a local cluster's HTTP servers listen: this machine only, on a free port
 
 
+def local_workers(workers: int | None = None) -> int:
+    """How many worker processes a local cluster starts: as asked, or two (one on a one-core machine)."""
+    return workers or min(2, os.cpu_count() or 1)
+
+
 @contextmanager
 def dask_client(scheduler: str | None = None, workers: int | None = None, shared_bytes: int = 0,
                 small: bool = False, dashboard: bool = False) -> Iterator[Client]:
@@ -68,7 +73,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, shared
         finally:
             quiet.setLevel(level)
         return
-    n = workers or min(2, os.cpu_count() or 1)
+    n = local_workers(workers)
     settings = {
         "distributed.scheduler.worker-saturation": "inf",
         # The statistical profiler samples each worker's thread every 10 ms; a

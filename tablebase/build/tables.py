@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import errno
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
-from tablebase.build.cluster import dashboard_url, dask_client
+from tablebase.build.cluster import dashboard_url, dask_client, local_workers
 from tablebase.build.driver import BuildSummary, build_table
 from tablebase.build.failures import disk_full
 from tablebase.build.jobs import TableSpec, is_small
@@ -56,6 +57,11 @@ def build_tables(
         local = scheduler is None
         shared_bytes = max((shared_values(s.kind) for s in specs), default=0) if local else 0
         threads = local and (is_small(specs) if small is None else small)
+        if not quiet:  # a cluster takes seconds to start on a loaded machine: say so before it does
+            where = f"the scheduler at {scheduler}" if scheduler else (
+                "a local cluster of threads" if threads else
+                f"a local cluster of {local_workers(workers)} worker processes")
+            print(f"[tablebase] connecting to {where}", file=sys.stderr, flush=True)
         with dask_client(scheduler, workers, shared_bytes, small=threads, dashboard=bool(dashboard)) as client:
             if dashboard:
                 dashboard(dashboard_url(client))

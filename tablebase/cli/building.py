@@ -14,10 +14,11 @@ from typing import Any
 
 from tablebase.cli.common import Parser, one_line
 from tablebase.errors import TablebaseError
-from tablebase.listing.limits import PLAIN_POSITIONS, SECONDS, Limits, limits_set
 
 
 def _build_options(parser: argparse.ArgumentParser) -> None:
+    from tablebase.listing.limits import PLAIN_POSITIONS
+
     parser.add_argument("--job", help="a job spec (TOML) listing several tables")
     parser.add_argument("--out", help="folder of the tablebase (created if missing)")
     parser.add_argument("--table", help="table name (default: derived from the options)")
@@ -36,6 +37,8 @@ def _build_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _seconds_option(parser: argparse.ArgumentParser) -> None:
+    from tablebase.listing.limits import SECONDS
+
     parser.add_argument("--position-seconds", type=float, default=SECONDS,
                         help=f"stop when the game's own code takes longer than this over one position "
                              f"(default {SECONDS:g})")
@@ -79,6 +82,8 @@ def build(argv: list[str]) -> int:
     from tablebase.build import fork_server
     from tablebase.build.imports import long_lived
 
+    if "--quiet" not in argv:  # the game's and the solvers' imports take seconds on a loaded machine
+        print("[tablebase] loading the game and the solvers", file=sys.stderr, flush=True)
     local = not any(a == "--scheduler" or a.startswith("--scheduler=") for a in argv)
     if local:
         fork_server.start()  # its imports run beside this process's (the local cluster's workers fork from it)
@@ -106,6 +111,8 @@ def build(argv: list[str]) -> int:
 
     def dashboard(url: str) -> None:
         print(f"Dask dashboard at {url} (this machine only)", file=sys.stderr, flush=True)
+
+    from tablebase.listing.limits import Limits, limits_set
 
     with limits_set(Limits(args.position_seconds, args.max_positions)):  # the listings' limits
         for summary in build_tables(
