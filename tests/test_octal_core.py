@@ -375,3 +375,24 @@ def test_bad_arguments_say_why():
         grundy_values("0.16", 2**34)
     with pytest.raises(OctalCodeError, match="one parity"):
         grundy_values("0.77", 10, split=RareSplit(-2, by_position=True, parity_heap=1))
+
+
+@pytest.mark.slow
+def test_the_kernels_stay_inside_their_arrays(tmp_path):
+    """Compiled loops do not check their indices: an array that failed to grow is written past its
+    end, silently, and the heap's memory is corrupted for whatever runs next. Here the loops run
+    compiled with bounds checks (a cache of their own), in chunks of a few heaps, where a chunk that
+    ends on the heap whose value outgrew the arrays is most likely."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "from tablebase.solve import octal\n"
+        "octal.PROGRESS_EVERY, octal.CHUNK_SECONDS = 0.0, 1e-6\n"
+        "for code in ('0.16', '0.137', '0.77', '4.7', 'grundy'):\n"
+        "    octal.grundy_values(code, 3000, progress=lambda n, total: None, use_period=False)\n"
+    )
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
+    ran = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, ran.stderr[-2000:]

@@ -168,13 +168,13 @@ class _Solver:
                 self.g, self.n, stop, self.whole, self.take, self.split2, self.code.distinct, self.tables,
                 self.rare, self.n_rare, self.seen, self.index, self.trial, self.limit,
             )
-        if self.n == stop:
-            return
+        # The arrays grow before the next chunk even when this one ended at ``stop``: its last heap
+        # may be the one whose value outgrew them.
         if self.n and self.g[self.n - 1] >= self.half:
             self._size_arrays()
         elif self.split is not None and self.n_rare == self.rare.size:
             self.rare = np.concatenate((self.rare, np.zeros(self.rare.size, dtype=np.int64)))
-        else:
+        elif self.n != stop:
             self._widen()
 
     def solve_all(self, progress: Progress | None, use_period: bool) -> tuple[Period | None, int]:
