@@ -62,14 +62,14 @@ def rows_asked(args: argparse.Namespace) -> int | None:
 
 def print_result(table: Any, args: argparse.Namespace) -> None:
     """Rows as asked, cut at the limit with a line on stderr that says so."""
-    kind = chosen_format(args)
+    form = chosen_format(args)
     cut = args.limit and table.num_rows > args.limit
     if cut:
         table = table.slice(0, args.limit)
-    if kind == "parquet":
+    if form == "parquet":
         _parquet(table, args.out)
     else:
-        text = {"table": table_text, "csv": csv_text, "json": json_text}[kind](table)
+        text = {"table": table_text, "csv": csv_text, "json": json_text}[form](table)
         if args.out:
             from tablebase.store.files import write_atomic  # the store's imports, only when a file is written
 
