@@ -27,6 +27,7 @@ from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
 from tablebase.solve.rows import positions_array
 from tablebase.store import Manifest, TableIndex
+from tablebase.store.probed import ProbedRows
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ class StoredTable:
     name: str
     manifest: Manifest
     kind: Kind  # bound to the game's keyed form
-    index: Callable[[], TableIndex]
+    index: Callable[[], TableIndex | ProbedRows]  # the probe index read in place, else rows loaded
     held: dict[str, Any] = field(default_factory=dict)
     #: the game's source is not the one the table was built from
     changed: bool = False

@@ -28,8 +28,10 @@ from tablebase.listing import LevelRows
 from tablebase.query.sql import DEFAULT_TIMEOUT, Limits, QueryError, Session
 from tablebase.query.views import make_views, quote_name, view_files
 from tablebase.store import Manifest, TableIndex, list_tables, read_level
+from tablebase.store.probed import ProbedRows, probe_path
 
 __all__ = ["DEFAULT_TIMEOUT", "QueryError", "Tablebase", "named_queries", "open_tablebase", "quote_name"]
+Rows = TableIndex | ProbedRows
 _DEFAULT: Any = object()  # a keyword left out: the Tablebase's own limit
 
 
@@ -79,7 +81,7 @@ class Tablebase:
                 self.manifests.pop(name, None)
                 self.unreadable[name] = str(e)
         self._stored: dict[str, StoredTable] = {}
-        self._indexes: dict[str, TableIndex] = {}
+        self._indexes: dict[str, Rows] = {}
         self._session: Session | None = None
         self._loading = threading.RLock()  # a table's game and index are loaded once, whoever asks first
 
@@ -202,12 +204,15 @@ class Tablebase:
         return out
 
     # -- lookups ----------------------------------------------------------------
-    def index(self, table: str) -> TableIndex:
-        """The table's rows in memory (loaded on first use) for fast lookups."""
+    def index(self, table: str) -> Rows:
+        """The table's rows for lookups: its probe index read in place where it has one (nothing is loaded),
+        else every row loaded into memory on first use (a table built before probe indexes)."""
         with self._loading:
             if table not in self._indexes:
-                kind = self.stored(table).kind
-                self._indexes[table] = TableIndex(self.root, table, self.manifest(table), kind.spell)
+                kind, manifest = self.stored(table).kind, self.manifest(table)
+                path = probe_path(self.root, manifest)
+                self._indexes[table] = TableIndex(self.root, table, manifest, kind.spell) if path is None else \
+                    ProbedRows(path, kind.spell, kind.keyed.levels_of)
             return self._indexes[table]
 
     def lookup(self, table: str, position: str) -> dict[str, Any]:
@@ -245,6 +250,11 @@ class Tablebase:
         if self._session is not None:
             self._session.close()
             self._session = None
+        with self._loading:
+            for rows in self._indexes.values():
+                if isinstance(rows, ProbedRows):
+                    rows.close()
+            self._indexes.clear()
 
     def __enter__(self) -> "Tablebase":
         return self
