@@ -30,6 +30,9 @@ from tablebase.games import KeyedForm
 from tablebase.kinds import Artifact
 from tablebase.solve import Solver
 from tablebase.store import Layout, Manifest, Plan, flush_to_disk, piece_path, read_parquet, with_levels, write_parquet
+from tablebase.jit import compile_all
+
+compile_all()  # building compiles the games' functions (a program that only reads runs them as Python)
 
 
 @dataclass

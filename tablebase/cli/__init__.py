@@ -16,7 +16,7 @@ import sys
 from typing import Sequence
 
 from tablebase.cli import building, catalogue, indexing, output, reading
-from tablebase.cli.common import EXIT_USAGE, Parser, one_line
+from tablebase.cli.common import EXIT_USAGE, Parser, missing_extra, one_line
 from tablebase.errors import TablebaseError
 
 
@@ -117,6 +117,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return COMMANDS[args.verb](args)
     except TablebaseError as e:
         print(f"tablebase: error: {one_line(e)}", file=sys.stderr)
+        return EXIT_USAGE
+    except ModuleNotFoundError as e:  # building, serving or plotting without the build extra
+        said = missing_extra(e)
+        if said is None:
+            raise
+        print(f"tablebase: error: {said}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # the reader went away (``| head``): nothing more to say
         return 0

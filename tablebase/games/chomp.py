@@ -9,7 +9,7 @@ empty diagram is not a position. Keys are lattice-path ranks (see ``young``).
 
 from __future__ import annotations
 
-import numba
+from tablebase.jit import njit
 import numpy as np
 
 from tablebase.errors import TablebaseError
@@ -20,7 +20,7 @@ from tablebase.games.keyed import CompiledMoves, DiagramBites, KeyedImpartialGam
 from tablebase.games.notation import split_ints
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _moves(key, args, out_keys, out_moves):
     rows, cols, binom, lengths, term, share = args
     young.unrank_into(key, rows, cols, binom, lengths)

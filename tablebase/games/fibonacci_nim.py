@@ -8,7 +8,7 @@ The key ranks pairs densely, ``n(n+1)/2 + k`` (``heaps.pair_key``); the level is
 
 from __future__ import annotations
 
-import numba
+from tablebase.jit import njit
 import numpy as np
 
 from tablebase.games.base import Option, Texts
@@ -18,7 +18,7 @@ from tablebase.games.keyed import CompiledMoves
 from tablebase.games.notation import split_ints
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _moves(key, args, out_keys, out_moves):
     k, n = pair_of_key(key)
     for t in range(1, k + 1):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
+from tablebase.jit import njit
 import numpy as np
 
 from tablebase.errors import TablebaseError
@@ -21,7 +21,7 @@ from tablebase.games.keyed import CompiledMoves
 RULES = ("set", "bash", "take")
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _moves(key, args, out_keys, out_moves):
     amounts, take_all_below = args
     n = 0

@@ -7,7 +7,7 @@ a + b.
 
 from __future__ import annotations
 
-import numba
+from tablebase.jit import njit
 import numpy as np
 
 from tablebase.games.base import Option, Texts
@@ -17,7 +17,7 @@ from tablebase.games.keyed import CompiledMoves, QueenMoves
 from tablebase.games.notation import split_ints
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _moves(key, args, out_keys, out_moves):
     (top,) = args
     a, b = pair_of_key(key)

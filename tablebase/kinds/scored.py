@@ -13,7 +13,6 @@ from tablebase.kinds.lookups import Listed, row_with_moves
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
-from tablebase.solve.scored import ScoredSolver
 
 LETTER = {Outcome.LOSS: "P", Outcome.WIN: "N", Outcome.DRAW: "D"}
 
@@ -69,6 +68,8 @@ class Scored(Kind):
                 *(["best_mover_passes_move", "best_opponent_passes_move"] if passes else [])]
 
     def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
+        from tablebase.solve.scored import ScoredSolver  # with numba: building, not reading
+
         return ScoredSolver(self.keyed, fresh)
 
     def footprint(self) -> Footprint:

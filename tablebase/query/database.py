@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from tablebase.errors import PositionError, StoreError, TablebaseError
 from tablebase.games import KeyedForm, Texts
+from tablebase.jit import compile_if_installed
 from tablebase.kinds import SOURCE_CHANGED, StoredTable, Trust, kind_named, kind_of
 from tablebase.listing import LevelRows
 from tablebase.query.sql import DEFAULT_TIMEOUT, Limits, QueryError, Session
@@ -32,7 +33,8 @@ from tablebase.store.probed import ProbedRows, probe_path
 
 __all__ = ["DEFAULT_TIMEOUT", "QueryError", "Tablebase", "named_queries", "open_tablebase", "quote_name"]
 Rows = TableIndex | ProbedRows
-_DEFAULT: Any = object()  # a keyword left out: the Tablebase's own limit
+_DEFAULT: Any = object()
+COMPILED_FROM = 10_000  # positions of a batch from which the game's functions are compiled (where numba is)  # a keyword left out: the Tablebase's own limit
 
 
 def named_queries() -> dict[str, str]:
@@ -243,6 +245,8 @@ class Tablebase:
             texts = Texts.of(positions)
         except (ValueError, TypeError, pa.ArrowException) as e:
             raise PositionError(f"{table}: positions must be text: {e}") from None
+        if len(texts) > COMPILED_FROM:
+            compile_if_installed()  # the game's reader compiled: seconds saved per million positions
         return stored.lookup_many(texts, with_positions)
 
     def close(self) -> None:

@@ -30,6 +30,9 @@ from tablebase.games import ImpartialForm, young
 from tablebase.solve import Place
 from tablebase.solve.impartial import NO_MOVE, ImpartialSolver, mex_of, slowest_move
 from tablebase.solve.rows import impartial_rows
+from tablebase.jit import compile_all
+
+compile_all()  # the games' functions these loops call are compiled ones from here on
 
 
 @numba.njit(cache=True, nogil=True)

@@ -29,6 +29,9 @@ from tablebase.games import ImpartialForm
 from tablebase.solve import LevelByLevel, Place
 from tablebase.solve.kernels import DENSE, DENSE_RUN, children_of, compiled_loop
 from tablebase.solve.rows import impartial_rows
+from tablebase.jit import compile_all
+
+compile_all()  # the games' functions these loops call are compiled ones from here on
 
 NO_MOVE = -1
 

@@ -39,6 +39,9 @@ from tablebase.solve import LevelByLevel
 from tablebase.solve.kernels import SCORED_BEST, SCORED_SCAN, children_of, compiled_loop
 from tablebase.solve.retrograde import DRAW, FREE, INF, LOST, PASSES, TOP, UNIT, UNKNOWN, WON, predecessors, retrograde
 from tablebase.solve.rows import move_array, positions_array
+from tablebase.jit import compile_all
+
+compile_all()  # the games' functions these loops call are compiled ones from here on
 
 OUTCOMES = pa.array(["P", "N", "D"])  # dictionary order follows LOST, WON, DRAW
 NO_MOVE = -1

@@ -21,6 +21,9 @@ import pyarrow as pa
 from tablebase.games import ImpartialForm, SumMoves
 from tablebase.solve import LevelByLevel
 from tablebase.solve.rows import move_array, outcome_array, positions_array
+from tablebase.jit import compile_all
+
+compile_all()  # the games' functions these loops call are compiled ones from here on
 
 NO_MOVE = -1
 
