@@ -17,15 +17,16 @@ import threading
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import pyarrow as pa
 
-from tablebase.errors import PositionError, StoreError, TablebaseError
+from tablebase.errors import PositionError, StoreError, TableNotFound, TablebaseError
 from tablebase.games import KeyedForm, Texts
 from tablebase.jit import compile_if_installed
 from tablebase.kinds import SOURCE_CHANGED, StoredTable, Trust, kind_named, kind_of
 from tablebase.listing import LevelRows
+from tablebase.results import Lookup, Probe
 from tablebase.query.sql import DEFAULT_TIMEOUT, Limits, QueryError, Session
 from tablebase.query.views import make_views, quote_name, view_files
 from tablebase.store import Manifest, TableIndex, list_tables, read_level
@@ -100,7 +101,7 @@ class Tablebase:
         if table in self.unreadable:
             raise StoreError(self.unreadable[table])
         if table not in self.manifests:
-            raise StoreError(
+            raise TableNotFound(
                 f"no table {table!r} in {self.root} (tables: {', '.join(self.manifests) or 'none'})"
             )
         return self.manifests[table]
@@ -217,22 +218,22 @@ class Tablebase:
                     ProbedRows(path, kind.spell, kind.keyed.levels_of)
             return self._indexes[table]
 
-    def lookup(self, table: str, position: str) -> dict[str, Any]:
+    def lookup(self, table: str, position: str) -> Lookup:
         """The stored row of a position, with every legal move and its child's stored figures, best first.
 
         The first lookup of a table loads it in memory (see :meth:`index`).
         """
         stored = self.stored(table)
-        return _warned(stored, stored.lookup(position))
+        return cast(Lookup, _warned(stored, stored.lookup(position)))
 
-    def probe(self, table: str, position: str) -> dict[str, Any]:
+    def probe(self, table: str, position: str) -> Probe:
         """The stored figures of one position, from memory: the fast point lookup.
 
         A partizan position may be stored as its mirror image (a transpose is
         the negative) or be a sum of stored regions: it is answered by lookup.
         """
         stored = self.stored(table)
-        return _warned(stored, stored.probe(position))
+        return cast(Probe, _warned(stored, stored.probe(position)))
 
     def lookup_many(self, table: str, positions: Any, with_positions: bool = True) -> pa.Table:
         """Stored rows of many positions (a list of str, an Arrow array or a DataFrame column), in order.
