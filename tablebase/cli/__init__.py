@@ -34,6 +34,10 @@ def make_parser() -> argparse.ArgumentParser:
     lookup.add_argument("--json", action="store_true")
     lookup.add_argument("--moves", type=int, metavar="N",
                         help="list the N best moves (default: 20 printed, all in --json; 0: none)")
+    lookup.add_argument("--line", action="store_true",
+                        help="best play from the position to the end, each position with its figures")
+    lookup.add_argument("--first", metavar="SIDE",
+                        help="with --line on a partizan table: the side to move first, Left or Right")
 
     query = verbs.add_parser("query", help="run read-only DuckDB SQL; each table is a view of its name")
     output.db_option(query)

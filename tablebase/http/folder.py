@@ -57,9 +57,9 @@ class ServedFolder:
             self.db.index(table)
 
     def connected(self) -> None:
-        """The folder's DuckDB connection made, once, before a thread runs SQL on a cursor of it."""
+        """The folder's DuckDB session made, once, before a thread runs SQL on a cursor of it."""
         with self._connecting:
-            self.db.connection  # noqa: B018 (made on first use; two threads must not make two)
+            self.db.session  # noqa: B018 (made on first use; two threads must not make two)
 
     def public(self, text: str) -> str:
         """``text`` as the server may send it: the folder by its name, any other absolute path by its last part."""

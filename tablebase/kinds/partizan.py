@@ -23,6 +23,7 @@ from tablebase.cgt import from_option_ids, parse, sum_ids
 from tablebase.errors import PositionError, StoreError
 from tablebase.games import PartizanForm, SumMoves, Texts
 from tablebase.kinds.base import Footprint, Kind, StoredTable
+from tablebase.kinds.lines import Choose, by_side
 from tablebase.kinds.values import ValuesTable
 from tablebase.listing import ListedPlainGame, PlainRules
 from tablebase.solve import Place, Solver
@@ -104,6 +105,9 @@ class Partizan(Kind):
     def probe(self, table: StoredTable, text: str) -> dict[str, Any]:
         """A position's figures: a lookup without the moves (a board may be a sum of parts)."""
         return {k: v for k, v in self.lookup(table, text).items() if not k.endswith("moves")}
+
+    def line_choice(self) -> Choose:
+        return by_side  # the sides take turns, each playing its own best move
 
     def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
         """Rows of many positions as an Arrow table: exact figures as doubles, as SQL has them."""

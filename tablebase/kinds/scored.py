@@ -9,6 +9,7 @@ import numpy as np
 
 from tablebase.games import Children, Outcome, PlainGame, ScoredForm
 from tablebase.kinds.base import Footprint, Kind, StoredTable
+from tablebase.kinds.lines import Choose, by_figure
 from tablebase.kinds.lookups import Listed, row_with_moves
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.solve import Place, Solver
@@ -83,6 +84,10 @@ class Scored(Kind):
 
     def lookup(self, table: StoredTable, text: str) -> dict[str, Any]:
         return row_with_moves(table, text, _best_first)
+
+    def line_choice(self) -> Choose:
+        """The best move for the score where the game keeps one (the score is then kept along the line)."""
+        return by_figure("best_score_move", "best_move")
 
     def oracle(self) -> Callable[[int], dict[str, Any]]:
         """Outcome and plies from the definitions, by iterating to a fixed point (play may go in circles)."""

@@ -26,7 +26,7 @@ from tablebase.games import KeyedForm, Texts
 from tablebase.jit import compile_if_installed
 from tablebase.kinds import SOURCE_CHANGED, StoredTable, Trust, kind_named, kind_of
 from tablebase.listing import LevelRows
-from tablebase.results import Lookup, Probe
+from tablebase.results import Line, Lookup, Probe
 from tablebase.query.sql import DEFAULT_TIMEOUT, Limits, QueryError, Session
 from tablebase.query.views import make_views, quote_name, view_files
 from tablebase.store import Manifest, TableIndex, list_tables, read_level
@@ -234,6 +234,15 @@ class Tablebase:
         """
         stored = self.stored(table)
         return cast(Probe, _warned(stored, stored.probe(position)))
+
+    def line(self, table: str, position: str, first: str | None = None) -> Line:
+        """Best play from a position to the end: each position with its figures and the move played from it.
+
+        A partizan table's line needs the side to move first (``first``: "Left" or "Right"), and the
+        sides then take turns; the other kinds' take none.
+        """
+        stored = self.stored(table)
+        return cast(Line, stored.line(position, first))
 
     def lookup_many(self, table: str, positions: Any, with_positions: bool = True) -> pa.Table:
         """Stored rows of many positions (a list of str, an Arrow array or a DataFrame column), in order.

@@ -6,8 +6,8 @@ import sys
 from fractions import Fraction
 
 import tablebase
+from tablebase import Exact, Line, Lookup, Move, PositionError, Probe, Step, TableNotFound, TablebaseError
 from tablebase.cgt import Game
-from tablebase import Exact, Lookup, Move, PositionError, Probe, TableNotFound, TablebaseError
 
 
 def best_moves(root: str, table: str, position: str) -> list[str]:
@@ -30,6 +30,14 @@ def mean(root: str, table: str, position: str) -> Fraction:
         figures: Exact = tablebase.exact(tb.probe(table, position))
     value: Game = figures.value
     return value.mean if value.is_number else figures.mean
+
+
+def mainline(root: str, table: str, position: str) -> list[tuple[str, str | None]]:
+    """Best play to the end: each position and the move played from it."""
+    with tablebase.open(root) as tb:
+        line: Line = tb.line(table, position)
+    steps: list[Step] = line["steps"]
+    return [(s["position"], s["move"]) for s in steps]
 
 
 def main(argv: list[str]) -> int:
