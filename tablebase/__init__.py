@@ -17,7 +17,13 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from tablebase.errors import GameUnavailable, PositionError, StoreError, TableNotFound, TablebaseError
+from tablebase.errors import (
+    GameUnavailable,
+    PositionError,
+    StoreError,
+    TablebaseError,
+    TableNotFound,
+)
 from tablebase.results import Exact, Figures, Line, Lookup, Move, Probe, Step, exact
 from tablebase.version import VERSION as __version__
 

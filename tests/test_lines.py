@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import urllib.parse
-from functools import lru_cache
+from functools import cache
+from itertools import pairwise
 
 import pytest
 from helpers import assert_clean_error
@@ -67,7 +68,7 @@ def test_a_scored_line_keeps_the_score(tables):
         assert not moves(last) and final_score(last) == steps[-1]["score"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def dominoes(cells: frozenset, left: bool) -> list[frozenset]:
     """Where a side may play (Left places vertical dominoes)."""
     dr, dc = (1, 0) if left else (0, 1)
@@ -88,7 +89,7 @@ def placed(cells: frozenset) -> frozenset:
     return frozenset((r - top, c - left) for r, c in cells)
 
 
-@lru_cache(maxsize=None)
+@cache
 def wins_moving(cells: frozenset, left: bool) -> bool:
     return any(not wins_moving(after, not left) for after in dominoes(cells, left))
 
@@ -100,7 +101,7 @@ def test_a_partizan_line_is_lost_by_the_side_the_outcome_says(tables, first):
         steps = line["steps"]
         assert line["first"] == first and [s["mover"] for s in steps] == [
             ("Left", "Right")[(i + (first == "Right")) % 2] for i in range(len(steps))]
-        for before, after in zip(steps, steps[1:]):
+        for before, after in pairwise(steps):
             played = dominoes(cells_of(before["position"]), before["mover"] == "Left")
             assert placed(cells_of(after["position"])) in {placed(c) for c in played}
         loser = steps[-1]["mover"]

@@ -9,7 +9,7 @@ both; the figures must be DuckDB's row and what a search of the rules, written h
 from __future__ import annotations
 
 import shutil
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +49,7 @@ def folders(built, tmp_path_factory) -> tuple[Path, Path, Path, dict[str, str]]:
 
 
 # -- the rules, from scratch -----------------------------------------------------------------------
-@lru_cache(maxsize=None)
+@cache
 def domineering_wins(cells: frozenset, left: bool) -> bool:
     """Whether the player to move wins a region (Left places vertical dominoes), by plain search."""
     dr, dc = (1, 0) if left else (0, 1)

@@ -29,11 +29,11 @@ import numpy as np
 
 from tablebase.errors import TablebaseError
 from tablebase.games import Game, KeyedForm, Texts
+from tablebase.jit import compile_all
 from tablebase.kinds import Kind, kind_of
 from tablebase.listing import LimitReached, Limits, ListedPlainGame, limits_set
 from tablebase.listing.checked import game_failed, read_back
 from tablebase.listing.limits import SECONDS, watched
-from tablebase.jit import compile_all
 
 compile_all()  # building compiles the games' functions (a program that only reads runs them as Python)
 

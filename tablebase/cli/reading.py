@@ -15,7 +15,13 @@ from typing import Any
 
 from tablebase import DEFAULT_TIMEOUT
 from tablebase.cli.common import one_line
-from tablebase.cli.output import chosen_format, need_db, print_result, rows_asked, table_text
+from tablebase.cli.output import (
+    chosen_format,
+    need_db,
+    print_result,
+    rows_asked,
+    table_text,
+)
 from tablebase.errors import TablebaseError
 from tablebase.words import as_text, counted
 

@@ -9,7 +9,6 @@ empty diagram is not a position. Keys are lattice-path ranks (see ``young``).
 
 from __future__ import annotations
 
-from tablebase.jit import njit
 import numpy as np
 
 from tablebase.errors import TablebaseError
@@ -18,6 +17,7 @@ from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import GREY, INK, LIGHT, Edit, Picture
 from tablebase.games.keyed import CompiledMoves, DiagramBites, KeyedImpartialGame
 from tablebase.games.notation import split_ints
+from tablebase.jit import njit
 
 
 @njit(cache=True)

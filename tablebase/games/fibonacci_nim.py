@@ -8,14 +8,21 @@ The key ranks pairs densely, ``n(n+1)/2 + k`` (``heaps.pair_key``); the level is
 
 from __future__ import annotations
 
-from tablebase.jit import njit
 import numpy as np
 
 from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import Picture, heaps
-from tablebase.games.heaps import HeapGame, pair_count, pair_key, pair_keys, pair_of_key, pairs_of_keys
+from tablebase.games.heaps import (
+    HeapGame,
+    pair_count,
+    pair_key,
+    pair_keys,
+    pair_of_key,
+    pairs_of_keys,
+)
 from tablebase.games.keyed import CompiledMoves
 from tablebase.games.notation import split_ints
+from tablebase.jit import njit
 
 
 @njit(cache=True)

@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, ClassVar
 
-from tablebase.jit import njit
 import numpy as np
 
 from tablebase.errors import TablebaseError
@@ -35,6 +34,7 @@ from tablebase.games.base import Texts, table_name
 from tablebase.games.drawing import Box, Picture, heaps
 from tablebase.games.keyed import KeyedImpartialGame
 from tablebase.games.notation import split_ints
+from tablebase.jit import njit
 
 
 class HeapGame(KeyedImpartialGame):

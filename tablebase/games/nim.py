@@ -10,12 +10,11 @@ module gives the moves.
 
 from __future__ import annotations
 
-from tablebase.jit import njit
-
 from tablebase.games import young
 from tablebase.games.base import Option
 from tablebase.games.heaps import HeapMultiset
 from tablebase.games.keyed import CompiledMoves
+from tablebase.jit import njit
 
 
 @njit(cache=True)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tablebase.jit import njit
 import numpy as np
 
 from tablebase.games.base import Texts
+from tablebase.jit import njit
 
 
 @njit(cache=True)

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablebase.jit import njit
 import numpy as np
 
 from tablebase.errors import TablebaseError
 from tablebase.games.base import Option
 from tablebase.games.heaps import SingleHeap
 from tablebase.games.keyed import CompiledMoves
+from tablebase.jit import njit
 
 RULES = ("set", "bash", "take")
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from math import comb
 
-from tablebase.jit import njit
 import numpy as np
 
 from tablebase.errors import TablebaseError
@@ -42,6 +41,7 @@ from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import BLUE, GREY, LIGHT, PAPER, RED, Picture
 from tablebase.games.keyed import CompiledMoves, KeyedScoredGame
 from tablebase.games.plain import Outcome
+from tablebase.jit import njit
 
 PASS = 0
 

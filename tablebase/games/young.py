@@ -18,10 +18,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Callable
 
-from tablebase.jit import njit
 import numpy as np
 
 from tablebase.games.base import Texts
+from tablebase.jit import njit
 
 
 @lru_cache(maxsize=64)

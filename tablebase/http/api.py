@@ -29,7 +29,13 @@ from pydantic import BaseModel, Field, StringConstraints
 
 from tablebase.errors import GameUnavailable, StoreError, TablebaseError
 from tablebase.http.folder import ServedFolder
-from tablebase.http.limits import ERRORS, MAX_BATCH, MAX_POSITION, MAX_TABLE_NAME, TABLE_NAME
+from tablebase.http.limits import (
+    ERRORS,
+    MAX_BATCH,
+    MAX_POSITION,
+    MAX_TABLE_NAME,
+    TABLE_NAME,
+)
 from tablebase.words import as_text
 
 Position = Annotated[str, StringConstraints(max_length=MAX_POSITION)]

@@ -23,7 +23,15 @@ from tablebase.errors import PositionError, TablebaseError
 from tablebase.games import Game, KeyedForm, PlainGame, SumMoves, Texts
 from tablebase.kinds.artifacts import Artifact, Say
 from tablebase.kinds.lines import Choose, best_line, by_figure, side_named
-from tablebase.listing import Exploration, LevelRows, ListedKeyedGame, ListedPlainGame, Listing, PlainRules, list_keys
+from tablebase.listing import (
+    Exploration,
+    LevelRows,
+    ListedKeyedGame,
+    ListedPlainGame,
+    Listing,
+    PlainRules,
+    list_keys,
+)
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
 from tablebase.solve.rows import positions_array

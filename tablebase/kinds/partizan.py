@@ -27,7 +27,13 @@ from tablebase.kinds.lines import Choose, by_side
 from tablebase.kinds.values import ValuesTable
 from tablebase.listing import ListedPlainGame, PlainRules
 from tablebase.solve import Place, Solver
-from tablebase.solve.partizan import OUTCOMES, Figures, PartizanSolver, best_move, move_rank
+from tablebase.solve.partizan import (
+    OUTCOMES,
+    Figures,
+    PartizanSolver,
+    best_move,
+    move_rank,
+)
 
 VALUES_TABLE = ValuesTable()
 

@@ -69,7 +69,9 @@ class Scored(Kind):
                 *(["best_mover_passes_move", "best_opponent_passes_move"] if passes else [])]
 
     def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
-        from tablebase.solve.scored import ScoredSolver  # with numba: building, not reading
+        from tablebase.solve.scored import (
+            ScoredSolver,  # with numba: building, not reading
+        )
 
         return ScoredSolver(self.keyed, fresh)
 

@@ -21,14 +21,14 @@ from typing import Any, NamedTuple, cast
 
 import pyarrow as pa
 
-from tablebase.errors import PositionError, StoreError, TableNotFound, TablebaseError
+from tablebase.errors import PositionError, StoreError, TablebaseError, TableNotFound
 from tablebase.games import KeyedForm, Texts
 from tablebase.jit import compile_if_installed
 from tablebase.kinds import SOURCE_CHANGED, StoredTable, Trust, kind_named, kind_of
 from tablebase.listing import LevelRows
-from tablebase.results import Line, Lookup, Probe
 from tablebase.query.sql import DEFAULT_TIMEOUT, Limits, QueryError, Session
 from tablebase.query.views import make_views, quote_name, view_files
+from tablebase.results import Line, Lookup, Probe
 from tablebase.store import Manifest, TableIndex, list_tables, read_level
 from tablebase.store.probed import ProbedRows, probe_path
 

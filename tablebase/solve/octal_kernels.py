@@ -17,6 +17,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
+
 from tablebase.jit import compile_all
 
 compile_all()  # the games' functions these loops call are compiled ones from here on

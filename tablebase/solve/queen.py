@@ -34,9 +34,9 @@ import pyarrow as pa
 
 from tablebase.errors import TablebaseError
 from tablebase.games import ImpartialForm
+from tablebase.jit import compile_all
 from tablebase.solve import LevelByLevel
 from tablebase.solve.rows import impartial_rows
-from tablebase.jit import compile_all
 
 compile_all()  # the games' functions these loops call are compiled ones from here on
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+
 from tablebase.jit import compile_all
 
 compile_all()  # the games' functions these loops call are compiled ones from here on

@@ -6,7 +6,17 @@ import sys
 from fractions import Fraction
 
 import tablebase
-from tablebase import Exact, Line, Lookup, Move, PositionError, Probe, Step, TableNotFound, TablebaseError
+from tablebase import (
+    Exact,
+    Line,
+    Lookup,
+    Move,
+    PositionError,
+    Probe,
+    Step,
+    TablebaseError,
+    TableNotFound,
+)
 from tablebase.cgt import Game
 
 
