@@ -103,10 +103,11 @@ def duckdb_point(root: Path, table: str, keys: list[int]) -> float:
     """DuckDB's point query on the table's Parquet files: the median seconds of one `WHERE key = ?`."""
     import duckdb
 
-    from tablebase.store import rows_pattern
+    from tablebase.store import Manifest, table_dir
 
+    files = [str(table_dir(root, table) / name) for name in sorted(Manifest.load(root, table).files)]
     con = duckdb.connect()
-    query = f"SELECT * EXCLUDE (position) FROM read_parquet('{rows_pattern(root, table)}') WHERE key = ?"
+    query = f"SELECT * EXCLUDE (position) FROM read_parquet({files!r}) WHERE key = ?"
     con.execute(query, [keys[0]]).fetchall()
     times = []
     for key in keys:
@@ -176,9 +177,9 @@ def routing(root: Path, table: str, keys: list[int], batch: int) -> list[tuple[s
     """The library's and the command's figures through the index and the old way, as report rows."""
     import tablebase
 
-    with tablebase.open(root) as tb:
-        chosen = ", ".join(map(str, keys[:1001] + keys[1001:][:batch]))
-        positions = tb.sql(f"SELECT position FROM {table} WHERE key IN ({chosen})").column(0).to_pylist()
+    with tablebase.open(root) as tb:  # spelt by the game, as a program's positions come
+        chosen = np.array(keys[:1001] + keys[1001:][:batch], dtype=np.int64)
+        positions = tb.game(table).format_positions(chosen).to_strings()
     old = without_index(root, table)
     try:
         new_run, old_run = library(root, table, positions), library(old, table, positions)
@@ -254,7 +255,6 @@ def measure(root: Path, table: str, count: int, texts: int) -> None:
     rates = batch(path, header.slots, count)
     c = in_c(path, 10_000_000)
     point = duckdb_point(root, table, keys[:200])
-    routed = routing(root, table, keys, texts)
     load = os.getloadavg()[0]
     rows = [
         ("cold one-shot probe (python -c, the whole process)", f"{cold * 1e3:.1f} ms", ""),
@@ -268,11 +268,16 @@ def measure(root: Path, table: str, count: int, texts: int) -> None:
          f"{c['wall'] * 1e9:.0f} / {c['cpu'] * 1e9:.0f} ns" if c else "no cc on this machine", "<= 1 us"),
         ("bytes a position, everything included", f"{size / header.positions:.3f} ({size:,} bytes)", "<= 3"),
         ("DuckDB point query on the Parquet files (baseline)", f"{point * 1e3:.2f} ms", ""),
-        *routed,
     ]
     print(f"{table}: {header.positions:,} positions; load average {load:.1f} on {os.cpu_count()} cores")
+    report(rows)
+    report(routing(root, table, keys, texts))
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+
+
+def report(rows: list[tuple[str, str, str]]) -> None:
     for measure, figure, target in rows:
-        print(f"  {measure:<52} {figure:<34} {('target ' + target) if target else ''}".rstrip())
+        print(f"  {measure:<52} {figure:<34} {('target ' + target) if target else ''}".rstrip(), flush=True)
 
 
 if __name__ == "__main__":

@@ -51,8 +51,8 @@ class ServedFolder:
             yield
 
     def loaded(self, table: str) -> None:
-        """``table``'s index in memory, for lookups: loaded by the first request that needs it, under the table's
-        lock; the lookups themselves then read it without a lock."""
+        """``table``'s rows for lookups (its probe index opened, or a table without one loaded into memory): by
+        the first request that needs them, under the table's lock; the lookups themselves then read without one."""
         with self.loading(table):
             self.db.index(table)
 
