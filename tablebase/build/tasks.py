@@ -27,9 +27,21 @@ from tablebase.build.memory import notation_bytes
 from tablebase.build.plan import Slice
 from tablebase.build.run_game import game_of_run
 from tablebase.games import KeyedForm
+from tablebase.jit import compile_all
 from tablebase.kinds import Artifact
 from tablebase.solve import Solver
-from tablebase.store import Layout, Manifest, Plan, flush_to_disk, piece_path, read_parquet, with_levels, write_parquet
+from tablebase.store import (
+    Layout,
+    Manifest,
+    Plan,
+    flush_to_disk,
+    piece_path,
+    read_parquet,
+    with_levels,
+    write_parquet,
+)
+
+compile_all()  # building compiles the games' functions (a program that only reads runs them as Python)
 
 
 @dataclass

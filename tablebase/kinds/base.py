@@ -22,11 +22,21 @@ import pyarrow as pa
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games import Game, KeyedForm, PlainGame, SumMoves, Texts
 from tablebase.kinds.artifacts import Artifact, Say
-from tablebase.listing import Exploration, LevelRows, ListedKeyedGame, ListedPlainGame, Listing, PlainRules, list_keys
+from tablebase.kinds.lines import Choose, best_line, by_figure, side_named
+from tablebase.listing import (
+    Exploration,
+    LevelRows,
+    ListedKeyedGame,
+    ListedPlainGame,
+    Listing,
+    PlainRules,
+    list_keys,
+)
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
 from tablebase.solve.rows import positions_array
 from tablebase.store import Manifest, TableIndex
+from tablebase.store.probed import ProbedRows
 
 
 @dataclass(frozen=True)
@@ -58,7 +68,7 @@ class StoredTable:
     name: str
     manifest: Manifest
     kind: Kind  # bound to the game's keyed form
-    index: Callable[[], TableIndex]
+    index: Callable[[], TableIndex | ProbedRows]  # the probe index read in place, else rows loaded
     held: dict[str, Any] = field(default_factory=dict)
     #: the game's source is not the one the table was built from
     changed: bool = False
@@ -76,6 +86,9 @@ class StoredTable:
 
     def lookup_many(self, texts: Texts, positions: bool) -> pa.Table:
         return self.kind.lookup_many(self, texts, positions)
+
+    def line(self, text: str, first: str | None = None) -> dict[str, Any]:
+        return best_line(self.lookup, text, self.kind.line_choice(), side_named(first, self.kind.sides))
 
 
 class Kind(ABC):
@@ -212,6 +225,10 @@ class Kind(ABC):
     def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
         """Stored rows of many positions, in order (null figures where a position is not stored)."""
         return table.index().rows(self.keyed.parse_many(texts), positions)
+
+    def line_choice(self) -> Choose:
+        """Which move a line of best play takes from a lookup (``lines.py``): by default ``best_move``."""
+        return by_figure("best_move")
 
     # -- checking ----------------------------------------------------------------
     @abstractmethod

@@ -19,11 +19,7 @@ from tablebase.kinds.lookups import Listed, row_with_moves
 from tablebase.kinds.sums import sum_lookup
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.solve import Place, Solver
-from tablebase.solve.bites import BiteSolver
-from tablebase.solve.impartial import ImpartialSolver, KnownValues
 from tablebase.solve.kernels import children_of
-from tablebase.solve.queen import QueenSolver
-from tablebase.solve.sums import SumSolver
 
 
 def declares_components(game: object) -> bool:
@@ -87,7 +83,15 @@ class Impartial(Kind):
         return ["key", "position", "grundy", "outcome", *misere, "remoteness", "best_move"]
 
     def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
-        """Queen moves, diagram bites and sums have solvers of their own (solve/queen.py, bites.py, sums.py)."""
+        """Queen moves, diagram bites and sums have solvers of their own (solve/queen.py, bites.py, sums.py).
+
+        The solvers are imported here, not with the kind: a program that only reads needs none (nor numba).
+        """
+        from tablebase.solve.bites import BiteSolver
+        from tablebase.solve.impartial import ImpartialSolver
+        from tablebase.solve.queen import QueenSolver
+        from tablebase.solve.sums import SumSolver
+
         game: ImpartialForm = self.keyed
         if self.sums:
             return SumSolver(game)
@@ -98,6 +102,8 @@ class Impartial(Kind):
         return ImpartialSolver(game, place, fresh)
 
     def footprint(self) -> Footprint:
+        from tablebase.solve.impartial import KnownValues
+
         game = self.keyed
         if self.sums:  # each part's key and value, sorted; a partition's moves and parts as Python lists
             return Footprint(16, 400 + 60 * max(game.max_moves, 1), 40, False)

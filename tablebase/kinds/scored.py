@@ -9,11 +9,11 @@ import numpy as np
 
 from tablebase.games import Children, Outcome, PlainGame, ScoredForm
 from tablebase.kinds.base import Footprint, Kind, StoredTable
+from tablebase.kinds.lines import Choose, by_figure
 from tablebase.kinds.lookups import Listed, row_with_moves
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
-from tablebase.solve.scored import ScoredSolver
 
 LETTER = {Outcome.LOSS: "P", Outcome.WIN: "N", Outcome.DRAW: "D"}
 
@@ -69,6 +69,10 @@ class Scored(Kind):
                 *(["best_mover_passes_move", "best_opponent_passes_move"] if passes else [])]
 
     def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
+        from tablebase.solve.scored import (
+            ScoredSolver,  # with numba: building, not reading
+        )
+
         return ScoredSolver(self.keyed, fresh)
 
     def footprint(self) -> Footprint:
@@ -82,6 +86,10 @@ class Scored(Kind):
 
     def lookup(self, table: StoredTable, text: str) -> dict[str, Any]:
         return row_with_moves(table, text, _best_first)
+
+    def line_choice(self) -> Choose:
+        """The best move for the score where the game keeps one (the score is then kept along the line)."""
+        return by_figure("best_score_move", "best_move")
 
     def oracle(self) -> Callable[[int], dict[str, Any]]:
         """Outcome and plies from the definitions, by iterating to a fixed point (play may go in circles)."""

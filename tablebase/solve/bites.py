@@ -27,9 +27,12 @@ import pyarrow as pa
 
 from tablebase.errors import TablebaseError
 from tablebase.games import ImpartialForm, young
+from tablebase.jit import compile_all
 from tablebase.solve import Place
 from tablebase.solve.impartial import NO_MOVE, ImpartialSolver, mex_of, slowest_move
 from tablebase.solve.rows import impartial_rows
+
+compile_all()  # the games' functions these loops call are compiled ones from here on
 
 
 @numba.njit(cache=True, nogil=True)

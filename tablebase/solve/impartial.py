@@ -26,9 +26,12 @@ import pyarrow.compute as pc
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tablebase.games import ImpartialForm
+from tablebase.jit import compile_all
 from tablebase.solve import LevelByLevel, Place
 from tablebase.solve.kernels import DENSE, DENSE_RUN, children_of, compiled_loop
 from tablebase.solve.rows import impartial_rows
+
+compile_all()  # the games' functions these loops call are compiled ones from here on
 
 NO_MOVE = -1
 

@@ -30,6 +30,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from tablebase.jit import compile_all
+
+compile_all()  # the games' functions these loops call are compiled ones from here on
+
 UNKNOWN, LOST, WON, DRAW = -1, 0, 1, 2
 INF = np.int32(2**31 - 1)
 TOP = 127  # score s is settled at time TOP - s

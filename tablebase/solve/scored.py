@@ -35,10 +35,25 @@ import pyarrow.compute as pc
 
 from tablebase.errors import TablebaseError
 from tablebase.games import ScoredForm
+from tablebase.jit import compile_all
 from tablebase.solve import LevelByLevel
 from tablebase.solve.kernels import SCORED_BEST, SCORED_SCAN, children_of, compiled_loop
-from tablebase.solve.retrograde import DRAW, FREE, INF, LOST, PASSES, TOP, UNIT, UNKNOWN, WON, predecessors, retrograde
+from tablebase.solve.retrograde import (
+    DRAW,
+    FREE,
+    INF,
+    LOST,
+    PASSES,
+    TOP,
+    UNIT,
+    UNKNOWN,
+    WON,
+    predecessors,
+    retrograde,
+)
 from tablebase.solve.rows import move_array, positions_array
+
+compile_all()  # the games' functions these loops call are compiled ones from here on
 
 OUTCOMES = pa.array(["P", "N", "D"])  # dictionary order follows LOST, WON, DRAW
 NO_MOVE = -1

@@ -19,8 +19,11 @@ import numpy as np
 import pyarrow as pa
 
 from tablebase.games import ImpartialForm, SumMoves
+from tablebase.jit import compile_all
 from tablebase.solve import LevelByLevel
 from tablebase.solve.rows import move_array, outcome_array, positions_array
+
+compile_all()  # the games' functions these loops call are compiled ones from here on
 
 NO_MOVE = -1
 
