@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from tablebase.games.base import Game, Option, Texts
 from tablebase.games.keyed import (
+    AGAIN,
     Boards,
     Children,
     CompiledMoves,
     DiagramBites,
     ImpartialForm,
+    KEY_BITS,
     KeyedForm,
     KeyedGame,
     KeyedImpartialGame,
@@ -32,6 +34,7 @@ from tablebase.games.keyed import (
     SumMoves,
 )
 from tablebase.games.plain import (
+    Again,
     ImpartialGame,
     Outcome,
     PartizanGame,
@@ -42,7 +45,9 @@ from tablebase.games.plain import (
 from tablebase.games.registry import BUILTIN, GameSource, find_game, game_names, load_game, make_game
 
 __all__ = [
+    "AGAIN",
     "BUILTIN",
+    "Again",
     "Boards",
     "Children",
     "CompiledMoves",
@@ -51,6 +56,7 @@ __all__ = [
     "GameSource",
     "ImpartialForm",
     "ImpartialGame",
+    "KEY_BITS",
     "KeyedForm",
     "KeyedGame",
     "KeyedImpartialGame",
