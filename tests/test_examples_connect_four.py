@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from helpers import tablebase
+from helpers import build_job, reachable, tablebase
 
 import tablebase as tb_api
 
@@ -71,15 +71,8 @@ def spell(columns: tuple, rows: int) -> str:
     return "|".join("".join(col[r] if r < len(col) else "." for col in columns) for r in reversed(range(rows)))
 
 
-def reachable(rows: int, cols: int, connect: int) -> dict[str, tuple]:
-    start = ((),) * cols
-    found, todo = {spell(start, rows): start}, [start]
-    while todo:
-        for child in drops(todo.pop(), rows, connect).values():
-            if spell(child, rows) not in found:
-                found[spell(child, rows)] = child
-                todo.append(child)
-    return found
+def every_board(rows: int, cols: int, connect: int) -> dict[str, tuple]:
+    return reachable(((),) * cols, lambda b: drops(b, rows, connect).values(), lambda b: spell(b, rows))
 
 
 # -- the tables -------------------------------------------------------------------------------------
@@ -87,13 +80,8 @@ def reachable(rows: int, cols: int, connect: int) -> dict[str, tuple]:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, scheduler) -> Path:
-    root = tmp_path_factory.mktemp("connect_four")
-    job = root / "connect_four.toml"
-    job.write_text("".join(f'[[table]]\ngame = "{CONNECT_FOUR}"\nrows = {r}\ncols = {c}\nconnect = {k}\n\n'
-                           for r, c, k in SMALL))
-    result = tablebase("build", "--job", job, "--out", root / "tb", "--scheduler", scheduler, "--quiet")
-    assert result.returncode == 0, result.stderr
-    return root / "tb"
+    return build_job(tmp_path_factory.mktemp("connect_four"), scheduler, CONNECT_FOUR,
+                     [{"rows": r, "cols": c, "connect": k} for r, c, k in SMALL])
 
 
 def stored(root: Path, name: str) -> list[dict]:
@@ -103,7 +91,7 @@ def stored(root: Path, name: str) -> list[dict]:
 
 @pytest.mark.parametrize("rows, cols, connect", SMALL)
 def test_every_row_against_minimax(built, rows, cols, connect):
-    boards = reachable(rows, cols, connect)
+    boards = every_board(rows, cols, connect)
     found = stored(built, table(rows, cols, connect))
     assert sorted(r["position"] for r in found) == sorted(boards)
     for row in found:
@@ -124,7 +112,7 @@ def test_the_default_four_by_four_board_is_a_draw(tmp_path, scheduler):
     result = tablebase("build", CONNECT_FOUR, "--out", tmp_path, "--scheduler", scheduler, "--quiet")
     assert result.returncode == 0, result.stderr
     rows = stored(tmp_path, table(4, 4, 4))
-    assert len(rows) == len(reachable(4, 4, 4)) == 161029
+    assert len(rows) == len(every_board(4, 4, 4)) == 161029
     start = next(r for r in rows if r["position"] == "....|....|....|....")
     assert (start["outcome"], start["plies"]) == ("D", None)
 

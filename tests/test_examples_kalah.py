@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from helpers import tablebase
+from helpers import build_job, reachable, tablebase
 
 import tablebase as tb_api
 
@@ -40,7 +40,7 @@ def store(m: int, side: int) -> int:
 
 
 def pits_of(m: int, side: int) -> range:
-    return range(0, m) if side == 0 else range(m + 1, 2 * m + 1)
+    return range(m) if side == 0 else range(m + 1, 2 * m + 1)
 
 
 def play(m: int, board: tuple, pit: int) -> tuple[tuple, bool]:
@@ -111,15 +111,9 @@ def spell(m: int, board: tuple) -> str:
     return " ".join(map(str, [*north, "/", *houses[:m], houses[m], "SN"[mover]]))
 
 
-def reachable(m: int, seeds: int) -> dict[str, tuple]:
+def every_board(m: int, seeds: int) -> dict[str, tuple]:
     start = ((seeds,) * m + (0,) + (seeds,) * m + (0,), 0)
-    found, todo = {spell(m, start): start}, [start]
-    while todo:
-        for child, _ in moves(m, todo.pop()).values():
-            if spell(m, child) not in found:
-                found[spell(m, child)] = child
-                todo.append(child)
-    return found
+    return reachable(start, lambda b: [child for child, _ in moves(m, b).values()], lambda b: spell(m, b))
 
 
 # -- the tables -------------------------------------------------------------------------------------
@@ -127,12 +121,7 @@ def reachable(m: int, seeds: int) -> dict[str, tuple]:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, scheduler) -> Path:
-    root = tmp_path_factory.mktemp("kalah")
-    job = root / "kalah.toml"
-    job.write_text("".join(f'[[table]]\ngame = "{KALAH}"\npits = {p}\nseeds = {s}\n\n' for p, s in SIZES))
-    result = tablebase("build", "--job", job, "--out", root / "tb", "--scheduler", scheduler, "--quiet")
-    assert result.returncode == 0, result.stderr
-    return root / "tb"
+    return build_job(tmp_path_factory.mktemp("kalah"), scheduler, KALAH, [{"pits": p, "seeds": s} for p, s in SIZES])
 
 
 def stored(root: Path, pits: int, seeds: int) -> list[dict]:
@@ -145,7 +134,7 @@ def test_every_row_against_negamax(built, pits, seeds):
     """Exactly the reachable positions, each with the oracle's outcome, score and plies; each best
     move leads where the oracle says: to the best score, and to a quickest win or a longest defence."""
     rows = stored(built, pits, seeds)
-    boards = reachable(pits, seeds)
+    boards = every_board(pits, seeds)
     assert sorted(r["position"] for r in rows) == sorted(boards)
     for row in rows:
         board = boards[row["position"]]
@@ -180,7 +169,7 @@ def test_lookup_marks_the_extra_turns(built):
         assert again == {"c2"}
         after = next(m for m in found["moves"] if m["move"] == "c2")
         assert after["position"] == "0 2 2 2 / 2 0 3 1 S"
-        lead, outcome, _ = negamax(3, reachable(3, 2)[after["position"]])
+        lead, outcome, _ = negamax(3, every_board(3, 2)[after["position"]])
         assert (after["outcome"], after["score"]) == (outcome, lead)
 
 
