@@ -32,8 +32,7 @@ class ConnectFour(ScoredGame):
 
     def __init__(self, **params):
         super().__init__(**params)
-        for option in ("rows", "cols", "connect"):  # the defaults are named in the table too
-            self.params.setdefault(option, 4)
+        self.params = {"rows": 4, "cols": 4, "connect": 4, **self.params}  # the defaults are named in the table too
         self.rows = self.int_param("rows", 1, 6)
         self.cols = self.int_param("cols", 1, 7)
         self.connect = self.int_param("connect", 2, max(self.rows, self.cols))

@@ -31,11 +31,13 @@ class Kalah(ScoredGame):
     summary = "Kalah with a few pits a side: sow, capture, a last seed in your store plays again"
     notation = "North's store and pits / South's pits and store, then who moves: '0 2 2 2 / 2 2 2 0 S'"
     move_notation = "the cell of the pit sown: 'b2' is South's first pit, 'b1' North's last"
-    options = (Option("pits", int, "pits on each side"), Option("seeds", int, "seeds in each pit at the start"))
+    options = (Option("pits", int, "pits on each side (3)", required=False),
+               Option("seeds", int, "seeds in each pit at the start (2)", required=False))
     scores = True  # the difference of the stores is worth playing for
 
     def __init__(self, **params):
         super().__init__(**params)
+        self.params = {"pits": 3, "seeds": 2, **self.params}  # the defaults are named in the table too
         self.pits = self.int_param("pits", 1, 4)
         self.seeds = self.int_param("seeds", 1, 4)
 

@@ -19,6 +19,7 @@ import pytest
 from helpers import build_job, reachable, tablebase
 
 import tablebase as tb_api
+from tablebase.http.verdicts import move_verdict
 
 pytestmark = pytest.mark.slow  # the command and the session's cluster: see conftest.py
 
@@ -162,7 +163,8 @@ def test_one_pit_one_seed_is_a_draw(built):
 
 def test_lookup_marks_the_extra_turns(built):
     """From the start of 3 pits of 2 seeds, South's second pit (c2) ends in South's store: the lookup
-    marks it, with the figures of the position after it, where South moves again."""
+    marks it, with the figures of the position after it, where South moves again; the explorer says
+    whether each move wins or loses for the player who makes it."""
     with tb_api.open(built, [KALAH]) as tb:
         found = tb.lookup(table(3, 2), "0 2 2 2 / 2 2 2 0 S")
         again = {m["move"] for m in found["moves"] if m.get("again")}
@@ -171,6 +173,12 @@ def test_lookup_marks_the_extra_turns(built):
         assert after["position"] == "0 2 2 2 / 2 0 3 1 S"
         lead, outcome, _ = negamax(3, every_board(3, 2)[after["position"]])
         assert (after["outcome"], after["score"]) == (outcome, lead)
+        for move in found["moves"]:  # the explorer's words for each move, from the mover's view
+            _, outcome, _ = negamax(3, every_board(3, 2)[move["position"]])
+            mover = {"N": "wins", "P": "loses", "D": "draw"}[outcome]
+            if not move.get("again"):
+                mover = {"wins": "loses", "loses": "wins", "draw": "draw"}[mover]
+            assert move_verdict(move).startswith(mover), move
 
 
 def test_check_game_finds_no_defects():
