@@ -12,7 +12,7 @@ game is over: each player adds the seeds left in their own row to their
 store, and the larger store wins, by the difference (equal stores draw).
 
     tablebase build --game examples/kalah.py:Kalah --pits 3 --seeds 2 --out tb
-    tablebase lookup --db tb kalah_pits3_seeds2 "0 2 2 2 / 2 2 2 0 S"
+    tablebase lookup --db tb --game examples/kalah.py:Kalah kalah_pits3_seeds2 "0 2 2 2 / 2 2 2 0 S"
 
 A position is written as the board is drawn: North's store and North's pits
 (right to left, as South sees them), '/', South's pits (left to right) and
