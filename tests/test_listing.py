@@ -24,6 +24,7 @@ GAMES = [
     ("cram.py:Cram", {"rows": 3, "cols": 4}),
     ("toads_and_frogs.py:ToadsAndFrogs", {"cells": 5}),
     ("tictactoe.py:TicTacToe", {}),
+    ("kalah.py:Kalah", {"pits": 3, "seeds": 2}),  # extra turns: marked child keys
 ]
 
 

@@ -124,7 +124,13 @@ class Partizan(Kind):
         return pa.Table.from_pylist(rows)
 
     def oracle(self) -> Callable[[int], dict[str, Any]]:
-        """The canonical value from the definition {Left's options | Right's options}, by recursion on keys."""
+        """The canonical value from the definition {Left's options | Right's options}, by recursion on keys.
+
+        A plain game is searched on whole positions, its moves never split into
+        components, so that a ``components`` that does not describe the rules shows.
+        """
+        if not self.game.keyed:
+            return _whole(self.game, self.keyed)
         game: PartizanForm = self.keyed
         memo: dict[int, Value] = {}
 
@@ -148,6 +154,23 @@ class Partizan(Kind):
             return {"value": str(g), "outcome": g.outcome}
 
         return figures
+
+
+def _whole(game: Any, keyed: Any) -> Callable[[int], dict[str, Any]]:
+    """The canonical values of a plain game's stored positions by the definition on whole positions."""
+    memo: dict[Any, Value] = {}
+
+    def value(position: Any) -> Value:
+        if position not in memo:
+            options = ([value(child).id for _, child in moves(position)] for moves in (game.left_moves, game.right_moves))
+            memo[position] = Value(from_option_ids(*options))
+        return memo[position]
+
+    def figures(key: int) -> dict[str, Any]:
+        g = value(game.read(keyed.text(key)))
+        return {"value": str(g), "outcome": g.outcome}
+
+    return figures
 
 
 class StoredValues:
