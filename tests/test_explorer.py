@@ -100,7 +100,7 @@ def tables(built):
 
 @pytest.fixture(scope="module")
 def client(tables):
-    with TestClient(create_app(tables[0])) as c:
+    with TestClient(create_app(tables[0], games=[TICTACTOE])) as c:  # a game from a file is served when named
         yield c
 
 
