@@ -22,6 +22,7 @@ from tablebase.solve import Place, Solver
 from tablebase.solve.bites import BiteSolver
 from tablebase.solve.impartial import ImpartialSolver, KnownValues
 from tablebase.solve.kernels import children_of
+from tablebase.solve.octal_table import OctalSolver
 from tablebase.solve.queen import QueenSolver
 from tablebase.solve.sums import SumSolver
 
@@ -72,6 +73,20 @@ class Impartial(Kind):
         """Whether the game's moves lead to sums of stored components."""
         return declares_components(self.game) or (self.game.keyed and self.game.sums)
 
+    @property
+    def heap_sequence(self) -> bool:
+        """Whether the game's values are solved in order of heaps, a block a level (the octal games)."""
+        return bool(getattr(self.game, "heap_sequence", False))
+
+    @property
+    def whole_levels(self) -> bool:  # type: ignore[override]
+        """A block of heaps is solved whole: its smaller heaps are moves of its larger ones."""
+        return self.heap_sequence
+
+    @property
+    def same_level(self) -> bool:  # type: ignore[override]
+        return self.heap_sequence
+
     def plain_rules(self) -> PlainRules:
         return PlainRules((self.game.moves,), split=self.game.components if self.sums else None)
 
@@ -87,8 +102,11 @@ class Impartial(Kind):
         return ["key", "position", "grundy", "outcome", *misere, "remoteness", "best_move"]
 
     def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
-        """Queen moves, diagram bites and sums have solvers of their own (solve/queen.py, bites.py, sums.py)."""
+        """Queen moves, diagram bites, sums and heaps solved in order have solvers of their own (solve/queen.py,
+        bites.py, sums.py, octal_table.py)."""
         game: ImpartialForm = self.keyed
+        if self.heap_sequence:
+            return OctalSolver(game)
         if self.sums:
             return SumSolver(game)
         if game.queen is not None and not game.misere:
@@ -99,6 +117,8 @@ class Impartial(Kind):
 
     def footprint(self) -> Footprint:
         game = self.keyed
+        if self.heap_sequence:  # the run's values (two bytes a heap, four past 65,535) and its index; rows
+            return Footprint(4, 200, 40, True)
         if self.sums:  # each part's key and value, sorted; a partition's moves and parts as Python lists
             return Footprint(16, 400 + 60 * max(game.max_moves, 1), 40, False)
         item = np.dtype(game.value_dtype).itemsize
