@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from tablebase.games import Children, ImpartialForm, ImpartialGame, SumMoves, Texts
 from tablebase.kinds.base import Footprint, Kind, StoredTable
+from tablebase.kinds.heap_figures import HeapFigures
 from tablebase.kinds.lookups import Listed, row_with_moves
 from tablebase.kinds.sums import sum_lookup
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
@@ -67,6 +68,7 @@ class ListedImpartialGame(ListedPlainGame):
 class Impartial(Kind):
     name = "impartial"
     listed_class = ListedImpartialGame
+    artifacts = (HeapFigures(),)
 
     @property
     def sums(self) -> bool:

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from tablebase.games.octal import SIDE_BITS, TAKE_BITS, THREE
 from tablebase.solve import LevelByLevel
-from tablebase.solve.octal import WARMUP, OctalCode, _Solver
+from tablebase.solve.octal import WARMUP, OctalCode, OctalCodeError, _Solver, find_period, rare_values
 from tablebase.solve.rows import move_array, outcome_array, positions_array
 
 NO_MOVE = -1
@@ -137,3 +137,30 @@ class OctalSolver(LevelByLevel):
         columns["outcome"] = outcome_array(grundy > 0)
         columns["best_move"] = move_array(self.game, best)
         return pa.table(columns)
+
+
+RARE_LISTED = 10_000  # rare heaps listed in a manifest at most; past that only their count
+
+
+def heap_figures(values: np.ndarray, code: OctalCode) -> dict:
+    """What the values of heaps 0..N say of the game as a whole, as a manifest records it: the period
+    if they prove one (else None), the largest value and its first heap, and the rare values (under the
+    mask that makes the fewest heaps rare, listed up to RARE_LISTED of them; None for a code without
+    splits into two heaps only)."""
+    found = find_period(values, code)
+    top = int(np.argmax(values)) if values.size else 0
+    figures: dict = {
+        "heaps": int(values.size),
+        "period": None if found is None else
+        {"preperiod": found.preperiod, "period": found.period, "proven_at": found.proven_at},
+        "largest": int(values[top]) if values.size else 0, "largest_heap": top, "rare": None,
+    }
+    if code.split2 and not code.split3 and values.size > 1:
+        try:
+            rare = rare_values(values, code)
+        except OctalCodeError:  # values too large for a mask (past 2^22)
+            return figures
+        figures["rare"] = {"mask": rare.mask_text, "count": int(rare.heaps.size)}
+        if rare.heaps.size <= RARE_LISTED:
+            figures["rare"].update(heaps=rare.heaps.tolist(), values=rare.values.astype(np.int64).tolist())
+    return figures
