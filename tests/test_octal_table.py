@@ -1,0 +1,269 @@
+"""The built-in octal game as a table: heap values, sums by XOR, periods in the manifest, verify, resume.
+
+Oracles written here from the rules alone, importing nothing of the game or
+the solver: the digits of a code read again (``ways``), Grundy values by a
+recursive mex over every move (``heap_values``), and sums of heaps played as
+one game on multisets, with no XOR (``sum_value``). Published figures, each
+with its source:
+
+- Kayles, 0.77: G periodic with period 12 from n = 71 (OEIS A002186); the
+  Guy-Smith check reads heaps up to 2e + 2p + t - 1 = 167.
+- Dawson's chess, 0.137: period 34 from n = 52 (OEIS A002187).
+- 0.16: period 149,459 from 105,351 (A. Gangolli, T. Plambeck, A note on
+  periodicity in some octal games, IJGT 18 (1989)); 53 rare heaps, mask 1e,
+  largest value 23 (tczajka/octal-games, SolvedGames.md).
+- 0.127: period 4, last exception at 46,577 (Gangolli and Plambeck 1989; OEIS
+  A071464); 693 rare heaps by position, mask 1+pos in tczajka/octal-games.
+- 0.56: period 144 from 326,640 (Gangolli and Plambeck 1989 list .56 as
+  ultimately periodic, period 144; tczajka/octal-games gives the preperiod;
+  OEIS A071436 says 326,637, off by the two heaps docs/octal.md explains).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from helpers import assert_clean_error, file_hashes, tablebase
+
+import tablebase as tb_api
+
+
+# -- oracles: the rules read again from the digits, the definition by recursion ---------------------
+def ways(code: str) -> list[tuple[int, int]]:
+    """(k, heaps left) of every kind of move of a code: bit 1 leaves 0 heaps, 2 one, 4 two, 8 three."""
+    lead, digits = code.split(".")
+    out = []
+    for k, digit in enumerate([lead or "0", *digits]):
+        for bit, heaps in ((1, 0), (2, 1), (4, 2), (8, 3)):
+            if int(digit, 16) & bit:
+                out.append((k, heaps))
+    return out
+
+
+def options(code: str, n: int) -> list[tuple[int, ...]]:
+    """Every multiset of heaps a move from a heap of n leaves (Grundy's game: two unequal heaps)."""
+    if code == "grundy":
+        return [(a, n - a) for a in range(1, n) if a < n - a]
+    found = []
+    for k, heaps in ways(code):
+        rest = n - k
+        if heaps == 0 and rest == 0:
+            found.append(())
+        elif heaps == 1 and rest >= 1:
+            found.append((rest,))
+        elif heaps == 2:
+            found += [(a, rest - a) for a in range(1, rest) if a <= rest - a]
+        elif heaps == 3:
+            found += [(a, b, rest - a - b) for a in range(1, rest) for b in range(a, rest) if b <= rest - a - b]
+    return found
+
+
+def mex(values) -> int:
+    values = set(values)
+    g = 0
+    while g in values:
+        g += 1
+    return g
+
+
+def heap_values(code: str, top: int) -> list[int]:
+    """G(0..top) by the definition: the mex over every option, an option's value the XOR of its heaps'."""
+    g: list[int] = []
+    for n in range(top + 1):
+        seen = set()
+        for left in options(code, n):
+            x = 0
+            for h in left:
+                x ^= g[h]
+            seen.add(x)
+        g.append(mex(seen))
+    return g
+
+
+def sum_value(code: str, heaps: tuple[int, ...]) -> int:
+    """The value of several heaps played as one game, by recursion on multisets: no XOR anywhere."""
+
+    @cache
+    def value(position: tuple[int, ...]) -> int:
+        children = set()
+        for i, n in enumerate(position):
+            rest = position[:i] + position[i + 1:]
+            for left in options(code, n):
+                children.add(value(tuple(sorted(rest + left))))
+        return mex(children)
+
+    return value(tuple(sorted(heaps)))
+
+
+# -- building -----------------------------------------------------------------------------------
+def build(root: Path, scheduler: str, code: str, top: int, *extra: str) -> str:
+    result = tablebase("build", "octal", "--code", code, "--max", str(top), "--out", root, "--scheduler",
+                       scheduler, "--quiet", *extra)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.splitlines()[-1])["table"]
+
+
+def rows(root: Path, table: str) -> list[dict]:
+    with tb_api.open(root) as tb:
+        return tb.sql(f"SELECT key, position, grundy, outcome, best_move FROM {table} ORDER BY key").to_pylist()
+
+
+def manifest(root: Path, table: str) -> dict:
+    return json.loads((root / table / "_manifest.json").read_text())
+
+
+CODES = ["0.137", "0.16", "0.77", "4.07", "0.f", "0.354", "0.0009", "grundy", "0.4", "0.52"]
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory, scheduler) -> tuple[Path, dict[str, str]]:
+    """Each code of CODES to heap 80 (three heaps: 40), in one folder."""
+    root = tmp_path_factory.mktemp("octal")
+    return root, {code: build(root, scheduler, code, 40 if "9" in code else 80) for code in CODES}
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_every_heap_has_the_value_of_the_definition(small, code):
+    root, tables = small
+    stored = rows(root, tables[code])
+    expected = heap_values(code, len(stored) - 1)
+    assert [r["grundy"] for r in stored] == expected
+    assert [r["position"] for r in stored] == [str(n) for n in range(len(stored))]
+    assert [r["outcome"] for r in stored] == ["N" if g else "P" for g in expected]
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_a_won_heaps_best_move_leaves_a_sum_of_value_0_and_a_lost_heap_has_none(small, code):
+    root, tables = small
+    stored = rows(root, tables[code])
+    g = heap_values(code, len(stored) - 1)
+    with tb_api.open(root) as tb:
+        for r in stored[:41]:
+            if r["grundy"] == 0:
+                assert r["best_move"] is None
+                continue
+            moves = tb.lookup(tables[code], r["position"])["moves"]
+            chosen = next(m for m in moves if m["move"] == r["best_move"])
+            left = [int(h) for h in chosen["position"].split(" + ")]
+            x = 0
+            for h in left:
+                x ^= g[h]
+            assert x == 0, (r, chosen)
+            assert tuple(sorted(h for h in left if h)) in {tuple(sorted(o)) for o in options(code, int(r["position"]))}
+
+
+SUMS = [(1, 2), (3, 5), (4, 4, 4), (7, 2, 1), (6, 5), (9, 3, 2), (2, 2, 2, 2)]
+
+
+@pytest.mark.parametrize("code", ["0.137", "0.16", "4.07", "grundy"])
+def test_sums_are_looked_up_as_the_game_played_on_several_heaps_gives_them(small, code):
+    root, tables = small
+    with tb_api.open(root) as tb:
+        for heaps in SUMS:
+            found = tb.lookup(tables[code], " ".join(map(str, heaps)))
+            assert found["grundy"] == sum_value(code, heaps), heaps
+            assert found["outcome"] == ("N" if sum_value(code, heaps) else "P")
+            # Every move, with the value of what it leaves, as the game on multisets has them.
+            after = sorted(sum_value(code, tuple(int(h) for h in m["position"].split(" + ") if h != "0"))
+                           for m in found["moves"])
+            assert after == [m["grundy"] for m in sorted(found["moves"], key=lambda m: m["grundy"])]
+            expected = sorted(sum_value(code, tuple(sorted(heaps[:i] + heaps[i + 1:] + o)))
+                              for i in range(len(heaps)) for o in options(code, heaps[i]))
+            assert sorted(m["grundy"] for m in found["moves"]) == expected
+        assert tb.lookup(tables[code], "3 + 5")["grundy"] == sum_value(code, (3, 5))
+
+
+def test_kayles_records_its_published_period_and_dawsons_chess_its(small):
+    root, tables = small
+    # 80 heaps prove nothing for Kayles (proven at 167) or Dawson's chess (174): null, not a guess.
+    assert manifest(root, tables["0.77"])["figures"]["period"] is None
+    listed = json.loads(tablebase("tables", "--db", root, "--json").stdout)
+    assert {t["table"]: t["period"] for t in listed}[tables["0.77"]] is None
+
+
+def test_published_periods_are_recorded_in_the_manifest_and_shown(tmp_path, scheduler):
+    expected = {  # code: (preperiod, period, proven at), sources in the module's docstring
+        "0.77": (71, 12, 167),
+        "0.137": (52, 34, 174),
+        "0.127": (46578, 4, 93166),
+        "0.16": (105351, 149459, 509621),
+    }
+    tops = {"0.77": 167, "0.137": 200, "0.127": 93166, "0.16": 509621}
+    tables = {code: build(tmp_path, scheduler, code, top) for code, top in tops.items()}
+    listed = {t["table"]: t for t in json.loads(tablebase("tables", "--db", tmp_path, "--json").stdout)}
+    for code, (e, p, at) in expected.items():
+        assert listed[tables[code]]["period"] == {"preperiod": e, "period": p, "proven_at": at}, code
+    # One heap fewer than the proof reads proves nothing.
+    short = build(tmp_path, scheduler, "0.77", 166)
+    assert manifest(tmp_path, short)["figures"]["period"] is None
+    figures = manifest(tmp_path, tables["0.16"])["figures"]
+    assert (figures["rare"]["count"], figures["rare"]["mask"], figures["largest"]) == (53, "1e", 23)
+    assert figures["rare"]["heaps"][-1] == 13935  # and up to 509,621 no rare heap beyond it
+    assert manifest(tmp_path, tables["0.127"])["figures"]["rare"]["mask"].endswith("+pos")
+    stats = tablebase("stats", "--db", tmp_path, tables["0.16"])
+    assert stats.returncode == 0 and "rare values" in stats.stdout and "149459" in stats.stdout
+
+
+def test_verify_rederives_the_rows_and_the_period(tmp_path, scheduler):
+    table = build(tmp_path, scheduler, "0.137", 300)
+    assert tablebase("verify", "--db", tmp_path, table).returncode == 0
+    path = tmp_path / table / "_manifest.json"
+    data = json.loads(path.read_text())
+    data["figures"]["period"]["period"] = 17  # a period the values do not have
+    path.write_text(json.dumps(data))
+    result = tablebase("verify", "--db", tmp_path, table)
+    assert result.returncode == 1 and "period recorded" in result.stdout + result.stderr
+
+
+def test_a_build_whose_last_blocks_are_lost_resumes_to_the_same_files(tmp_path, scheduler):
+    """Three blocks of heaps; the last two removed as a killed build leaves them (no file, no record):
+    the build resumes from the stored values of the first and writes the same files."""
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    table = build(whole, scheduler, "0.16", 150_000, "--partition-rows", "65536")
+    build(cut, scheduler, "0.16", 150_000, "--partition-rows", "65536")
+    path = cut / table / "_manifest.json"
+    data = json.loads(path.read_text())
+    for name in sorted(data["files"])[1:]:
+        (cut / table / name).unlink()
+        del data["files"][name]
+    data["levels_done"], data["complete"], data["figures"], data["probe"] = [[0, 0]], False, {}, {}
+    path.write_text(json.dumps(data))
+    for name in list((cut / table).glob("*.probe*")):
+        name.unlink()
+    build(cut, scheduler, "0.16", 150_000, "--partition-rows", "65536")
+    rows_files = {k: v for k, v in file_hashes(whole / table).items() if k.startswith("rows/")}
+    assert len(rows_files) == 3
+    assert {k: v for k, v in file_hashes(cut / table).items() if k.startswith("rows/")} == rows_files
+    assert manifest(cut, table)["figures"] == manifest(whole, table)["figures"]
+    values = pq.read_table(cut / table / sorted(rows_files)[2], columns=["grundy"]).column(0).to_pylist()
+    assert len(values) == 150_001 - 2 * 65536
+
+
+@pytest.mark.parametrize("code, why", [
+    ("0.1x", "expected digits after a point"),
+    ("1.5", "digit before the point"),
+    ("0.0009", "three heaps"),
+])
+def test_a_bad_code_is_one_line(tmp_path, code, why):
+    result = tablebase("build", "octal", "--code", code, "--max", "3000000", "--out", tmp_path)
+    assert_clean_error(result)
+    assert why in result.stderr
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_heap_outside_the_table_is_one_line(small):
+    root, tables = small
+    result = tablebase("lookup", "--db", root, tables["0.16"], "5 81")
+    assert result.returncode != 0 and "outside the table" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_table_is_named_after_the_code():
+    from tablebase.build.jobs import spec_for
+
+    assert spec_for("octal", {"code": ".137", "max": 100}).name == "octal_0_137_n100"
+    assert spec_for("octal", {"code": "dawsons-chess", "max": 100}).name == "octal_0_137_n100"
+    assert spec_for("octal", {"code": "0.F", "max": 9}).name == "octal_0_f_n9"
