@@ -27,6 +27,8 @@ the first of that order to a sum of value 0.
 
 from __future__ import annotations
 
+import itertools
+import re
 from typing import Any, ClassVar
 
 import numpy as np
@@ -43,6 +45,7 @@ BLOCK = 1 << BLOCK_BITS  # heaps a level: a level is solved whole, in order of h
 THREE = 1 << 62  # the bit of codes of moves that leave three heaps
 TAKE_BITS = 7  # k <= 64 < 128
 SIDE_BITS = 21  # a and b of a move to three heaps (three-heap codes stop at 2,000,000 heaps)
+MAX_CODES = 65_536  # codes one job entry may stand for
 MAX_LISTED_MOVES = 2_000_000  # moves a lookup lists at most; a bigger heap is read without its moves
 
 
@@ -62,6 +65,40 @@ def describe_move(code: int) -> tuple[int, int, int]:
     return k, code >> TAKE_BITS, 0
 
 
+NAMED_SETS = {f"all-{d}-digit": "0." + "[0-7]" * d for d in (1, 2, 3, 4)}
+_CLASS = re.compile(r"\[([^\]]*)\]|(.)")
+
+
+def expand_codes(pattern: str) -> list[str]:
+    """The codes a pattern stands for, in canonical form, each once, in order: a code whose digits may be
+    classes, ``0.[0-7][0-7][0-7]`` or ``0.[137]6``; several patterns separated by commas; or a named set,
+    ``all-3-digit`` (``0.[0-7][0-7][0-7]``: every octal code of at most three digits; codes ending in 0
+    are the same game as the shorter one and come once). A bad pattern or code is one line."""
+    found: dict[str, None] = {}
+    for part in (p.strip() for p in str(pattern).split(",")):
+        part = NAMED_SETS.get(part.lower(), part)
+        choices: list[str] = []
+        for cls, char in _CLASS.findall(part.lower()):
+            if char:
+                choices.append(char)
+                continue
+            digits = re.sub(r"([0-9a-f])-([0-9a-f])", lambda m: "".join(
+                f"{d:x}" for d in range(int(m.group(1), 16), int(m.group(2), 16) + 1)), cls)
+            if not digits or not re.fullmatch(r"[0-9a-f]+", digits):
+                raise TablebaseError(f"octal: codes {pattern!r}: a class [{cls}] holds digits or ranges of them")
+            choices.append(digits)
+        if not choices:
+            raise TablebaseError(f"octal: codes {pattern!r}: an empty pattern")
+        for digits in itertools.product(*choices):
+            try:
+                found.setdefault(parse_code("".join(digits)).text, None)
+            except OctalCodeError as e:
+                raise TablebaseError(f"octal: codes {pattern!r}: {e}") from None
+    if len(found) > MAX_CODES:
+        raise TablebaseError(f"octal: codes {pattern!r} stands for {len(found):,} codes, at most {MAX_CODES:,}")
+    return list(found)
+
+
 class Octal(SingleHeap):
     name = "octal"
     title = "Octal"
@@ -77,6 +114,16 @@ class Octal(SingleHeap):
     sums: ClassVar[bool] = True
     #: the heaps' values are solved in order by the octal solver (kinds/impartial.py asks for it)
     heap_sequence: ClassVar[bool] = True
+
+    @classmethod
+    def variants(cls, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """In a job file, ``codes = "0.[0-7][0-7][0-7]"`` (``expand_codes``) stands for a table per code."""
+        if "codes" not in params:
+            return [params]
+        if "code" in params:
+            raise TablebaseError("octal: give 'code' or 'codes', not both")
+        rest = {k: v for k, v in params.items() if k != "codes"}
+        return [{**rest, "code": code} for code in expand_codes(params["codes"])]
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
