@@ -116,14 +116,35 @@ def manifest(root: Path, table: str) -> dict:
     return json.loads((root / table / "_manifest.json").read_text())
 
 
-CODES = ["0.137", "0.16", "0.77", "4.07", "0.f", "0.354", "0.0009", "grundy", "0.4", "0.52"]
+CODES = ["0.137", "0.16", "0.77", "4.07", "0.f", "0.354", "grundy", "0.4", "0.52", "0.0009"]
+
+
+def job(root: Path, scheduler: str, text: str) -> list[dict]:
+    """Build a job file's tables; the JSON lines the build printed."""
+    path = root / "job.toml"
+    path.write_text(text)
+    result = tablebase("build", "--job", path, "--out", root, "--scheduler", scheduler, "--quiet")
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
 
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory, scheduler) -> tuple[Path, dict[str, str]]:
-    """Each code of CODES to heap 80 (three heaps: 40), in one folder."""
+    """Each code of CODES to heap 80 (three heaps: 40), in one folder, from one job."""
     root = tmp_path_factory.mktemp("octal")
-    return root, {code: build(root, scheduler, code, 40 if "9" in code else 80) for code in CODES}
+    job(root, scheduler, f'''
+[[table]]
+game = "octal"
+codes = "{", ".join(c for c in CODES if "9" not in c)}"
+max = 80
+
+[[table]]
+game = "octal"
+code = "0.0009"
+max = 40
+''')
+    with tb_api.open(root) as tb:
+        return root, {t["params"]["code"]: t["table"] for t in tb.tables()}
 
 
 @pytest.mark.parametrize("code", CODES)
@@ -267,3 +288,69 @@ def test_the_table_is_named_after_the_code():
     assert spec_for("octal", {"code": ".137", "max": 100}).name == "octal_0_137_n100"
     assert spec_for("octal", {"code": "dawsons-chess", "max": 100}).name == "octal_0_137_n100"
     assert spec_for("octal", {"code": "0.F", "max": 9}).name == "octal_0_f_n9"
+
+
+# -- many codes in one job, and their summary -------------------------------------------------
+def proven_period(g: list[int], t: int, h: int) -> tuple[int, int, int] | None:
+    """The least period the values prove by the Guy-Smith check (docs/octal.md, Winning Ways ch. 4), read
+    again here: for p = 1, 2, ..., the least e >= 1 from which G(n + p) = G(n) up to the end, proven when
+    the check's last heap h e + h p + t - 1 is among the values; preperiod 0 where G(p) = G(0) too."""
+    top = len(g) - 1
+    for p in range(1, top + 1):
+        e = top - p + 1
+        while e > 1 and g[e - 1] == g[e - 1 + p]:
+            e -= 1
+        at = h * e + h * p + t - 1
+        if at <= top:
+            return (0 if e == 1 and g[0] == g[p] else e), p, at
+    return None
+
+
+def test_a_job_of_codes_builds_a_table_each_and_a_summary_of_their_periods(tmp_path, scheduler):
+    printed = job(tmp_path, scheduler, '''
+[[table]]
+game = "octal"
+codes = "0.[0-7]7"
+max = 400
+summary = "octal_x7"
+''')
+    codes = [f"0.{d}7" for d in range(8)]
+    assert printed[-1]["summary"] == "octal_x7" and printed[-1]["tables"] == len(codes)
+    with tb_api.open(tmp_path) as tb:
+        summary = {r["code"]: r for r in tb.sql("SELECT * FROM octal_x7").to_pylist()}
+        assert sorted(summary) == codes
+        for code in codes:
+            row = summary[code]
+            values = [r["grundy"] for r in tb.sql(f"SELECT grundy FROM {row['table']} ORDER BY key").to_pylist()]
+            g = heap_values(code, 400)
+            assert values == g
+            t = max(k for k, _ in ways(code))
+            expected = proven_period(g, t, max([1] + [heaps for _, heaps in ways(code)]))
+            found = None if row["period"] is None else (row["preperiod"], row["period"], row["proven_at"])
+            assert found == expected, code
+            assert row["heaps"] == 401 and row["largest"] == max(g) and row["complete"]
+            assert row["stopped_at"] == (None if found is None or found[2] >= 400 else found[2])
+    assert (summary["0.77"]["preperiod"], summary["0.77"]["period"]) == (71, 12)  # OEIS A002186
+    assert (summary["0.07"]["preperiod"], summary["0.07"]["period"]) == (53, 34)  # A002187, one heap later
+
+
+def test_codes_patterns_expand_to_each_game_once():
+    from tablebase.games.octal import expand_codes
+
+    assert len(expand_codes("all-3-digit")) == 8 ** 3  # 0.000 is 0.0, 0.120 is 0.12: each game once
+    assert expand_codes("0.[137]6, .16") == ["0.16", "0.36", "0.76"]
+    assert expand_codes("0.[0-2]") == ["0.0", "0.1", "0.2"]
+
+
+@pytest.mark.parametrize("entry, why", [
+    ('codes = "0.[x]"', "a class [x] holds digits"),
+    ('codes = "0.[15]6"\nname = "one"', "'name' names one table"),
+    ('codes = "0.16"\ncode = "0.16"', "not both"),
+    ('codes = "0.[12]"\nsummary = "Not A Name"', "'summary' names a new table"),
+])
+def test_a_bad_job_entry_of_codes_is_one_line(tmp_path, entry, why):
+    path = tmp_path / "job.toml"
+    path.write_text(f'[[table]]\ngame = "octal"\nmax = 10\n{entry}\n')
+    result = tablebase("build", "--job", path, "--out", tmp_path / "out")
+    assert_clean_error(result)
+    assert why in result.stderr
