@@ -37,6 +37,7 @@ from tablebase.errors import PositionError, TablebaseError
 from tablebase.games.base import Option
 from tablebase.games.heaps import SingleHeap
 from tablebase.games.keyed import SumMoves
+
 # The rules read from a code live beside the solver; the module imports nothing of it but the rules.
 from tablebase.solve.octal_code import OctalCode, OctalCodeError, check_size, parse_code
 

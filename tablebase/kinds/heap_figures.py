@@ -71,7 +71,7 @@ class HeapFigures(Artifact):
     def complete(self, manifest: Manifest) -> bool:
         return not has_figures(manifest) or bool(manifest.figures)
 
-    def checker(self, solver: Solver) -> "FiguresCheck":
+    def checker(self, solver: Solver) -> FiguresCheck:
         return FiguresCheck(isinstance(solver, OctalSolver))
 
     def view_names(self, table: str) -> list[str]:

@@ -23,7 +23,14 @@ import pyarrow as pa
 
 from tablebase.games.octal import SIDE_BITS, TAKE_BITS, THREE
 from tablebase.solve import LevelByLevel
-from tablebase.solve.octal import WARMUP, OctalCode, OctalCodeError, _Solver, find_period, rare_values
+from tablebase.solve.octal import (
+    WARMUP,
+    OctalCode,
+    OctalCodeError,
+    _Solver,
+    find_period,
+    rare_values,
+)
 from tablebase.solve.rows import move_array, outcome_array, positions_array
 
 NO_MOVE = -1
