@@ -158,6 +158,8 @@ def tables(codes: str, codes_max: int, table_max: int) -> None:
                           "max(proven_at) AS last_proof, max(largest) AS largest FROM codes")
         report(f"job: codes {codes} to {codes_max:,} heaps, two workers", tables=len(printed) - 1, wall_s=seconds,
                **rows[0][0] if isinstance(rows[0], list) else rows[0])
+    if not table_max:
+        return
     with tempfile.TemporaryDirectory(prefix="bench-octal-") as folder:
         seconds, printed = command("build", "octal", "--code", ".16", "--max", str(table_max), "--out", folder,
                                    "--quiet")
@@ -195,7 +197,7 @@ def main() -> None:
     parser.add_argument("--tables", action="store_true", help="the octal game's tables, through the command")
     parser.add_argument("--codes", default="all-3-digit", help="the codes of the job (--tables)")
     parser.add_argument("--codes-max", type=int, default=2**20, help="heaps of each code of the job")
-    parser.add_argument("--table-max", type=int, default=10**8, help="heaps of the .16 table")
+    parser.add_argument("--table-max", type=int, default=10**8, help="heaps of the .16 table (0: none)")
     parser.add_argument("--grundy-seconds", type=float, default=0, help="Grundy's game, doubling, this long")
     args = parser.parse_args()
     warm_up()
