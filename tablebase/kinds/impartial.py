@@ -119,8 +119,8 @@ class Impartial(Kind):
 
     def footprint(self) -> Footprint:
         game = self.keyed
-        if self.heap_sequence:  # the run's values (two bytes a heap, four past 65,535) and its index; rows
-            return Footprint(4, 200, 40, True)
+        if self.heap_sequence:  # the run's own values (two bytes a heap, four past 65,535), not shared; rows
+            return Footprint(4, 200, 40, False)
         if self.sums:  # each part's key and value, sorted; a partition's moves and parts as Python lists
             return Footprint(16, 400 + 60 * max(game.max_moves, 1), 40, False)
         item = np.dtype(game.value_dtype).itemsize
