@@ -35,6 +35,7 @@ import numpy as np
 
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games.base import Option
+from tablebase.games.drawing import Picture, heaps
 from tablebase.games.heaps import SingleHeap
 from tablebase.games.keyed import SumMoves
 
@@ -139,6 +140,15 @@ class Octal(SingleHeap):
         self.max_moves = len(self.code.whole) + len(self.code.take) + len(self.code.split2) * (self.top // 2 + 1)
         if self.code.split3:
             self.max_moves += len(self.code.split3) * (self.top // 3 + 1) ** 2
+
+    def draw(self, position: str) -> Picture:
+        """The heaps of a heap or of a sum ("5 + 3"), side by side; a click resizes a heap, within the table."""
+        sizes = [int(t) for t in position.replace("+", " ").replace(",", " ").split() if t.isdigit()] or [0]
+
+        def resize(heap: int, size: int) -> str | None:
+            return " + ".join(map(str, sizes[:heap] + [size] + sizes[heap + 1:])) if size <= self.top else None
+
+        return heaps(sizes, f"Octal {self.code} {position}", resize=resize)
 
     # -- levels: blocks of heaps ---------------------------------------------------------
     @property
