@@ -31,7 +31,7 @@ from tablebase.solve.octal import (
     find_period,
     rare_values,
 )
-from tablebase.solve.rows import move_array, outcome_array, positions_array
+from tablebase.solve.rows import part_rows
 
 NO_MOVE = -1
 
@@ -136,14 +136,7 @@ class OctalSolver(LevelByLevel):
         best = np.empty(hi - lo, dtype=np.int64)
         whole, take, split2, split3 = code.arrays()
         best_moves(g, lo, hi, whole, take, split2, split3, code.distinct, best)
-        grundy = g[lo:hi].astype(np.uint32)
-        columns = {"key": pa.array(keys, type=pa.int64())}
-        if not compact:
-            columns["position"] = positions_array(self.game, keys)
-        columns["grundy"] = pa.array(grundy)
-        columns["outcome"] = outcome_array(grundy > 0)
-        columns["best_move"] = move_array(self.game, best)
-        return pa.table(columns)
+        return part_rows(self.game, keys, g[lo:hi].astype(np.uint32), best, compact)
 
 
 RARE_LISTED = 10_000  # rare heaps listed in a manifest at most; past that only their count
