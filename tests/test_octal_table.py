@@ -22,81 +22,28 @@ with its source:
 from __future__ import annotations
 
 import json
-from functools import cache
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 from helpers import assert_clean_error, file_hashes, tablebase
+from octal_oracles import brute_heaps, brute_position, oracle_moves
 
 import tablebase as tb_api
 
 
-# -- oracles: the rules read again from the digits, the definition by recursion ---------------------
-def ways(code: str) -> list[tuple[int, int]]:
-    """(k, heaps left) of every kind of move of a code: bit 1 leaves 0 heaps, 2 one, 4 two, 8 three."""
+# -- oracles: tests/octal_oracles.py (the rules read again from the digits, the definition by recursion) -----
+def options(code: str, n: int) -> set[tuple[int, ...]]:
+    """Every multiset of heaps a move from a heap of n leaves, sorted."""
+    return {tuple(sorted(m)) for m in oracle_moves(code, n)}
+
+
+def removal_and_heaps(code: str) -> tuple[int, int]:
+    """t, the most tokens a move takes, and h, the most heaps it leaves (at least 1), from the digits."""
     lead, digits = code.split(".")
-    out = []
-    for k, digit in enumerate([lead or "0", *digits]):
-        for bit, heaps in ((1, 0), (2, 1), (4, 2), (8, 3)):
-            if int(digit, 16) & bit:
-                out.append((k, heaps))
-    return out
-
-
-def options(code: str, n: int) -> list[tuple[int, ...]]:
-    """Every multiset of heaps a move from a heap of n leaves (Grundy's game: two unequal heaps)."""
-    if code == "grundy":
-        return [(a, n - a) for a in range(1, n) if a < n - a]
-    found = []
-    for k, heaps in ways(code):
-        rest = n - k
-        if heaps == 0 and rest == 0:
-            found.append(())
-        elif heaps == 1 and rest >= 1:
-            found.append((rest,))
-        elif heaps == 2:
-            found += [(a, rest - a) for a in range(1, rest) if a <= rest - a]
-        elif heaps == 3:
-            found += [(a, b, rest - a - b) for a in range(1, rest) for b in range(a, rest) if b <= rest - a - b]
-    return found
-
-
-def mex(values) -> int:
-    values = set(values)
-    g = 0
-    while g in values:
-        g += 1
-    return g
-
-
-def heap_values(code: str, top: int) -> list[int]:
-    """G(0..top) by the definition: the mex over every option, an option's value the XOR of its heaps'."""
-    g: list[int] = []
-    for n in range(top + 1):
-        seen = set()
-        for left in options(code, n):
-            x = 0
-            for h in left:
-                x ^= g[h]
-            seen.add(x)
-        g.append(mex(seen))
-    return g
-
-
-def sum_value(code: str, heaps: tuple[int, ...]) -> int:
-    """The value of several heaps played as one game, by recursion on multisets: no XOR anywhere."""
-
-    @cache
-    def value(position: tuple[int, ...]) -> int:
-        children = set()
-        for i, n in enumerate(position):
-            rest = position[:i] + position[i + 1:]
-            for left in options(code, n):
-                children.add(value(tuple(sorted(rest + left))))
-        return mex(children)
-
-    return value(tuple(sorted(heaps)))
+    ds = [int(d, 16) for d in (lead or "0") + digits]
+    t = max((k for k, d in enumerate(ds) if d), default=0)
+    return t, 3 if any(d & 8 for d in ds) else 2 if any(d & 4 for d in ds) else 1
 
 
 # -- building -----------------------------------------------------------------------------------
@@ -151,7 +98,7 @@ max = 40
 def test_every_heap_has_the_value_of_the_definition(small, code):
     root, tables = small
     stored = rows(root, tables[code])
-    expected = heap_values(code, len(stored) - 1)
+    expected = brute_heaps(code, len(stored) - 1)
     assert [r["grundy"] for r in stored] == expected
     assert [r["position"] for r in stored] == [str(n) for n in range(len(stored))]
     assert [r["outcome"] for r in stored] == ["N" if g else "P" for g in expected]
@@ -161,7 +108,7 @@ def test_every_heap_has_the_value_of_the_definition(small, code):
 def test_a_won_heaps_best_move_leaves_a_sum_of_value_0_and_a_lost_heap_has_none(small, code):
     root, tables = small
     stored = rows(root, tables[code])
-    g = heap_values(code, len(stored) - 1)
+    g = brute_heaps(code, len(stored) - 1)
     with tb_api.open(root) as tb:
         for r in stored[:41]:
             if r["grundy"] == 0:
@@ -174,7 +121,7 @@ def test_a_won_heaps_best_move_leaves_a_sum_of_value_0_and_a_lost_heap_has_none(
             for h in left:
                 x ^= g[h]
             assert x == 0, (r, chosen)
-            assert tuple(sorted(h for h in left if h)) in {tuple(sorted(o)) for o in options(code, int(r["position"]))}
+            assert tuple(sorted(h for h in left if h)) in options(code, int(r["position"]))
 
 
 SUMS = [(1, 2), (3, 5), (4, 4, 4), (7, 2, 1), (6, 5), (9, 3, 2), (2, 2, 2, 2)]
@@ -186,16 +133,16 @@ def test_sums_are_looked_up_as_the_game_played_on_several_heaps_gives_them(small
     with tb_api.open(root) as tb:
         for heaps in SUMS:
             found = tb.lookup(tables[code], " ".join(map(str, heaps)))
-            assert found["grundy"] == sum_value(code, heaps), heaps
-            assert found["outcome"] == ("N" if sum_value(code, heaps) else "P")
+            assert found["grundy"] == brute_position(code, heaps), heaps
+            assert found["outcome"] == ("N" if brute_position(code, heaps) else "P")
             # Every move, with the value of what it leaves, as the game on multisets has them.
-            after = sorted(sum_value(code, tuple(int(h) for h in m["position"].split(" + ") if h != "0"))
+            after = sorted(brute_position(code, tuple(int(h) for h in m["position"].split(" + ") if h != "0"))
                            for m in found["moves"])
             assert after == [m["grundy"] for m in sorted(found["moves"], key=lambda m: m["grundy"])]
-            expected = sorted(sum_value(code, tuple(sorted(heaps[:i] + heaps[i + 1:] + o)))
+            expected = sorted(brute_position(code, tuple(sorted(heaps[:i] + heaps[i + 1:] + o)))
                               for i in range(len(heaps)) for o in options(code, heaps[i]))
             assert sorted(m["grundy"] for m in found["moves"]) == expected
-        assert tb.lookup(tables[code], "3 + 5")["grundy"] == sum_value(code, (3, 5))
+        assert tb.lookup(tables[code], "3 + 5")["grundy"] == brute_position(code, (3, 5))
 
 
 def test_kayles_records_its_published_period_and_dawsons_chess_its(small):
@@ -322,10 +269,9 @@ summary = "octal_x7"
         for code in codes:
             row = summary[code]
             values = [r["grundy"] for r in tb.sql(f"SELECT grundy FROM {row['table']} ORDER BY key").to_pylist()]
-            g = heap_values(code, 400)
+            g = brute_heaps(code, 400)
             assert values == g
-            t = max(k for k, _ in ways(code))
-            expected = proven_period(g, t, max([1] + [heaps for _, heaps in ways(code)]))
+            expected = proven_period(g, *removal_and_heaps(code))
             found = None if row["period"] is None else (row["preperiod"], row["period"], row["proven_at"])
             assert found == expected, code
             assert row["heaps"] == 401 and row["largest"] == max(g) and row["complete"]
