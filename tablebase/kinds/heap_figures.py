@@ -45,6 +45,11 @@ def table_figures(root: str, table: str) -> dict[str, Any]:
     return heap_figures(values, parse_code(manifest.params["code"]))
 
 
+def _rows_whole(manifest: Manifest) -> bool:
+    """Whether every file of rows the plan has is recorded."""
+    return all(piece.name in manifest.files for piece in manifest.layout().pieces)
+
+
 class HeapFigures(Artifact):
     """The manifest's ``figures`` of an octal table: no files, one finishing task."""
 
@@ -58,8 +63,8 @@ class HeapFigures(Artifact):
         pass
 
     def finishing_tasks(self, root: Path, manifest: Manifest) -> list[tuple[str, Callable, tuple]]:
-        if not has_figures(manifest) or manifest.figures:
-            return []
+        if not has_figures(manifest) or manifest.figures or not _rows_whole(manifest):
+            return []  # found once every block is built (a run that built nothing has nothing to read)
         return [("heap-figures", table_figures, (str(root), manifest.table))]
 
     def finished(self, root: Path, manifest: Manifest, records: list[dict], say: Say) -> None:
