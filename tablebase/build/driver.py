@@ -251,6 +251,8 @@ class TableBuild:
         to the workers in turn (the scheduler would otherwise run them where their arguments are, all on
         one worker); any worker takes them if one dies. Returns each task's levels, to name them if it fails."""
         workers = self._workers()
+        if not workers:  # else no task is dealt, and the table would end unbuilt without a word
+            raise BuildError(f"{self.spec.name}: the cluster has no workers at the moment; build again to resume")
         solving: dict[str, list[int]] = {}
         below: list = []
         for number, step in enumerate(schedule(self.manifest, self.layout)):
