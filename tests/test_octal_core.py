@@ -16,7 +16,7 @@ import pytest
 from octal_oracles import brute_heaps, brute_position, oracle_moves
 
 from tablebase.errors import TablebaseError
-from tablebase.solve import octal
+from tablebase.solve import octal, octal_code
 from tablebase.solve.octal import (
     OctalCodeError,
     Period,
@@ -289,7 +289,7 @@ def test_a_table_larger_than_memory_is_refused(monkeypatch):
     class Small:
         total = 10**6  # bytes: room for 500,000 values
 
-    monkeypatch.setattr(octal.psutil, "virtual_memory", lambda: Small)
+    monkeypatch.setattr(octal_code.psutil, "virtual_memory", lambda: Small)  # the size check lives with the rules
     assert grundy_values("0.16", 1000).size == 1001
     with pytest.raises(OctalCodeError, match="n_max: 1,000,001 values do not fit in this machine's memory"):
         grundy_values("0.16", 10**6)
