@@ -60,14 +60,16 @@ class BuildSummary:
 
 
 def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int | None = None,
-                every: float = 1.0) -> BuildSummary:
+                every: float = 1.0, worker: int | None = None) -> BuildSummary:
     """Build (or finish building) one table; return the summary of the run.
 
     ``partition_rows`` fixes the partition size; by default it is planned from
     the workers' memory. A table being resumed keeps the size it was begun with.
-    The caller holds the table's build lock.
+    ``worker``: the index of the worker (among the cluster's, sorted) that the
+    table's solving goes to first, when tables are built side by side. The
+    caller holds the table's build lock.
     """
-    build = TableBuild(client, root, spec, every)
+    build = TableBuild(client, root, spec, every, worker)
     build.resume(partition_rows)
     build.list_positions()
     build.plan()
@@ -83,8 +85,8 @@ def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int
 class TableBuild:
     """One run of one table's build, step by step (``build_table`` says the order)."""
 
-    def __init__(self, client: Client, root: Path, spec: TableSpec, every: float) -> None:
-        self.client, self.root, self.spec, self.every = client, root, spec, every
+    def __init__(self, client: Client, root: Path, spec: TableSpec, every: float, worker: int | None = None) -> None:
+        self.client, self.root, self.spec, self.every, self.worker = client, root, spec, every, worker
         self.began = time.perf_counter()
         self.run = uuid.uuid4().hex  # names this run's tasks, and its workers' state
         self.kind: Kind = spec.kind
@@ -231,15 +233,26 @@ class TableBuild:
         self.warming = [
             self.client.submit(warm_up, *self.task_args, key=f"warm-up-{self.spec.name}-{i}-{self.run}",
                                workers=[worker], allow_other_workers=True, pure=False)
-            for i, worker in enumerate(self.cluster.addresses)
+            for i, worker in enumerate(self._workers()[:1] if self.worker is not None else self._workers())
         ]
+
+    def _workers(self) -> list[str]:
+        """The workers in the order tasks are dealt to them: from this table's own, if it has one (a worker
+        holds one build's solver at a time, so tables built side by side keep to their own)."""
+        workers = list(self.cluster.addresses)
+        if self.worker is None or not workers:
+            return workers
+        first = self.worker % len(workers)
+        return workers[first:] + workers[:first]
 
     def _submit_steps(self) -> dict[str, list[int]]:
         """Every step's tasks, each taking the tasks of the step below as arguments: the scheduler starts a
         step as soon as the one below is done, without a round trip through this process. Tasks are dealt
         to the workers in turn (the scheduler would otherwise run them where their arguments are, all on
         one worker); any worker takes them if one dies. Returns each task's levels, to name them if it fails."""
-        workers = list(self.cluster.addresses)
+        workers = self._workers()
+        if not workers:  # else no task is dealt, and the table would end unbuilt without a word
+            raise BuildError(f"{self.spec.name}: the cluster has no workers at the moment; build again to resume")
         solving: dict[str, list[int]] = {}
         below: list = []
         for number, step in enumerate(schedule(self.manifest, self.layout)):

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import errno
+import queue
 import sys
+import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 
-from tablebase.build.cluster import dashboard_url, dask_client, local_workers
+from tablebase.build.cluster import cluster_workers, dashboard_url, dask_client, local_workers
 from tablebase.build.driver import BuildSummary, build_table
 from tablebase.build.failures import disk_full
 from tablebase.build.jobs import TableSpec, is_small
@@ -65,15 +68,67 @@ def build_tables(
         with dask_client(scheduler, workers, shared_bytes, small=threads, dashboard=bool(dashboard)) as client:
             if dashboard:
                 dashboard(dashboard_url(client))
-            for spec in specs:
+            every = float("inf") if quiet else 1.0
+
+            def one(spec: TableSpec, worker: int | None = None) -> BuildSummary:
                 try:
-                    summary = build_table(client, out.resolve(), spec, partition_rows,
-                                          every=float("inf") if quiet else 1.0)
+                    return build_table(client, out.resolve(), spec, partition_rows, every=every, worker=worker)
                 except OSError as e:  # a worker's writes or the driver's own (the manifest, a values table)
                     if e.errno == errno.ENOSPC:
                         raise disk_full(e, spec.name, out.resolve()) from None
                     raise
-                yield summary
+
+            # Workers in threads of this process share one solver's state: no use building side by side.
+            side = 1 if threads else _side_by_side(specs, len(cluster_workers(client).addresses))
+            if side < 2:
+                for spec in specs:
+                    yield one(spec)
+            else:
+                yield from _in_lanes(specs, side, one)
+
+
+def _side_by_side(specs: list[TableSpec], workers: int) -> int:
+    """How many tables to build at once: one per worker when every table is solved as one sequence of
+    whole levels (one task at a time, so a table keeps one worker busy and no more) whose values each
+    worker holds for itself (values shared in /dev/shm are planned as one copy per machine), else one."""
+    if len(specs) < 2 or workers < 2 or not all(s.kind.whole_levels and not s.kind.footprint().dense
+                                                 for s in specs):
+        return 1
+    return min(workers, len(specs))
+
+
+def _in_lanes(specs: list[TableSpec], lanes: int,
+              one: Callable[[TableSpec, int], BuildSummary]) -> Iterator[BuildSummary]:
+    """Build the tables in ``lanes`` threads, lane i on worker i, each lane taking the next table left;
+    yield each summary as it comes. A failure stops every lane after its current table, then is raised."""
+    left = list(reversed(specs))
+    lock, stop = threading.Lock(), threading.Event()
+
+    def lane(i: int) -> list[BuildSummary]:
+        done = []
+        while not stop.is_set():
+            with lock:
+                if not left:
+                    return done
+                spec = left.pop()
+            try:
+                done.append(one(spec, i))
+            except BaseException:
+                stop.set()
+                raise
+            results.put(done[-1])
+        return done
+
+    results: queue.Queue[BuildSummary] = queue.Queue()
+    with ThreadPoolExecutor(lanes, thread_name_prefix="table-lane") as pool:
+        running = [pool.submit(lane, i) for i in range(lanes)]
+        while any(not f.done() for f in running) or not results.empty():
+            try:
+                yield results.get(timeout=0.1)
+            except queue.Empty:
+                continue
+        for future in running:
+            future.result()  # the first failure, if any
 
 
 def _refuse_view_names(out: Path, specs: list[TableSpec]) -> None:

@@ -88,7 +88,7 @@ def build(argv: list[str]) -> int:
     if local:
         fork_server.start()  # its imports run beside this process's (the local cluster's workers fork from it)
     with long_lived():  # the build's imports, and its job, last as long as the command
-        args, specs, partition_rows = _build_job(argv)
+        args, specs, partition_rows, summaries = _build_job(argv)
         from tablebase.build.jobs import is_small
 
         def say(table: str, text: str) -> None:
@@ -120,11 +120,17 @@ def build(argv: list[str]) -> int:
             quiet=args.quiet, small=small, dashboard=dashboard if args.dashboard else None,
         ):
             print(json.dumps(summary.as_dict()), flush=True)
+    for name, tables in summaries.items():
+        from tablebase.build.summary import write_summary
+
+        path = write_summary(Path(args.out), name, tables)
+        print(json.dumps({"summary": name, "tables": len(tables), "file": str(path)}), flush=True)
     return 0
 
 
-def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | None]:
-    """The build command's options, its tables' specs, and the partition size asked for."""
+def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | None, dict[str, list[str]]]:
+    """The build command's options, its tables' specs, the partition size asked for, and the summaries to
+    write once they are built (name -> tables)."""
     from tablebase.build.jobs import TableSpec, read_job
 
     args, found = _parse_game_verb("build", argv, _build_options)
@@ -143,7 +149,7 @@ def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | No
         cls, source = found
         game = cls(**_params(args, cls))
         specs = [TableSpec(game, source, args.table or game.table, bool(args.compact))]
-    return args, specs, args.partition_rows or settings.get("partition_rows")
+    return args, specs, args.partition_rows or settings.get("partition_rows"), settings.get("summaries", {})
 
 
 def _check_options(parser: argparse.ArgumentParser) -> None:

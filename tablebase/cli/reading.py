@@ -175,7 +175,12 @@ def tables(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows))
     elif rows:
-        print_rows(pa.Table.from_pylist([{**r, "params": json.dumps(r["params"])} for r in rows]))
+        # Figures only some tables have (an octal table's period) are a column of every row, as JSON.
+        from tablebase.query.database import FIGURES_SHOWN
+
+        extra = [k for k in FIGURES_SHOWN if any(k in r for r in rows)]
+        print_rows(pa.Table.from_pylist([{**r, "params": json.dumps(r["params"]),
+                                          **{k: json.dumps(r[k]) if k in r else "" for k in extra}} for r in rows]))
     else:
         print(f"no tables in {args.db}")
     return 0

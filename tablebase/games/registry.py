@@ -38,6 +38,7 @@ BUILTIN = {
     "tanhinmin": "tablebase.games.tanhinmin:Tanhinmin",
     "hackenbush": "tablebase.games.hackenbush:Hackenbush",
     "domineering": "tablebase.games.domineering:Domineering",
+    "octal": "tablebase.games.octal:Octal",
 }
 KIND_NAMES = ("impartial", "partizan", "scored")
 _PACKAGE = Path(__file__).resolve().parent.parent

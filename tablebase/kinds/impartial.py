@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from tablebase.games import Children, ImpartialForm, ImpartialGame, SumMoves, Texts
 from tablebase.kinds.base import Footprint, Kind, StoredTable
+from tablebase.kinds.heap_figures import HeapFigures
 from tablebase.kinds.lookups import Listed, row_with_moves
 from tablebase.kinds.sums import sum_lookup
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
@@ -62,11 +63,26 @@ class ListedImpartialGame(ListedPlainGame):
 class Impartial(Kind):
     name = "impartial"
     listed_class = ListedImpartialGame
+    artifacts = (HeapFigures(),)
 
     @property
     def sums(self) -> bool:
         """Whether the game's moves lead to sums of stored components."""
         return declares_components(self.game) or (self.game.keyed and self.game.sums)
+
+    @property
+    def heap_sequence(self) -> bool:
+        """Whether the game's values are solved in order of heaps, a block a level (the octal games)."""
+        return bool(getattr(self.game, "heap_sequence", False))
+
+    @property
+    def whole_levels(self) -> bool:  # type: ignore[override]
+        """A block of heaps is solved whole: its smaller heaps are moves of its larger ones."""
+        return self.heap_sequence
+
+    @property
+    def same_level(self) -> bool:  # type: ignore[override]
+        return self.heap_sequence
 
     def plain_rules(self) -> PlainRules:
         return PlainRules((self.game.moves,), split=self.game.components if self.sums else None)
@@ -83,16 +99,20 @@ class Impartial(Kind):
         return ["key", "position", "grundy", "outcome", *misere, "remoteness", "best_move"]
 
     def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
-        """Queen moves, diagram bites and sums have solvers of their own (solve/queen.py, bites.py, sums.py).
+        """Queen moves, diagram bites, sums and heaps solved in order have solvers of their own (solve/queen.py,
+        bites.py, sums.py, octal_table.py).
 
         The solvers are imported here, not with the kind: a program that only reads needs none (nor numba).
         """
         from tablebase.solve.bites import BiteSolver
         from tablebase.solve.impartial import ImpartialSolver
+        from tablebase.solve.octal_table import OctalSolver
         from tablebase.solve.queen import QueenSolver
         from tablebase.solve.sums import SumSolver
 
         game: ImpartialForm = self.keyed
+        if self.heap_sequence:
+            return OctalSolver(game)
         if self.sums:
             return SumSolver(game)
         if game.queen is not None and not game.misere:
@@ -105,6 +125,8 @@ class Impartial(Kind):
         from tablebase.solve.impartial import KnownValues
 
         game = self.keyed
+        if self.heap_sequence:  # the run's own values (two bytes a heap, four past 65,535), not shared; rows
+            return Footprint(4, 200, 40, False)
         if self.sums:  # each part's key and value, sorted; a partition's moves and parts as Python lists
             return Footprint(16, 400 + 60 * max(game.max_moves, 1), 40, False)
         item = np.dtype(game.value_dtype).itemsize

@@ -94,7 +94,7 @@ class Tablebase:
         row counts (``unreadable`` says why the other sub-folders are not tables)."""
         return [{"table": name, "game": m.game, "origin": self.trust.origin(m), "params": m.params,
                  "levels": len(m.plan), "levels_done": len(m.levels_done), "positions": m.positions, "bytes": m.bytes,
-                 "complete": m.complete}
+                 "complete": m.complete, **{k: m.figures[k] for k in FIGURES_SHOWN if k in m.figures}}
                 for name, m in self.manifests.items()]
 
     def manifest(self, table: str) -> Manifest:
@@ -204,7 +204,7 @@ class Tablebase:
             }
         )
         out.append(Statistic("storage", "storage on disk", storage))
-        return out
+        return out + figures_statistics(m.figures)
 
     # -- lookups ----------------------------------------------------------------
     def index(self, table: str) -> Rows:
@@ -275,6 +275,27 @@ class Tablebase:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+FIGURES_SHOWN = ("period",)  # of a manifest's figures, those the catalogue of tables shows
+
+
+def figures_statistics(figures: dict[str, Any]) -> list[Statistic]:
+    """What the build found of the game as a whole (an octal table's period and rare values), as
+    statistics: one row of figures, and the rare heaps with their values where the manifest lists them."""
+    if not figures:
+        return []
+    period, rare = figures.get("period") or {}, figures.get("rare") or {}
+    row = {"heaps": figures.get("heaps"), "preperiod": period.get("preperiod"), "period": period.get("period"),
+           "proven_at": period.get("proven_at"), "largest": figures.get("largest"),
+           "largest_heap": figures.get("largest_heap"), "rare_mask": rare.get("mask"), "rare_count": rare.get("count")}
+    out = [Statistic("figures", "period (null while unproven), largest value and rare values of the heaps",
+                     pa.Table.from_pylist([row]))]
+    if "heaps" in rare:
+        out.append(Statistic("rare_values", "rare values: the heaps whose value is rare, by the mask",
+                             pa.table({"heap": pa.array(rare["heaps"], pa.int64()),
+                                       "grundy": pa.array(rare["values"], pa.int64())})))
+    return out
 
 
 def _warned(stored: StoredTable, result: dict[str, Any]) -> dict[str, Any]:
