@@ -100,6 +100,9 @@ class Kind(ABC):
     artifacts: ClassVar[tuple[Artifact, ...]] = ()
     #: a plain game's keyed form over its listing: ``ListedPlainGame`` completed with the kind's moves
     listed_class: ClassVar[type[ListedPlainGame]]
+    #: which figures a dense solver holds at their bound's type, the others in one byte (a build's
+    #: choice, solve/figures.py); None: all at their bound's type. Kinds without such figures ignore it.
+    wide: frozenset[str] | None = None
 
     def __init__(self, game: Game | type[Game], keyed: KeyedForm | None = None) -> None:
         self.game: Any = game
