@@ -32,7 +32,7 @@ from tablebase.build.memory import MemoryPlan, Workers, notation_bytes, plan_mem
 from tablebase.build.plan import deal, default_partition_rows, level_sizes, plan, schedule
 from tablebase.build.progress import Progress, Ticker
 from tablebase.build.resume import resumed
-from tablebase.build.tasks import measure_notation, solve_slices, warm_up
+from tablebase.build.tasks import measure_notation, release, solve_slices, warm_up
 from tablebase.errors import BuildError
 from tablebase.kinds import Artifact, Kind
 from tablebase.solve.figures import FigureOverflow
@@ -81,6 +81,7 @@ def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int
         try:
             build.solve()
             build.finish_artifacts()
+            build.release_values()
             build.write_index()
         except FigureOverflow as e:
             wide |= {e.figure}
@@ -197,6 +198,12 @@ class TableBuild:
         for artifact in self.kind.artifacts:
             _finish(self.client, self.root, self.manifest, artifact, self.run, self.progress.say)
         remove_leftovers(table_dir(self.root, self.spec.name))
+
+    def release_values(self) -> None:
+        """Values mapped from disk are let go of and their files removed before the probe index is written:
+        for the largest tables both take tens of GB of the same disk."""
+        if self.memory.on_disk:
+            self.client.run(release, self.run, self.disk)
 
     def write_index(self) -> None:
         """The probe index, written by a worker from the table's files once the table is whole; kept when

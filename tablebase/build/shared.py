@@ -102,6 +102,11 @@ def remove(run: str, disk: str | Path | None = None) -> None:
         os.close(_locks.pop(run))
     for where in [SHARED_MEMORY] + ([Path(disk)] if disk is not None else []):
         shutil.rmtree(where / f"{PREFIX}{run}", ignore_errors=True)
+    if disk is not None:
+        try:
+            Path(disk).rmdir()  # made for the build, if it is empty now
+        except OSError:
+            pass
 
 
 def remove_unused(disk: str | Path | None = None) -> int:

@@ -78,6 +78,14 @@ def warm_up(run: str, root: str, table: str, ref: str, params: dict[str, Any], v
         _solver(run, root, table, ref, params, values)
 
 
+def release(run: str, disk: str | None) -> None:
+    """Let go of the run's solver and remove its folders on this machine: values mapped from disk take
+    their room until the last mapping goes, and the probe index written next wants that room."""
+    with _one_at_a_time:
+        _state.pop(run, None)
+    shared.remove(run, disk)
+
+
 def measure_notation(run: str, ref: str, params: dict[str, Any]) -> int:
     """The mean length of the game's notation (``memory.notation_bytes``), measured here for the driver."""
     return notation_bytes(game_of_run(run, ref, params).keyed)
