@@ -176,7 +176,7 @@ def plan_memory(game: KeyedForm, footprint: Footprint, partition_rows: int, fixe
                           workers.per_machine, on_disk, workers.machines)
 
     fits = not limit or USABLE * limit >= planned(SMALLEST, False).peak
-    on_disk = footprint.dense and values > 0 and (not fits or (cap is not None and values > cap))
+    on_disk = footprint.mapped and values > 0 and (not fits or (cap is not None and values > cap))
     if on_disk and workers.disk_room < shared.HEADROOM * values:
         raise TablebaseError(
             f"{game.name}: values of {values / MIB:,.0f} MiB fit no worker's memory, and a machine's disk has "

@@ -40,6 +40,9 @@ class Footprint:
     # Bytes per position of a partition in flight for each byte of a position's notation: the
     # plan measures the notation's mean length (``with_notation``) where this is not 0.
     per_notation_byte: int = 0
+    # The values are arrays the solver maps from a folder (``Place``): one copy per machine, in shared
+    # memory or, when they do not fit a worker, on local disk (build/shared.py).
+    mapped: bool = False
 
     def with_notation(self, notation_bytes: int) -> Footprint:
         """The footprint with the copies of a position's notation, of that mean length, in ``per_row``."""
