@@ -28,6 +28,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -76,8 +77,18 @@ def folder_for(run: str, size: int, disk: str | Path | None = None) -> Path | No
     """This machine's folder for the run's values (made if missing), or None if ``size`` bytes do not fit:
     under ``disk`` if given (the plan put the values on disk), else in shared memory."""
     if disk is not None:
-        return _folder(Path(disk), run, size, disk_room(disk))
+        # Named for this machine: under an output folder that machines share, each maps its own copy.
+        return _folder(Path(disk), f"{run}-{machine()}", size, disk_room(disk))
     return None if _turned_off() else _folder(SHARED_MEMORY, run, size, room())
+
+
+def machine() -> str:
+    """This machine's name for its copy of the values: its kernel's boot id (processes of one kernel see one
+    page cache, so they can share a file's pages; another machine cannot, over a network file system)."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip().replace("-", "")[:16]
+    except OSError:
+        return socket.gethostname()
 
 
 def _folder(where: Path, run: str, size: int, free: int) -> Path | None:
@@ -98,10 +109,12 @@ def _folder(where: Path, run: str, size: int, free: int) -> Path | None:
 
 def remove(run: str, disk: str | Path | None = None) -> None:
     """Remove the run's folders on this machine (mappings stay valid until their processes let go)."""
-    if run in _locks:
-        os.close(_locks.pop(run))
-    for where in [SHARED_MEMORY] + ([Path(disk)] if disk is not None else []):
-        shutil.rmtree(where / f"{PREFIX}{run}", ignore_errors=True)
+    for held in (run, f"{run}-{machine()}"):
+        if held in _locks:
+            os.close(_locks.pop(held))
+    shutil.rmtree(SHARED_MEMORY / f"{PREFIX}{run}", ignore_errors=True)
+    if disk is not None:
+        shutil.rmtree(Path(disk) / f"{PREFIX}{run}-{machine()}", ignore_errors=True)
     if disk is not None:
         try:
             Path(disk).rmdir()  # made for the build, if it is empty now
