@@ -11,7 +11,8 @@ import uuid
 
 import numpy as np
 import pytest
-from helpers import file_hashes
+from helpers import assert_clean_error, file_hashes
+from helpers import tablebase as tablebase_command
 from oracles import Oracle, chomp_board, chomp_moves
 
 import tablebase
@@ -163,3 +164,14 @@ def test_values_forced_onto_disk_build_the_same_bytes_and_leave_nothing_behind(t
     assert seen == [True, True]
     assert file_hashes(disk / spec.name / "rows") == file_hashes(tmp_path / "memory" / spec.name / "rows")
     assert sorted(p.name for p in disk.iterdir()) == [spec.name]  # the values' folder is gone
+
+
+def test_a_scratch_folder_that_is_a_file_or_has_no_room_is_refused_in_one_line(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    result = tablebase_command("build", "chomp", "--rows", 9, "--cols", 9, "--out", tmp_path / "a", "--scratch", afile)
+    assert_clean_error(result, "--scratch", "is a file, not a folder")
+    result = tablebase_command("build", "chomp", "--rows", 9, "--cols", 9, "--out", tmp_path / "b", "--scratch",
+                               "/proc/none", env={**os.environ, "TABLEBASE_VALUES_MEMORY": "0"})
+    assert_clean_error(result, "values of 0 MiB pass TABLEBASE_VALUES_MEMORY", "disk has 0 MiB free", "--scratch")
+    assert not list(tmp_path.rglob("*.parquet"))

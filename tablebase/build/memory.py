@@ -178,8 +178,9 @@ def plan_memory(game: KeyedForm, footprint: Footprint, partition_rows: int, fixe
     fits = not limit or USABLE * limit >= planned(SMALLEST, False).peak
     on_disk = footprint.mapped and values > 0 and (not fits or (cap is not None and values > cap))
     if on_disk and workers.disk_room < shared.HEADROOM * values:
+        why = "fit no worker's memory" if not fits else "pass TABLEBASE_VALUES_MEMORY"
         raise TablebaseError(
-            f"{game.name}: values of {values / MIB:,.0f} MiB fit no worker's memory, and a machine's disk has "
+            f"{game.name}: values of {values / MIB:,.0f} MiB {why}, and a machine's disk has "
             f"{workers.disk_room / MIB:,.0f} MiB free for them (wants {shared.HEADROOM * values / MIB:,.0f} MiB); "
             "free disk space or name a larger one with --scratch")
     plan = planned(partition_rows, on_disk)

@@ -49,6 +49,8 @@ def build_tables(
         raise TablebaseError("--dashboard serves a local cluster's; a running scheduler serves its own")
     if out.exists() and not out.is_dir():
         raise TablebaseError(f"--out {out} is a file, not a folder")
+    if scratch is not None and scratch.exists() and not scratch.is_dir():
+        raise TablebaseError(f"--scratch {scratch} is a file, not a folder")
     _refuse_view_names(out, specs)
     try:
         out.mkdir(parents=True, exist_ok=True)

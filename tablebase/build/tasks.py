@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ from tablebase.build.listing import listed_from_store
 from tablebase.build.memory import notation_bytes
 from tablebase.build.plan import Slice
 from tablebase.build.run_game import game_of_run
+from tablebase.errors import TablebaseError
 from tablebase.games import KeyedForm
 from tablebase.kinds import Artifact
 from tablebase.solve import Solver
@@ -66,7 +68,16 @@ def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any], v
         kind = listed_from_store(game_of_run(run, ref, params), root, table, manifest.listing)
         kind.wide = frozenset(values["wide"])
         disk = values["disk"]
-        solver = kind.solver(lambda size: shared.folder_for(run, size, disk))
+
+        def place(size: int) -> Path | None:
+            folder = shared.folder_for(run, size, disk)
+            if disk is not None and folder is None:  # never the worker's own memory: the plan found it too small
+                raise TablebaseError(f"cannot map {size / 2**20:,.0f} MiB of values from {disk} on this machine "
+                                     "(no room, or the folder cannot be made); free disk space or name another "
+                                     "folder with --scratch")
+            return folder
+
+        solver = kind.solver(place)
         _state[run] = _Run(solver, shared.Holding(solver.shared), kind.artifacts, manifest.layout(), manifest.plan,
                            one_by_one=disk is not None)
     return _state[run]
