@@ -9,13 +9,15 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tablebase.build.cluster import cluster_workers, dashboard_url, dask_client, local_workers
-from tablebase.build.driver import BuildSummary, build_table
+from tablebase.build.driver import BuildSummary, build_table, plan_table
 from tablebase.build.failures import disk_full
 from tablebase.build.jobs import TableSpec, is_small
-from tablebase.build.memory import shared_values
+from tablebase.build.memory import MemoryPlan, shared_values
 from tablebase.build.resume import resumable
 from tablebase.errors import TablebaseError
 from tablebase.kinds import kind_named
@@ -31,12 +33,17 @@ def build_tables(
     quiet: bool = False,
     small: bool | None = None,
     dashboard: Callable[[str], None] | None = None,
-) -> Iterator[BuildSummary]:
+    scratch: Path | None = None,
+    dry_run: bool = False,
+) -> Iterator[BuildSummary | PlanSummary]:
     """Build each table in turn on one Dask cluster, yielding each run's summary.
 
     ``small``: whether a local cluster's workers are threads of this process;
     by default the job's size decides (``jobs.is_small``). ``dashboard``: serve
     the local cluster's dashboard (on loopback), and call this with its URL.
+    ``scratch``: the folder for values too large for memory (default: under
+    ``out``). ``dry_run``: plan each table on the cluster and yield its plan
+    (``PlanSummary``) instead of building it.
     """
     if partition_rows is not None and partition_rows < 1:
         raise TablebaseError("--partition-rows must be at least 1")
@@ -46,6 +53,8 @@ def build_tables(
         raise TablebaseError("--dashboard serves a local cluster's; a running scheduler serves its own")
     if out.exists() and not out.is_dir():
         raise TablebaseError(f"--out {out} is a file, not a folder")
+    if scratch is not None and scratch.exists() and not scratch.is_dir():
+        raise TablebaseError(f"--scratch {scratch} is a file, not a folder")
     _refuse_view_names(out, specs)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -68,11 +77,16 @@ def build_tables(
         with dask_client(scheduler, workers, shared_bytes, small=threads, dashboard=bool(dashboard)) as client:
             if dashboard:
                 dashboard(dashboard_url(client))
+            if dry_run:
+                for spec in specs:
+                    yield PlanSummary(spec.name, plan_table(client, out.resolve(), spec, partition_rows, scratch))
+                return
             every = float("inf") if quiet else 1.0
 
             def one(spec: TableSpec, worker: int | None = None) -> BuildSummary:
                 try:
-                    return build_table(client, out.resolve(), spec, partition_rows, every=every, worker=worker)
+                    return build_table(client, out.resolve(), spec, partition_rows, every=every, scratch=scratch,
+                                       worker=worker)
                 except OSError as e:  # a worker's writes or the driver's own (the manifest, a values table)
                     if e.errno == errno.ENOSPC:
                         raise disk_full(e, spec.name, out.resolve()) from None
@@ -129,6 +143,21 @@ def _in_lanes(specs: list[TableSpec], lanes: int,
                 continue
         for future in running:
             future.result()  # the first failure, if any
+
+
+@dataclass(frozen=True)
+class PlanSummary:
+    """What a dry run says of a table: its memory plan, in words and in bytes."""
+
+    table: str
+    plan: MemoryPlan
+
+    def as_dict(self) -> dict[str, Any]:
+        p = self.plan
+        return {"table": self.table, "plan": p.describe(), "worker_peak_bytes": p.peak,
+                "machine_peak_bytes": p.machine_peak, "values_bytes": p.values, "values_on_disk": p.on_disk,
+                "page_cache_bytes": p.values if p.on_disk else 0, "disk_bytes": p.values if p.on_disk else 0,
+                "partition_rows": p.partition_rows, "worker_limit_bytes": p.limit}
 
 
 def _refuse_view_names(out: Path, specs: list[TableSpec]) -> None:

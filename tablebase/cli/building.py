@@ -30,6 +30,10 @@ def _build_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument("--compact", action="store_true",
                         help="leave the position text out of the files; SQL and lookups spell it from the key")
+    parser.add_argument("--scratch", help="folder on local disk for values too large for memory (default: "
+                                          "under --out; removed when the build ends)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the memory plan (memory per worker, page cache, disk) and build nothing")
     parser.add_argument("--max-positions", type=int,
                         help=f"refuse to list more positions than this (default: {PLAIN_POSITIONS:,} for a game in "
                              "plain Python, no bound for a keyed one)")
@@ -118,7 +122,10 @@ def build(argv: list[str]) -> int:
         for summary in build_tables(
             specs, Path(args.out), scheduler=args.scheduler, workers=args.workers, partition_rows=partition_rows,
             quiet=args.quiet, small=small, dashboard=dashboard if args.dashboard else None,
+            scratch=Path(args.scratch) if args.scratch else None, dry_run=args.dry_run,
         ):
+            if args.dry_run:
+                say(summary.table, summary.as_dict()["plan"])
             print(json.dumps(summary.as_dict()), flush=True)
     for name, tables in summaries.items():
         from tablebase.build.summary import write_summary
@@ -153,6 +160,10 @@ def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | No
 
 
 def _check_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scratch", help="folder on local disk for values too large for memory (default: "
+                                          "under --out; removed when the build ends)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the memory plan (memory per worker, page cache, disk) and build nothing")
     parser.add_argument("--max-positions", type=int, default=200_000,
                         help="refuse tables larger than this (the check searches the rules plainly)")
     _seconds_option(parser)

@@ -50,6 +50,9 @@ class Footprint:
     # Bytes per position of a partition in flight for each byte of a position's notation: the
     # plan measures the notation's mean length (``with_notation``) where this is not 0.
     per_notation_byte: int = 0
+    # The values are arrays the solver maps from a folder (``Place``): one copy per machine, in shared
+    # memory or, when they do not fit a worker, on local disk (build/shared.py).
+    mapped: bool = False
 
     def with_notation(self, notation_bytes: int) -> Footprint:
         """The footprint with the copies of a position's notation, of that mean length, in ``per_row``."""
@@ -113,6 +116,9 @@ class Kind(ABC):
     artifacts: ClassVar[tuple[Artifact, ...]] = ()
     #: a plain game's keyed form over its listing: ``ListedPlainGame`` completed with the kind's moves
     listed_class: ClassVar[type[ListedPlainGame]]
+    #: which figures a dense solver holds at their bound's type, the others in one byte (a build's
+    #: choice, solve/figures.py); None: all at their bound's type. Kinds without such figures ignore it.
+    wide: frozenset[str] | None = None
 
     def __init__(self, game: Game | type[Game], keyed: KeyedForm | None = None) -> None:
         self.game: Any = game

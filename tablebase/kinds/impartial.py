@@ -118,8 +118,8 @@ class Impartial(Kind):
         if game.queen is not None and not game.misere:
             return QueenSolver(game)
         if game.bites is not None and not game.misere:
-            return BiteSolver(game, place, fresh)
-        return ImpartialSolver(game, place, fresh)
+            return BiteSolver(game, place, fresh, self.wide)
+        return ImpartialSolver(game, place, fresh, self.wide)
 
     def footprint(self) -> Footprint:
         from tablebase.solve.impartial import KnownValues
@@ -137,8 +137,9 @@ class Impartial(Kind):
         if game.compiled_moves is None:
             per_row += 2 * 16 * max(game.max_moves, 1)  # each position's moves listed at once
         dense = game.key_space is not None
-        per_key = KnownValues.bytes_per_key(game) + (0 if dense else 8)  # sparse values keep their keys
-        return Footprint(per_key, per_row, (8 + 2 * item) * 2, dense, per_notation_byte=3)
+        per_key = KnownValues.bytes_per_key(game, self.wide if dense else None) + (0 if dense else 8)  # sparse values keep their keys
+        mapped = dense and not (game.queen is not None and not game.misere)  # the queen solver keeps its own
+        return Footprint(per_key, per_row, (8 + 2 * item) * 2, dense, per_notation_byte=3, mapped=mapped)
 
     def lookup(self, table: StoredTable, text: str) -> dict[str, Any]:
         if self.sums:
