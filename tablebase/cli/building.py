@@ -86,7 +86,9 @@ def build(argv: list[str]) -> int:
     from tablebase.build import fork_server
     from tablebase.build.imports import long_lived
 
-    if "--quiet" not in argv:  # the game's and the solvers' imports take seconds on a loaded machine
+    # The solvers' imports take seconds on a loaded machine: a person at a terminal is told at once.
+    # (Not in a log or a pipe, where an error must stay the one line there is.)
+    if "--quiet" not in argv and sys.stderr.isatty():
         print("[tablebase] loading the game and the solvers", file=sys.stderr, flush=True)
     local = not any(a == "--scheduler" or a.startswith("--scheduler=") for a in argv)
     if local:
