@@ -69,7 +69,9 @@ def build_tables(
         local = scheduler is None
         shared_bytes = max((shared_values(s.kind) for s in specs), default=0) if local else 0
         threads = local and (is_small(specs) if small is None else small)
-        if not quiet:  # a cluster takes seconds to start on a loaded machine: say so before it does
+        # A cluster takes seconds to start on a loaded machine: a person at a terminal is told before it
+        # does (not a log or a pipe, where a refusal that follows must stay the one line there is).
+        if not quiet and sys.stderr.isatty():
             where = f"the scheduler at {scheduler}" if scheduler else (
                 "a local cluster of threads" if threads else
                 f"a local cluster of {local_workers(workers)} worker processes")
