@@ -106,9 +106,10 @@ def build_tables(
 def _side_by_side(specs: list[TableSpec], workers: int) -> int:
     """How many tables to build at once: one per worker when every table is solved as one sequence of
     whole levels (one task at a time, so a table keeps one worker busy and no more) whose values each
-    worker holds for itself (values shared in /dev/shm are planned as one copy per machine), else one."""
-    if len(specs) < 2 or workers < 2 or not all(s.kind.whole_levels and not s.kind.footprint().dense
-                                                 for s in specs):
+    worker holds for itself (values shared in /dev/shm are planned as one copy per machine), else one.
+    Games whose positions the engine lists go one at a time: what a worker holds is known once listed."""
+    if len(specs) < 2 or workers < 2 or not all(
+            s.kind.whole_levels and not s.kind.needs_listing and not s.kind.footprint().dense for s in specs):
         return 1
     return min(workers, len(specs))
 
