@@ -22,7 +22,6 @@ import pyarrow as pa
 from tablebase.kinds.artifacts import Artifact, ArtifactCheck, Say
 from tablebase.solve import Solver
 from tablebase.solve.octal_code import parse_code
-from tablebase.solve.octal_table import OctalSolver, heap_figures
 from tablebase.store import Manifest, Piece, read_parquet, table_dir
 
 GAME = "octal"
@@ -42,6 +41,8 @@ def table_figures(root: str, table: str) -> dict[str, Any]:
     keys, values = rows["key"].to_numpy(), rows["grundy"].to_numpy()
     if not np.array_equal(keys, np.arange(len(keys))):
         raise RuntimeError(f"{table}: the stored heaps are not 0..{len(keys) - 1} in order")
+    from tablebase.solve.octal_table import heap_figures  # compiled code: only where a table is built
+
     return heap_figures(values, parse_code(manifest.params["code"]))
 
 
@@ -77,6 +78,8 @@ class HeapFigures(Artifact):
         return not has_figures(manifest) or bool(manifest.figures)
 
     def checker(self, solver: Solver) -> FiguresCheck:
+        from tablebase.solve.octal_table import OctalSolver
+
         return FiguresCheck(isinstance(solver, OctalSolver))
 
     def view_names(self, table: str) -> list[str]:
@@ -115,6 +118,8 @@ class FiguresCheck(ArtifactCheck):
         if not (self.heaps and has_figures(manifest)):
             return []
         values = np.concatenate(self.values) if self.values else np.zeros(0, dtype=np.uint32)
+        from tablebase.solve.octal_table import heap_figures
+
         found = heap_figures(values, parse_code(manifest.params["code"]))
         return [("figures", f"{name} recorded {manifest.figures.get(name)!r}, derived {value!r}")
                 for name, value in found.items() if manifest.figures.get(name) != value]
