@@ -3,6 +3,8 @@
     python benchmarks/bench_octal.py                          # .16 to 10^7, plain loop to 10^5, Grundy to 2^20
     python benchmarks/bench_octal.py --max 100000000          # the full figure: .16 to 10^8
     python benchmarks/bench_octal.py --grundy-max 21 --skip 0.354
+    python benchmarks/bench_octal.py --tables --codes all-3-digit --codes-max 1048576 --table-max 100000000
+    python benchmarks/bench_octal.py --grundy-seconds 1200 --skip-all    # Grundy's game for 20 minutes
 
 Prints, on one core: the sparse solver on ``--code`` to ``--max`` heaps with
 every heap computed (and with the proven period used, the default of
@@ -13,13 +15,23 @@ found and proven from scratch (the run is given room, not the answer), with
 the heap that proves each and the published figures beside them; and Grundy's
 game to 2^k with its rare values counted at each power of two. Times are
 wall-clock and CPU seconds of this process (the machine may be shared).
+
+``--tables`` times the built-in game's tables through the command, as a user
+runs it: a job of every code of ``--codes`` to ``--codes-max`` heaps on two
+local workers, with its summary (how many periods proven, and where the
+values were copied from them), and ``tablebase build octal --code .16 --max
+--table-max`` whole. ``--grundy-seconds`` runs Grundy's game, doubling the
+heaps, while the time lasts, and prints the rare heaps and the largest value.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from common import report  # noqa: E402
 
-from tablebase.solve.octal import ProgressLine, rare_values, solve  # noqa: E402
+from tablebase.solve.octal import ProgressLine, grundy_values, rare_values, solve  # noqa: E402
 
 # Published periods: (preperiod, period, rare heaps, mask, largest value, heaps given to the run).
 # .16, .56, .127, .376: Gangolli and Plambeck, IJGT 18 (1989); .354: Flammenkamp (2002). Rare heaps,
@@ -127,6 +139,52 @@ def grundy(k: int, progress: bool) -> None:
                largest_at=GRUNDY_2_21[3], all_match=mine == GRUNDY_2_21)
 
 
+def command(*args: str) -> tuple[float, list[dict]]:
+    """Run ``tablebase`` as a user does; its wall seconds and the JSON lines it printed."""
+    began = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "tablebase", *args], capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise SystemExit(f"tablebase {' '.join(args)}: {done.stderr.strip()}")
+    return time.perf_counter() - began, [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def tables(codes: str, codes_max: int, table_max: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-octal-") as folder:
+        job = Path(folder) / "codes.toml"
+        job.write_text(f'[[table]]\ngame = "octal"\ncodes = "{codes}"\nmax = {codes_max}\nsummary = "codes"\n')
+        seconds, printed = command("build", "--job", str(job), "--out", f"{folder}/tb", "--workers", "2", "--quiet")
+        _, rows = command("query", "--db", f"{folder}/tb", "--format", "json", "--limit", "100000",
+                          "SELECT count(*) AS codes, count(period) AS proven, count(stopped_at) AS copied, "
+                          "max(proven_at) AS last_proof, max(largest) AS largest FROM codes")
+        report(f"job: codes {codes} to {codes_max:,} heaps, two workers", tables=len(printed) - 1, wall_s=seconds,
+               **rows[0][0] if isinstance(rows[0], list) else rows[0])
+    if not table_max:
+        return
+    with tempfile.TemporaryDirectory(prefix="bench-octal-") as folder:
+        seconds, printed = command("build", "octal", "--code", ".16", "--max", str(table_max), "--out", folder,
+                                   "--quiet")
+        _, listed = command("tables", "--db", folder, "--json")
+        report(f"tablebase build octal --code .16 --max {table_max}", wall_s=seconds, table_s=printed[-1]["seconds"],
+               bytes=printed[-1]["bytes"], period=listed[0][0].get("period") if isinstance(listed[0], list)
+               else listed[0].get("period"))
+
+
+def grundy_for(seconds: float, progress: bool) -> None:
+    """Grundy's game from 2^20 heaps, doubling while the next doubling should fit the time left."""
+    top, values, began = 2**20, None, time.process_time()
+    while True:
+        step = time.process_time()
+        values = grundy_values("grundy", top - 1, start=values,
+                               progress=ProgressLine("grundy") if progress else None)
+        spent, last = time.process_time() - began, time.process_time() - step
+        rv = rare_values(values, "grundy")
+        report("grundy's game", heaps=top, cpu_s=spent, rare=rv.heaps.size, last_rare=int(rv.heaps[-1]),
+               largest=rv.largest, largest_at=rv.largest_heap)
+        if spent + 2.5 * last > seconds:
+            return
+        top *= 2
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--code", default="0.16", help="the code of the sparse-against-plain race")
@@ -135,11 +193,22 @@ def main() -> None:
     parser.add_argument("--grundy-max", type=int, default=20, help="Grundy's game to 2^k heaps")
     parser.add_argument("--skip", default="", help="published periods to leave out, e.g. 0.354,0.376")
     parser.add_argument("--progress", action="store_true", help="a progress line a second on stderr")
+    parser.add_argument("--skip-all", action="store_true", help="none of the solver's figures above")
+    parser.add_argument("--tables", action="store_true", help="the octal game's tables, through the command")
+    parser.add_argument("--codes", default="all-3-digit", help="the codes of the job (--tables)")
+    parser.add_argument("--codes-max", type=int, default=2**20, help="heaps of each code of the job")
+    parser.add_argument("--table-max", type=int, default=10**8, help="heaps of the .16 table (0: none)")
+    parser.add_argument("--grundy-seconds", type=float, default=0, help="Grundy's game, doubling, this long")
     args = parser.parse_args()
     warm_up()
-    sparse_against_plain(args.code, args.max, args.plain, args.progress)
-    periods(set(filter(None, args.skip.split(","))), args.progress)
-    grundy(args.grundy_max, args.progress)
+    if not args.skip_all:
+        sparse_against_plain(args.code, args.max, args.plain, args.progress)
+        periods(set(filter(None, args.skip.split(","))), args.progress)
+        grundy(args.grundy_max, args.progress)
+    if args.tables:
+        tables(args.codes, args.codes_max, args.table_max)
+    if args.grundy_seconds:
+        grundy_for(args.grundy_seconds, args.progress)
 
 
 if __name__ == "__main__":

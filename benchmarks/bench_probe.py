@@ -9,6 +9,13 @@ the C reader's probe timed in C, the index's bytes a position, and DuckDB's
 `SELECT ... WHERE key = ?` on the same table's Parquet files as the baseline. A
 shared machine slows every figure: the load average is printed, and rates are
 given by the wall's clock and by the process's CPU time.
+
+Then the same through the library and the command, through the index and the
+old way (the table's rows loaded into memory, as for a table without an index:
+a folder of hard links to the same files, without probe.tbi), side by side:
+`tablebase lookup` as a whole process, the first `Tablebase.probe` after
+`tablebase.open`, the resident memory that opening and that probe add, a warm
+`Tablebase.probe` of a position's text, and `lookup_many`'s rate.
 """
 
 from __future__ import annotations
@@ -96,10 +103,11 @@ def duckdb_point(root: Path, table: str, keys: list[int]) -> float:
     """DuckDB's point query on the table's Parquet files: the median seconds of one `WHERE key = ?`."""
     import duckdb
 
-    from tablebase.store import rows_pattern
+    from tablebase.store import Manifest, table_dir
 
+    files = [str(table_dir(root, table) / name) for name in sorted(Manifest.load(root, table).files)]
     con = duckdb.connect()
-    query = f"SELECT * EXCLUDE (position) FROM read_parquet('{rows_pattern(root, table)}') WHERE key = ?"
+    query = f"SELECT * EXCLUDE (position) FROM read_parquet({files!r}) WHERE key = ?"
     con.execute(query, [keys[0]]).fetchall()
     times = []
     for key in keys:
@@ -107,6 +115,89 @@ def duckdb_point(root: Path, table: str, keys: list[int]) -> float:
         assert con.execute(query, [key]).fetchall()
         times.append(time.perf_counter() - began)
     return statistics.median(times)
+
+
+READER_RUN = """
+import json, sys, time, psutil
+positions = json.load(open(sys.argv[3]))
+import tablebase
+process = psutil.Process()
+before = process.memory_info().rss
+began = time.perf_counter()
+tb = tablebase.open(sys.argv[1])
+tb.probe(sys.argv[2], positions[0])
+first = time.perf_counter() - began
+added = process.memory_info().rss - before
+began = time.perf_counter()
+for p in positions[1:1001]:
+    tb.probe(sys.argv[2], p)
+warm = (time.perf_counter() - began) / 1000
+batch = positions[1001:]
+began = time.perf_counter()
+tb.lookup_many(sys.argv[2], batch)
+print(json.dumps({"first": first, "rss": added, "warm": warm, "many": len(batch) / (time.perf_counter() - began)}))
+"""
+
+
+def without_index(root: Path, table: str) -> Path:
+    """A folder holding the table as one built before probe indexes: hard links to its files, no probe.tbi."""
+    from tablebase.probe import FILE_NAME
+
+    folder = Path(tempfile.mkdtemp(prefix="bench_probe_old_"))
+    for path in (root / table).rglob("*"):
+        if path.is_file() and path.name != FILE_NAME:
+            target = folder / table / path.relative_to(root / table)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.link(path, target)
+    return folder
+
+
+def command_lookup(root: Path, table: str, position: str, runs: int) -> float:
+    """Seconds of a whole `tablebase lookup` process (the median)."""
+    times = []
+    for _ in range(runs):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "tablebase", "lookup", "--db", str(root), table, position],
+                       check=True, capture_output=True)
+        times.append(time.perf_counter() - began)
+    return statistics.median(times)
+
+
+def library(root: Path, table: str, positions: list[str]) -> dict[str, float]:
+    """Tablebase.open and probe in a fresh process: the first probe, memory added, a warm probe, lookup_many."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as listed:
+        json.dump(positions, listed)
+        listed.flush()
+        said = subprocess.run([sys.executable, "-c", READER_RUN, str(root), table, listed.name], check=True,
+                              capture_output=True, text=True)
+    return json.loads(said.stdout)
+
+
+def routing(root: Path, table: str, keys: list[int], batch: int) -> list[tuple[str, str, str]]:
+    """The library's and the command's figures through the index and the old way, as report rows."""
+    import tablebase
+
+    with tablebase.open(root) as tb:  # spelt by the game, as a program's positions come
+        chosen = np.array(keys[:1001] + keys[1001:][:batch], dtype=np.int64)
+        positions = tb.game(table).format_positions(chosen).to_strings()
+    old = without_index(root, table)
+    try:
+        new_run, old_run = library(root, table, positions), library(old, table, positions)
+        cold = [command_lookup(where, table, positions[0], runs=5) for where in (root, old)]
+    finally:
+        shutil.rmtree(old)
+
+    def pair(new: float, was: float, unit: float, spelt: str) -> str:
+        return f"{new / unit:.2f} / {was / unit:.2f} {spelt}"
+
+    return [
+        ("tablebase lookup, the whole process (index / old)", pair(*cold, 1e-3, "ms"), ""),
+        ("first Tablebase.probe after open (index / old)", pair(new_run["first"], old_run["first"], 1e-3, "ms"), ""),
+        ("memory open + probe add (index / old)", pair(new_run["rss"], old_run["rss"], 2**20, "MiB"), ""),
+        ("warm Tablebase.probe of a text (index / old)", pair(new_run["warm"], old_run["warm"], 1e-6, "us"), ""),
+        (f"lookup_many of {len(positions) - 1001:,} texts (index / old)",
+         pair(new_run["many"], old_run["many"], 1e6, "M positions/s"), ""),
+    ]
 
 
 def ensure_table(args: argparse.Namespace) -> tuple[Path, str]:
@@ -136,16 +227,17 @@ def main() -> None:
     parser.add_argument("--db", help="a folder of tables (default: build Chomp 13x13 in a temporary one)")
     parser.add_argument("--table", default="chomp_13x13")
     parser.add_argument("--batch", type=int, default=10_000_000, help="keys of the probe_many batch")
+    parser.add_argument("--texts", type=int, default=100_000, help="positions of the lookup_many batch")
     args = parser.parse_args()
     root, table = ensure_table(args)
     try:
-        measure(root, table, args.batch)
+        measure(root, table, args.batch, args.texts)
     finally:
         if not args.db:
             shutil.rmtree(root)  # the table built for this run
 
 
-def measure(root: Path, table: str, count: int) -> None:
+def measure(root: Path, table: str, count: int, texts: int) -> None:
     """Every figure of the report, in one run, on one table."""
     from tablebase.probe import FILE_NAME, ProbeIndex
 
@@ -178,8 +270,14 @@ def measure(root: Path, table: str, count: int) -> None:
         ("DuckDB point query on the Parquet files (baseline)", f"{point * 1e3:.2f} ms", ""),
     ]
     print(f"{table}: {header.positions:,} positions; load average {load:.1f} on {os.cpu_count()} cores")
+    report(rows)
+    report(routing(root, table, keys, texts))
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+
+
+def report(rows: list[tuple[str, str, str]]) -> None:
     for measure, figure, target in rows:
-        print(f"  {measure:<52} {figure:<34} {('target ' + target) if target else ''}".rstrip())
+        print(f"  {measure:<52} {figure:<34} {('target ' + target) if target else ''}".rstrip(), flush=True)
 
 
 if __name__ == "__main__":

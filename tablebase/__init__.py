@@ -2,7 +2,7 @@
 
     >>> import tablebase
     >>> tb = tablebase.open("tb")                 # a folder built by `tablebase build`
-    >>> tb.lookup("chomp_4x4", "4 4 3 1")["outcome"]
+    >>> tb.lookup("chomp_4x4", "4 4 3 1")["outcome"]   # a typed dict: tablebase.Lookup
     >>> tb.sql("SELECT count(*) FROM chomp_4x4 WHERE outcome = 'P'")
     >>> tablebase.open("tb", games=["examples/cram.py:Cram"])   # a game from a file, trusted by name
 
@@ -17,10 +17,18 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from tablebase.errors import (
+    GameUnavailable,
+    PositionError,
+    StoreError,
+    TablebaseError,
+    TableNotFound,
+)
+from tablebase.results import Exact, Figures, Line, Lookup, Move, Probe, Step, exact
+from tablebase.version import VERSION as __version__
+
 if TYPE_CHECKING:
     from tablebase.query import Tablebase
-
-from tablebase.version import VERSION as __version__
 
 DEFAULT_TIMEOUT = 60.0  # seconds a query may run unless told otherwise
 
@@ -52,4 +60,5 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-__all__ = ["DEFAULT_TIMEOUT", "Tablebase", "__version__", "open"]
+__all__ = ["DEFAULT_TIMEOUT", "Exact", "Figures", "GameUnavailable", "Line", "Lookup", "Move", "PositionError", "Probe",
+           "Step", "StoreError", "TableNotFound", "Tablebase", "TablebaseError", "__version__", "exact", "open"]

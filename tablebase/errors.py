@@ -5,12 +5,16 @@ class TablebaseError(Exception):
     """Bad input or an unusable store: the message is a complete one-line explanation."""
 
 
-class PositionError(TablebaseError):
-    """A position that does not parse, or lies outside what a table holds."""
+class PositionError(TablebaseError, ValueError):
+    """A position that does not parse, or lies outside what a table holds (a ValueError too)."""
 
 
 class StoreError(TablebaseError):
     """A table that is missing, locked, damaged or built with other parameters."""
+
+
+class TableNotFound(StoreError, LookupError):
+    """A table name that a folder does not hold (a LookupError too)."""
 
 
 class GameUnavailable(StoreError):

@@ -61,7 +61,11 @@ def rows_of(root: Path, table: str) -> list[dict]:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test that uses the session's cluster, directly or through a fixture, is slow."""
+    """Every test that uses the session's cluster, directly or through a fixture, is slow; so are the
+    property tests of the CGT package, each of which plays hundreds of generated games (the fast tier
+    keeps that package's tests by example)."""
     for item in items:
-        if "scheduler" in getattr(item, "fixturenames", ()):
+        function = getattr(item, "function", None)
+        generated = getattr(function, "is_hypothesis_test", False) and "/tests/cgt/" in str(item.path)
+        if generated or "scheduler" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)

@@ -104,3 +104,25 @@ def assert_slices_and_stored_levels_alike(make_solver, game, generic: list[pa.Ta
         rows = reader.solve(game.level_keys(level, 0, game.level_size(level)))
         assert rows.equals(generic[level]), level
         reader.remember(level, rows)
+
+
+def build_job(root: Path, scheduler: str, game: str, tables: list[dict]) -> Path:
+    """Build a game's tables, one per dict of options, from one job file on the session's cluster:
+    the folder they are in."""
+    job = root / "tables.toml"
+    job.write_text("".join(f'[[table]]\ngame = "{game}"\n' + "".join(f"{k} = {v}\n" for k, v in options.items())
+                           + "\n" for options in tables))
+    result = tablebase("build", "--job", job, "--out", root / "tb", "--scheduler", scheduler, "--quiet")
+    assert result.returncode == 0, result.stderr
+    return root / "tb"
+
+
+def reachable(start, children, spell) -> dict:
+    """Every position reachable from ``start`` through ``children(position)`` (positions), by ``spell(position)``."""
+    found, todo = {spell(start): start}, [start]
+    while todo:
+        for child in children(todo.pop()):
+            if spell(child) not in found:
+                found[spell(child)] = child
+                todo.append(child)
+    return found

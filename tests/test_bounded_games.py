@@ -179,7 +179,7 @@ def test_the_highest_level_builds_and_reads_back(tmp_path, scheduler):
     built = command("build", f"{GAMES}:TopLevel", "--width", 3, "--out", out, "--scheduler", scheduler, "--quiet")
     assert built.returncode == 0, built.stderr
     assert json.loads(built.stdout)["positions"] == 5
-    looked = command("lookup", "--db", out, "top_level_width3", "2.0", "--json")
+    looked = command("lookup", "--db", out, "top_level_width3", "2.0", "--json", "--game", f"{GAMES}:TopLevel")
     assert looked.returncode == 0, looked.stderr
     row = json.loads(looked.stdout)
     assert (row["level"], row["grundy"], sorted(m["position"] for m in row["moves"])) == (2**20 - 1, 0,

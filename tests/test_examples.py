@@ -561,3 +561,17 @@ def test_check_game_finds_components_that_do_not_describe_the_rules(tmp_path):
                              "--quiet"], capture_output=True, text=True)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert "table says grundy" in result.stdout and "a plain recursive search says" in result.stdout
+
+
+def test_check_game_finds_partizan_components_that_do_not_describe_the_rules(tmp_path):
+    """Toads and Frogs split in two halves that are not independent (a toad may hop into the other half):
+    check-game solves each stored row whole, by its moves, and the values differ."""
+    wrong = tmp_path / "wrong_toads.py"
+    wrong.write_text((EXAMPLES / "toads_and_frogs.py").read_text().replace(
+        "    def format(self, row):",
+        "    def components(self, row):\n        return [row[:len(row) // 2], row[len(row) // 2:]] if len(row) > 1 else [row]"
+        "\n\n    def format(self, row):"))
+    result = subprocess.run([sys.executable, "-m", "tablebase", "check-game", f"{wrong}:ToadsAndFrogs", "--cells",
+                             "4", "--quiet"], capture_output=True, text=True)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "'..F': the engine's table says value -1, a plain recursive search says -2" in result.stdout

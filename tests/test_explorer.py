@@ -100,7 +100,7 @@ def tables(built):
 
 @pytest.fixture(scope="module")
 def client(tables):
-    with TestClient(create_app(tables[0])) as c:
+    with TestClient(create_app(tables[0], games=[TICTACTOE])) as c:  # a game from a file is served when named
         yield c
 
 
@@ -237,7 +237,7 @@ def test_markup_in_a_games_positions_is_escaped(tmp_path, scheduler):
     game.write_text(SCRIPTED)
     spec = spec_for(f"{game}:Scripted", {"heap": 6})
     list(build_tables([spec], tmp_path / "db", scheduler=scheduler, quiet=True))
-    with TestClient(create_app(tmp_path / "db")) as client:
+    with TestClient(create_app(tmp_path / "db", games=[f"{game}:Scripted"])) as client:
         html = page(client, f"/tables/{spec.name}/position?position=6")
         assert "<script>" not in html and "<b>" not in html
         assert "&lt;script&gt;6&lt;/script&gt;" in html and "&lt;b&gt;-1&lt;/b&gt;" in html

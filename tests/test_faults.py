@@ -27,11 +27,11 @@ PARAMS = dict(rows=12, cols=12)
 PARTITION_ROWS = 16000
 
 
-def start_build(out: Path, *extra: str) -> subprocess.Popen:
+def start_build(out: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "tablebase", "build", *GAME, "--out", str(out),
          "--partition-rows", str(PARTITION_ROWS), *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})},
         # A child inherits an ignored SIGINT, and Python then keeps ignoring it:
         # the build must start with the default, as from a terminal.
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
@@ -65,21 +65,28 @@ def undisturbed(built):
     return file_hashes(root / name)
 
 
-def test_driver_killed_mid_level_resumes_to_identical_files(tmp_path, undisturbed):
+@pytest.mark.parametrize("on_disk", [False, True], ids=["values-in-memory", "values-on-disk"])
+def test_driver_killed_mid_level_resumes_to_identical_files(tmp_path, undisturbed, on_disk):
+    """With values on disk (as when they fit no worker), the resumed build reads the levels the killed one
+    wrote back into a new file a part at a time, and the killed build's values files are removed."""
     table = tmp_path / "chomp_12x12"
-    proc = start_build(tmp_path)
+    env = {"TABLEBASE_VALUES_MEMORY": "0"} if on_disk else None
+    proc = start_build(tmp_path, env=env)
     wait_for_files(table, 40, proc)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert_no_half_files(table)
     assert (table / ".lock").exists()  # left behind by the killed build: stale, not blocking
-    resumed = start_build(tmp_path)
+    assert (tmp_path / ".values").is_dir() == on_disk
+    resumed = start_build(tmp_path, env=env)
     out, err = resumed.communicate(timeout=300)
     assert resumed.returncode == 0, err
     summary = json.loads(out)
     assert 0 < summary["skipped_partitions"] < summary["partitions"]
     assert f"({summary['skipped_partitions']} already built, skipped)" in err
+    assert ("on each machine's disk" in err) == on_disk
     assert file_hashes(table) == undisturbed
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chomp_12x12"]
 
 
 def test_ctrl_c_stops_cleanly_and_resumes(tmp_path, undisturbed):

@@ -144,13 +144,33 @@ def test_a_worker_killed_for_its_memory_stops_the_build_in_one_line_naming_the_l
         assert_manifest_holds_only_whole_files(table)
 
 
-def test_a_table_that_cannot_fit_the_workers_is_refused_before_anything_is_solved(tmp_path):
-    with cluster(tmp_path, memory_limit="1GiB") as hosts:
+def test_values_a_worker_cannot_hold_are_built_from_each_hosts_disk_to_the_same_bytes(tmp_path, undisturbed):
+    """The driver told that a machine may keep no values in memory (TABLEBASE_VALUES_MEMORY=0, as values larger
+    than the workers' limits would be): each worker host maps its own copy from disk, filled from the store
+    for the parts the other host solved, and the table is the one-process build's."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    with cluster(logs) as hosts:
+        proc = subprocess.Popen(hosts.tablebase("build", *CHOMP, "--out", tmp_path, "--scheduler", hosts.scheduler),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=hosts.env({"TABLEBASE_VALUES_MEMORY": "0"}))
+        code, out, err = finish(proc)
+    assert code == 0, err
+    assert "on each machine's disk" in err and "2 workers" in err
+    assert file_hashes(tmp_path / TABLE) == undisturbed
+    assert not (tmp_path / ".values").exists()
+
+
+def test_values_that_fit_neither_the_workers_nor_a_disk_are_refused_before_anything_is_solved(tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    with small_disk(tmp_path / "scratch", "1m") as scratch, cluster(logs, memory_limit="1GiB") as hosts:
         done = subprocess.run(hosts.tablebase("build", "chomp", "--rows", 16, "--cols", 16, "--out", tmp_path,
-                                              "--scheduler", hosts.scheduler),
+                                              "--scratch", scratch, "--scheduler", hosts.scheduler),
                               capture_output=True, text=True, env=hosts.env())
     assert done.returncode == 2, done.stderr
-    assert "would reach about" in done.stderr and "fewer workers" in done.stderr and "Traceback" not in done.stderr
+    assert "values of 1,146 MiB fit no worker's memory, and a machine's disk has 1 MiB free" in done.stderr
+    assert "--scratch" in done.stderr and "Traceback" not in done.stderr
     assert not list(tmp_path.glob("chomp_16x16/**/*.parquet"))
 
 

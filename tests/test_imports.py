@@ -29,3 +29,15 @@ def test_a_collector_turned_off_before_the_block_stays_off_after_it():
     finally:
         gc.enable()
         gc.unfreeze()
+
+
+def test_the_command_line_speaks_before_the_heavy_imports():
+    """`tablebase build` says what it is doing before it imports the game and the solvers, which
+    take seconds on a loaded machine: the command-line package itself imports none of them."""
+    import subprocess
+    import sys
+
+    heavy = ("numpy", "numba", "pyarrow", "duckdb", "dask", "distributed")
+    code = f"import sys, tablebase.cli; print(' '.join(m for m in {heavy!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == []

@@ -30,6 +30,7 @@ GAMES = [
     ("toads_and_frogs.py:ToadsAndFrogs", {"cells": 5}),
     ("tictactoe.py:TicTacToe", {}),
     (f"{PLUGINS / 'pass_once.py'}:PassOnce", {"heap": 9}),  # a pass keeps the level: rounds of a level
+    ("kalah.py:Kalah", {"pits": 3, "seeds": 2}),  # extra turns: marked child keys
 ]
 
 

@@ -26,12 +26,15 @@ from tablebase.store import Layout, Manifest
 from tablebase.kinds import kind_of
 
 
-def planned(game, rows, fixed, limit, per_machine=1, shared_room=0):
-    """The plan the driver makes for a game: its kind's footprint, its largest level and whether levels stay whole."""
+def planned(game, rows, fixed, limit, per_machine=1, shared_room=0, disk_room=0, wide=None, machines=1):
+    """The plan the driver makes for a game: its kind's footprint (figures held as ``wide`` says), its largest
+    level and whether levels stay whole."""
     kind = kind_of(game)
+    kind.wide = wide
     levels = [game.level_size(k) for k in range(game.max_level + 1)]
     footprint = kind.footprint().with_notation(notation_bytes(game))
-    return plan_memory(game, footprint, rows, fixed, Workers(limit, per_machine, shared_room),
+    return plan_memory(game, footprint, rows, fixed,
+                       Workers(limit, per_machine, shared_room, disk_room=disk_room, machines=machines),
                        max(levels), sum(levels), kind.whole_levels)
 
 
@@ -55,12 +58,52 @@ def test_a_size_given_by_the_user_is_kept():
     assert plan.partition_rows == 65_536
 
 
-def test_a_table_whose_values_cannot_fit_is_refused():
+def test_a_table_whose_values_fit_neither_a_worker_nor_a_disk_is_refused_in_one_line_naming_the_disk():
     game = make_game("chomp", dict(rows=16, cols=16))
-    with pytest.raises(TablebaseError, match=r"would reach about ([\d,]+) MiB with values of .* more than the 819 MiB "
-                                             r"it may fill \(80% of its 1,024 MiB limit") as refused:
-        planned(game, 65_536, fixed=False, limit=1024 * MIB)
-    assert int(refused.value.args[0].split("about ")[1].split(" MiB")[0].replace(",", "")) > 819
+    values = 2 * game.key_space  # a byte each for Grundy value and remoteness
+    with pytest.raises(TablebaseError, match=r"values of 1,146 MiB fit no worker's memory, and a machine's disk has "
+                                             r"1,000 MiB free for them \(wants 1,433 MiB\); .*--scratch"):
+        planned(game, 65_536, fixed=False, limit=1024 * MIB, disk_room=1000 * MIB)
+    assert values == 1_202_160_780 and round(values / MIB) == 1146
+
+
+def test_a_partition_a_worker_cannot_hold_is_refused_even_with_values_on_disk():
+    game = make_game("chomp", dict(rows=16, cols=16))
+    with pytest.raises(TablebaseError, match=r"would reach about ([\d,]+) MiB with the smallest partition, more than "
+                                             r"the 160 MiB it may fill \(80% of its 200 MiB limit") as refused:
+        planned(game, 65_536, fixed=False, limit=200 * MIB, disk_room=10**12)
+    assert int(refused.value.args[0].split("about ")[1].split(" MiB")[0].replace(",", "")) > 160
+
+
+def test_values_larger_than_a_worker_go_to_each_machines_disk_and_leave_the_page_cache_its_share():
+    """Chomp 18x18 on this machine (two workers of 12,053 MiB, 75 GB free on disk), and on ten such machines:
+    refused today for values of 34,619 MiB; held one byte a figure they are 17,309 MiB, mapped from disk."""
+    game = make_game("chomp", dict(rows=18, cols=18))
+    limit, disk = 12_053 * MIB, 75 * 10**9
+    values = 2 * game.key_space
+    for machines in (1, 10):
+        plan = planned(game, 2**25, fixed=False, limit=limit, per_machine=2, disk_room=disk, wide=frozenset(),
+                       machines=machines)
+        assert plan.on_disk and plan.values == values
+        assert plan.peak <= USABLE * limit  # values on disk are not in a worker's peak
+        # Each worker leaves half of the values' bytes to the machine's page cache.
+        assert plan.peak + values / 2 <= USABLE * limit or plan.partition_rows == 2**20
+        assert plan.machine_peak == 2 * plan.peak and plan.machine_peak + values <= 2 * limit
+        text = plan.describe()
+        assert "on each machine's disk" in text and "page cache wanted on each machine: 17,309 MiB" in text
+        assert f"disk: 17,309 MiB of values on each of {machines} machine" in text
+    # The same values the bounds' types would hold (two bytes a figure) fit a disk of 75 GB too.
+    assert planned(game, 2**25, fixed=False, limit=limit, per_machine=2, disk_room=disk).values == 2 * values
+    with pytest.raises(TablebaseError, match="a machine's disk has"):
+        planned(game, 2**25, fixed=False, limit=limit, per_machine=2, disk_room=20 * 10**9, wide=frozenset())
+
+
+def test_values_memory_cap_sends_a_small_tables_values_to_disk(monkeypatch):
+    game = make_game("chomp", dict(rows=9, cols=9))
+    assert not planned(game, 65_536, fixed=False, limit=1024 * MIB, disk_room=10**9).on_disk
+    monkeypatch.setenv("TABLEBASE_VALUES_MEMORY", "0")
+    plan = planned(game, 65_536, fixed=False, limit=1024 * MIB, disk_room=10**9)
+    assert plan.on_disk and plan.peak == PROCESS_BASE + plan.read_back + plan.in_flight * plan.per_row
 
 
 def test_levels_are_cut_into_even_parts_that_cover_them():
@@ -125,7 +168,8 @@ def test_values_shared_on_a_machine_are_planned_once_per_machine():
     footprint = kind_of(game).footprint()
     machine, values = 2 * 12_053 * MIB, game.key_space * footprint.per_key
     even = machine // 2
-    with pytest.raises(TablebaseError, match="use fewer workers"):
+    # Held at the bounds' types, they fit no worker of an even split: they would go to disk, and there is none.
+    with pytest.raises(TablebaseError, match="fit no worker's memory, and a machine's disk has 0 MiB free"):
         planned(game, 65_536, fixed=False, limit=even, per_machine=2, shared_room=machine // 2)
     limit = values + (machine - values) // 2
     assert local_worker_limit(machine, 2, values) in (limit, even)  # even where this machine's /dev/shm is small

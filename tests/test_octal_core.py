@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import io
 import random
-from functools import cache
 
 import numpy as np
 import pytest
+from octal_oracles import brute_heaps, brute_position, oracle_moves
 
 from tablebase.errors import TablebaseError
-from tablebase.solve import octal
+from tablebase.solve import octal, octal_code
 from tablebase.solve.octal import (
     OctalCodeError,
     Period,
@@ -30,74 +30,7 @@ from tablebase.solve.octal import (
     solve,
 )
 
-# -- the oracle: the rules read from the code text, and the mex over every move -------------------
-
-
-def oracle_moves(code: str, n: int):
-    """Every move of a heap of n as the tuple of heaps it leaves, read from the digits:
-    digit d_k, bit 1: take k leaving nothing; 2: one heap; 4: two heaps; 8: three heaps."""
-    if code == "grundy":
-        for a in range(1, n):
-            if a != n - a:
-                yield (a, n - a)
-        return
-    lead, _, rest = code.partition(".")
-    digits = [int(lead or "0", 16)] + [int(c, 16) for c in rest]
-    for k, d in enumerate(digits):
-        left = n - k
-        if left < 0:
-            break
-        if d & 1 and left == 0:
-            yield ()
-        if d & 2 and left >= 1:
-            yield (left,)
-        if d & 4:
-            for a in range(1, left):
-                yield (a, left - a)
-        if d & 8:
-            for a in range(1, left):
-                for b in range(1, left - a):
-                    yield (a, b, left - a - b)
-
-
-def mex(values) -> int:
-    values = set(values)
-    m = 0
-    while m in values:
-        m += 1
-    return m
-
-
-def brute_heaps(code: str, n_max: int) -> list[int]:
-    """G(n) = mex over the moves of the XOR of the heaps left (Sprague-Grundy), by recursion."""
-
-    @cache
-    def g(n: int) -> int:
-        options = []
-        for heaps in oracle_moves(code, n):
-            x = 0
-            for h in heaps:
-                x ^= g(h)
-            options.append(x)
-        return mex(options)
-
-    return [g(n) for n in range(n_max + 1)]
-
-
-def brute_position(code: str, heaps: tuple[int, ...]) -> int:
-    """The Grundy value of a position of several heaps by the definition alone: mex over every
-    move in any heap, positions as sorted tuples, no XOR."""
-
-    @cache
-    def value(position: tuple[int, ...]) -> int:
-        options = set()
-        for i, n in enumerate(position):
-            rest = position[:i] + position[i + 1:]
-            for left in oracle_moves(code, n):
-                options.add(value(tuple(sorted(rest + left))))
-        return mex(options)
-
-    return value(tuple(sorted(heaps)))
+# The oracle (the rules read from the code text, and the mex over every move): tests/octal_oracles.py.
 
 
 TWO_DIGIT = [f"0.{a}{b}" for a in range(8) for b in range(8)]
@@ -356,7 +289,7 @@ def test_a_table_larger_than_memory_is_refused(monkeypatch):
     class Small:
         total = 10**6  # bytes: room for 500,000 values
 
-    monkeypatch.setattr(octal.psutil, "virtual_memory", lambda: Small)
+    monkeypatch.setattr(octal_code.psutil, "virtual_memory", lambda: Small)  # the size check lives with the rules
     assert grundy_values("0.16", 1000).size == 1001
     with pytest.raises(OctalCodeError, match="n_max: 1,000,001 values do not fit in this machine's memory"):
         grundy_values("0.16", 10**6)
@@ -375,3 +308,24 @@ def test_bad_arguments_say_why():
         grundy_values("0.16", 2**34)
     with pytest.raises(OctalCodeError, match="one parity"):
         grundy_values("0.77", 10, split=RareSplit(-2, by_position=True, parity_heap=1))
+
+
+@pytest.mark.slow
+def test_the_kernels_stay_inside_their_arrays(tmp_path):
+    """Compiled loops do not check their indices: an array that failed to grow is written past its
+    end, silently, and the heap's memory is corrupted for whatever runs next. Here the loops run
+    compiled with bounds checks (a cache of their own), in chunks of a few heaps, where a chunk that
+    ends on the heap whose value outgrew the arrays is most likely."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "from tablebase.solve import octal\n"
+        "octal.PROGRESS_EVERY, octal.CHUNK_SECONDS = 0.0, 1e-6\n"
+        "for code in ('0.16', '0.137', '0.77', '4.7', 'grundy'):\n"
+        "    octal.grundy_values(code, 3000, progress=lambda n, total: None, use_period=False)\n"
+    )
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
+    ran = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, ran.stderr[-2000:]

@@ -192,7 +192,7 @@ def test_game_file_builds_and_every_reader_works(tmp_path, scheduler):
     assert (row["position"], row["grundy"], row["outcome"]) == ("7", 1, "N")
     assert sorted((m["move"], m["position"], m["grundy"]) for m in row["moves"]) == [("-1", "6", 0), ("-2", "5", 2)]
 
-    counts = next(rows for title, rows in json.loads(ok(stats).stdout).items() if title.startswith("Grundy values"))
+    counts = json.loads(ok(stats).stdout)["grundy_values"]["rows"]
     assert {r["grundy"]: r["positions"] for r in counts} == {0: 7, 1: 7, 2: 7}
 
     assert "21 rows verified, no problems" in ok(verify).stdout

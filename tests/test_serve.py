@@ -61,7 +61,7 @@ def test_tables_and_openapi(server):
     status, spec = call(server, "/openapi.json")
     assert status == 200
     assert set(spec["paths"]) == {"/health", "/tables", "/tables/{table}/lookup", "/tables/{table}/probe",
-                                  "/tables/{table}/lookup-many"}  # the JSON API only: not the pages beside it
+                                  "/tables/{table}/lookup-many", "/tables/{table}/line"}  # the JSON API only
 
 
 def test_lookup_probe_and_batch_agree(server):

@@ -37,7 +37,7 @@ def folder(tmp_path_factory, scheduler):
     kept, gone = here / "games" / "take.py", here / "games" / "gone.py"
     kept.parent.mkdir()
     kept.write_text(TAKE.read_text())
-    gone.write_text(TAKE.read_text())
+    gone.write_text(TAKE.read_text().replace('name = "take"', 'name = "gone"'))  # a game of its own name
     specs = [spec_for(f"{kept}:Take", {"heap": 9}, "take_9"), spec_for(f"{gone}:Take", {"heap": 5}, "gone_5")]
     list(build_tables(specs, here / "db", scheduler=scheduler, quiet=True))
     gone.unlink()
@@ -46,7 +46,8 @@ def folder(tmp_path_factory, scheduler):
 
 @pytest.fixture(scope="module")
 def client(folder):
-    with TestClient(create_app(folder[0]), raise_server_exceptions=False) as c:
+    kept = folder[0].parent / "games" / "take.py"  # the game of take_9, named as `serve --game` names it
+    with TestClient(create_app(folder[0], games=[f"{kept}:Take"]), raise_server_exceptions=False) as c:
         yield c
 
 

@@ -79,7 +79,7 @@ def test_a_tables_page_is_answered_while_another_tables_statistics_are_read(root
 
     def slow_stats(self, table):
         if table == "chomp_4x5" and not held.entered.is_set():
-            self.connection.create_function("held_here", lambda: held.hold("statistics") or 1, [], "INTEGER",
+            self.session.con.create_function("held_here", lambda: held.hold("statistics") or 1, [], "INTEGER",
                                             side_effects=True)
             self.sql("SELECT held_here()")
         return stats(self, table)

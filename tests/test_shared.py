@@ -11,10 +11,12 @@ import uuid
 
 import numpy as np
 import pytest
+from helpers import assert_clean_error, file_hashes
+from helpers import tablebase as tablebase_command
 from oracles import Oracle, chomp_board, chomp_moves
 
 import tablebase
-from tablebase.build import build_tables, shared
+from tablebase.build import build_tables, driver, shared
 from tablebase.build.jobs import spec_for
 from tablebase.games import make_game
 from tablebase.kinds import kind_of
@@ -138,3 +140,38 @@ def test_a_two_worker_build_with_shared_values_is_right_and_leaves_nothing_behin
     for row in rows:
         board = chomp_board(row["position"])
         assert (row["grundy"], row["remoteness"]) == (oracle.grundy(board), oracle.remoteness(board))
+
+
+def test_values_forced_onto_disk_build_the_same_bytes_and_leave_nothing_behind(tmp_path, scheduler, monkeypatch):
+    """Chomp 9x9 with the values a machine may keep in memory capped at 0 bytes: the two worker processes map
+    them from files under the output folder, share the parts each solved, and write the very files of a
+    build whose values are in memory."""
+    spec = spec_for("chomp", {"rows": 9, "cols": 9})
+    list(build_tables([spec], tmp_path / "memory", scheduler=scheduler, partition_rows=512, quiet=True))
+    seen: list[bool] = []
+    disk = tmp_path / "disk"
+    monkeypatch.setenv("TABLEBASE_VALUES_MEMORY", "0")
+    solve = driver.TableBuild.solve
+
+    def solve_and_look(build):  # while the workers map them: the values' files are on disk, full size
+        seen.append(build.memory.on_disk)
+        solve(build)
+        files = list((disk / ".values").glob(f"{shared.PREFIX}*/grundy"))
+        seen.append(len(files) == 1 and files[0].stat().st_size == make_game("chomp", {"rows": 9, "cols": 9}).key_space)
+
+    monkeypatch.setattr(driver.TableBuild, "solve", solve_and_look)
+    list(build_tables([spec], disk, scheduler=scheduler, partition_rows=512, quiet=True))
+    assert seen == [True, True]
+    assert file_hashes(disk / spec.name / "rows") == file_hashes(tmp_path / "memory" / spec.name / "rows")
+    assert sorted(p.name for p in disk.iterdir()) == [spec.name]  # the values' folder is gone
+
+
+def test_a_scratch_folder_that_is_a_file_or_has_no_room_is_refused_in_one_line(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    result = tablebase_command("build", "chomp", "--rows", 9, "--cols", 9, "--out", tmp_path / "a", "--scratch", afile)
+    assert_clean_error(result, "--scratch", "is a file, not a folder")
+    result = tablebase_command("build", "chomp", "--rows", 9, "--cols", 9, "--out", tmp_path / "b", "--scratch",
+                               "/proc/none", env={**os.environ, "TABLEBASE_VALUES_MEMORY": "0"})
+    assert_clean_error(result, "values of 0 MiB pass TABLEBASE_VALUES_MEMORY", "disk has 0 MiB free", "--scratch")
+    assert not list(tmp_path.rglob("*.parquet"))

@@ -29,10 +29,13 @@ import numpy as np
 
 from tablebase.errors import TablebaseError
 from tablebase.games import Game, KeyedForm, Texts
+from tablebase.jit import compile_all
 from tablebase.kinds import Kind, kind_of
 from tablebase.listing import LimitReached, Limits, ListedPlainGame, limits_set
 from tablebase.listing.checked import game_failed, read_back
 from tablebase.listing.limits import SECONDS, watched
+
+compile_all()  # building compiles the games' functions (a program that only reads runs them as Python)
 
 SHOWN = 10  # defects of one kind listed one by one; a last line counts the rest
 

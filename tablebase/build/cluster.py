@@ -25,11 +25,16 @@ from distributed import Client, LocalCluster
 from distributed.system import MEMORY_LIMIT
 
 from tablebase.build import fork_server, shared
-from tablebase.build.memory import Workers, local_worker_limit
+from tablebase.build.memory import Workers, local_worker_limit, values_on_disk
 from tablebase.errors import TablebaseError
 
 WAIT_FOR_WORKERS = 60.0  # seconds a build waits for a scheduler's first worker (containers start together)
 LOOPBACK = "127.0.0.1:0"  # where a local cluster's HTTP servers listen: this machine only, on a free port
+
+
+def local_workers(workers: int | None = None) -> int:
+    """How many worker processes a local cluster starts: as asked, or two (one on a one-core machine)."""
+    return workers or min(2, os.cpu_count() or 1)
 
 
 @contextmanager
@@ -43,7 +48,10 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, shared
     in a tenth of a second: forked processes take a quarter of a second once
     the server has its imports, and about a second before, more than such a
     job's whole work. ``shared_bytes``: the most values the local workers
-    will share in memory (build/memory.py plans them once per machine).
+    will share in memory (build/memory.py plans them once per machine); values
+    too large for memory are mapped from disk, and then Dask does not pause or
+    kill a worker for its resident memory, which counts the mapped pages the
+    system may drop at any time (the memory plan bounds the rest).
     ``dashboard``: serve a local cluster's dashboard, on loopback
     (``dashboard_url`` says where).
     """
@@ -68,13 +76,17 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, shared
         finally:
             quiet.setLevel(level)
         return
-    n = workers or min(2, os.cpu_count() or 1)
+    n = local_workers(workers)
     settings = {
         "distributed.scheduler.worker-saturation": "inf",
         # The statistical profiler samples each worker's thread every 10 ms; a
         # build has no use for it and its tasks pay for every sample.
         "distributed.worker.profile.enabled": False,
     }
+    if shared_bytes and values_on_disk(MEMORY_LIMIT, shared_bytes):
+        settings["distributed.worker.memory.pause"] = False
+        settings["distributed.worker.memory.terminate"] = False
+        shared_bytes = 0  # not in memory: each worker's limit is its share of the machine
     if not dashboard:  # Dask starts its HTTP servers in any case: with no pages on them, they show nothing
         settings["distributed.scheduler.http.routes"] = []
         settings["distributed.worker.http.routes"] = []
@@ -106,14 +118,17 @@ def dashboard_url(client: Client) -> str:
     return f"http://127.0.0.1:{client.cluster.scheduler.http_server.port}/status"
 
 
-def cluster_workers(client: Client) -> Workers:
-    """The workers' smallest memory limit, the most on one machine, and the least shared memory one has
+def cluster_workers(client: Client, disk: str | None = None) -> Workers:
+    """The workers' smallest memory limit, the most on one machine, and the least shared memory and free
+    space on the disk that holds ``disk`` (a folder for values too large for memory) any of them has,
     once what builds that were killed left there is removed."""
     info = client.scheduler_info()["workers"]
     limits = [w.get("memory_limit") or 0 for w in info.values()]
     hosts = Counter(w.get("host") for w in info.values())
-    rooms = client.run(shared.clear_room, on_error="return")
+    rooms = [r for r in client.run(shared.clear_room, disk, on_error="return").values() if isinstance(r, tuple)]
     return Workers(limit=min(limits) if limits and min(limits) > 0 else None,
                    per_machine=max(hosts.values(), default=1),
-                   shared_room=min((r for r in rooms.values() if isinstance(r, int)), default=0),
-                   addresses=tuple(sorted(info)))
+                   shared_room=min((r[0] for r in rooms), default=0),
+                   addresses=tuple(sorted(info)),
+                   disk_room=min((r[1] for r in rooms), default=0),
+                   machines=max(len(hosts), 1))

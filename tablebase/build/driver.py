@@ -32,13 +32,15 @@ from tablebase.build.memory import MemoryPlan, Workers, notation_bytes, plan_mem
 from tablebase.build.plan import deal, default_partition_rows, level_sizes, plan, schedule
 from tablebase.build.progress import Progress, Ticker
 from tablebase.build.resume import resumed
-from tablebase.build.tasks import measure_notation, solve_slices, warm_up
+from tablebase.build.tasks import measure_notation, release, solve_slices, warm_up
 from tablebase.errors import BuildError
 from tablebase.kinds import Artifact, Kind
+from tablebase.solve.figures import FigureOverflow
 from tablebase.store import Layout, Manifest, remove_leftovers, remove_listing, table_dir
 from tablebase.words import counted
 
 MANIFEST_EVERY = 1.0  # seconds between manifest saves while a table builds
+VALUES_FOLDER = ".values"  # under the output folder: values too large for memory, while a build runs
 
 
 @dataclass(frozen=True)
@@ -60,38 +62,75 @@ class BuildSummary:
 
 
 def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int | None = None,
-                every: float = 1.0) -> BuildSummary:
+                every: float = 1.0, scratch: Path | None = None, worker: int | None = None) -> BuildSummary:
     """Build (or finish building) one table; return the summary of the run.
 
     ``partition_rows`` fixes the partition size; by default it is planned from
     the workers' memory. A table being resumed keeps the size it was begun with.
-    The caller holds the table's build lock.
+    ``scratch``: where values too large for memory are mapped from (by default
+    under ``root``). ``worker``: the index of the worker (among the cluster's,
+    sorted) that the table's solving goes to first, when tables are built side
+    by side. The caller holds the table's build lock.
+
+    The values of lower levels are held one byte a figure; a figure that does
+    not fit makes the build start again with that figure wide, resuming from
+    the files written so far (solve/figures.py).
     """
-    build = TableBuild(client, root, spec, every)
+    wide: frozenset[str] = frozenset()
+    while True:
+        build = TableBuild(client, root, spec, every, wide, scratch, worker)
+        build.prepare(partition_rows)
+        try:
+            build.solve()
+            build.finish_artifacts()
+            build.release_values()
+            build.write_index()
+        except FigureOverflow as e:
+            wide |= {e.figure}
+            build.say(f"{e}: holding it wide and starting again from the files written")
+            continue
+        finally:
+            build.close()
+        return build.summary()
+
+
+def plan_table(client: Client, root: Path, spec: TableSpec, partition_rows: int | None = None,
+               scratch: Path | None = None) -> MemoryPlan:
+    """The memory plan a build of the table would make on this cluster, without building (``--dry-run``)."""
+    build = TableBuild(client, root, spec, float("inf"), frozenset(), scratch)
     build.resume(partition_rows)
-    build.list_positions()
-    build.plan()
-    try:
-        build.solve()
-        build.finish_artifacts()
-        build.write_index()
-    finally:
-        build.close()
-    return build.summary()
+    build.kind = listed_from_store(build.kind, root, spec.name, build.manifest.listing)
+    return build._memory(level_sizes(build.kind.keyed), cluster_workers(client, build.disk))
 
 
 class TableBuild:
     """One run of one table's build, step by step (``build_table`` says the order)."""
 
-    def __init__(self, client: Client, root: Path, spec: TableSpec, every: float) -> None:
-        self.client, self.root, self.spec, self.every = client, root, spec, every
+    def __init__(self, client: Client, root: Path, spec: TableSpec, every: float,
+                 wide: frozenset[str] = frozenset(), scratch: Path | None = None, worker: int | None = None) -> None:
+        self.client, self.root, self.spec, self.every, self.worker = client, root, spec, every, worker
         self.began = time.perf_counter()
         self.run = uuid.uuid4().hex  # names this run's tasks, and its workers' state
+        self.wide = wide  # the figures held at their bound's type, the others in one byte
         self.kind: Kind = spec.kind
+        self.kind.wide = wide
+        #: where each machine maps values too large for memory from, if the plan says so
+        self.disk = str(scratch if scratch is not None else root / VALUES_FOLDER)
         self.say = Progress(spec.name, 1, 0, every=every).say
         self.task_args = (self.run, str(root), spec.name, spec.source.ref, spec.game.params)
         self.pending: dict[str, Any] = {}  # solving tasks not yet collected
         self.warming: list = []
+
+    def prepare(self, partition_rows: int | None) -> None:
+        """The steps before solving: resume, list, plan."""
+        self.resume(partition_rows)
+        self.list_positions()
+        self.plan()
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """What a worker needs to know of where and how wide it holds the values (build/tasks.py)."""
+        return {"disk": self.disk if self.memory.on_disk else None, "wide": sorted(self.wide)}
 
     # -- the steps ----------------------------------------------------------------
     def resume(self, partition_rows: int | None) -> None:
@@ -108,12 +147,13 @@ class TableBuild:
             list_on_cluster(self.client, self.root, self.manifest, self.kind, self.spec.source.ref, self.run,
                             self.say)
         self.kind = listed_from_store(self.kind, self.root, self.spec.name, self.manifest.listing)
+        self.kind.wide = self.wide
 
     def plan(self) -> None:
         """Memory, partitions and files planned; the manifest the workers read saved; progress begun."""
         game, manifest = self.kind.keyed, self.manifest
         self.sizes = level_sizes(game, self.say)
-        self.cluster = cluster_workers(self.client)
+        self.cluster = cluster_workers(self.client, self.disk)
         self.memory = self._memory(self.sizes, self.cluster)
         manifest.partition_rows = self.memory.partition_rows
         manifest.plan = plan(self.sizes, self.memory.partition_rows, self.kind.whole_levels)
@@ -161,6 +201,12 @@ class TableBuild:
             _finish(self.client, self.root, self.manifest, artifact, self.run, self.progress.say)
         remove_leftovers(table_dir(self.root, self.spec.name))
 
+    def release_values(self) -> None:
+        """Values mapped from disk are let go of and their files removed before the probe index is written:
+        for the largest tables both take tens of GB of the same disk."""
+        if self.memory.on_disk:
+            self.client.run(release, self.run, self.disk)
+
     def write_index(self) -> None:
         """The probe index, written by a worker from the table's files once the table is whole; kept when
         this run built nothing and the one recorded is there."""
@@ -190,7 +236,7 @@ class TableBuild:
             try:
                 if unfinished:
                     self.client.cancel(unfinished)
-                self.client.run(shared.remove, self.run, on_error="ignore")
+                self.client.run(shared.remove, self.run, self.disk, on_error="ignore")
             except (OSError, TimeoutError):
                 pass  # lost on the way: the next build removes what the workers keep
 
@@ -229,24 +275,35 @@ class TableBuild:
     def _warm_up(self) -> None:
         """Each worker makes the run's solver (loading compiled code) before the first slice needs it."""
         self.warming = [
-            self.client.submit(warm_up, *self.task_args, key=f"warm-up-{self.spec.name}-{i}-{self.run}",
+            self.client.submit(warm_up, *self.task_args, self.values, key=f"warm-up-{self.spec.name}-{i}-{self.run}",
                                workers=[worker], allow_other_workers=True, pure=False)
-            for i, worker in enumerate(self.cluster.addresses)
+            for i, worker in enumerate(self._workers()[:1] if self.worker is not None else self._workers())
         ]
+
+    def _workers(self) -> list[str]:
+        """The workers in the order tasks are dealt to them: from this table's own, if it has one (a worker
+        holds one build's solver at a time, so tables built side by side keep to their own)."""
+        workers = list(self.cluster.addresses)
+        if self.worker is None or not workers:
+            return workers
+        first = self.worker % len(workers)
+        return workers[first:] + workers[:first]
 
     def _submit_steps(self) -> dict[str, list[int]]:
         """Every step's tasks, each taking the tasks of the step below as arguments: the scheduler starts a
         step as soon as the one below is done, without a round trip through this process. Tasks are dealt
         to the workers in turn (the scheduler would otherwise run them where their arguments are, all on
         one worker); any worker takes them if one dies. Returns each task's levels, to name them if it fails."""
-        workers = list(self.cluster.addresses)
+        workers = self._workers()
+        if not workers:  # else no task is dealt, and the table would end unbuilt without a word
+            raise BuildError(f"{self.spec.name}: the cluster has no workers at the moment; build again to resume")
         solving: dict[str, list[int]] = {}
         below: list = []
         for number, step in enumerate(schedule(self.manifest, self.layout)):
             dealt = deal(step, len(workers))
             below = [
                 self.client.submit(
-                    solve_slices, *self.task_args, slices, self.spec.compact, below,
+                    solve_slices, *self.task_args, slices, self.spec.compact, below, self.values,
                     key=f"solve-{self.spec.name}-{number}.{i}-{self.run}", pure=False,
                     workers=[workers[i % len(workers)]], allow_other_workers=True,
                 )

@@ -9,7 +9,16 @@
     name = "chomp_small"           # optional table name
     compact = false                # optional, for this table
 
+    [[table]]
+    game = "octal"
+    codes = "0.[0-7][0-7][0-7]"    # a table per code (a game's ``variants``); "all-3-digit" too
+    max = 1048576
+    summary = "octal_3_digit"      # optional: one summary table of these tables' figures
+
 A game file named in a job file is found relative to the job file's folder.
+An entry that stands for several tables names none of them (``name`` is
+refused); ``summary`` names a table of one row per table built from the
+entry (``build/summary.py``).
 """
 
 from __future__ import annotations
@@ -23,7 +32,8 @@ from typing import Any
 
 from tablebase.build.plan import level_sizes
 from tablebase.errors import TablebaseError
-from tablebase.games import Game, GameSource, load_game
+from tablebase.games import Game, GameSource, find_game, load_game
+from tablebase.games.base import table_name
 from tablebase.kinds import Kind, kind_of
 
 
@@ -96,24 +106,46 @@ def read_job(path: str | Path) -> tuple[list[TableSpec], dict]:
     tables = data.get("table")
     if not isinstance(tables, list) or not tables:
         raise TablebaseError(f"{path}: no [[table]] entries")
-    specs = []
+    specs: list[TableSpec] = []
+    summaries: dict[str, list[str]] = {}
     for i, entry in enumerate(tables, 1):
         entry = dict(entry)
         if "game" not in entry:
             raise TablebaseError(f"{path}: table {i} has no 'game'")
         ref = _relative_to(str(entry.pop("game")), Path(path).parent)
         name = entry.pop("name", None)
+        summary = entry.pop("summary", None)
         compact = entry.pop("compact", settings.get("compact", False))
         if not isinstance(compact, bool):
             raise TablebaseError(f"{path}: table {i}: 'compact' must be true or false")
         try:
-            specs.append(spec_for(ref, entry, name, compact))
+            made = [spec_for(ref, params, name, compact) for params in _variants(ref, entry, name)]
         except TablebaseError as e:
             raise TablebaseError(f"{path}: table {i}: {e}") from None
+        if summary is not None:
+            if not isinstance(summary, str) or table_name([summary]) != summary or summary in summaries:
+                raise TablebaseError(f"{path}: table {i}: 'summary' names a new table in lower case letters, "
+                                     f"digits and underscores, not {summary!r}")
+            summaries[summary] = [s.name for s in made]
+        specs += made
     names = [s.name for s in specs]
     if len(set(names)) != len(names):
         raise TablebaseError(f"{path}: two tables are named alike; give one a 'name'")
+    clash = next((s for s in summaries if s in names), None)
+    if clash is not None:
+        raise TablebaseError(f"{path}: the summary {clash!r} is named as a table")
+    if summaries:
+        settings["summaries"] = summaries
     return specs, settings
+
+
+def _variants(ref: str, entry: dict[str, Any], name: str | None) -> list[dict[str, Any]]:
+    """The options of each table a job entry stands for (a game's ``variants``: one but for a set)."""
+    cls, _ = find_game(ref)
+    found = cls.variants(entry)
+    if len(found) > 1 and name is not None:
+        raise TablebaseError(f"'name' names one table and this entry stands for {len(found):,}")
+    return found
 
 
 def _relative_to(ref: str, folder: Path) -> str:

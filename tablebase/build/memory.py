@@ -18,6 +18,15 @@ a worker's memory limit: so the plan counts the values in each worker's peak,
 and a local cluster gives each worker a limit of the shared values plus its
 share of the rest of the machine (``local_worker_limit``), which keeps the
 machine as a whole within its memory.
+
+Dense values that do not fit a worker's memory are mapped from files on each
+machine's local disk instead (``MemoryPlan.on_disk``, build/shared.py): the
+plan then leaves them out of a worker's peak, asks the page cache to hold
+them (the hot pages: all lower levels, for Chomp), and refuses only a table
+whose values a machine's disk cannot hold, or whose partition a worker
+cannot hold. A local cluster whose values go to disk turns off Dask's pausing
+and killing of workers by resident memory: the mapped pages count in it, yet
+the operating system drops them whenever it needs the room.
 """
 
 from __future__ import annotations
@@ -33,9 +42,12 @@ from tablebase.kinds import Footprint, Kind
 from tablebase.words import counted
 
 MIB = 2**20
+GIB = 2**30
 PROCESS_BASE = 200 * MIB  # a Dask worker with numpy, pyarrow, numba and a solver loaded, measured
 USABLE = 0.8  # of the limit: Dask starts spilling and pausing workers above it
 SMALLEST = 1024  # positions: partitions are never cut smaller
+DISK_PARTITION = 2**20  # positions: the smallest partition planned to leave room for the page cache
+IN_MEMORY = 0.5  # of a machine: dense values above this share are mapped from disk by a local cluster
 
 
 @dataclass(frozen=True)
@@ -48,12 +60,16 @@ class Workers:
     per_machine: int = 1
     shared_room: int = 0
     addresses: tuple[str, ...] = ()
+    disk_room: int = 0  # the least free space on the disk that holds the values' folder, of any machine
+    machines: int = 1
 
 
 def shared_values(kind: Kind) -> int:
-    """Bytes of the values that a machine's workers can share: a dense game's arrays over its key space."""
+    """Bytes of the values that a machine's workers can share: a dense game's arrays over its key space,
+    as a build first holds them (each figure in one byte: solve/figures.py)."""
     if kind.needs_listing:  # known only once listed, and never dense
         return 0
+    kind.wide = frozenset()
     footprint, game = kind.footprint(), kind.keyed
     return game.key_space * footprint.per_key if footprint.dense and game.key_space else 0
 
@@ -72,6 +88,13 @@ def notation_bytes(game: KeyedForm) -> int:
     return int(np.diff(game.format_positions(sample).offsets).mean())
 
 
+def values_on_disk(machine: int, values: int) -> bool:
+    """Whether a local cluster maps dense values of this size from disk: they pass ``IN_MEMORY`` of the
+    machine, or the cap ``TABLEBASE_VALUES_MEMORY`` sets (build/shared.py)."""
+    cap = shared.memory_cap()
+    return values > IN_MEMORY * machine or (cap is not None and values > cap)
+
+
 def local_worker_limit(machine: int, workers: int, shared_bytes: int) -> int:
     """A local worker's memory limit: the values all workers map, plus its share of the rest.
 
@@ -80,7 +103,7 @@ def local_worker_limit(machine: int, workers: int, shared_bytes: int) -> int:
     this limit, the workers' private memory still adds up to the rest of the
     machine: the values are planned once per machine.
     """
-    if not shared_bytes or shared.clear_room() < shared.HEADROOM * shared_bytes or shared_bytes >= machine:
+    if not shared_bytes or shared.clear_room()[0] < shared.HEADROOM * shared_bytes or shared_bytes >= machine:
         return machine // workers
     return shared_bytes + (machine - shared_bytes) // workers
 
@@ -95,62 +118,91 @@ class MemoryPlan:
     in_flight: int  # positions of the largest partition a worker solves at once
     shared: bool = False  # the values are one copy per machine, mapped by its workers
     per_machine: int = 1  # most workers on one machine
+    on_disk: bool = False  # the values are one copy per machine on its local disk, in the page cache when hot
+    machines: int = 1
 
     @property
     def peak(self) -> int:
-        """A worker's resident memory at its peak, mapped shared values included (what Dask measures)."""
-        return PROCESS_BASE + self.values + self.read_back + self.in_flight * self.per_row
+        """A worker's resident memory at its peak, values in memory included (what Dask measures); values
+        on disk are left out: the page cache holds them, and gives them up when memory is short."""
+        held = 0 if self.on_disk else self.values
+        return PROCESS_BASE + held + self.read_back + self.in_flight * self.per_row
 
     @property
     def machine_peak(self) -> int:
         """The memory of the busiest machine at its peak: shared values once, the rest once per worker."""
-        private = self.peak - self.values if self.shared else self.peak
-        return (self.values if self.shared else 0) + self.per_machine * private
+        private = self.peak - self.values if self.shared and not self.on_disk else self.peak
+        return (self.values if self.shared and not self.on_disk else 0) + self.per_machine * private
 
     def describe(self) -> str:
         limit = f"{self.limit / MIB:,.0f} MiB" if self.limit else "no limit known"
-        values = f"values {self.values / MIB:,.0f} MiB" + (
-            ", one copy per machine shared by its workers" if self.shared and self.per_machine > 1 else "")
-        return (
+        where = (", on each machine's disk, in its page cache when hot" if self.on_disk else
+                 ", one copy per machine shared by its workers" if self.shared and self.per_machine > 1 else "")
+        values = f"values {self.values / MIB:,.0f} MiB{where}"
+        line = (
             f"memory per worker: about {self.peak / MIB:,.0f} MiB at peak ({values}, "
             f"a partition of {self.in_flight:,} positions {self.in_flight * self.per_row / MIB:,.0f} MiB, "
             f"a level read back {self.read_back / MIB:,.0f} MiB); worker limit {limit}; "
             f"{counted(self.per_machine, 'worker')} on a machine: "
             f"about {self.machine_peak / MIB:,.0f} MiB"
         )
+        if self.on_disk:
+            line += (f"; page cache wanted on each machine: {self.values / MIB:,.0f} MiB; disk: "
+                     f"{self.values / MIB:,.0f} MiB of values on each of {counted(self.machines, 'machine')}")
+        return line
 
 
 def plan_memory(game: KeyedForm, footprint: Footprint, partition_rows: int, fixed: bool, workers: Workers,
                 biggest_level: int, total: int, whole_levels: bool = False) -> MemoryPlan:
     """Estimate a worker's peak and, unless the partition size was ``fixed`` by the user, shrink
-    partitions until the estimate fits the limit; refuse a table that cannot fit."""
+    partitions until the estimate fits the limit; refuse a table that cannot fit.
+
+    Dense values that do not fit in a worker's memory (or pass ``TABLEBASE_VALUES_MEMORY``) go to each
+    machine's disk: then only a machine's disk, or a worker's partition, can refuse the table.
+    """
     held = game.key_space if footprint.dense else total  # keys of the space, or positions read by the end
     values = held * footprint.per_key
-    shared_copy = footprint.dense and workers.shared_room >= shared.HEADROOM * values
-    # A level read back, and, for games the engine listed, the listing of the level in flight.
-    read_back = biggest_level * (footprint.read_back + game.listed_bytes)
     limit = workers.limit
+    cap = shared.memory_cap()
 
-    def planned(rows: int) -> MemoryPlan:
+    def planned(rows: int, on_disk: bool) -> MemoryPlan:
         # A part of a level, or a run of small levels that fills a partition.
         in_flight = biggest_level if whole_levels else min(rows, max(total, 1))
+        # A level read back (with values on disk, a part at a time: build/tasks.py), and, for games the
+        # engine listed, the listing of the level in flight.
+        read_back = (in_flight if on_disk else biggest_level) * footprint.read_back + biggest_level * game.listed_bytes
+        shared_copy = footprint.dense and (on_disk or workers.shared_room >= shared.HEADROOM * values)
         return MemoryPlan(values, footprint.per_row, read_back, rows, limit, in_flight, shared_copy,
-                          workers.per_machine)
+                          workers.per_machine, on_disk, workers.machines)
 
-    plan = planned(partition_rows)
+    fits = not limit or USABLE * limit >= planned(SMALLEST, False).peak
+    on_disk = footprint.mapped and values > 0 and (not fits or (cap is not None and values > cap))
+    if on_disk and workers.disk_room < shared.HEADROOM * values:
+        why = "fit no worker's memory" if not fits else "pass TABLEBASE_VALUES_MEMORY"
+        raise TablebaseError(
+            f"{game.name}: values of {values / MIB:,.0f} MiB {why}, and a machine's disk has "
+            f"{workers.disk_room / MIB:,.0f} MiB free for them (wants {shared.HEADROOM * values / MIB:,.0f} MiB); "
+            "free disk space or name a larger one with --scratch")
+    plan = planned(partition_rows, on_disk)
     if not limit:
         return plan
-    room = USABLE * limit - PROCESS_BASE - values - read_back
-    smallest = planned(SMALLEST)
-    if room < smallest.in_flight * footprint.per_row:
+    smallest = planned(SMALLEST, on_disk)
+    per_row = footprint.per_row + (footprint.read_back if on_disk else 0)  # what a row more in flight costs
+    room = USABLE * limit - (smallest.peak - smallest.in_flight * per_row)
+    if room < smallest.in_flight * per_row:
         what = (f"its largest level, {biggest_level:,} positions solved whole" if whole_levels
-                else f"values of {values / MIB:,.0f} MiB")
+                else f"values of {values / MIB:,.0f} MiB" if not on_disk else "the smallest partition")
         raise TablebaseError(
             f"{game.name}: a worker would reach about {smallest.peak / MIB:,.0f} MiB with {what}, "
             f"more than the {USABLE * limit / MIB:,.0f} MiB it may fill ({USABLE:.0%} of its "
             f"{limit / MIB:,.0f} MiB limit; a fuller worker is paused); "
             "use fewer workers (each gets more memory), workers with more memory, or a smaller table"
         )
-    if not fixed and not whole_levels and partition_rows * footprint.per_row > room:
-        plan = planned(max(SMALLEST, int(room // footprint.per_row) // SMALLEST * SMALLEST))
+    if on_disk:
+        # Each worker leaves its share of the machine's memory to the page cache that holds the values;
+        # where that leaves too little, partitions stay at DISK_PARTITION: the page cache holds less of
+        # the values and the build is slower, but it is never refused for it.
+        room = max(room - values / workers.per_machine, DISK_PARTITION * per_row)
+    if not fixed and not whole_levels and partition_rows * per_row > room:
+        plan = planned(max(SMALLEST, int(room // per_row) // SMALLEST * SMALLEST), on_disk)
     return plan

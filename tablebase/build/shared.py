@@ -12,6 +12,13 @@ before a resumed build, are read from the store as before. Where shared memory
 is missing or too small (a container's 64 MiB ``/dev/shm``), or when the
 environment says ``TABLEBASE_SHARED_MEMORY=0``, each worker keeps its own arrays.
 
+Values too large for memory (the plan says so: build/memory.py) are mapped
+the same way from files on local disk (``disk``: a folder under the build's
+output folder, or the one ``--scratch`` names), where the operating system's
+page cache holds the pages in use. ``TABLEBASE_VALUES_MEMORY`` (bytes) caps
+what a machine keeps of a build's values in memory, so that a small table
+can be built from disk too.
+
 Each user of a folder holds a shared lock on it, so that a later build can
 tell a folder that a killed build left behind (nobody holds it) from one in use.
 """
@@ -21,6 +28,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -36,23 +44,58 @@ def _turned_off() -> bool:
     return os.environ.get("TABLEBASE_SHARED_MEMORY") == "0"
 
 
+def memory_cap() -> int | None:
+    """The most bytes of a build's values a machine may keep in memory (``TABLEBASE_VALUES_MEMORY``), if set."""
+    cap = os.environ.get("TABLEBASE_VALUES_MEMORY", "").strip()
+    return int(cap) if cap.isdigit() else None
+
+
 def room() -> int:
     """Bytes free in this machine's shared memory for builds' values (0 where it is not used)."""
     if _turned_off():
         return 0
     try:
-        return shutil.disk_usage(SHARED_MEMORY).free
+        free = shutil.disk_usage(SHARED_MEMORY).free
+    except OSError:
+        return 0
+    cap = memory_cap()
+    return free if cap is None else min(free, cap)
+
+
+def disk_room(disk: str | Path) -> int:
+    """Bytes free on the file system that holds (or will hold) the folder ``disk``."""
+    path = Path(disk).absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        return shutil.disk_usage(path).free
     except OSError:
         return 0
 
 
-def folder_for(run: str, size: int) -> Path | None:
-    """This machine's shared folder for the run (made if missing), or None if ``size`` bytes do not fit."""
-    if _turned_off():
-        return None
-    folder = SHARED_MEMORY / f"{PREFIX}{run}"
+def folder_for(run: str, size: int, disk: str | Path | None = None) -> Path | None:
+    """This machine's folder for the run's values (made if missing), or None if ``size`` bytes do not fit:
+    under ``disk`` if given (the plan put the values on disk), else in shared memory."""
+    if disk is not None:
+        # Named for this machine: under an output folder that machines share, each maps its own copy.
+        return _folder(Path(disk), f"{run}-{machine()}", size, disk_room(disk))
+    return None if _turned_off() else _folder(SHARED_MEMORY, run, size, room())
+
+
+def machine() -> str:
+    """This machine's name for its copy of the values: its kernel's boot id (processes of one kernel see one
+    page cache, so they can share a file's pages; another machine cannot, over a network file system)."""
     try:
-        if not folder.is_dir() and room() < HEADROOM * size:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip().replace("-", "")[:16]
+    except OSError:
+        return socket.gethostname()
+
+
+def _folder(where: Path, run: str, size: int, free: int) -> Path | None:
+    """The run's folder in ``where``, with this process's lock on it; None if it is missing and does not fit."""
+    folder = where / f"{PREFIX}{run}"
+    try:
+        if not folder.is_dir() and free < HEADROOM * size:
             return None
         (folder / "parts").mkdir(parents=True, exist_ok=True)
         if run not in _locks:
@@ -64,17 +107,27 @@ def folder_for(run: str, size: int) -> Path | None:
     return folder
 
 
-def remove(run: str) -> None:
-    """Remove the run's folder on this machine (mappings stay valid until their processes let go)."""
-    if run in _locks:
-        os.close(_locks.pop(run))
+def remove(run: str, disk: str | Path | None = None) -> None:
+    """Remove the run's folders on this machine (mappings stay valid until their processes let go)."""
+    for held in (run, f"{run}-{machine()}"):
+        if held in _locks:
+            os.close(_locks.pop(held))
     shutil.rmtree(SHARED_MEMORY / f"{PREFIX}{run}", ignore_errors=True)
+    if disk is not None:
+        shutil.rmtree(Path(disk) / f"{PREFIX}{run}-{machine()}", ignore_errors=True)
+    if disk is not None:
+        try:
+            Path(disk).rmdir()  # made for the build, if it is empty now
+        except OSError:
+            pass
 
 
-def remove_unused() -> int:
-    """Remove folders of earlier builds that no process holds any more; return how many."""
+def remove_unused(disk: str | Path | None = None) -> int:
+    """Remove folders of earlier builds that no process holds any more (in shared memory, and under
+    ``disk``); return how many."""
     removed = 0
-    for folder in SHARED_MEMORY.glob(f"{PREFIX}*") if SHARED_MEMORY.is_dir() else []:
+    places = [SHARED_MEMORY] + ([Path(disk)] if disk is not None else [])
+    for folder in [f for where in places if where.is_dir() for f in where.glob(f"{PREFIX}*")]:
         try:
             lock = os.open(folder / "lock", os.O_RDONLY)
         except FileNotFoundError:
@@ -95,10 +148,11 @@ def remove_unused() -> int:
     return removed
 
 
-def clear_room() -> int:
-    """Remove folders that killed builds left (``remove_unused``), then return the ``room`` there is."""
-    remove_unused()
-    return room()
+def clear_room(disk: str | Path | None = None) -> tuple[int, int]:
+    """Remove folders that killed builds left (``remove_unused``), then return the ``room`` there is in
+    shared memory and on the disk that holds ``disk`` (0 if none is named)."""
+    remove_unused(disk)
+    return room(), disk_room(disk) if disk is not None else 0
 
 
 class Holding:

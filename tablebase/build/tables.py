@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import errno
+import queue
+import sys
+import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from tablebase.build.cluster import dashboard_url, dask_client
-from tablebase.build.driver import BuildSummary, build_table
+from tablebase.build.cluster import cluster_workers, dashboard_url, dask_client, local_workers
+from tablebase.build.driver import BuildSummary, build_table, plan_table
 from tablebase.build.failures import disk_full
 from tablebase.build.jobs import TableSpec, is_small
-from tablebase.build.memory import shared_values
+from tablebase.build.memory import MemoryPlan, shared_values
 from tablebase.build.resume import resumable
 from tablebase.errors import TablebaseError
 from tablebase.kinds import kind_named
@@ -27,12 +33,17 @@ def build_tables(
     quiet: bool = False,
     small: bool | None = None,
     dashboard: Callable[[str], None] | None = None,
-) -> Iterator[BuildSummary]:
+    scratch: Path | None = None,
+    dry_run: bool = False,
+) -> Iterator[BuildSummary | PlanSummary]:
     """Build each table in turn on one Dask cluster, yielding each run's summary.
 
     ``small``: whether a local cluster's workers are threads of this process;
     by default the job's size decides (``jobs.is_small``). ``dashboard``: serve
     the local cluster's dashboard (on loopback), and call this with its URL.
+    ``scratch``: the folder for values too large for memory (default: under
+    ``out``). ``dry_run``: plan each table on the cluster and yield its plan
+    (``PlanSummary``) instead of building it.
     """
     if partition_rows is not None and partition_rows < 1:
         raise TablebaseError("--partition-rows must be at least 1")
@@ -42,6 +53,8 @@ def build_tables(
         raise TablebaseError("--dashboard serves a local cluster's; a running scheduler serves its own")
     if out.exists() and not out.is_dir():
         raise TablebaseError(f"--out {out} is a file, not a folder")
+    if scratch is not None and scratch.exists() and not scratch.is_dir():
+        raise TablebaseError(f"--scratch {scratch} is a file, not a folder")
     _refuse_view_names(out, specs)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -56,18 +69,98 @@ def build_tables(
         local = scheduler is None
         shared_bytes = max((shared_values(s.kind) for s in specs), default=0) if local else 0
         threads = local and (is_small(specs) if small is None else small)
+        # A cluster takes seconds to start on a loaded machine: a person at a terminal is told before it
+        # does (not a log or a pipe, where a refusal that follows must stay the one line there is).
+        if not quiet and sys.stderr.isatty():
+            where = f"the scheduler at {scheduler}" if scheduler else (
+                "a local cluster of threads" if threads else
+                f"a local cluster of {local_workers(workers)} worker processes")
+            print(f"[tablebase] connecting to {where}", file=sys.stderr, flush=True)
         with dask_client(scheduler, workers, shared_bytes, small=threads, dashboard=bool(dashboard)) as client:
             if dashboard:
                 dashboard(dashboard_url(client))
-            for spec in specs:
+            if dry_run:
+                for spec in specs:
+                    yield PlanSummary(spec.name, plan_table(client, out.resolve(), spec, partition_rows, scratch))
+                return
+            every = float("inf") if quiet else 1.0
+
+            def one(spec: TableSpec, worker: int | None = None) -> BuildSummary:
                 try:
-                    summary = build_table(client, out.resolve(), spec, partition_rows,
-                                          every=float("inf") if quiet else 1.0)
+                    return build_table(client, out.resolve(), spec, partition_rows, every=every, scratch=scratch,
+                                       worker=worker)
                 except OSError as e:  # a worker's writes or the driver's own (the manifest, a values table)
                     if e.errno == errno.ENOSPC:
                         raise disk_full(e, spec.name, out.resolve()) from None
                     raise
-                yield summary
+
+            # Workers in threads of this process share one solver's state: no use building side by side.
+            side = 1 if threads else _side_by_side(specs, len(cluster_workers(client).addresses))
+            if side < 2:
+                for spec in specs:
+                    yield one(spec)
+            else:
+                yield from _in_lanes(specs, side, one)
+
+
+def _side_by_side(specs: list[TableSpec], workers: int) -> int:
+    """How many tables to build at once: one per worker when every table is solved as one sequence of
+    whole levels (one task at a time, so a table keeps one worker busy and no more) whose values each
+    worker holds for itself (values shared in /dev/shm are planned as one copy per machine), else one.
+    Games whose positions the engine lists go one at a time: what a worker holds is known once listed."""
+    if len(specs) < 2 or workers < 2 or not all(
+            s.kind.whole_levels and not s.kind.needs_listing and not s.kind.footprint().dense for s in specs):
+        return 1
+    return min(workers, len(specs))
+
+
+def _in_lanes(specs: list[TableSpec], lanes: int,
+              one: Callable[[TableSpec, int], BuildSummary]) -> Iterator[BuildSummary]:
+    """Build the tables in ``lanes`` threads, lane i on worker i, each lane taking the next table left;
+    yield each summary as it comes. A failure stops every lane after its current table, then is raised."""
+    left = list(reversed(specs))
+    lock, stop = threading.Lock(), threading.Event()
+
+    def lane(i: int) -> list[BuildSummary]:
+        done = []
+        while not stop.is_set():
+            with lock:
+                if not left:
+                    return done
+                spec = left.pop()
+            try:
+                done.append(one(spec, i))
+            except BaseException:
+                stop.set()
+                raise
+            results.put(done[-1])
+        return done
+
+    results: queue.Queue[BuildSummary] = queue.Queue()
+    with ThreadPoolExecutor(lanes, thread_name_prefix="table-lane") as pool:
+        running = [pool.submit(lane, i) for i in range(lanes)]
+        while any(not f.done() for f in running) or not results.empty():
+            try:
+                yield results.get(timeout=0.1)
+            except queue.Empty:
+                continue
+        for future in running:
+            future.result()  # the first failure, if any
+
+
+@dataclass(frozen=True)
+class PlanSummary:
+    """What a dry run says of a table: its memory plan, in words and in bytes."""
+
+    table: str
+    plan: MemoryPlan
+
+    def as_dict(self) -> dict[str, Any]:
+        p = self.plan
+        return {"table": self.table, "plan": p.describe(), "worker_peak_bytes": p.peak,
+                "machine_peak_bytes": p.machine_peak, "values_bytes": p.values, "values_on_disk": p.on_disk,
+                "page_cache_bytes": p.values if p.on_disk else 0, "disk_bytes": p.values if p.on_disk else 0,
+                "partition_rows": p.partition_rows, "worker_limit_bytes": p.limit}
 
 
 def _refuse_view_names(out: Path, specs: list[TableSpec]) -> None:

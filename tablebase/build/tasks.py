@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,10 +27,23 @@ from tablebase.build.listing import listed_from_store
 from tablebase.build.memory import notation_bytes
 from tablebase.build.plan import Slice
 from tablebase.build.run_game import game_of_run
+from tablebase.errors import TablebaseError
 from tablebase.games import KeyedForm
+from tablebase.jit import compile_all
 from tablebase.kinds import Artifact
 from tablebase.solve import Solver
-from tablebase.store import Layout, Manifest, Plan, flush_to_disk, piece_path, read_parquet, with_levels, write_parquet
+from tablebase.store import (
+    Layout,
+    Manifest,
+    Plan,
+    flush_to_disk,
+    piece_path,
+    read_parquet,
+    with_levels,
+    write_parquet,
+)
+
+compile_all()  # building compiles the games' functions (a program that only reads runs them as Python)
 
 
 @dataclass
@@ -42,6 +56,7 @@ class _Run:
     layout: Layout
     plan: Plan
     known_below: int = 0  # every level below this one is in the solver's memory
+    one_by_one: bool = False  # read a lower level back a part at a time (values on disk)
 
 
 _state: dict[str, _Run] = {}
@@ -54,22 +69,44 @@ _one_at_a_time = threading.Lock()
 GIL_SWITCH_SECONDS = 0.0002
 
 
-def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any]) -> _Run:
+def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any], values: dict[str, Any]) -> _Run:
+    """The run's solver, made on the first call. ``values``: the folder to map values from on disk (None:
+    memory) and the figures held wide (build/driver.py, ``TableBuild.values``)."""
     if run not in _state:
         _state.clear()  # one build at a time per worker: free the last one's memory
         sys.setswitchinterval(GIL_SWITCH_SECONDS)
         heap.keep_freed_memory()
         manifest = Manifest.load(root, table)
         kind = listed_from_store(game_of_run(run, ref, params), root, table, manifest.listing)
-        solver = kind.solver(lambda size: shared.folder_for(run, size))
-        _state[run] = _Run(solver, shared.Holding(solver.shared), kind.artifacts, manifest.layout(), manifest.plan)
+        kind.wide = frozenset(values["wide"])
+        disk = values["disk"]
+
+        def place(size: int) -> Path | None:
+            folder = shared.folder_for(run, size, disk)
+            if disk is not None and folder is None:  # never the worker's own memory: the plan found it too small
+                raise TablebaseError(f"cannot map {size / 2**20:,.0f} MiB of values from {disk} on this machine "
+                                     "(no room, or the folder cannot be made); free disk space or name another "
+                                     "folder with --scratch")
+            return folder
+
+        solver = kind.solver(place)
+        _state[run] = _Run(solver, shared.Holding(solver.shared), kind.artifacts, manifest.layout(), manifest.plan,
+                           one_by_one=disk is not None)
     return _state[run]
 
 
-def warm_up(run: str, root: str, table: str, ref: str, params: dict[str, Any]) -> None:
+def warm_up(run: str, root: str, table: str, ref: str, params: dict[str, Any], values: dict[str, Any]) -> None:
     """Make the run's solver (loading compiled code) before the first slice needs it."""
     with _one_at_a_time:
-        _solver(run, root, table, ref, params)
+        _solver(run, root, table, ref, params, values)
+
+
+def release(run: str, disk: str | None) -> None:
+    """Let go of the run's solver and remove its folders on this machine: values mapped from disk take
+    their room until the last mapping goes, and the probe index written next wants that room."""
+    with _one_at_a_time:
+        _state.pop(run, None)
+    shared.remove(run, disk)
 
 
 def measure_notation(run: str, ref: str, params: dict[str, Any]) -> int:
@@ -123,6 +160,14 @@ def _take_in(state: _Run, root: str, table: str, level: int) -> None:
         for lower in [lv for lv, _ in state.plan.sizes(run.first, run.last)] if run else [level]:
             solver.remember(lower, None)
         return
+    if pieces[0].first == pieces[0].last and state.one_by_one:
+        # Values on disk: the level is read a part at a time, so that a worker holds no more than a
+        # partition of it (the memory plan counts one).
+        for piece in pieces:
+            rows = read_parquet([piece_path(root, table, piece)], solver.columns)
+            solver.remember(level, rows, whole=piece is pieces[-1])
+            held.mark(piece)
+        return
     rows = read_parquet([piece_path(root, table, piece) for piece in pieces], solver.columns + ["level"])
     if pieces[0].first == pieces[0].last:
         solver.remember(level, rows.drop_columns(["level"]))
@@ -145,6 +190,7 @@ def solve_slices(
     slices: list[Slice],
     compact: bool = False,
     after: list | None = None,
+    values: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Solve each piece of the slices (``plan.Slice``) in order and write it as one Parquet file.
 
@@ -153,15 +199,18 @@ def solve_slices(
     level below them is already stored. ``compact`` files leave out the
     positions' notation (the key determines it). ``after`` holds the records
     of the step below: passing them makes the scheduler wait for it; they are
-    not used.
+    not used. ``values``: where and how wide the values are held (``_solver``).
     """
     with _one_at_a_time:
-        return _solve_slices(run, root, table, ref, params, slices, compact)
+        return _solve_slices(run, root, table, ref, params, slices, compact, values or MEMORY)
+
+
+MEMORY = {"disk": None, "wide": []}  # values in memory, every figure in one byte
 
 
 def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, Any], slices: list[Slice],
-                  compact: bool) -> list[dict[str, Any]]:
-    state = _solver(run, root, table, ref, params)
+                  compact: bool, values: dict[str, Any]) -> list[dict[str, Any]]:
+    state = _solver(run, root, table, ref, params, values)
     solver, game = state.solver, state.solver.game
     records = []
     pieces = [(piece, list(group)) for piece, group in itertools.groupby(slices, key=lambda s: s[0])]

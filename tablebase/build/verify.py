@@ -27,8 +27,18 @@ import pyarrow.compute as pc
 
 from tablebase.build.verify_index import IndexCheck
 from tablebase.errors import StoreError
+from tablebase.jit import compile_all
 from tablebase.kinds import Trust, kind_of
-from tablebase.store import Manifest, read_parquet, record_problems, rows_on_disk, table_dir, with_levels
+from tablebase.store import (
+    Manifest,
+    read_parquet,
+    record_problems,
+    rows_on_disk,
+    table_dir,
+    with_levels,
+)
+
+compile_all()  # building compiles the games' functions (a program that only reads runs them as Python)
 
 MAX_PER_FILE = 5  # mismatches reported per file; the count says how many more
 

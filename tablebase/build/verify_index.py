@@ -137,7 +137,7 @@ def _plain(column: pa.ChunkedArray) -> np.ndarray:
 
 def _plain_probed(probed: np.ma.MaskedArray) -> np.ndarray:
     data = np.asarray(probed.data)
-    return data.astype(np.float64).view(np.uint64) if data.dtype.kind == "f" else data
+    return data.astype(np.float64).view(np.uint64) if np.issubdtype(data.dtype, np.floating) else data
 
 
 def _shown(probed: np.ma.MaskedArray, i: int) -> str:

@@ -16,7 +16,7 @@ import sys
 from typing import Sequence
 
 from tablebase.cli import building, catalogue, indexing, output, reading
-from tablebase.cli.common import EXIT_USAGE, Parser, one_line
+from tablebase.cli.common import EXIT_USAGE, Parser, missing_extra, one_line
 from tablebase.errors import TablebaseError
 
 
@@ -34,6 +34,10 @@ def make_parser() -> argparse.ArgumentParser:
     lookup.add_argument("--json", action="store_true")
     lookup.add_argument("--moves", type=int, metavar="N",
                         help="list the N best moves (default: 20 printed, all in --json; 0: none)")
+    lookup.add_argument("--line", action="store_true",
+                        help="best play from the position to the end, each position with its figures")
+    lookup.add_argument("--first", metavar="SIDE",
+                        help="with --line on a partizan table: the side to move first, Left or Right")
 
     query = verbs.add_parser("query", help="run read-only DuckDB SQL; each table is a view of its name")
     output.db_option(query)
@@ -117,6 +121,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return COMMANDS[args.verb](args)
     except TablebaseError as e:
         print(f"tablebase: error: {one_line(e)}", file=sys.stderr)
+        return EXIT_USAGE
+    except ModuleNotFoundError as e:  # building, serving or plotting without the build extra
+        said = missing_extra(e)
+        if said is None:
+            raise
+        print(f"tablebase: error: {said}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # the reader went away (``| head``): nothing more to say
         return 0

@@ -14,10 +14,11 @@ from typing import Any
 
 from tablebase.cli.common import Parser, one_line
 from tablebase.errors import TablebaseError
-from tablebase.listing.limits import PLAIN_POSITIONS, SECONDS, Limits, limits_set
 
 
 def _build_options(parser: argparse.ArgumentParser) -> None:
+    from tablebase.listing.limits import PLAIN_POSITIONS
+
     parser.add_argument("--job", help="a job spec (TOML) listing several tables")
     parser.add_argument("--out", help="folder of the tablebase (created if missing)")
     parser.add_argument("--table", help="table name (default: derived from the options)")
@@ -29,6 +30,10 @@ def _build_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument("--compact", action="store_true",
                         help="leave the position text out of the files; SQL and lookups spell it from the key")
+    parser.add_argument("--scratch", help="folder on local disk for values too large for memory (default: "
+                                          "under --out; removed when the build ends)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the memory plan (memory per worker, page cache, disk) and build nothing")
     parser.add_argument("--max-positions", type=int,
                         help=f"refuse to list more positions than this (default: {PLAIN_POSITIONS:,} for a game in "
                              "plain Python, no bound for a keyed one)")
@@ -36,6 +41,8 @@ def _build_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _seconds_option(parser: argparse.ArgumentParser) -> None:
+    from tablebase.listing.limits import SECONDS
+
     parser.add_argument("--position-seconds", type=float, default=SECONDS,
                         help=f"stop when the game's own code takes longer than this over one position "
                              f"(default {SECONDS:g})")
@@ -79,11 +86,15 @@ def build(argv: list[str]) -> int:
     from tablebase.build import fork_server
     from tablebase.build.imports import long_lived
 
+    # The solvers' imports take seconds on a loaded machine: a person at a terminal is told at once.
+    # (Not in a log or a pipe, where an error must stay the one line there is.)
+    if "--quiet" not in argv and sys.stderr.isatty():
+        print("[tablebase] loading the game and the solvers", file=sys.stderr, flush=True)
     local = not any(a == "--scheduler" or a.startswith("--scheduler=") for a in argv)
     if local:
         fork_server.start()  # its imports run beside this process's (the local cluster's workers fork from it)
     with long_lived():  # the build's imports, and its job, last as long as the command
-        args, specs, partition_rows = _build_job(argv)
+        args, specs, partition_rows, summaries = _build_job(argv)
         from tablebase.build.jobs import is_small
 
         def say(table: str, text: str) -> None:
@@ -107,17 +118,28 @@ def build(argv: list[str]) -> int:
     def dashboard(url: str) -> None:
         print(f"Dask dashboard at {url} (this machine only)", file=sys.stderr, flush=True)
 
+    from tablebase.listing.limits import Limits, limits_set
+
     with limits_set(Limits(args.position_seconds, args.max_positions)):  # the listings' limits
         for summary in build_tables(
             specs, Path(args.out), scheduler=args.scheduler, workers=args.workers, partition_rows=partition_rows,
             quiet=args.quiet, small=small, dashboard=dashboard if args.dashboard else None,
+            scratch=Path(args.scratch) if args.scratch else None, dry_run=args.dry_run,
         ):
+            if args.dry_run:
+                say(summary.table, summary.as_dict()["plan"])
             print(json.dumps(summary.as_dict()), flush=True)
+    for name, tables in summaries.items():
+        from tablebase.build.summary import write_summary
+
+        path = write_summary(Path(args.out), name, tables)
+        print(json.dumps({"summary": name, "tables": len(tables), "file": str(path)}), flush=True)
     return 0
 
 
-def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | None]:
-    """The build command's options, its tables' specs, and the partition size asked for."""
+def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | None, dict[str, list[str]]]:
+    """The build command's options, its tables' specs, the partition size asked for, and the summaries to
+    write once they are built (name -> tables)."""
     from tablebase.build.jobs import TableSpec, read_job
 
     args, found = _parse_game_verb("build", argv, _build_options)
@@ -136,10 +158,14 @@ def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | No
         cls, source = found
         game = cls(**_params(args, cls))
         specs = [TableSpec(game, source, args.table or game.table, bool(args.compact))]
-    return args, specs, args.partition_rows or settings.get("partition_rows")
+    return args, specs, args.partition_rows or settings.get("partition_rows"), settings.get("summaries", {})
 
 
 def _check_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scratch", help="folder on local disk for values too large for memory (default: "
+                                          "under --out; removed when the build ends)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the memory plan (memory per worker, page cache, disk) and build nothing")
     parser.add_argument("--max-positions", type=int, default=200_000,
                         help="refuse tables larger than this (the check searches the rules plainly)")
     _seconds_option(parser)

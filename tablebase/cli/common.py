@@ -23,3 +23,16 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: error: {one_line(message)}", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
+
+
+# What the "build" extra installs: a read-only install (pip install tablebase) has none of it.
+BUILD_EXTRA = frozenset({"numba", "dask", "distributed", "fastapi", "uvicorn", "jinja2", "matplotlib", "starlette",
+                         "pydantic"})
+
+
+def missing_extra(error: ModuleNotFoundError) -> str | None:
+    """The one line for a verb that needs the build extra where it is not installed; None for another module."""
+    module = (error.name or "").split(".")[0]
+    if module not in BUILD_EXTRA:
+        return None
+    return f"this command needs {module}, which a read-only install leaves out: pip install 'tablebase[build]'"

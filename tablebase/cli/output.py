@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from tablebase.errors import TablebaseError
-from tablebase.store.files import write_atomic
 
 FORMATS = ("table", "csv", "json", "parquet")
 DEFAULT_LIMIT = 100
@@ -63,15 +62,17 @@ def rows_asked(args: argparse.Namespace) -> int | None:
 
 def print_result(table: Any, args: argparse.Namespace) -> None:
     """Rows as asked, cut at the limit with a line on stderr that says so."""
-    kind = chosen_format(args)
+    form = chosen_format(args)
     cut = args.limit and table.num_rows > args.limit
     if cut:
         table = table.slice(0, args.limit)
-    if kind == "parquet":
+    if form == "parquet":
         _parquet(table, args.out)
     else:
-        text = {"table": table_text, "csv": csv_text, "json": json_text}[kind](table)
+        text = {"table": table_text, "csv": csv_text, "json": json_text}[form](table)
         if args.out:
+            from tablebase.store.files import write_atomic  # the store's imports, only when a file is written
+
             write_atomic(Path(args.out), lambda tmp: Path(tmp).write_text(text), durable=False)
         else:
             sys.stdout.write(text)
@@ -105,6 +106,8 @@ def json_text(table: Any) -> str:
 
 def _parquet(table: Any, out: str | None) -> None:
     import pyarrow.parquet as pq
+
+    from tablebase.store.files import write_atomic
 
     if out:
         write_atomic(Path(out), lambda tmp: pq.write_table(table, tmp), durable=False)

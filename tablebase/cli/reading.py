@@ -15,9 +15,15 @@ from typing import Any
 
 from tablebase import DEFAULT_TIMEOUT
 from tablebase.cli.common import one_line
-from tablebase.cli.output import chosen_format, need_db, print_result, rows_asked, table_text
+from tablebase.cli.output import (
+    chosen_format,
+    need_db,
+    print_result,
+    rows_asked,
+    table_text,
+)
 from tablebase.errors import TablebaseError
-from tablebase.words import as_text
+from tablebase.words import as_text, counted
 
 EXIT_INTERRUPTED = 130
 
@@ -63,6 +69,10 @@ def print_rows(table: Any) -> None:
 
 
 def lookup(args: argparse.Namespace) -> int:
+    if args.line:
+        return line(args)
+    if args.first is not None:
+        raise TablebaseError("--first goes with --line")
     with open_db(args) as tb:
         row = as_text(tb.lookup(args.table, args.position))
     if "warning" in row:
@@ -87,6 +97,28 @@ def lookup(args: argparse.Namespace) -> int:
         print_rows(pa.Table.from_pylist([{k: v for k, v in m.items() if k != "key"} for m in moves[:shown]]))
     if shown < len(moves):
         print(f"tablebase: {len(moves) - shown} more moves: --moves N, or --json for all", file=sys.stderr)
+    return 0
+
+
+def line(args: argparse.Namespace) -> int:
+    """``lookup --line``: best play to the end, a row per position (the move played from it first)."""
+    if args.moves is not None:
+        raise TablebaseError("--moves and --line do not go together: a line plays one move from each position")
+    with open_db(args) as tb:
+        found = as_text(tb.line(args.table, args.position, args.first))
+    if "warning" in found:
+        print(f"tablebase: warning: {found['warning'] if args.json else found.pop('warning')}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(found))
+        return 0
+    import pyarrow as pa
+
+    steps = found["steps"]
+    first = f", {found['first']} first" if "first" in found else ""
+    print(f"{found['table']}  {found['position']}  ({counted(len(steps) - 1, 'move')}{first}; the line ends: "
+          f"{found['ended']})")
+    shown = [{"step": i, **{k: v for k, v in s.items() if k != "key"}} for i, s in enumerate(steps)]
+    print_rows(pa.Table.from_pylist(shown))
     return 0
 
 
@@ -143,7 +175,12 @@ def tables(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows))
     elif rows:
-        print_rows(pa.Table.from_pylist([{**r, "params": json.dumps(r["params"])} for r in rows]))
+        # Figures only some tables have (an octal table's period) are a column of every row, as JSON.
+        from tablebase.query.database import FIGURES_SHOWN
+
+        extra = [k for k in FIGURES_SHOWN if any(k in r for r in rows)]
+        print_rows(pa.Table.from_pylist([{**r, "params": json.dumps(r["params"]),
+                                          **{k: json.dumps(r[k]) if k in r else "" for k in extra}} for r in rows]))
     else:
         print(f"no tables in {args.db}")
     return 0

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from tablebase.games.base import Game, Option, Texts
 from tablebase.games.keyed import (
+    AGAIN,
+    KEY_BITS,
     Boards,
     Children,
     CompiledMoves,
@@ -32,6 +34,7 @@ from tablebase.games.keyed import (
     SumMoves,
 )
 from tablebase.games.plain import (
+    Again,
     ImpartialGame,
     Outcome,
     PartizanGame,
@@ -42,7 +45,10 @@ from tablebase.games.plain import (
 from tablebase.games.registry import BUILTIN, GameSource, find_game, game_names, load_game, make_game
 
 __all__ = [
+    "AGAIN",
     "BUILTIN",
+    "KEY_BITS",
+    "Again",
     "Boards",
     "Children",
     "CompiledMoves",

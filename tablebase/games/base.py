@@ -160,6 +160,12 @@ class Game(ABC):
             out[o.key] = value
         return out
 
+    @classmethod
+    def variants(cls, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """The tables one entry of a job file stands for, each by its options: one, unless the game reads
+        a set of tables from an option of its own (the octal game's ``codes``)."""
+        return [params]
+
     def int_param(self, key: str, low: int, high: int) -> int:
         """An integer option, refused with a one-line error outside ``low..high``."""
         value = self.params[key]

@@ -9,7 +9,6 @@ empty diagram is not a position. Keys are lattice-path ranks (see ``young``).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from tablebase.errors import TablebaseError
@@ -18,9 +17,10 @@ from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import GREY, INK, LIGHT, Edit, Picture
 from tablebase.games.keyed import CompiledMoves, DiagramBites, KeyedImpartialGame
 from tablebase.games.notation import split_ints
+from tablebase.jit import njit
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _moves(key, args, out_keys, out_moves):
     rows, cols, binom, lengths, term, share = args
     young.unrank_into(key, rows, cols, binom, lengths)

@@ -8,17 +8,24 @@ The key ranks pairs densely, ``n(n+1)/2 + k`` (``heaps.pair_key``); the level is
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import Picture, heaps
-from tablebase.games.heaps import HeapGame, pair_count, pair_key, pair_keys, pair_of_key, pairs_of_keys
+from tablebase.games.heaps import (
+    HeapGame,
+    pair_count,
+    pair_key,
+    pair_keys,
+    pair_of_key,
+    pairs_of_keys,
+)
 from tablebase.games.keyed import CompiledMoves
 from tablebase.games.notation import split_ints
+from tablebase.jit import njit
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _moves(key, args, out_keys, out_moves):
     k, n = pair_of_key(key)
     for t in range(1, k + 1):

@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, ClassVar
 
-import numba
 import numpy as np
 
 from tablebase.errors import TablebaseError
@@ -35,6 +34,7 @@ from tablebase.games.base import Texts, table_name
 from tablebase.games.drawing import Box, Picture, heaps
 from tablebase.games.keyed import KeyedImpartialGame
 from tablebase.games.notation import split_ints
+from tablebase.jit import njit
 
 
 class HeapGame(KeyedImpartialGame):
@@ -244,7 +244,7 @@ class HeapMultiset(HeapGame):
 # A pair a <= b of whole numbers is ranked b(b+1)/2 + a: by the larger number, then the
 # smaller, densely (the pairs of numbers up to n fill 0..pair_count(n)-1). The same rank
 # twice: compiled, for move generators, and in numpy, for batches without numba's start-up.
-@numba.njit(cache=True)
+@njit(cache=True)
 def pair_key(a, b):
     """The rank of the pair of a and b, in either order (compiled)."""
     if a > b:
@@ -262,7 +262,7 @@ def pair_count(top: int) -> int:
     return (top + 1) * (top + 2) // 2
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def pair_of_key(key):
     """The pair (smaller, larger) ranked ``key`` (compiled)."""
     b = int((np.sqrt(8.0 * key + 1.0) - 1.0) / 2.0)
@@ -273,7 +273,7 @@ def pair_of_key(key):
     return key - b * (b + 1) // 2, b
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def pairs_of_keys(keys):
     """The pairs ranked ``keys``, as an (n, 2) array of (smaller, larger)."""
     out = np.empty((keys.shape[0], 2), dtype=np.int64)

@@ -272,12 +272,20 @@ class KeyedPartizanGame(KeyedGame):
         raise NotImplementedError(f"{self.name}: a keyed partizan game gives left_right_moves()")
 
 
+#: Added to a scored game's child key: after this move the same player moves again (Kalah's extra turn).
+#: Keys are below it; ``key & KEY_BITS`` is the child itself.
+AGAIN = 1 << 62
+KEY_BITS = AGAIN - 1
+
+
 class KeyedScoredGame(KeyedGame):
     """A scored game in keyed form (see ``plain.ScoredGame``).
 
     Moves: ``compiled_moves``, or else ``children(keys)``; a move whose child
     is in the same level stays in it (a pass), and only ``pass_move`` is
-    counted as one. ``results(keys)`` says how positions without moves ended.
+    counted as one. A child key with ``AGAIN`` added is a move after which
+    the same player moves again. ``results(keys)`` says how positions without
+    moves ended.
     """
 
     kind = "scored"

@@ -10,15 +10,14 @@ module gives the moves.
 
 from __future__ import annotations
 
-import numba
-
 from tablebase.games import young
 from tablebase.games.base import Option
 from tablebase.games.heaps import HeapMultiset
 from tablebase.games.keyed import CompiledMoves
+from tablebase.jit import njit
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _moves(key, args, out_keys, out_moves):
     heaps, top, binom, sizes, work = args
     young.unrank_into(key, heaps, top, binom, sizes)

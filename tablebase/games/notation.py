@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from tablebase.games.base import Texts
+from tablebase.jit import njit
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _split_ints(offsets, data, width):
     n = offsets.shape[0] - 1
     values = np.zeros((n, width), dtype=np.int64)

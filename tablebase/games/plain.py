@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, ClassVar, NamedTuple
 
@@ -143,6 +144,18 @@ class Result(NamedTuple):
     score: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Again:
+    """Where a scored game's move leads when the same player moves again (Kalah's extra turn).
+
+    ``moves`` yields ``(move, Again(child))`` for such a move: the child's
+    value is the mover's own (not the opponent's, as after other moves), and
+    the move counts as one ply. Not a position itself: the table holds the child.
+    """
+
+    position: Position
+
+
 class ScoredGame(PlainGame):
     """A game whose finished positions have a result the game gives: a win, a loss or a draw.
 
@@ -162,8 +175,11 @@ class ScoredGame(PlainGame):
     pass_move: ClassVar[Move | None] = None
 
     @abstractmethod
-    def moves(self, position: Position) -> Iterable[tuple[Move, Position]]:
-        """Every move of the position and where it leads; none once the game is over."""
+    def moves(self, position: Position) -> Iterable[tuple[Move, Position | Again]]:
+        """Every move of the position and where it leads; none once the game is over.
+
+        A move after which the same player moves again leads to ``Again(child)``.
+        """
 
     def result(self, position: Position) -> Result:
         """How a position without moves ended, as a ``Result``; by default the player to move has lost (normal play)."""

@@ -38,6 +38,7 @@ BUILTIN = {
     "tanhinmin": "tablebase.games.tanhinmin:Tanhinmin",
     "hackenbush": "tablebase.games.hackenbush:Hackenbush",
     "domineering": "tablebase.games.domineering:Domineering",
+    "octal": "tablebase.games.octal:Octal",
 }
 KIND_NAMES = ("impartial", "partizan", "scored")
 _PACKAGE = Path(__file__).resolve().parent.parent
@@ -155,9 +156,8 @@ def _load_file(path: Path) -> Any:
     if loaded is not None and loaded.__tablebase_digest__ == _digest_of_files(loaded.__tablebase_files__):
         return loaded
     folder = str(path.parent)
-    # A copy first: a worker's other threads import modules while this one looks at them.
     for stale in [m for m, mod in list(sys.modules.items()) if _beside(mod, folder)]:
-        sys.modules.pop(stale, None)  # modules beside the game, loaded again with it
+        del sys.modules[stale]  # modules beside the game, loaded again with it
     if folder not in sys.path:
         sys.path.append(folder)
     spec = importlib.util.spec_from_file_location(name, path)
@@ -170,7 +170,7 @@ def _load_file(path: Path) -> Any:
     except Exception as e:
         del sys.modules[name]
         raise TablebaseError(f"game file {path} failed to load: {type(e).__name__}: {e}") from None
-    files = (str(path),) + tuple(sorted(m.__file__ for m in sys.modules.values() if _beside(m, folder)))
+    files = (str(path),) + tuple(sorted(m.__file__ for m in list(sys.modules.values()) if _beside(m, folder)))
     module.__tablebase_files__ = files  # type: ignore[attr-defined]
     module.__tablebase_digest__ = _digest_of_files(files)  # type: ignore[attr-defined]
     return module

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 
 from tablebase.errors import TablebaseError
 from tablebase.games.base import Option
 from tablebase.games.heaps import SingleHeap
 from tablebase.games.keyed import CompiledMoves
+from tablebase.jit import njit
 
 RULES = ("set", "bash", "take")
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _moves(key, args, out_keys, out_moves):
     amounts, take_all_below = args
     n = 0

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from math import comb
 
-import numba
 import numpy as np
 
 from tablebase.errors import TablebaseError
@@ -42,11 +41,12 @@ from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import BLUE, GREY, LIGHT, PAPER, RED, Picture
 from tablebase.games.keyed import CompiledMoves, KeyedScoredGame
 from tablebase.games.plain import Outcome
+from tablebase.jit import njit
 
 PASS = 0
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _moves(key, args, out_keys, out_moves):
     hands, fields, sizes, remove = args
     field = key % fields
@@ -66,13 +66,13 @@ def _moves(key, args, out_keys, out_moves):
     return n
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _hand_rank(cards_down, size, offsets, binom):
     """Rank of a hand given as its cards in decreasing order (the first ``size`` entries)."""
     return offsets[size] + young.rank(cards_down[:size] - 1, binom)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _removal_table(cards_down, sizes, offsets, binom, top):
     """remove[h, c]: the rank of hand h less one card c, or -1 if h holds no c."""
     count = sizes.shape[0]
@@ -93,7 +93,7 @@ def _removal_table(cards_down, sizes, offsets, binom, top):
     return remove
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _copy_hand(data, p, hand_offsets, hand_data, h):
     """Write hand h's text (or '-' for an empty hand) and ' / ' at p; return the new end."""
     a, b = hand_offsets[h], hand_offsets[h + 1]
@@ -107,7 +107,7 @@ def _copy_hand(data, p, hand_offsets, hand_data, h):
     return p + 3
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _join_positions(keys, hands, fields, hand_offsets, hand_data, field_offsets, field_data):
     """'mover / opponent / field' for each key, from the texts of every hand and field card."""
     n = keys.shape[0]

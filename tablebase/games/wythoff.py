@@ -7,17 +7,24 @@ a + b.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import GREEN, GREY, LIGHT, PAPER, Box, Edit, Picture
-from tablebase.games.heaps import HeapGame, pair_count, pair_key, pair_keys, pair_of_key, pairs_of_keys
+from tablebase.games.heaps import (
+    HeapGame,
+    pair_count,
+    pair_key,
+    pair_keys,
+    pair_of_key,
+    pairs_of_keys,
+)
 from tablebase.games.keyed import CompiledMoves, QueenMoves
 from tablebase.games.notation import split_ints
+from tablebase.jit import njit
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _moves(key, args, out_keys, out_moves):
     (top,) = args
     a, b = pair_of_key(key)

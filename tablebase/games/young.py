@@ -18,10 +18,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Callable
 
-import numba
 import numpy as np
 
 from tablebase.games.base import Texts
+from tablebase.jit import njit
 
 
 @lru_cache(maxsize=64)
@@ -72,7 +72,7 @@ def row_terms(rows: int, cols: int) -> np.ndarray:
     return np.ascontiguousarray(binom[c + i, i + 1])
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def rank(lengths, binom):
     """The rank of one diagram (row lengths, top row first)."""
     rows = lengths.shape[0]
@@ -82,7 +82,7 @@ def rank(lengths, binom):
     return r
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def rank_many(matrix, binom):
     """Ranks of many diagrams, one per row of ``matrix``."""
     out = np.empty(matrix.shape[0], dtype=np.int64)
@@ -91,7 +91,7 @@ def rank_many(matrix, binom):
     return out
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def unrank_into(key, rows, cols, binom, out):
     """Write the row lengths of the diagram ranked ``key`` into ``out``."""
     rest = key
@@ -106,7 +106,7 @@ def unrank_into(key, rows, cols, binom, out):
 
 
 # Inlined where it is called: as a call, Chomp's generic move generator ran 10 per cent slower.
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def bites(key, lengths, share, term, rows, cols, out_keys, out_moves):
     """Every bite of a diagram: the keys it leads to and the codes r * cols + c; returns how many.
 
@@ -132,7 +132,7 @@ def bites(key, lengths, share, term, rows, cols, out_keys, out_moves):
     return n
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def unrank_many(keys, rows, cols, binom):
     """Row lengths of many diagrams as a len(keys) x rows matrix."""
     out = np.empty((keys.shape[0], rows), dtype=np.int64)
@@ -141,7 +141,7 @@ def unrank_many(keys, rows, cols, binom):
     return out
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def level_keys(size, start, stop, rows, cols, binom, count):
     """Ranks of the diagrams with ``size`` squares numbered start..stop-1 in rank order."""
     out = np.empty(stop - start, dtype=np.int64)
@@ -169,7 +169,7 @@ def level_keys(size, start, stop, rows, cols, binom, count):
     return out
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def next_of_size(lengths, rows, cols):
     """Step ``lengths`` to the next diagram in rank order with as many squares; False after the last.
 
@@ -196,7 +196,7 @@ def next_of_size(lengths, rows, cols):
     return True
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _write_int(v, data, p, digits):
     """Write the decimal digits of v >= 0 at data[p:]; return the position after them."""
     k = 0
@@ -211,7 +211,7 @@ def _write_int(v, data, p, digits):
     return p + k
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def join_ints(matrix, counts):
     """Format row i of ``matrix`` (its first counts[i] entries) as space-separated text."""
     n = matrix.shape[0]
@@ -244,7 +244,7 @@ def format_rows(matrix: np.ndarray, counts: np.ndarray) -> Texts:
     return Texts(offsets, data)
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def write_diagram(lengths, rows, digits, width, data, p):
     """Write a diagram's non-zero row lengths, space-separated, at ``data[p:]``; return where it ends.
 
@@ -265,7 +265,7 @@ def write_diagram(lengths, rows, digits, width, data, p):
     return p
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _spell_into(keys, rows, cols, binom, digits, width, lengths, data, offsets):
     """Write each diagram's notation (``write_diagram``) from its rank; ``lengths`` is scratch."""
     p = 0

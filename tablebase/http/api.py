@@ -3,11 +3,13 @@
     GET  /tables                                   the tables, with game, parameters, rows
     GET  /tables/{table}/lookup?position=5 5 2     a row and every move with its figures
     GET  /tables/{table}/probe?position=5 5 2      a row only (the fast path)
+    GET  /tables/{table}/line?position=5 5 2       best play to the end (partizan: &first=Left or Right)
     POST /tables/{table}/lookup-many               {"positions": [...]} -> {"rows": [...]}
     GET  /health                                   whether the server answers
     GET  /openapi.json                             the API's description (FastAPI's own)
 
-Lookups use the in-memory index of each table (loaded on first use); nothing
+Lookups read each table's probe index in place (a table built before indexes
+is loaded into memory on first use); nothing
 here can change the files. A request's sizes are bounded in ``limits``. An
 error says what was wrong without a path of the machine (``folder``), and a
 request that does not fit the description (422) is told which field and
@@ -27,12 +29,19 @@ from pydantic import BaseModel, Field, StringConstraints
 
 from tablebase.errors import GameUnavailable, StoreError, TablebaseError
 from tablebase.http.folder import ServedFolder
-from tablebase.http.limits import ERRORS, MAX_BATCH, MAX_POSITION, MAX_TABLE_NAME, TABLE_NAME
+from tablebase.http.limits import (
+    ERRORS,
+    MAX_BATCH,
+    MAX_POSITION,
+    MAX_TABLE_NAME,
+    TABLE_NAME,
+)
 from tablebase.words import as_text
 
 Position = Annotated[str, StringConstraints(max_length=MAX_POSITION)]
 Table = Annotated[str, PathParam(description="a table's name", pattern=TABLE_NAME, max_length=MAX_TABLE_NAME)]
 Text = Annotated[str, Query(description="a position in the table's notation", max_length=MAX_POSITION)]
+Side = Annotated[str | None, Query(description="partizan tables: the side to move first, Left or Right", max_length=8)]
 
 
 class Batch(BaseModel):
@@ -90,6 +99,13 @@ def api_routes(folder: ServedFolder) -> APIRouter:
         """The stored figures of one position, without its moves."""
         table_or_404(table)
         return answer(db.probe, table, position)
+
+    @router.get("/tables/{table}/line", responses=ERRORS)
+    def line(table: Table, position: Text, first: Side = None) -> dict[str, Any]:
+        """Best play from a position to the end, each position with its figures and the move played from it;
+        a partizan table's line starts with the side ``first`` to move (Left or Right)."""
+        table_or_404(table)
+        return answer(db.line, table, position, first)
 
     @router.post("/tables/{table}/lookup-many", responses=ERRORS)
     def lookup_many(table: Table, batch: Batch) -> JSONResponse:

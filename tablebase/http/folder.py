@@ -51,15 +51,15 @@ class ServedFolder:
             yield
 
     def loaded(self, table: str) -> None:
-        """``table``'s index in memory, for lookups: loaded by the first request that needs it, under the table's
-        lock; the lookups themselves then read it without a lock."""
+        """``table``'s rows for lookups (its probe index opened, or a table without one loaded into memory): by
+        the first request that needs them, under the table's lock; the lookups themselves then read without one."""
         with self.loading(table):
             self.db.index(table)
 
     def connected(self) -> None:
-        """The folder's DuckDB connection made, once, before a thread runs SQL on a cursor of it."""
+        """The folder's DuckDB session made, once, before a thread runs SQL on a cursor of it."""
         with self._connecting:
-            self.db.connection  # noqa: B018 (made on first use; two threads must not make two)
+            self.db.session  # noqa: B018 (made on first use; two threads must not make two)
 
     def public(self, text: str) -> str:
         """``text`` as the server may send it: the folder by its name, any other absolute path by its last part."""

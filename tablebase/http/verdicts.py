@@ -14,7 +14,8 @@ kind of game is named here:
   move wins.
 
 A move's words are its result's figures seen from the other side: a move to
-a position the next player loses in 5 wins in 6.
+a position the next player loses in 5 wins in 6. After a move marked
+``again`` (the same player moves again) they are the mover's own.
 """
 
 from __future__ import annotations
@@ -74,12 +75,13 @@ def move_verdict(move: dict[str, Any]) -> str:
         return "draw"
     if outcome not in ("N", "P"):
         return ""
-    words = "wins" if outcome == "P" else "loses"
+    again = bool(move.get("again"))  # the mover moves again: the figures are the mover's own
+    words = "wins" if (outcome == "N") == again else "loses"
     count = _count(move)
     if count is not None:
         words += f" in {_plural(count[0] + 1, count[1])}"
     score = move.get("score")
-    words += _by(None if score is None else -score)
+    words += _by(None if score is None else score if again else -score)
     if move.get("misere_outcome") in ("N", "P"):
         words += f" (misère: {'wins' if move['misere_outcome'] == 'P' else 'loses'})"
     return words

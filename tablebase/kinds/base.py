@@ -22,11 +22,21 @@ import pyarrow as pa
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games import Game, KeyedForm, PlainGame, SumMoves, Texts
 from tablebase.kinds.artifacts import Artifact, Say
-from tablebase.listing import Exploration, LevelRows, ListedKeyedGame, ListedPlainGame, Listing, PlainRules, list_keys
+from tablebase.kinds.lines import Choose, best_line, by_figure, side_named
+from tablebase.listing import (
+    Exploration,
+    LevelRows,
+    ListedKeyedGame,
+    ListedPlainGame,
+    Listing,
+    PlainRules,
+    list_keys,
+)
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
 from tablebase.solve.rows import positions_array
 from tablebase.store import Manifest, TableIndex
+from tablebase.store.probed import ProbedRows
 
 
 @dataclass(frozen=True)
@@ -40,6 +50,9 @@ class Footprint:
     # Bytes per position of a partition in flight for each byte of a position's notation: the
     # plan measures the notation's mean length (``with_notation``) where this is not 0.
     per_notation_byte: int = 0
+    # The values are arrays the solver maps from a folder (``Place``): one copy per machine, in shared
+    # memory or, when they do not fit a worker, on local disk (build/shared.py).
+    mapped: bool = False
 
     def with_notation(self, notation_bytes: int) -> Footprint:
         """The footprint with the copies of a position's notation, of that mean length, in ``per_row``."""
@@ -58,7 +71,7 @@ class StoredTable:
     name: str
     manifest: Manifest
     kind: Kind  # bound to the game's keyed form
-    index: Callable[[], TableIndex]
+    index: Callable[[], TableIndex | ProbedRows]  # the probe index read in place, else rows loaded
     held: dict[str, Any] = field(default_factory=dict)
     #: the game's source is not the one the table was built from
     changed: bool = False
@@ -76,6 +89,9 @@ class StoredTable:
 
     def lookup_many(self, texts: Texts, positions: bool) -> pa.Table:
         return self.kind.lookup_many(self, texts, positions)
+
+    def line(self, text: str, first: str | None = None) -> dict[str, Any]:
+        return best_line(self.lookup, text, self.kind.line_choice(), side_named(first, self.kind.sides))
 
 
 class Kind(ABC):
@@ -100,6 +116,9 @@ class Kind(ABC):
     artifacts: ClassVar[tuple[Artifact, ...]] = ()
     #: a plain game's keyed form over its listing: ``ListedPlainGame`` completed with the kind's moves
     listed_class: ClassVar[type[ListedPlainGame]]
+    #: which figures a dense solver holds at their bound's type, the others in one byte (a build's
+    #: choice, solve/figures.py); None: all at their bound's type. Kinds without such figures ignore it.
+    wide: frozenset[str] | None = None
 
     def __init__(self, game: Game | type[Game], keyed: KeyedForm | None = None) -> None:
         self.game: Any = game
@@ -212,6 +231,10 @@ class Kind(ABC):
     def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
         """Stored rows of many positions, in order (null figures where a position is not stored)."""
         return table.index().rows(self.keyed.parse_many(texts), positions)
+
+    def line_choice(self) -> Choose:
+        """Which move a line of best play takes from a lookup (``lines.py``): by default ``best_move``."""
+        return by_figure("best_move")
 
     # -- checking ----------------------------------------------------------------
     @abstractmethod

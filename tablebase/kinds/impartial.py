@@ -15,15 +15,12 @@ import pyarrow as pa
 
 from tablebase.games import Children, ImpartialForm, ImpartialGame, SumMoves, Texts
 from tablebase.kinds.base import Footprint, Kind, StoredTable
+from tablebase.kinds.heap_figures import HeapFigures
 from tablebase.kinds.lookups import Listed, row_with_moves
 from tablebase.kinds.sums import sum_lookup
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.solve import Place, Solver
-from tablebase.solve.bites import BiteSolver
-from tablebase.solve.impartial import ImpartialSolver, KnownValues
 from tablebase.solve.kernels import children_of
-from tablebase.solve.queen import QueenSolver
-from tablebase.solve.sums import SumSolver
 
 
 def declares_components(game: object) -> bool:
@@ -66,11 +63,26 @@ class ListedImpartialGame(ListedPlainGame):
 class Impartial(Kind):
     name = "impartial"
     listed_class = ListedImpartialGame
+    artifacts = (HeapFigures(),)
 
     @property
     def sums(self) -> bool:
         """Whether the game's moves lead to sums of stored components."""
         return declares_components(self.game) or (self.game.keyed and self.game.sums)
+
+    @property
+    def heap_sequence(self) -> bool:
+        """Whether the game's values are solved in order of heaps, a block a level (the octal games)."""
+        return bool(getattr(self.game, "heap_sequence", False))
+
+    @property
+    def whole_levels(self) -> bool:  # type: ignore[override]
+        """A block of heaps is solved whole: its smaller heaps are moves of its larger ones."""
+        return self.heap_sequence
+
+    @property
+    def same_level(self) -> bool:  # type: ignore[override]
+        return self.heap_sequence
 
     def plain_rules(self) -> PlainRules:
         return PlainRules((self.game.moves,), split=self.game.components if self.sums else None)
@@ -87,18 +99,34 @@ class Impartial(Kind):
         return ["key", "position", "grundy", "outcome", *misere, "remoteness", "best_move"]
 
     def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
-        """Queen moves, diagram bites and sums have solvers of their own (solve/queen.py, bites.py, sums.py)."""
+        """Queen moves, diagram bites, sums and heaps solved in order have solvers of their own (solve/queen.py,
+        bites.py, sums.py, octal_table.py).
+
+        The solvers are imported here, not with the kind: a program that only reads needs none (nor numba).
+        """
+        from tablebase.solve.bites import BiteSolver
+        from tablebase.solve.impartial import ImpartialSolver
+        from tablebase.solve.octal_table import OctalSolver
+        from tablebase.solve.queen import QueenSolver
+        from tablebase.solve.sums import SumSolver
+
         game: ImpartialForm = self.keyed
+        if self.heap_sequence:
+            return OctalSolver(game)
         if self.sums:
             return SumSolver(game)
         if game.queen is not None and not game.misere:
             return QueenSolver(game)
         if game.bites is not None and not game.misere:
-            return BiteSolver(game, place, fresh)
-        return ImpartialSolver(game, place, fresh)
+            return BiteSolver(game, place, fresh, self.wide)
+        return ImpartialSolver(game, place, fresh, self.wide)
 
     def footprint(self) -> Footprint:
+        from tablebase.solve.impartial import KnownValues
+
         game = self.keyed
+        if self.heap_sequence:  # the run's own values (two bytes a heap, four past 65,535), not shared; rows
+            return Footprint(4, 200, 40, False)
         if self.sums:  # each part's key and value, sorted; a partition's moves and parts as Python lists
             return Footprint(16, 400 + 60 * max(game.max_moves, 1), 40, False)
         item = np.dtype(game.value_dtype).itemsize
@@ -109,8 +137,9 @@ class Impartial(Kind):
         if game.compiled_moves is None:
             per_row += 2 * 16 * max(game.max_moves, 1)  # each position's moves listed at once
         dense = game.key_space is not None
-        per_key = KnownValues.bytes_per_key(game) + (0 if dense else 8)  # sparse values keep their keys
-        return Footprint(per_key, per_row, (8 + 2 * item) * 2, dense, per_notation_byte=3)
+        per_key = KnownValues.bytes_per_key(game, self.wide if dense else None) + (0 if dense else 8)  # sparse values keep their keys
+        mapped = dense and not (game.queen is not None and not game.misere)  # the queen solver keeps its own
+        return Footprint(per_key, per_row, (8 + 2 * item) * 2, dense, per_notation_byte=3, mapped=mapped)
 
     def lookup(self, table: StoredTable, text: str) -> dict[str, Any]:
         if self.sums:

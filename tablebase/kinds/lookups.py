@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from tablebase.errors import PositionError
+from tablebase.games import AGAIN, KEY_BITS
 from tablebase.kinds.base import StoredTable
 from tablebase.solve.kernels import children_of
 
@@ -31,10 +32,13 @@ def row_with_moves(table: StoredTable, text: str, order: Callable[[Listed], List
     result: dict[str, Any] = {"table": table.name, "position": found["position"], "key": key,
                               "level": found["level"]}
     result.update({f: v for f, v in found.items() if f not in (*IDENTITY, "level")})
-    _, child_keys, codes = children_of(game, np.array([key], dtype=np.int64))
+    _, marked, codes = children_of(game, np.array([key], dtype=np.int64))
+    child_keys = marked & KEY_BITS  # a scored game's extra turn is marked on its child's key
     listed = []
-    for code, row in zip(codes.tolist(), index.rows(child_keys).to_pylist()):
+    for code, row, again in zip(codes.tolist(), index.rows(child_keys).to_pylist(), (marked >= AGAIN).tolist()):
         entry = {"move": game.move_name(code), "position": row["position"], "key": row["key"]}
+        if again:  # the same player moves again: the figures that follow are the mover's own
+            entry["again"] = True
         entry.update({f: v for f, v in row.items() if f not in IDENTITY and not f.startswith("best_")})
         listed.append((code, entry))
     result["moves"] = [entry for _, entry in order(listed)]

@@ -4,15 +4,15 @@ Lookups take a position of the table; a game with the ``Boards`` capability
 (Domineering) takes any board: its parts are read from the table (a part
 stored as its mirror image is worth the negative), and a part larger than
 the table is valued by searching its moves down to parts the table holds.
-The table's values are read into memory once per open table (keys, stable
-ids and texts; each distinct value is parsed once), so a search asks no SQL.
+Values are read by key as a search meets them (from the probe index in
+place, or from the rows in memory for a table without one), each distinct
+value parsed once: a search asks no SQL.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,11 +23,17 @@ from tablebase.cgt import from_option_ids, parse, sum_ids
 from tablebase.errors import PositionError, StoreError
 from tablebase.games import PartizanForm, SumMoves, Texts
 from tablebase.kinds.base import Footprint, Kind, StoredTable
+from tablebase.kinds.lines import Choose, by_side
 from tablebase.kinds.values import ValuesTable
 from tablebase.listing import ListedPlainGame, PlainRules
 from tablebase.solve import Place, Solver
-from tablebase.solve.partizan import OUTCOMES, Figures, PartizanSolver, best_move, move_rank
-from tablebase.store import Manifest, read_parquet, table_dir
+from tablebase.solve.partizan import (
+    OUTCOMES,
+    Figures,
+    PartizanSolver,
+    best_move,
+    move_rank,
+)
 
 VALUES_TABLE = ValuesTable()
 
@@ -106,6 +112,9 @@ class Partizan(Kind):
         """A position's figures: a lookup without the moves (a board may be a sum of parts)."""
         return {k: v for k, v in self.lookup(table, text).items() if not k.endswith("moves")}
 
+    def line_choice(self) -> Choose:
+        return by_side  # the sides take turns, each playing its own best move
+
     def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
         """Rows of many positions as an Arrow table: exact figures as doubles, as SQL has them."""
         rows = [{k: float(v) if isinstance(v, Fraction) else v for k, v in self.probe(table, t).items()}
@@ -115,7 +124,13 @@ class Partizan(Kind):
         return pa.Table.from_pylist(rows)
 
     def oracle(self) -> Callable[[int], dict[str, Any]]:
-        """The canonical value from the definition {Left's options | Right's options}, by recursion on keys."""
+        """The canonical value from the definition {Left's options | Right's options}, by recursion on keys.
+
+        A plain game is searched on whole positions, its moves never split into
+        components, so that a ``components`` that does not describe the rules shows.
+        """
+        if not self.game.keyed:
+            return _whole(self.game, self.keyed)
         game: PartizanForm = self.keyed
         memo: dict[int, Value] = {}
 
@@ -141,28 +156,44 @@ class Partizan(Kind):
         return figures
 
 
-class StoredValues:
-    """Every stored position's value of one table, as process-local value ids."""
+def _whole(game: Any, keyed: Any) -> Callable[[int], dict[str, Any]]:
+    """The canonical values of a plain game's stored positions by the definition on whole positions."""
+    memo: dict[Any, Value] = {}
 
-    def __init__(self, root: Path, table: str, manifest: Manifest) -> None:
-        names = sorted(manifest.files)
-        if not names:
-            raise StoreError(f"table {table} has no rows yet")
-        data = read_parquet([table_dir(root, table) / n for n in names], ["key", "value_id", "value"])
-        self._rows = dict(zip(data["key"].to_pylist(), zip(data["value_id"].to_pylist(), data["value"].to_pylist())))
-        self._local: dict[int, int] = {}
+    def value(position: Any) -> Value:
+        if position not in memo:
+            options = ([value(child).id for _, child in moves(position)] for moves in (game.left_moves, game.right_moves))
+            memo[position] = Value(from_option_ids(*options))
+        return memo[position]
+
+    def figures(key: int) -> dict[str, Any]:
+        g = value(game.read(keyed.text(key)))
+        return {"value": str(g), "outcome": g.outcome}
+
+    return figures
+
+
+class StoredValues:
+    """Every stored position's value of one table, as process-local value ids, read by key as asked for."""
+
+    def __init__(self, table: StoredTable) -> None:
+        if not table.manifest.files:
+            raise StoreError(f"table {table.name} has no rows yet")
+        self._table = table
+        self._local: dict[str, int] = {}
         self._figures: dict[int, Figures] = {}
         self._negatives: dict[int, int] = {}
         self.searched: dict[Any, int] = {}  # parts too large for the table, valued by search
 
     def value(self, key: int) -> int | None:
         """The local value id of a stored position, or None if it is not stored."""
-        row = self._rows.get(key)
+        row = self._table.index().row(key)
         if row is None:
             return None
-        g = self._local.get(row[0])
+        text = row["value"]
+        g = self._local.get(text)
         if g is None:
-            g = self._local[row[0]] = parse(row[1]).id
+            g = self._local[text] = parse(text).id  # each distinct value parsed once
         return g
 
     def signed(self, key: int, negated: bool) -> int:
@@ -190,7 +221,7 @@ class StoredValues:
 
 def _stored_values(table: StoredTable) -> StoredValues:
     if "values" not in table.held:
-        table.held["values"] = StoredValues(table.root, table.name, table.manifest)
+        table.held["values"] = StoredValues(table)
     return table.held["values"]
 
 

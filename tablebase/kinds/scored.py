@@ -7,13 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.games import Children, Outcome, PlainGame, ScoredForm
+from tablebase.games import AGAIN, KEY_BITS, Children, Outcome, PlainGame, ScoredForm, SumMoves
 from tablebase.kinds.base import Footprint, Kind, StoredTable
+from tablebase.kinds.lines import Choose, by_figure
 from tablebase.kinds.lookups import Listed, row_with_moves
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
-from tablebase.solve.scored import ScoredSolver
 
 LETTER = {Outcome.LOSS: "P", Outcome.WIN: "N", Outcome.DRAW: "D"}
 
@@ -58,7 +58,12 @@ class Scored(Kind):
     same_level = True
 
     def plain_rules(self) -> PlainRules:
-        return PlainRules((self.game.moves,), result_of=_result_of(self.game), same_level=True)
+        return PlainRules((self.game.moves,), result_of=_result_of(self.game), same_level=True, again=True)
+
+    def moves_of(self, keys: np.ndarray, game: Any = None) -> list[SumMoves]:
+        """The moves of a batch of keys, each to its child without the mark of an extra turn."""
+        side = super().moves_of(keys, game)[0]
+        return [side._replace(keys=side.keys & KEY_BITS)]
 
     def columns(self) -> list[str]:
         game = self.game
@@ -69,6 +74,10 @@ class Scored(Kind):
                 *(["best_mover_passes_move", "best_opponent_passes_move"] if passes else [])]
 
     def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
+        from tablebase.solve.scored import (
+            ScoredSolver,  # with numba: building, not reading
+        )
+
         return ScoredSolver(self.keyed, fresh)
 
     def footprint(self) -> Footprint:
@@ -82,6 +91,10 @@ class Scored(Kind):
 
     def lookup(self, table: StoredTable, text: str) -> dict[str, Any]:
         return row_with_moves(table, text, _best_first)
+
+    def line_choice(self) -> Choose:
+        """The best move for the score where the game keeps one (the score is then kept along the line)."""
+        return by_figure("best_score_move", "best_move")
 
     def oracle(self) -> Callable[[int], dict[str, Any]]:
         """Outcome and plies from the definitions, by iterating to a fixed point (play may go in circles)."""
@@ -112,11 +125,20 @@ def _solve_all(game: ScoredForm, memo: dict[int, dict[str, Any]]) -> None:
 
     A position is won in round r if a child was lost in round r - 1 (the winner
     hurries), lost in round r if every child is won and the last was won in
-    round r - 1 (the loser delays); what no round settles is drawn.
+    round r - 1 (the loser delays); what no round settles is drawn. A child
+    after an extra turn (its key marked ``AGAIN``) counts the other way
+    round: the mover wins through it if it is won.
     """
     keys = [int(k) for level in range(game.max_level + 1) for k in game.level_keys(level, 0, game.level_size(level))]
     offsets, child, _ = children_of(game, np.array(keys, dtype=np.int64))
     moves = {k: child[offsets[i]:offsets[i + 1]].tolist() for i, k in enumerate(keys)}
+    turned = {"N": "P", "P": "N"}
+
+    def seen(c: int) -> tuple[str, int] | None:
+        """A child's (outcome, round) as the mover's opponent sees it, None while unsettled."""
+        v = value.get(c & KEY_BITS)
+        return v if v is None or c < AGAIN else (turned[v[0]], v[1])
+
     finals = [k for k in keys if not moves[k]]
     outcome, _ = game.results(np.array(finals, dtype=np.int64)) if finals else ([], [])
     value: dict[int, tuple[str, int]] = {k: (LETTER[Outcome(int(o))], 0) for k, o in zip(finals, outcome)}
@@ -128,7 +150,7 @@ def _solve_all(game: ScoredForm, memo: dict[int, dict[str, Any]]) -> None:
     while True:
         settled = {}
         for k in waiting:
-            known = [value.get(c) for c in moves[k]]
+            known = [seen(c) for c in moves[k]]
             if any(v is not None and v == ("P", r - 1) for v in known):
                 settled[k] = ("N", r)
             elif all(v is not None and v[0] == "N" for v in known) and max(v[1] for v in known) == r - 1:
@@ -144,7 +166,14 @@ def _solve_all(game: ScoredForm, memo: dict[int, dict[str, Any]]) -> None:
 
 
 def _best_first(listed: Listed) -> Listed:
-    """Wins for the mover first (the child is lost for its mover), quickest first; then draws; then losses, longest first."""
-    rank = {"P": 0, "D": 1, "N": 2}
-    return sorted(listed, key=lambda m: (rank.get(m[1]["outcome"], 3),
-                                         (m[1].get("plies") or 0) * (1 if m[1]["outcome"] == "P" else -1), m[0]))
+    """Wins for the mover first (the child is lost for its mover, or won after an extra turn), quickest first;
+    then draws; then losses, longest first."""
+
+    def rank(m: tuple[int, dict[str, Any]]) -> tuple[int, int, int]:
+        outcome = m[1]["outcome"]
+        if m[1].get("again"):
+            outcome = {"N": "P", "P": "N"}.get(outcome, outcome)
+        plies = m[1].get("plies") or 0
+        return {"P": 0, "D": 1, "N": 2}.get(outcome, 3), plies if outcome == "P" else -plies, m[0]
+
+    return sorted(listed, key=rank)

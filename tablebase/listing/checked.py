@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from tablebase.errors import PositionError, TablebaseError
-from tablebase.games import PlainGame
+from tablebase.games import Again, PlainGame
 from tablebase.games.base import MAX_LEVEL
 from tablebase.games.plain import MAX_SCORE
 from tablebase.listing.limits import Watch, game_frame, shown
@@ -149,6 +149,8 @@ def _fault(game: PlainGame, rules: Any, p: Any) -> str | None:
                 if _unhashable(value):
                     return (f"{game.name}: {name} gave the {what} {shown(value)}, which is not hashable "
                             "(use tuples, not lists)")
+            if isinstance(child, Again):
+                child = rules.extra_turn(game, child)[0]
             fault = _parts_fault(game, rules, child) if rules.split is not None else None
             if fault is not None:
                 return fault

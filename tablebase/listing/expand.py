@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from tablebase.games import PlainGame
+from tablebase.errors import TablebaseError
+from tablebase.games import AGAIN, Again, PlainGame
 from tablebase.listing.checked import finished, game_failed, level_of, spelt
 from tablebase.listing.levels import distinct
 from tablebase.listing.limits import Watch, watched
@@ -32,13 +33,26 @@ class PlainRules:
     ``sides``: each side's moves; ``split``: the parts a position reached falls
     into (None: it stays whole); ``result_of``: how a position without moves
     ended, (outcome, score) (None: the kind has no such results); ``same_level``:
-    moves may keep their level.
+    moves may keep their level; ``again``: a move may lead to ``Again(child)``, the same player
+    moving again there (scored games).
+
+    A search records such a move's child by its number with ``AGAIN`` added
+    (``extra_turn``), which the listing carries to the child's key.
     """
 
     sides: tuple[Moves, ...]
     split: Callable[[Any], Sequence[Any]] | None = None
     result_of: Callable[[Any], tuple[int, int]] | None = None
     same_level: bool = False
+    again: bool = False
+
+    def extra_turn(self, game: PlainGame, child: Again) -> tuple[Any, int]:
+        """The position an ``Again`` leads to and the mark its number gets; refused where the kind has no extra turns."""
+        if not self.again:
+            raise TablebaseError(f"{game.name}: moves() gave Again(...), a move after which the same player moves "
+                                 f"again; only scored games have such moves")
+        return child.position, AGAIN
+
 
 
 @dataclass
@@ -105,13 +119,16 @@ def _expand_sides(game, rules, positions, watch, found, levels, move_ids, counts
                 moves[s].append(len(move_ids) if m is None else m)
                 if m is None:
                     move_ids[move] = len(move_ids)
+                mark = 0
+                if child.__class__ is Again:
+                    child, mark = rules.extra_turn(game, child)
                 pieces = rules.split(child) if rules.split else (child,)
                 for piece in pieces:
                     c = found.get(piece)
                     if c is None:
                         c = found[piece] = len(found)
                         levels.append(level_of(game, piece))
-                    parts[s].append(c)
+                    parts[s].append(c | mark)
                 if part_counts is not None:
                     part_counts[s].append(len(pieces))
                 n += 1
@@ -136,11 +153,14 @@ def _expand_one_part(game, rules, positions, watch: Watch, found, levels, move_i
         before = len(raw)
         for move, child in moves_of(p):
             keep(move)
+            mark = 0
+            if child.__class__ is Again:
+                child, mark = rules.extra_turn(game, child)
             c = get(child)
             if c is None:
                 c = found[child] = len(found)
                 levels.append(level_of(game, child))
-            part(c)
+            part(c | mark)
         count(len(raw) - before)
         if len(raw) == before and result_of is not None:
             results[j] = finished(game, result_of, p)

@@ -31,7 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from tablebase.errors import TablebaseError
-from tablebase.games import PlainGame
+from tablebase.games import KEY_BITS, Again, PlainGame
 from tablebase.listing.checked import finished, game_failed, level_of
 from tablebase.listing.expand import Chunk, PlainRules
 from tablebase.listing.levels import Listing, ListingProgress, distinct
@@ -126,8 +126,11 @@ class Exploration:
             before = len(record.part)
             for move, child in moves_of(p):
                 raw(move)
+                mark = 0
+                if child.__class__ is Again:
+                    child, mark = self.rules.extra_turn(game, child)
                 c = get(child)
-                part(new(child) if c is None else c)
+                part((new(child) if c is None else c) | mark)
             n = len(record.part) - before
             count(n)
             if not n and result_of is not None:
@@ -164,14 +167,17 @@ class Exploration:
                     before = record.moves()
                     for move, child in moves_of(p):
                         raw.append(move)
+                        mark = 0
+                        if child.__class__ is Again:
+                            child, mark = rules.extra_turn(game, child)
                         if rules.split is None:
                             c = get(child)
-                            record.part.append(new(child) if c is None else c)
+                            record.part.append((new(child) if c is None else c) | mark)
                         else:
                             record.parts.append(len(record.part))
                             for piece in rules.split(child):
                                 c = get(piece)
-                                record.part.append(new(piece) if c is None else c)
+                                record.part.append((new(piece) if c is None else c) | mark)
                     record.count.append(record.moves() - before)
                     any_move = any_move or record.moves() > before
                 if not any_move and rules.result_of is not None:
@@ -194,7 +200,8 @@ class Exploration:
             if record.parts is not None:
                 firsts = len(record.part) + np.cumsum(chunk.part_counts[s]) - chunk.part_counts[s]
                 record.parts.frombytes(firsts.astype(np.int64).tobytes())
-            record.part.frombytes(numbers[chunk.parts[s]].astype(np.int64).tobytes())
+            parts = chunk.parts[s]  # numbers into ``found``, an extra turn's marked
+            record.part.frombytes((numbers[parts & KEY_BITS] | (parts & ~KEY_BITS)).astype(np.int64).tobytes())
         for i in ids:
             self.done[i] = 1
         self.spelt.append((ids, chunk.texts))
@@ -257,7 +264,7 @@ class Exploration:
                 firsts = int64s(side.parts)
                 parts_to = int(firsts[moves_to]) if moves_to < len(firsts) else len(side.part)
                 parent = np.repeat(parent, np.diff(np.append(firsts[moves_from:moves_to], parts_to)))
-            child = int64s(side.part)[parts_from:parts_to]
+            child = int64s(side.part)[parts_from:parts_to] & KEY_BITS
             looked[:] = [len(order), moves_to, parts_to]
             bad = levels[child] > levels[parent] if same else levels[child] >= levels[parent]
             if bad.any():

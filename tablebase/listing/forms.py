@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from tablebase.errors import PositionError, TablebaseError
-from tablebase.games import Children, KeyedGame, PlainGame, SumMoves, Texts
+from tablebase.games import AGAIN, Again, Children, KeyedGame, PlainGame, SumMoves, Texts
 from tablebase.listing.checked import level_of
 from tablebase.listing.levels import LevelRows, distinct, gather
 from tablebase.listing.limits import Watch
@@ -236,7 +236,8 @@ class ListedPlainGame(_CountedLevels):
                 if name not in self._codes:
                     raise PositionError(f"{self.name}: move {name!r} is not one of the table's (the rules changed?)")
                 codes.append(self._codes[name])
-                parts.extend(self.key_of(c) for c in children)
+                parts.extend(self.key_of(c.position) | AGAIN if isinstance(c, Again) else self.key_of(c)
+                             for c in children)
                 starts.append(len(parts))
             offsets.append(len(codes))
         return SumMoves(np.array(offsets, np.int64), np.array(codes, np.int64), np.array(starts, np.int64),

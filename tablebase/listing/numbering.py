@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tablebase.errors import TablebaseError
-from tablebase.games import PlainGame, SumMoves
+from tablebase.games import KEY_BITS, PlainGame, SumMoves
 from tablebase.listing.checked import game_failed, read_back, spelt
 from tablebase.listing.levels import LevelRows, Listing, distinct, gather
 from tablebase.listing.limits import Watch, shown, watched
@@ -242,7 +242,8 @@ class SideRows:
         self.counts = int64s(side.count)
         self.firsts = np.cumsum(self.counts) - self.counts
         self.codes = codes
-        self.child = key_of[int64s(side.part)] if len(side.part) else np.zeros(0, dtype=np.int64)
+        part = int64s(side.part)  # an extra turn's child keeps its mark on its key
+        self.child = key_of[part & KEY_BITS] | (part & ~KEY_BITS) if len(part) else np.zeros(0, dtype=np.int64)
         self.part_firsts = None if side.parts is None else np.append(int64s(side.parts), len(side.part))
 
     def rows(self, rows: np.ndarray) -> SumMoves:

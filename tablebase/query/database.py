@@ -17,20 +17,25 @@ import threading
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import pyarrow as pa
 
-from tablebase.errors import PositionError, StoreError, TablebaseError
+from tablebase.errors import PositionError, StoreError, TablebaseError, TableNotFound
 from tablebase.games import KeyedForm, Texts
+from tablebase.jit import compile_if_installed
 from tablebase.kinds import SOURCE_CHANGED, StoredTable, Trust, kind_named, kind_of
 from tablebase.listing import LevelRows
 from tablebase.query.sql import DEFAULT_TIMEOUT, Limits, QueryError, Session
 from tablebase.query.views import make_views, quote_name, view_files
+from tablebase.results import Line, Lookup, Probe
 from tablebase.store import Manifest, TableIndex, list_tables, read_level
+from tablebase.store.probed import ProbedRows, probe_path
 
 __all__ = ["DEFAULT_TIMEOUT", "QueryError", "Tablebase", "named_queries", "open_tablebase", "quote_name"]
-_DEFAULT: Any = object()  # a keyword left out: the Tablebase's own limit
+Rows = TableIndex | ProbedRows
+_DEFAULT: Any = object()
+COMPILED_FROM = 10_000  # positions of a batch from which the game's functions are compiled (where numba is)  # a keyword left out: the Tablebase's own limit
 
 
 def named_queries() -> dict[str, str]:
@@ -79,7 +84,7 @@ class Tablebase:
                 self.manifests.pop(name, None)
                 self.unreadable[name] = str(e)
         self._stored: dict[str, StoredTable] = {}
-        self._indexes: dict[str, TableIndex] = {}
+        self._indexes: dict[str, Rows] = {}
         self._session: Session | None = None
         self._loading = threading.RLock()  # a table's game and index are loaded once, whoever asks first
 
@@ -89,14 +94,14 @@ class Tablebase:
         row counts (``unreadable`` says why the other sub-folders are not tables)."""
         return [{"table": name, "game": m.game, "origin": self.trust.origin(m), "params": m.params,
                  "levels": len(m.plan), "levels_done": len(m.levels_done), "positions": m.positions, "bytes": m.bytes,
-                 "complete": m.complete}
+                 "complete": m.complete, **{k: m.figures[k] for k in FIGURES_SHOWN if k in m.figures}}
                 for name, m in self.manifests.items()]
 
     def manifest(self, table: str) -> Manifest:
         if table in self.unreadable:
             raise StoreError(self.unreadable[table])
         if table not in self.manifests:
-            raise StoreError(
+            raise TableNotFound(
                 f"no table {table!r} in {self.root} (tables: {', '.join(self.manifests) or 'none'})"
             )
         return self.manifests[table]
@@ -199,33 +204,45 @@ class Tablebase:
             }
         )
         out.append(Statistic("storage", "storage on disk", storage))
-        return out
+        return out + figures_statistics(m.figures)
 
     # -- lookups ----------------------------------------------------------------
-    def index(self, table: str) -> TableIndex:
-        """The table's rows in memory (loaded on first use) for fast lookups."""
+    def index(self, table: str) -> Rows:
+        """The table's rows for lookups: its probe index read in place where it has one (nothing is loaded),
+        else every row loaded into memory on first use (a table built before probe indexes)."""
         with self._loading:
             if table not in self._indexes:
-                kind = self.stored(table).kind
-                self._indexes[table] = TableIndex(self.root, table, self.manifest(table), kind.spell)
+                kind, manifest = self.stored(table).kind, self.manifest(table)
+                path = probe_path(self.root, manifest)
+                self._indexes[table] = TableIndex(self.root, table, manifest, kind.spell) if path is None else \
+                    ProbedRows(path, kind.spell, kind.keyed.levels_of)
             return self._indexes[table]
 
-    def lookup(self, table: str, position: str) -> dict[str, Any]:
+    def lookup(self, table: str, position: str) -> Lookup:
         """The stored row of a position, with every legal move and its child's stored figures, best first.
 
         The first lookup of a table loads it in memory (see :meth:`index`).
         """
         stored = self.stored(table)
-        return _warned(stored, stored.lookup(position))
+        return cast(Lookup, _warned(stored, stored.lookup(position)))
 
-    def probe(self, table: str, position: str) -> dict[str, Any]:
+    def probe(self, table: str, position: str) -> Probe:
         """The stored figures of one position, from memory: the fast point lookup.
 
         A partizan position may be stored as its mirror image (a transpose is
         the negative) or be a sum of stored regions: it is answered by lookup.
         """
         stored = self.stored(table)
-        return _warned(stored, stored.probe(position))
+        return cast(Probe, _warned(stored, stored.probe(position)))
+
+    def line(self, table: str, position: str, first: str | None = None) -> Line:
+        """Best play from a position to the end: each position with its figures and the move played from it.
+
+        A partizan table's line needs the side to move first (``first``: "Left" or "Right"), and the
+        sides then take turns; the other kinds' take none.
+        """
+        stored = self.stored(table)
+        return cast(Line, stored.line(position, first))
 
     def lookup_many(self, table: str, positions: Any, with_positions: bool = True) -> pa.Table:
         """Stored rows of many positions (a list of str, an Arrow array or a DataFrame column), in order.
@@ -238,6 +255,8 @@ class Tablebase:
             texts = Texts.of(positions)
         except (ValueError, TypeError, pa.ArrowException) as e:
             raise PositionError(f"{table}: positions must be text: {e}") from None
+        if len(texts) > COMPILED_FROM:
+            compile_if_installed()  # the game's reader compiled: seconds saved per million positions
         return stored.lookup_many(texts, with_positions)
 
     def close(self) -> None:
@@ -245,12 +264,38 @@ class Tablebase:
         if self._session is not None:
             self._session.close()
             self._session = None
+        with self._loading:
+            for rows in self._indexes.values():
+                if isinstance(rows, ProbedRows):
+                    rows.close()
+            self._indexes.clear()
 
     def __enter__(self) -> "Tablebase":
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+FIGURES_SHOWN = ("period",)  # of a manifest's figures, those the catalogue of tables shows
+
+
+def figures_statistics(figures: dict[str, Any]) -> list[Statistic]:
+    """What the build found of the game as a whole (an octal table's period and rare values), as
+    statistics: one row of figures, and the rare heaps with their values where the manifest lists them."""
+    if not figures:
+        return []
+    period, rare = figures.get("period") or {}, figures.get("rare") or {}
+    row = {"heaps": figures.get("heaps"), "preperiod": period.get("preperiod"), "period": period.get("period"),
+           "proven_at": period.get("proven_at"), "largest": figures.get("largest"),
+           "largest_heap": figures.get("largest_heap"), "rare_mask": rare.get("mask"), "rare_count": rare.get("count")}
+    out = [Statistic("figures", "period (null while unproven), largest value and rare values of the heaps",
+                     pa.Table.from_pylist([row]))]
+    if "heaps" in rare:
+        out.append(Statistic("rare_values", "rare values: the heaps whose value is rare, by the mask",
+                             pa.table({"heap": pa.array(rare["heaps"], pa.int64()),
+                                       "grundy": pa.array(rare["values"], pa.int64())})))
+    return out
 
 
 def _warned(stored: StoredTable, result: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 A table is the view of its name over its files of rows (never a glob of its
 folder: a file deleted or left behind by a killed build is not silently
-counted); its kind's artifacts add theirs (``<table>_values``). A table whose
+counted); its kind's artifacts add theirs (``<table>_values``), and each
+summary a job wrote (``_summaries/<name>.parquet``) is a view of its name. A table whose
 recorded files are not all there gets no view, and a view whose name is
 taken by a table is not made: either way a query that names it is told why,
 and every other table still answers.
@@ -14,9 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tablebase.errors import StoreError
+from tablebase.games.base import table_name
 from tablebase.kinds import kind_named
 from tablebase.query.sql import Session, parquet_source
 from tablebase.store import Manifest, table_dir
+
+SUMMARIES = "_summaries"  # as build/summary.py writes them
 
 
 def quote_name(name: str) -> str:
@@ -52,6 +56,9 @@ def make_views(session: Session, root: Path, manifests: dict[str, Manifest],
         # Every file holds a level column; DuckDB skips files and row groups by its statistics.
         con.execute(f"CREATE VIEW {quote_name(name)} AS SELECT key, {position} AS position, level, "
                     f"* EXCLUDE (key, {'' if m.compact else 'position, '}level) FROM {files}")
+    for path in summary_files(root):  # a job's summaries: a view each, unless a table has the name
+        if path.stem not in manifests:
+            con.execute(f"CREATE VIEW {quote_name(path.stem)} AS SELECT * FROM {parquet_source([path])}")
     for name, m in manifests.items():
         for artifact in kind_named(m.kind).artifacts:
             try:
@@ -62,6 +69,12 @@ def make_views(session: Session, root: Path, manifests: dict[str, Manifest],
             for view, statement in views:
                 if view not in manifests:  # else a table of that name keeps it (the build refuses such names)
                     con.execute(statement)
+
+
+def summary_files(root: Path) -> list[Path]:
+    """The summaries jobs wrote in the folder (``build/summary.py``), each a file of its own name."""
+    return sorted(p for p in (root / SUMMARIES).glob("*.parquet") if p.is_file() and not p.is_symlink()
+                  and table_name([p.stem]) == p.stem)
 
 
 def _source(root: Path, table: str) -> Callable[[list[str]], str]:

@@ -27,9 +27,12 @@ import pyarrow as pa
 
 from tablebase.errors import TablebaseError
 from tablebase.games import ImpartialForm, young
+from tablebase.jit import compile_all
 from tablebase.solve import Place
 from tablebase.solve.impartial import NO_MOVE, ImpartialSolver, mex_of, slowest_move
 from tablebase.solve.rows import impartial_rows
+
+compile_all()  # the games' functions these loops call are compiled ones from here on
 
 
 @numba.njit(cache=True, nogil=True)
@@ -97,13 +100,14 @@ def _solve(keys, rows, cols, binom, term, grundy, remoteness, out_g, out_r, out_
 class BiteSolver(ImpartialSolver):
     """Solves a game of bites out of Young diagrams; remembers lower levels as the generic solver does."""
 
-    def __init__(self, game: ImpartialForm, place: Place | None = None, fresh: bool = False) -> None:
+    def __init__(self, game: ImpartialForm, place: Place | None = None, fresh: bool = False,
+                 wide: frozenset[str] | None = None) -> None:
         if game.bites is None or game.misere or game.key_space is None:
             raise TablebaseError(f"{game.name}: not a game of bites out of Young diagrams in normal play")
         rows, cols = game.bites.rows, game.bites.cols
         self.shape = (rows, cols, young.binomials(rows + cols), young.row_terms(rows, cols))
         self.speller = young.Speller(rows, cols)
-        super().__init__(game, place, fresh)
+        super().__init__(game, place, fresh, wide)
 
     def load_compiled(self) -> None:
         self.solve_arrays(np.empty(0, dtype=np.int64), spell=True)

@@ -26,9 +26,13 @@ import pyarrow.compute as pc
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tablebase.games import ImpartialForm
+from tablebase.jit import compile_all
 from tablebase.solve import LevelByLevel, Place
+from tablebase.solve.figures import check, held_dtypes
 from tablebase.solve.kernels import DENSE, DENSE_RUN, children_of, compiled_loop
 from tablebase.solve.rows import impartial_rows
+
+compile_all()  # the games' functions these loops call are compiled ones from here on
 
 NO_MOVE = -1
 
@@ -127,24 +131,35 @@ class KnownValues:
     """The Grundy values, remoteness and misère outcomes of positions solved so far.
 
     Dense games keep arrays indexed by key; sparse games keep arrays sorted by key.
+    ``wide``: which figures a dense game holds at their bound's type, the others
+    in one byte (solve/figures.py); None: all at their bound's type.
     """
 
-    def __init__(self, game: ImpartialForm, place: Place | None = None) -> None:
+    def __init__(self, game: ImpartialForm, place: Place | None = None,
+                 wide: frozenset[str] | None = None) -> None:
         self.dense = game.key_space is not None
-        self.dtype = game.value_dtype
+        self.dtype = game.value_dtype  # the rows' type
+        self.held = held_dtypes(game, wide if self.dense else None)
         size = game.key_space if self.dense else 0
         #: the folder the dense arrays are mapped from, shared with other processes
-        self.shared = place(size * self.bytes_per_key(game)) if self.dense and place else None
+        self.shared = place(size * self.bytes_per_key(game, wide)) if self.dense and place else None
         self.keys = np.empty(0, dtype=np.int64)
-        self.grundy = self._array("grundy", size, self.dtype)
-        self.remoteness = self._array("remoteness", size, self.dtype)
+        self.grundy = self._array("grundy", size, self.held["grundy"])
+        self.remoteness = self._array("remoteness", size, self.held["remoteness"])
         self.misere = self._array("misere", size if game.misere else 0, np.bool_)
         self.with_misere = game.misere
         self.levels: set[int] = set()
 
     @staticmethod
-    def bytes_per_key(game: ImpartialForm) -> int:
-        return 2 * np.dtype(game.value_dtype).itemsize + (1 if game.misere else 0)
+    def bytes_per_key(game: ImpartialForm, wide: frozenset[str] | None = None) -> int:
+        """Bytes of the values held for each key (``wide`` as for the arrays)."""
+        held = held_dtypes(game, wide)
+        return sum(np.dtype(t).itemsize for t in held.values()) + (1 if game.misere else 0)
+
+    def check(self, grundy: np.ndarray, remoteness: np.ndarray) -> None:
+        """Raise ``FigureOverflow`` if figures solved or read back do not fit the arrays' types."""
+        check("grundy", grundy, self.held["grundy"])
+        check("remoteness", remoteness, self.held["remoteness"])
 
     def _array(self, name: str, size: int, dtype) -> np.ndarray:
         """Zeros, in this process's memory or mapped from a file that other processes map too."""
@@ -161,6 +176,7 @@ class KnownValues:
         self, keys: np.ndarray, grundy: np.ndarray, remoteness: np.ndarray, misere: np.ndarray | None
     ) -> None:
         if self.dense:
+            self.check(grundy, remoteness)  # before any is written: a value that does not fit never wraps
             self.grundy[keys] = grundy
             self.remoteness[keys] = remoteness
             if self.with_misere:
@@ -169,8 +185,8 @@ class KnownValues:
         keys = np.concatenate([self.keys, keys])
         order = np.argsort(keys, kind="stable")
         self.keys = keys[order]
-        self.grundy = np.concatenate([self.grundy, grundy.astype(self.dtype)])[order]
-        self.remoteness = np.concatenate([self.remoteness, remoteness.astype(self.dtype)])[order]
+        self.grundy = np.concatenate([self.grundy, grundy.astype(self.held["grundy"])])[order]
+        self.remoteness = np.concatenate([self.remoteness, remoteness.astype(self.held["remoteness"])])[order]
         if self.with_misere:
             self.misere = np.concatenate([self.misere, misere.astype(np.bool_)])[order]
 
@@ -215,10 +231,11 @@ class ImpartialSolver(LevelByLevel):
     ``fresh``: compile the game's loops anew instead of loading them from the cache.
     """
 
-    def __init__(self, game: ImpartialForm, place: Place | None = None, fresh: bool = False) -> None:
+    def __init__(self, game: ImpartialForm, place: Place | None = None, fresh: bool = False,
+                 wide: frozenset[str] | None = None) -> None:
         self.game = game
         self.fresh = fresh
-        self.known = KnownValues(game, place)
+        self.known = KnownValues(game, place, wide)
         self.load_compiled()
         self.columns = ["key", "grundy", "remoteness"] + (["misere_outcome"] if game.misere else [])
 
@@ -266,6 +283,9 @@ class ImpartialSolver(LevelByLevel):
         compiled_loop(DENSE_RUN, compiled.kernel, self.fresh)(
             keys, compiled.make_args(), self.game.max_moves, known.grundy, known.remoteness, known.misere,
             out["grundy"], out["remoteness"], out["best_move"], out_mis)
+        # The loop wrote each figure into the arrays as it went: one that did not fit wrapped there, and
+        # the run is given up before any file is written from it (the build starts again, held wide).
+        known.check(out["grundy"], out["remoteness"])
         if known.with_misere:
             out["misere_win"] = out_mis
         known.levels.update(level for level, _ in levels)

@@ -26,9 +26,13 @@ from typing import Any, Callable
 
 import numpy as np
 
+from tablebase import jit
 from tablebase.errors import TablebaseError
 from tablebase.games import Children, ImpartialForm, ScoredForm
 from tablebase.games.registry import source_digest
+from tablebase.jit import compile_all, resolved
+
+INTERPRETED = 64  # positions whose moves are listed in Python where nothing is compiled yet
 
 _DENSE_LOOP = '''
 import numpy as np
@@ -121,6 +125,8 @@ def loop(keys, args, max_moves, pass_move, known, via_key, score_code):
 @lru_cache(maxsize=64)  # a few loops per game a process meets
 def compiled_loop(template: str, kernel: Any, fresh: bool = False) -> Callable:
     """The ``loop`` of a template around a game's compiled move generator."""
+    compile_all()
+    kernel = resolved(kernel)
     function = kernel.py_func
     if getattr(sys.modules.get(function.__module__), function.__name__, None) is not kernel:
         raise TablebaseError(f"the compiled move generator {function.__name__} must be a function at the top of "
@@ -155,14 +161,34 @@ def compiled_loop(template: str, kernel: Any, fresh: bool = False) -> Callable:
 
 
 def children_of(game: ImpartialForm | ScoredForm, keys: np.ndarray, fresh: bool = False) -> Children:
-    """Every move of a batch of positions: from the game's compiled generator if it has one."""
+    """Every move of a batch of positions: from the game's compiled generator if it has one.
+
+    A few positions (a lookup's) in a process that compiles nothing (one that only reads) are played by
+    the generator as Python: numba's start-up would cost far more than they do.
+    """
     keys = np.ascontiguousarray(keys, dtype=np.int64)
     compiled = game.compiled_moves
     if compiled is None:
         return game.children(keys) if len(keys) else Children(np.zeros(1, np.int64), np.zeros(0, np.int64),
                                                               np.zeros(0, np.int64))
+    if not jit.compiled() and len(keys) <= INTERPRETED:
+        return _interpreted(compiled.kernel, keys, compiled.make_args(), game.max_moves)
     offsets, child, codes = compiled_loop(CHILDREN, compiled.kernel, fresh)(keys, compiled.make_args(), game.max_moves)
     return Children(offsets, child, codes)
+
+
+def _interpreted(kernel: Any, keys: np.ndarray, args: tuple, max_moves: int) -> Children:
+    """``CHILDREN``'s loop in Python."""
+    child = np.empty(max_moves + 1, dtype=np.int64)
+    codes = np.empty(max_moves + 1, dtype=np.int64)
+    offsets, out_keys, out_moves = [0], [], []
+    for key in keys.tolist():
+        n = kernel(key, args, child, codes)
+        out_keys += child[:n].tolist()
+        out_moves += codes[:n].tolist()
+        offsets.append(offsets[-1] + n)
+    return Children(np.array(offsets, dtype=np.int64), np.array(out_keys, dtype=np.int64),
+                    np.array(out_moves, dtype=np.int64))
 
 
 __all__ = ["CHILDREN", "DENSE", "DENSE_RUN", "SCORED_BEST", "SCORED_SCAN", "children_of", "compiled_loop"]

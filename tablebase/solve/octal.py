@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from typing import TextIO
 
 import numpy as np
-import psutil
 
 from tablebase.solve.octal_code import (
     GRUNDY,
     NAMED,
     OctalCode,
     OctalCodeError,
+    check_size,
     parse_code,
 )
 from tablebase.solve.octal_kernels import (
@@ -50,7 +50,7 @@ from tablebase.solve.octal_period import (
 
 __all__ = [
     "GRUNDY", "NAMED", "OctalCode", "OctalCodeError", "OctalRun", "Period", "ProgressLine", "RareSplit",
-    "RareValues", "find_period", "grundy_values", "heap_value", "parse_code", "rare_values", "solve",
+    "RareValues", "check_size", "find_period", "grundy_values", "heap_value", "parse_code", "rare_values", "solve",
 ]
 
 Progress = Callable[[int, int], None]
@@ -61,7 +61,6 @@ CHUNK_SECONDS = 0.25
 PERIOD_GROWTH = 1.1  # a look for a period costs about a tenth of a second per 10^7 heaps
 PROGRESS_EVERY = 0.5  # seconds between calls of ``progress``; chunks take a quarter of a second
 CHECKED_PREFIX = 256  # heaps of a saved prefix recomputed to catch values of another code
-MAX_THREE_HEAPS = 2_000_000  # three-heap splits keep a pair set per heap and run the plain loop
 
 
 @dataclass
@@ -88,6 +87,9 @@ class _Solver:
         self.rare = np.zeros(0, dtype=np.int64)
         self.n_rare = self.rare_at_choice = 0
         self.next_choice = 0
+        self.next_check, self.chunk = 512, 1024  # the next look for a period; heaps a chunk
+        self.period: Period | None = None  # once proven, the rest was copied from it
+        self.computed = 0  # heaps computed before the period was proven
         self._size_arrays()
 
     # -- arrays that depend on the largest value ---------------------------------------------
@@ -168,45 +170,53 @@ class _Solver:
                 self.g, self.n, stop, self.whole, self.take, self.split2, self.code.distinct, self.tables,
                 self.rare, self.n_rare, self.seen, self.index, self.trial, self.limit,
             )
-        if self.n == stop:
-            return
+        # The arrays grow before the next chunk even when this one ended at ``stop``: its last heap
+        # may be the one whose value outgrew them.
         if self.n and self.g[self.n - 1] >= self.half:
             self._size_arrays()
         elif self.split is not None and self.n_rare == self.rare.size:
             self.rare = np.concatenate((self.rare, np.zeros(self.rare.size, dtype=np.int64)))
-        else:
+        elif self.n != stop:
             self._widen()
 
     def solve_all(self, progress: Progress | None, use_period: bool) -> tuple[Period | None, int]:
-        """Every heap up to n_max in chunks of about CHUNK_SECONDS, telling ``progress`` between
-        them; with ``use_period``, looking for a proven period each time the heaps grow by a tenth,
-        and copying the rest from it once found. Returns the period and the heaps computed."""
+        """Every heap up to n_max (``advance``); returns the period and the heaps computed."""
         n_max = self.g.size - 1
-        next_check, chunk, last_call = 512, 1024, time.monotonic()
-        while self.n <= n_max:
-            if use_period and self.n >= next_check:
-                next_check = max(int(self.n * PERIOD_GROWTH), self.n + 512)
+        self.advance(n_max + 1, progress, use_period)
+        if self.period is not None:
+            return self.period, self.computed
+        return (find_period(self.g, self.code) if use_period else None), self.n
+
+    def advance(self, stop: int, progress: Progress | None = None, use_period: bool = True) -> None:
+        """Heaps up to ``stop`` (exclusive) in chunks of about CHUNK_SECONDS, telling ``progress``
+        between them; with ``use_period``, looking for a proven period each time the heaps grow by a
+        tenth, and once one is found copying every value up to n_max from it (``period``, ``computed``).
+        A table's build calls it a block of heaps at a time, with the same result as one call."""
+        n_max = self.g.size - 1
+        stop = min(stop, n_max + 1)
+        last_call = time.monotonic()
+        while self.n < stop:
+            if use_period and self.n >= self.next_check:
+                self.next_check = max(int(self.n * PERIOD_GROWTH), self.n + 512)
                 found = find_period(self.g[: self.n], self.code)
                 if found is not None:
-                    computed, self.n = self.n, n_max + 1
-                    _fill_periodic(self.g, computed, found)
-                    if progress is not None:
-                        progress(n_max, n_max)
-                    return found, computed
+                    self.period, self.computed = found, self.n
+                    _fill_periodic(self.g, self.n, found)
+                    self.n = n_max + 1
+                    break
             if self.due_for_choice():
                 self.choose()
             began, before = time.monotonic(), self.n
-            stop = min(n_max + 1, self.n + chunk, next_check if use_period else n_max + 1)
-            self.run(stop if self.split is not None else min(stop, max(self.next_choice, self.n + 1)))
+            end = min(stop, self.n + self.chunk, self.next_check if use_period else stop)
+            self.run(end if self.split is not None else min(end, max(self.next_choice, self.n + 1)))
             if self.n > before:
                 rate = (self.n - before) / max(time.monotonic() - began, 1e-6)
-                chunk = int(min(max(1, rate * CHUNK_SECONDS), 4 * chunk))
-            if progress is not None and self.n <= n_max and time.monotonic() - last_call >= PROGRESS_EVERY:
+                self.chunk = int(min(max(1, rate * CHUNK_SECONDS), 4 * self.chunk))
+            if progress is not None and self.n < stop and time.monotonic() - last_call >= PROGRESS_EVERY:
                 progress(self.n - 1, n_max)
                 last_call = time.monotonic()
-        if progress is not None:
-            progress(n_max, n_max)
-        return (find_period(self.g, self.code) if use_period else None), self.n
+        if progress is not None and self.n:
+            progress(self.n - 1, n_max)
 
 
 def _check_prefix(code: OctalCode, start: np.ndarray, n_max: int) -> np.ndarray:
@@ -255,12 +265,7 @@ def solve(code: OctalCode | str, n_max: int, *, progress: Progress | None = None
         raise OctalCodeError("split: the mask 0 makes every value rare")
     if split is not None and split.by_position and any((k - split.parity_heap) % 2 for k in code.split2):
         raise OctalCodeError(f"octal code {code}: rare heaps by position need every split size of one parity")
-    if code.split3 and n_max > MAX_THREE_HEAPS:
-        raise OctalCodeError(
-            f"octal code {code}: splits into three heaps run the plain loop, up to {MAX_THREE_HEAPS:,} heaps"
-        )
-    if 2 * (n_max + 1) > psutil.virtual_memory().total:
-        raise OctalCodeError(f"n_max: {n_max + 1:,} values do not fit in this machine's memory")
+    check_size(code, int(n_max))
     solver = _Solver(code, int(n_max), method, split)
     if start is not None:
         prefix = _check_prefix(code, start, int(n_max))

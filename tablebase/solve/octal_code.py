@@ -16,10 +16,12 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+import psutil
 
 from tablebase.errors import TablebaseError
 
 MAX_DIGITS = 64  # removals of up to 64 tokens: longer codes are typos, not games
+MAX_THREE_HEAPS = 2_000_000  # three-heap splits keep a pair set per heap and run the plain loop
 
 #: games known by name, and the code each stands for (Grundy's game has none)
 NAMED = {
@@ -109,3 +111,13 @@ def parse_code(text: str | OctalCode) -> OctalCode:
         split2=tuple(ways[4]),
         split3=tuple(ways[8]),
     )
+
+
+def check_size(code: OctalCode, n_max: int) -> None:
+    """OctalCodeError unless G(0..n_max) of this code fits the loops and the machine's memory."""
+    if code.split3 and n_max > MAX_THREE_HEAPS:
+        raise OctalCodeError(
+            f"octal code {code}: splits into three heaps run the plain loop, up to {MAX_THREE_HEAPS:,} heaps"
+        )
+    if 2 * (n_max + 1) > psutil.virtual_memory().total:
+        raise OctalCodeError(f"n_max: {n_max + 1:,} values do not fit in this machine's memory")

@@ -18,6 +18,10 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from tablebase.jit import compile_all
+
+compile_all()  # the games' functions these loops call are compiled ones from here on
+
 
 @numba.njit(cache=True, inline="always")
 def _mark_single(g, n, whole, take, seen):

@@ -34,8 +34,11 @@ import pyarrow as pa
 
 from tablebase.errors import TablebaseError
 from tablebase.games import ImpartialForm
+from tablebase.jit import compile_all
 from tablebase.solve import LevelByLevel
 from tablebase.solve.rows import impartial_rows
+
+compile_all()  # the games' functions these loops call are compiled ones from here on
 
 NO_MOVE = -1
 _ALL = np.uint64(0xFFFF_FFFF_FFFF_FFFF)

@@ -30,10 +30,15 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from tablebase.jit import compile_all
+
+compile_all()  # the games' functions these loops call are compiled ones from here on
+
 UNKNOWN, LOST, WON, DRAW = -1, 0, 1, 2
 INF = np.int32(2**31 - 1)
 TOP = 127  # score s is settled at time TOP - s
 FREE, UNIT, PASSES = 0, 1, 2  # edge costs of a run: 0, 1, or the pass game's (see retrograde)
+SAME = 2  # an edge's mark (beside its pass fee, 1): the same player moves again at its end
 
 
 @numba.njit(cache=True)
@@ -41,7 +46,8 @@ def retrograde(pred_off, pred, fee, costs, offer, wait, blocked, succ, final, fi
     """Settle every node in time order; return (state, time, via).
 
     The level's moves inside it are ``pred_off``/``pred`` (CSR by child) with
-    ``fee`` 1 for passes. With ``costs`` FREE or UNIT node i is position i and
+    ``fee`` 1 for passes, plus ``SAME`` where the same player moves again at
+    the child (whose state then counts for the parent as it is, not turned round). With ``costs`` FREE or UNIT node i is position i and
     every move costs 0 or 1. With PASSES node 2i is position i with the counted
     player to move and node 2i+1 the same position with the other player to
     move; only the counted player's passes cost 1.
@@ -94,15 +100,16 @@ def retrograde(pred_off, pred, fee, costs, offer, wait, blocked, succ, final, fi
             state[q] = WON if due[q] == 1 else LOST
             at = q >> 1 if costs == PASSES else q
             for e in range(pred_off[at], pred_off[at + 1]):
-                if costs == PASSES:
-                    p = 2 * pred[e] + 1 - (q & 1)
-                    k = t + (fee[e] if q & 1 else 0)
+                same = (fee[e] & SAME) != 0
+                if costs == PASSES:  # the player to move changes along the edge, unless it is the same again
+                    p = 2 * pred[e] + ((q & 1) if same else 1 - (q & 1))
+                    k = t + ((fee[e] & 1) if (p & 1) == 0 else 0)
                 else:
                     p = pred[e]
                     k = t + costs
                 if state[p] != UNKNOWN or final[p]:
                     continue
-                if state[q] == LOST:
+                if (state[q] == LOST) != same:  # q is lost for p's opponent: p wins through it
                     if k < best[p]:  # strictly: a lower-level witness keeps priority
                         best[p] = k
                         due[p] = 1

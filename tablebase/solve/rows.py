@@ -50,3 +50,16 @@ def impartial_rows(game: ImpartialForm, keys: np.ndarray, solved: dict[str, np.n
     columns["remoteness"] = pa.array(solved["remoteness"])
     columns["best_move"] = move_array(game, solved["best_move"])
     return pa.table(columns)
+
+
+def part_rows(game: KeyedForm, keys: np.ndarray, grundy: np.ndarray, best: np.ndarray,
+              compact: bool = False) -> pa.Table:
+    """The rows of a table of parts of sums (what a sum of them does not spoil): key, position, Grundy value
+    (stored in ``grundy``'s type), outcome and best move."""
+    columns = {"key": pa.array(keys, type=pa.int64())}
+    if not compact:
+        columns["position"] = positions_array(game, keys)
+    columns["grundy"] = pa.array(grundy)
+    columns["outcome"] = outcome_array(grundy > 0)
+    columns["best_move"] = move_array(game, best)
+    return pa.table(columns)

@@ -22,6 +22,10 @@ What is computed for each position, all from the mover's view:
   many as possible (win or loss aside); opponent_passes, the same for the
   opponent's passes, which the opponent minimises and the mover maximises;
 * one best move per metric, ties to the smallest move code.
+
+A move may give the same player another turn (its child key carries
+``AGAIN``, Kalah's extra turn): the child's figures are then the mover's
+own, taken as they are instead of turned round, and the move is one ply.
 """
 
 from __future__ import annotations
@@ -34,11 +38,27 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tablebase.errors import TablebaseError
-from tablebase.games import ScoredForm
+from tablebase.games import AGAIN, KEY_BITS, ScoredForm
+from tablebase.jit import compile_all
 from tablebase.solve import LevelByLevel
 from tablebase.solve.kernels import SCORED_BEST, SCORED_SCAN, children_of, compiled_loop
-from tablebase.solve.retrograde import DRAW, FREE, INF, LOST, PASSES, TOP, UNIT, UNKNOWN, WON, predecessors, retrograde
+from tablebase.solve.retrograde import (
+    DRAW,
+    FREE,
+    INF,
+    LOST,
+    PASSES,
+    SAME,
+    TOP,
+    UNIT,
+    UNKNOWN,
+    WON,
+    predecessors,
+    retrograde,
+)
 from tablebase.solve.rows import move_array, positions_array
+
+compile_all()  # the games' functions these loops call are compiled ones from here on
 
 OUTCOMES = pa.array(["P", "N", "D"])  # dictionary order follows LOST, WON, DRAW
 NO_MOVE = -1
@@ -59,6 +79,17 @@ def _listed_moves(key, args, out_keys, out_moves):
         out_keys[j] = child[a + j]
         out_moves[j] = codes[a + j]
     return b - a
+
+
+@numba.njit(inline="always")
+def seen_by_opponent(value, again):
+    """A solved child's (outcome, score, plies, mover's passes, opponent's passes) as the other player sees
+    them, which is how a move's child is seen from its parent; after a move that gives the same player
+    another turn (``again``) the child's figures are the parent's mover's own, and are turned round."""
+    o, score, plies, mine, theirs = value[OUTCOME], value[SCORE], value[PLIES], value[MINE], value[THEIRS]
+    if not again:
+        return o, score, plies, mine, theirs
+    return (WON if o == LOST else LOST if o == WON else o), -score, plies, theirs, mine
 
 
 # The scan and the choice of best moves take the move generator as an argument and are
@@ -98,11 +129,9 @@ def scan(keys, moves_fn, args, max_moves, pass_move, known):
         m = moves_fn(keys[t], args, child, moves)
         final[t] = m == 0
         for j in range(m):
-            c = child[j]
+            c, again = child[j] & KEY_BITS, child[j] >= AGAIN
             fee = 1 if moves[j] == pass_move else 0
-            value = known[c]
-            o = value[OUTCOME]
-            if o == UNKNOWN:
+            if known[c, OUTCOME] == UNKNOWN:
                 lo, hi = first[c >> shift], first[(c >> shift) + 1]
                 s = lo + np.searchsorted(keys[lo:hi], c)
                 if s >= hi or keys[s] != c:
@@ -112,23 +141,24 @@ def scan(keys, moves_fn, args, max_moves, pass_move, known):
                     src = np.concatenate((src, np.empty_like(src)))
                     dst = np.concatenate((dst, np.empty_like(dst)))
                     paid = np.concatenate((paid, np.empty_like(paid)))
-                src[edges], dst[edges], paid[edges] = t, s, fee
+                src[edges], dst[edges], paid[edges] = t, s, fee | (SAME if again else 0)
                 edges += 1
                 succ[t] += 1
                 continue
+            o, score, plies, mine, theirs = seen_by_opponent(known[c], again)
             if o == LOST:
-                k = TOP + value[SCORE]  # the child's mover keeps -score cards
+                k = TOP + score  # the child's mover keeps -score cards
                 if k < score_offer[t] or (k == score_offer[t] and moves[j] < score_code[t]):
                     score_offer[t], score_code[t] = k, moves[j]
-                plies_offer[t] = min(plies_offer[t], value[PLIES] + 1)
+                plies_offer[t] = min(plies_offer[t], plies + 1)
                 blocked[t] = True
             elif o == WON:
-                score_wait[t] = max(score_wait[t], TOP - value[SCORE])
-                plies_wait[t] = max(plies_wait[t], value[PLIES] + 1)
+                score_wait[t] = max(score_wait[t], TOP - score)
+                plies_wait[t] = max(plies_wait[t], plies + 1)
             else:
                 blocked[t] = True
-            mine_offer[t] = min(mine_offer[t], fee + value[THEIRS])
-            theirs_wait[t] = max(theirs_wait[t], value[MINE])
+            mine_offer[t] = min(mine_offer[t], fee + theirs)
+            theirs_wait[t] = max(theirs_wait[t], mine)
     return (whole, final, blocked, succ, score_offer, score_wait, score_code, plies_offer, plies_wait,
             mine_offer, theirs_wait, src[:edges], dst[:edges], paid[:edges])
 
@@ -147,22 +177,21 @@ def best_moves(keys, moves_fn, args, max_moves, pass_move, known, via_key, score
         b_plies = b_score = b_mine = b_theirs = NO_MOVE
         v_plies = v_score = v_mine = v_theirs = 0
         for j in range(m):
-            c, code = child[j], moves[j]
-            value = known[c]
-            oc = value[OUTCOME]
+            c, code = child[j] & KEY_BITS, moves[j]
+            oc, score, plies, mine, theirs = seen_by_opponent(known[c], child[j] >= AGAIN)
             # win: a lost child, fewest plies; loss: the longest defence; draw: stay drawn
             if (o == WON and oc == LOST) or o == LOST or (o == DRAW and oc == DRAW):
-                v = -value[PLIES] if o == WON else value[PLIES]
+                v = -plies if o == WON else plies
                 if b_plies == NO_MOVE or v > v_plies or (v == v_plies and code < b_plies):
                     b_plies, v_plies = code, v
             if (o == WON and c == via_key[t]) or (o == LOST) or (o == DRAW and oc == DRAW):
-                v = -value[SCORE]
+                v = -score
                 if b_score == NO_MOVE or v > v_score or (v == v_score and code < b_score):
                     b_score, v_score = code, v
-            v = (1 if code == pass_move else 0) + value[THEIRS]
+            v = (1 if code == pass_move else 0) + theirs
             if b_mine == NO_MOVE or v < v_mine or (v == v_mine and code < b_mine):
                 b_mine, v_mine = code, v
-            v = value[MINE]
+            v = mine
             if b_theirs == NO_MOVE or v > v_theirs or (v == v_theirs and code < b_theirs):
                 b_theirs, v_theirs = code, v
         if o == WON and via_key[t] < 0:

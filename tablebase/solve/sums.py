@@ -19,8 +19,11 @@ import numpy as np
 import pyarrow as pa
 
 from tablebase.games import ImpartialForm, SumMoves
+from tablebase.jit import compile_all
 from tablebase.solve import LevelByLevel
-from tablebase.solve.rows import move_array, outcome_array, positions_array
+from tablebase.solve.rows import part_rows
+
+compile_all()  # the games' functions these loops call are compiled ones from here on
 
 NO_MOVE = -1
 
@@ -97,10 +100,4 @@ class SumSolver(LevelByLevel):
         best = np.empty(len(keys), dtype=np.int64)
         _mex_of_sums(moves.offsets, moves.starts, self.value_of(moves.keys), moves.moves, grundy, best)
         narrow = grundy.astype(self.game.value_dtype)  # a Grundy value is at most the number of moves
-        columns = {"key": pa.array(keys, type=pa.int64())}
-        if not compact:
-            columns["position"] = positions_array(self.game, keys)
-        columns["grundy"] = pa.array(narrow)
-        columns["outcome"] = outcome_array(grundy > 0)
-        columns["best_move"] = move_array(self.game, best)
-        return pa.table(columns)
+        return part_rows(self.game, keys, narrow, best, compact)

@@ -46,6 +46,9 @@ class Manifest:
     listing: dict[str, Any] = field(default_factory=dict)
     #: the probe index other programs memory-map (tablebase.probe): file name -> rows, bytes, sha256
     probe: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: what the rows say of the game as a whole, found once the table is whole (an octal table's
+    #: period and rare values, tablebase.kinds.heap_figures)
+    figures: dict[str, Any] = field(default_factory=dict)
 
     def layout(self) -> Layout:
         """Which files hold which levels, by the plan."""
@@ -133,7 +136,7 @@ _BULKY = ("levels_done", "plan")
 _TYPES: dict[str, type | tuple[type, ...]] = {
     "table": str, "game": str, "kind": str, "params": dict, "version": str, "partition_rows": int, "source": dict,
     "plan": list, "files": dict, "levels_done": list, "complete": bool, "values": dict, "format": int,
-    "compact": bool, "listing": dict, "probe": dict,
+    "compact": bool, "listing": dict, "probe": dict, "figures": dict,
 }
 
 

@@ -187,7 +187,7 @@ def write_index_file(path: Path, about: dict, codings: list[Coding], plan: Plan,
         for i, (count, items) in listed.items():
             sinks[i].write(COUNT.pack(count) + items)
         if plan.records == DICTIONARY:
-            entries = next(sink for sink, s in zip(sinks, placed) if s.kind == RECORD_DICTIONARY)
+            entries = sinks[[s.kind for s in placed].index(RECORD_DICTIONARY)]
             entries.write(COUNT.pack(plan.entries) + pack(tuples, (plan.entry_bits,)))
         _write_records(plan, sinks[: 2 if plan.layout != DENSE else 1], rows, positions, say)
         crcs = [Section(s.kind, sink.crc, s.offset, s.length) for s, sink in zip(placed, sinks)]

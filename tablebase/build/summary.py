@@ -1,0 +1,59 @@
+"""A job's summary table: one row per table it built, of the figures each manifest records.
+
+A job entry that stands for many tables (the octal game's ``codes``) may name
+a summary; once the job is built, ``<out>/_summaries/<name>.parquet`` holds a
+row per table: its name, its options (``code``, ``max``), the heaps it holds,
+and its figures (an octal table's period, preperiod, proof heap, largest
+value, rare heaps and mask). Every folder of tables shows each summary as a
+view of that name (``query/views.py``). A table whose period is proven
+before its last heap says so: ``stopped_at`` is the proof heap, past which
+its values were copied from the period rather than computed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from tablebase.errors import StoreError
+from tablebase.store import Manifest
+from tablebase.store.files import write_table
+
+FOLDER = "_summaries"
+
+# (column, type) of every summary, whatever its tables hold: null where a table has no such figure.
+COLUMNS = [("table", pa.string()), ("game", pa.string()), ("code", pa.string()), ("max", pa.int64()),
+           ("heaps", pa.int64()), ("complete", pa.bool_()), ("preperiod", pa.int64()), ("period", pa.int64()),
+           ("proven_at", pa.int64()), ("stopped_at", pa.int64()), ("largest", pa.int64()),
+           ("largest_heap", pa.int64()), ("rare_count", pa.int64()), ("rare_mask", pa.string())]
+
+
+def summary_row(m: Manifest) -> dict[str, Any]:
+    """A table's row of a summary, from its manifest."""
+    figures = m.figures
+    period, rare = figures.get("period") or {}, figures.get("rare") or {}
+    heaps = figures.get("heaps", m.positions)
+    proven = period.get("proven_at")
+    return {"table": m.table, "game": m.game, "code": m.params.get("code"), "max": m.params.get("max"),
+            "heaps": heaps, "complete": m.complete, "preperiod": period.get("preperiod"),
+            "period": period.get("period"), "proven_at": proven,
+            "stopped_at": proven if proven is not None and proven < heaps - 1 else None,
+            "largest": figures.get("largest"), "largest_heap": figures.get("largest_heap"),
+            "rare_count": rare.get("count"), "rare_mask": rare.get("mask")}
+
+
+def write_summary(out: Path, name: str, tables: list[str]) -> Path:
+    """Write the summary ``name`` of these tables of ``out``, atomically; its path."""
+    rows = []
+    for table in tables:
+        try:
+            rows.append(summary_row(Manifest.load(out, table)))
+        except StoreError:
+            continue  # a table the job did not get to: left out, the others summed up
+    schema = pa.schema(COLUMNS)
+    path = out / FOLDER / f"{name}.parquet"
+    path.parent.mkdir(exist_ok=True)
+    write_table(pa.Table.from_pylist(rows, schema=schema), path, True)
+    return path

@@ -1,0 +1,104 @@
+"""``numba.njit``, deferred: a game's compiled functions stay plain Python until a build compiles them.
+
+The built-in games write their move generators, ranks and spellings once,
+in the subset of Python that numba compiles. A program that only reads a
+table (``tablebase.open(...).probe(...)``, ``tablebase lookup``) calls them
+for a position or a few, where plain Python is quick enough and numba's
+import and compilation (a second or more) are not; an install without the
+``build`` extra has no numba at all. So ``njit`` marks a function without
+importing numba, and the function runs as Python until ``compile_all()``:
+the solvers, the workers and the batch loops call it, and from then on
+every marked function is compiled by numba at its first call (cached on
+disk as before) and named, at the top of every module, by its compiled
+form, which is what compiled code calling it must find there.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+_marked: list[Deferred] = []
+_compiled = False
+_lock = threading.Lock()
+
+
+class Deferred:
+    """A function marked for numba: plain Python until ``compile_all()``, then its compiled form."""
+
+    def __init__(self, function: Callable[..., Any], options: dict[str, Any]) -> None:
+        functools.update_wrapper(self, function)
+        self.py_func, self.options = function, options  # ``py_func``: as numba's dispatchers name it
+        self.target: Callable[..., Any] = function
+
+    def __call__(self, *args: Any) -> Any:
+        return self.target(*args)
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
+        return _named, (self.py_func.__module__, self.py_func.__qualname__)  # pickled by name, as functions are
+
+
+def _named(module: str, name: str) -> Any:
+    return getattr(importlib.import_module(module), name)
+
+
+def njit(function: Callable[..., Any] | None = None, **options: Any) -> Any:
+    """``numba.njit(**options)``, deferred until ``compile_all()`` (at once if that has run)."""
+
+    def mark(f: Callable[..., Any]) -> Any:
+        with _lock:
+            if _compiled:
+                import numba
+
+                return numba.njit(**options)(f)
+            deferred = Deferred(f, options)
+            _marked.append(deferred)
+            return deferred
+
+    return mark if function is None else mark(function)
+
+
+def compiled() -> bool:
+    """Whether ``compile_all()`` has run in this process."""
+    return _compiled
+
+
+def compile_all() -> None:
+    """Compile every marked function with numba from now on, and name it so in every module that names it.
+
+    Compilation itself happens at each function's first call (numba's own
+    laziness); this imports numba and swaps the names, once per process.
+    """
+    global _compiled
+    with _lock:
+        if _compiled:
+            return
+        import numba
+
+        for deferred in _marked:
+            deferred.target = numba.njit(**deferred.options)(deferred.py_func)
+        for module in list(sys.modules.values()):
+            names = getattr(module, "__dict__", None)
+            if not names:
+                continue
+            for name, value in list(names.items()):
+                if type(value) is Deferred:
+                    setattr(module, name, value.target)
+        _compiled = True
+
+
+def resolved(function: Any) -> Any:
+    """The compiled form of a marked function once ``compile_all()`` has run; anything else as it is."""
+    return function.target if type(function) is Deferred else function
+
+
+def compile_if_installed() -> None:
+    """``compile_all()`` where numba is installed (a large batch pays for it); else leave everything Python."""
+    try:
+        compile_all()
+    except ImportError:
+        pass

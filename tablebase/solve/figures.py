@@ -1,0 +1,64 @@
+"""How wide a dense solver holds each figure of the positions solved so far.
+
+A dense solver keeps a Grundy value and a remoteness for every key of the
+game's key space: for Chomp 18x18 that is 9 billion keys, so each byte a key
+is 9 GB of memory, page cache or disk. The stored rows keep the type the
+game's bound asks for (``value_dtype``: the data contract, unchanged), but
+the values held for lower levels are narrower: the real figures are far
+below the bounds (Chomp 9x9's largest Grundy value is 47 where the bound is
+80, its longest remoteness 47 where the bound is 80).
+
+A build holds each figure in one byte until a value does not fit. Nothing
+ever wraps: a value that does not fit raises ``FigureOverflow`` before any
+file is written from it, and the build starts that figure again wide (the
+type of its bound), resuming from the files already written
+(build/driver.py). Outside a build (verify, check-game) the figures are held
+at their bound's type, as before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tablebase.errors import TablebaseError
+from tablebase.games import ImpartialForm
+
+FIGURES = ("grundy", "remoteness")
+NARROW = np.uint8
+
+
+class FigureOverflow(TablebaseError):
+    """A figure held narrow met a value its type cannot hold: the build holds it wide and starts again."""
+
+    def __init__(self, figure: str) -> None:
+        super().__init__(figure)  # the only argument, so that the error crosses Dask's pickling whole
+        self.figure = figure
+
+    def __str__(self) -> str:
+        return f"a {self.figure} above {np.iinfo(NARROW).max} does not fit the one byte it was held in"
+
+
+def bound_dtype(game: ImpartialForm, figure: str) -> type:
+    """The narrowest unsigned type of the figure's bound: a Grundy value is at most the number of moves,
+    a remoteness at most ``max_remoteness``."""
+    bound = game.max_moves if figure == "grundy" else game.max_remoteness
+    return np.uint8 if bound < 2**8 else np.uint16 if bound < 2**16 else np.uint32
+
+
+def held_dtypes(game: ImpartialForm, wide: frozenset[str] | None) -> dict[str, type]:
+    """Each figure's type in the solver's arrays.
+
+    ``wide`` None: every figure at its bound's type (nothing can overflow).
+    A set: the figures it names at their bound's type, the others in one byte,
+    checked (``check``).
+    """
+    return {f: bound_dtype(game, f) if wide is None or f in wide else NARROW for f in FIGURES}
+
+
+def check(figure: str, values: np.ndarray, held: type) -> None:
+    """Raise ``FigureOverflow`` if any of ``values`` does not fit the type the figure is held in."""
+    if len(values) and np.dtype(held).itemsize < values.dtype.itemsize and values.max() > np.iinfo(held).max:
+        raise FigureOverflow(figure)
+
+
+__all__ = ["FIGURES", "FigureOverflow", "bound_dtype", "check", "held_dtypes"]

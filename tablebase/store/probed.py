@@ -1,0 +1,83 @@
+"""A table's rows read in place from its probe index, as lookups ask for them: the same answers as ``TableIndex``.
+
+``TableIndex`` loads every row of a table into memory before the first
+lookup; a table with a probe index (``probe.tbi``, written by every build
+and by ``tablebase index``) needs none of that: the index is memory-mapped
+and a lookup touches the pages of the keys it asks for. The index holds
+every figure of a row; what it leaves out the game gives: a position's
+level (``levels_of``) and its notation (``spell``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from tablebase.probe import FILE_NAME, ProbeIndex
+from tablebase.probe.format import BOOLEAN, FLOAT, TEXT, UNSIGNED, Figure
+from tablebase.store.files import table_dir
+from tablebase.store.manifest import Manifest
+
+Spell = Callable[[np.ndarray], pa.Array]
+Levels = Callable[[np.ndarray], np.ndarray]
+
+
+def probe_path(root: Path, manifest: Manifest) -> Path | None:
+    """Where a table's probe index is, or None if the table has none (built before indexes, or not complete)."""
+    if FILE_NAME not in manifest.probe:
+        return None
+    path = table_dir(root, manifest.table) / FILE_NAME
+    return path if path.is_file() else None
+
+
+class ProbedRows:
+    """A table's rows from its probe index: ``row(key)`` and ``rows(keys)`` as ``TableIndex`` gives them."""
+
+    def __init__(self, path: Path, spell: Spell, levels: Levels) -> None:
+        self.index = ProbeIndex(path)
+        self.spell, self.levels = spell, levels
+
+    def row(self, key: int) -> dict[str, Any] | None:
+        """One stored row (without its position), or None."""
+        found = self.index.probe(key)
+        if found is None:
+            return None
+        return {"key": key, **found, "level": int(self.levels(np.array([key], dtype=np.int64))[0])}
+
+    def rows(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table:
+        """Stored rows of many keys, in the order given; missing keys give null figures."""
+        keys = np.asarray(keys, dtype=np.int64)
+        columns = self.index.probe_many(keys)
+        missing = ~columns.found
+        out: dict[str, pa.Array] = {"key": pa.array(keys)}
+        if with_positions:
+            out["position"] = self.spell(keys)
+        for figure in self.index.figures:
+            out[figure.name] = _arrow(figure, columns)
+        levels = np.zeros(len(keys), dtype=np.int64)
+        if columns.found.any():  # a key the table does not hold may have no level
+            levels[columns.found] = self.levels(keys[columns.found])
+        out["level"] = pa.array(levels, mask=missing if missing.any() else None)
+        return pa.table(out)
+
+    def close(self) -> None:
+        self.index.close()
+
+
+def _arrow(figure: Figure, columns: Any) -> pa.Array:
+    """A figure's column as Arrow, in its type as a table's files hold it (texts dictionary-encoded)."""
+    if figure.type == TEXT:
+        codes = columns.codes(figure.name)
+        dictionary = columns.dictionary(figure.name)[:-1].tolist()  # its last entry stands for null
+        mask = np.ma.getmaskarray(codes)
+        return pa.DictionaryArray.from_arrays(pa.array(codes.filled(0).astype(np.int32), mask=mask if mask.any() else None),
+                                              pa.array(dictionary, pa.string()))
+    values = columns[figure.name]
+    kind = np.float64 if figure.type == FLOAT else np.bool_ if figure.type == BOOLEAN else \
+        np.uint64 if figure.flags & UNSIGNED else np.int64
+    mask = np.ma.getmaskarray(values)
+    return pa.array(values.filled(0).astype(kind), mask=mask if mask.any() else None)

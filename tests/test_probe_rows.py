@@ -1,0 +1,56 @@
+"""Rows read in place from a probe index (``ProbedRows``) against the rows loaded from Parquet (``TableIndex``).
+
+Synthetic tables with every figure type and nulls, sparse and dense, some keys absent: one row and
+batches of rows must be the same from both, as Python values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from probe_tables import mixed_rows, same, synthetic_table
+
+from tablebase.probe import FILE_NAME
+from tablebase.store import TableIndex, table_dir
+from tablebase.store.probed import ProbedRows, probe_path
+
+
+def spell(keys: np.ndarray) -> pa.Array:
+    return pa.array([f"p{k}" for k in keys.tolist()])
+
+
+def levels(keys: np.ndarray) -> np.ndarray:  # mixed_rows' levels
+    return keys % 7
+
+
+@pytest.mark.parametrize("keys, distinct", [
+    (np.arange(0, 500, dtype=np.int64), 0),  # dense
+    (np.arange(0, 500, dtype=np.int64), 2),  # dense, a record dictionary
+    (np.arange(5, 40_000, 37, dtype=np.int64), 0),  # sparse
+])
+def test_probed_rows_are_the_loaded_rows(tmp_path, keys, distinct):
+    rows = mixed_rows(keys, distinct=distinct)
+    rows = rows.drop_columns(["flag"])  # TableIndex cannot hold a boolean with nulls; no table has one
+    manifest = synthetic_table(tmp_path, "t", rows)
+    loaded = TableIndex(tmp_path, "t", manifest, spell)
+    path = probe_path(tmp_path, manifest)
+    assert path == table_dir(tmp_path, "t") / FILE_NAME
+    probed = ProbedRows(path, spell, levels)
+    asked = np.concatenate([keys, [-1, int(keys.max()) + 1, 1 << 40], keys[::-3] + 1])
+    for key in asked.tolist():
+        assert same(probed.row(key), loaded.row(key)), key
+    for positions in (True, False):
+        a, b = probed.rows(asked, positions), loaded.rows(asked, positions)
+        assert a.column_names == b.column_names
+        for name in a.column_names:
+            assert all(same(x, y) for x, y in zip(a.column(name).to_pylist(), b.column(name).to_pylist())), name
+    probed.close()
+
+
+def test_a_table_without_an_index_has_no_probe_path(tmp_path):
+    manifest = synthetic_table(tmp_path, "t", mixed_rows(np.arange(10, dtype=np.int64)))
+    (table_dir(tmp_path, "t") / FILE_NAME).unlink()
+    assert probe_path(tmp_path, manifest) is None
+    manifest.probe = {}
+    assert probe_path(tmp_path, manifest) is None
