@@ -25,11 +25,11 @@ from typing import Any
 from distributed import Client
 
 from tablebase.build.failures import disk_full, records_of
-from tablebase.build.shares import assemble_level, expand_share, moves_found, number_level, pick, receive, start
+from tablebase.build.ranges import RangeNumbering
+from tablebase.build.shares import counted, expand_share, item, receive, start
 from tablebase.kinds import Kind
 from tablebase.listing import current_limits
 from tablebase.listing.limits import too_many
-from tablebase.listing.numbering import named_moves, sorted_moves
 from tablebase.store import Manifest, flush_to_disk
 
 CHAIN = 64  # steps submitted at once: levels below a step are found without waiting for this process
@@ -135,11 +135,11 @@ class ShareSearch:
         tag = f"{self.table}-{level}-{round_}-{self.run}-{self.chains}"
         receiving = []
         for owner in range(partitions):
-            pieces = [client.submit(pick, s, owner, key=f"pick-{tag}-{i}-{owner}", pure=False)
+            pieces = [client.submit(item, s, "pieces", owner, key=f"pick-{tag}-{i}-{owner}", pure=False)
                       for i, s in enumerate(sources)]
             receiving.append(client.submit(receive, self.root_text, self.table, owner, level, round_, pieces,
                                            key=f"receive-{tag}-{owner}", **self._on(owner)))
-        counts = [client.submit(pick, s, None, key=f"count-{tag}-{i}", pure=False) for i, s in enumerate(sources)]
+        counts = [client.submit(counted, s, key=f"count-{tag}-{i}", pure=False) for i, s in enumerate(sources)]
         return receiving, counts
 
     def _record(self, level: int, round_: int, reached: list[dict[str, Any]], counted: list[dict]) -> None:
@@ -147,12 +147,15 @@ class ShareSearch:
         state = self.state
         state["waiting"] = [w for w in state["waiting"] if (w[0], w[1]) != (level, round_)]
         waiting = {(w[0], w[1]): w[2] for w in state["waiting"]}
+        reaches = set(state.setdefault("reaches", {}).get(str(level), []))
         for received in reached:
+            reaches.update(received["levels"])
             for child, n in received["levels"].items():
                 at = (child, round_ + 1 if child == level else 0)
                 waiting[at] = waiting.get(at, 0) + n
         state["waiting"] = [[lv, r, n] for (lv, r), n in sorted(waiting.items())]
         if level >= 0:
+            state["reaches"][str(level)] = sorted(reaches)  # the levels its children are on: whom it asks for keys
             state["found"][str(level)] = state["found"].get(str(level), 0) + sum(c["found"] for c in counted)
         state["peak"] = max([state["peak"], *(c["rss"] for c in counted)])
         total = sum(state["found"].values())
@@ -166,22 +169,12 @@ class ShareSearch:
 
     # -- numbering -------------------------------------------------------------------
     def _numbered(self) -> dict[str, Any]:
-        """Every level numbered by notation and written as the listing's level file; the listing's record."""
+        """Every level numbered by notation and written as the listing's level file (``build/ranges.py``);
+        the listing's record."""
         found = {int(level): n for level, n in self.state["found"].items() if n}
         top = max(found, default=0)
         sizes = [found.get(level, 0) for level in range(top + 1)]
-        offsets = [sum(sizes[:level]) for level in range(top + 1)]
-        levels = sorted(found)
-        client, name = self.client, self.table
-        numbering = [client.submit(number_level, self.root_text, name, level, offsets[level],
-                                   key=f"number-{name}-{level}-{self.run}", **self._on(level)) for level in levels]
-        moves = client.submit(moves_found, self.root_text, name, levels, key=f"moves-{name}-{self.run}", pure=False)
-        game = self.kind.game
-        ranked = sorted_moves(game, self._results([moves], None)[0])
-        names = named_moves(game, ranked)
-        assembling = [client.submit(assemble_level, self.root_text, name, level, ranked, numbering,
-                                    key=f"assemble-{name}-{level}-{self.run}", **self._on(level)) for level in levels]
-        records = self._results(assembling, None)
+        names, records = RangeNumbering(self).numbered()
         flush_to_disk()
         files = {}
         for record in records:

@@ -10,35 +10,22 @@ written atomically under a name that says which step made it, so a step run
 again after a kill writes the same files: the search resumes at the step
 the manifest has not recorded.
 
-Once every level is found, ``number_level`` numbers each level by notation
-and ``assemble_level`` writes each level's rows in key order, its moves as
-codes and child keys, as the listing's level file.
+Once every level is found, ``build/ranges.py`` numbers each level by notation
+and writes it as the listing's level file, in ranges.
 """
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
 import numpy as np
 import psutil
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from tablebase.build.run_game import game_of_run
-from tablebase.listing import Limits, level_table, limits_set
-from tablebase.listing.shares import MOVES_KEY, assemble, coded, expand, fresh, level_keys, routed, starting
-from tablebase.store import (
-    inbox_files,
-    inbox_name,
-    keys_name,
-    read_work,
-    share_files,
-    share_name,
-    table_dir,
-    write_listing_level,
-    write_work,
-)
+from tablebase.listing import Limits, limits_set
+from tablebase.listing.shares import expand, fresh, routed, starting
+from tablebase.store import inbox_files, inbox_name, read_work, share_files, share_name, write_work
 
 START = "start"  # the source of the start positions in inbox names
 
@@ -46,7 +33,7 @@ TRAVELLING = pa.schema([("hash", pa.uint64()), ("level", pa.int64()), ("text", p
                         ("position", pa.binary())])
 
 
-def _rss() -> int:
+def rss() -> int:
     return psutil.Process().memory_info().rss
 
 
@@ -55,7 +42,7 @@ def start(run: str, ref: str, params: dict[str, Any], partitions: int, limits: L
     game = game_of_run(run, ref, params).game
     with limits_set(limits):
         return {"pieces": routed(starting(game, limits.seconds, limits.positions_for(plain=True)), partitions),
-                "found": 0, "rss": _rss()}
+                "found": 0, "rss": rss()}
 
 
 def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: str, level: int, partition: int,
@@ -71,11 +58,11 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: s
     if above is not None:
         above_level, received = above
         if any(r["skipped"] or above_level in r["levels"] for r in received):
-            return {"pieces": [None] * partitions, "found": 0, "rss": _rss(), "skipped": True}
+            return {"pieces": [None] * partitions, "found": 0, "rss": rss(), "skipped": True}
     kind = game_of_run(run, ref, params)
     inbox = read_work(inbox_files(root, table, level, partition, round_))
     if not inbox:  # nothing reached this share of the level
-        return {"pieces": [TRAVELLING.empty_table()] * partitions, "found": 0, "rss": _rss(), "skipped": False}
+        return {"pieces": [TRAVELLING.empty_table()] * partitions, "found": 0, "rss": rss(), "skipped": False}
     seen = [t.column("hash").to_numpy() for t in read_work(share_files(root, table, level, partition, round_),
                                                                ["hash"])]
     share = fresh(kind.game, pa.concat_tables(inbox), np.concatenate(seen) if seen else np.zeros(0, np.uint64))
@@ -83,14 +70,20 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: s
     with limits_set(limits):
         rows, reached = expand(kind.game, kind.plain_rules(), level, share, limits.seconds, check_read=round_ == 0)
     write_work(rows, root, table, share_name(level, partition, round_))
-    return {"pieces": routed(reached, partitions), "found": share.num_rows, "rss": _rss(), "skipped": False}
+    return {"pieces": routed(reached, partitions), "found": share.num_rows, "rss": rss(), "skipped": False}
 
 
-def pick(result: dict[str, Any], partition: int | None) -> Any:
-    """Dask task, run where ``result`` is: one owner's piece of it, or (None) what the driver counts."""
-    if partition is None:
-        return {key: result.get(key, False) for key in ("found", "rss", "skipped")}
-    return result["pieces"][partition]
+def item(result: Any, *path: Any) -> Any:
+    """Dask task, run where ``result`` is: the part of it that ``path`` names (one owner's piece of it, say),
+    so that only that part travels."""
+    for step in path:
+        result = result[step]
+    return result
+
+
+def counted(result: dict[str, Any]) -> dict[str, Any]:
+    """Dask task, run where ``result`` is: what the driver counts of a step."""
+    return {key: result.get(key, False) for key in ("found", "rss", "skipped")}
 
 
 def receive(root: str, table: str, partition: int, level: int, round_: int,
@@ -109,36 +102,3 @@ def receive(root: str, table: str, partition: int, level: int, round_: int,
         write_work(part, root, table, inbox_name(reached, partition, round_ + 1 if reached == level else 0, source))
         rows[reached] = part.num_rows
     return {"levels": rows, "skipped": False}
-
-
-def number_level(root: str, table: str, level: int, offset: int) -> int:
-    """Dask task: a level's keys by notation from ``offset``, written by hash; the level's positions."""
-    shares = pa.concat_tables(read_work(share_files(root, table, level), ["hash", "text"]))
-    write_work(level_keys(shares, offset), root, table, keys_name(level))
-    return shares.num_rows
-
-
-def moves_found(root: str, table: str, levels: list[int]) -> list:
-    """Dask task: every distinct move the shares of these levels recorded (their files' metadata)."""
-    moves: set = set()
-    for level in levels:
-        for path in share_files(root, table, level):
-            moves.update(pickle.loads(pq.read_schema(path).metadata[MOVES_KEY]))
-    return list(moves)
-
-
-def assemble_level(root: str, table: str, level: int, ranked: list, after: list | None = None) -> dict[str, Any]:
-    """Dask task: a level's listing file, its rows in key order, moves as codes (``ranked``: every move in
-    order) and child keys; its record, the most moves of one position on a side, its parts. ``after``: the
-    numbering tasks, to wait for."""
-    code_of = {move: code for code, move in enumerate(ranked)}
-    shares = [coded(t, code_of).replace_schema_metadata(None) for t in read_work(share_files(root, table, level))]
-    folder = table_dir(root, table)
-
-    def keys(lower: int) -> pa.Table:
-        return read_work([folder / keys_name(lower)])[0]
-
-    rows, most, parts = assemble(pa.concat_tables(shares), keys, level)
-    del shares
-    record = write_listing_level(level_table(rows), root, table, level)
-    return {**record, "max_moves": most, "parts": parts, "rss": _rss()}

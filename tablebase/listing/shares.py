@@ -6,10 +6,9 @@ the top: a partition's share of a level is what reached it from the levels
 above, each position once (``fresh``); it plays their moves (``expand``),
 recording each move with its child's level and hash, and sends each child,
 spelt and pickled, to the child's owner (``routed``). A level's positions are
-numbered once all are found (``level_keys``): by notation, as the engine has
-always numbered them, so that keys are the same whatever the partitions. A
-level's rows are assembled in key order once every level's keys are known
-(``assemble``): each child's hash is looked up among its level's keys.
+numbered once all are found, in ranges of notation (``ranges.py``): by
+notation, as the engine has always numbered them, so that keys are the same
+whatever the partitions.
 
 These are functions of Arrow tables: where the tables live, and how they
 travel, is the caller's (``tablebase.build.shares``).
@@ -18,7 +17,6 @@ travel, is the caller's (``tablebase.build.shares``).
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -26,12 +24,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tablebase.errors import TablebaseError
-from tablebase.games import PlainGame, SumMoves
+from tablebase.games import KEY_BITS, PlainGame
 from tablebase.listing.checked import game_failed, level_of, read_back, spelt
 from tablebase.listing.expand import Chunk, PlainRules, expand_chunk
-from tablebase.listing.forms import select
 from tablebase.listing.hashing import owners, text_hashes
-from tablebase.listing.levels import LevelRows
 from tablebase.listing.limits import too_many, watched
 
 MOVES_KEY = b"tablebase.moves"  # a share's metadata: its distinct moves, pickled, that moves{s} number
@@ -55,10 +51,14 @@ def travelling(game: PlainGame, positions: list, levels: np.ndarray, seconds: fl
 
 def routed(positions: pa.Table, partitions: int) -> list[pa.Table]:
     """The positions split by owner, in their order: one table per partition."""
-    owner = owners(positions.column("hash").to_numpy(), partitions)
-    order = np.argsort(owner, kind="stable")
-    cuts = np.searchsorted(owner[order], np.arange(partitions + 1))
-    ordered = positions.take(pa.array(order))
+    return split_by(positions, owners(positions.column("hash").to_numpy(), partitions), partitions)
+
+
+def split_by(rows: pa.Table, which: np.ndarray, parts: int) -> list[pa.Table]:
+    """Rows split by ``which`` (each row's part, 0 .. parts - 1), each part in the rows' order."""
+    order = np.argsort(which, kind="stable")
+    cuts = np.searchsorted(which[order], np.arange(parts + 1))
+    ordered = rows.take(pa.array(order))
     return [ordered.slice(a, b - a) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
@@ -131,17 +131,17 @@ def _check_levels(game: PlainGame, rules: PlainRules, level: int, positions: lis
                   chunk: Chunk) -> None:
     """Every move must lower the level (or, with ``same_level``, keep it): one line naming the first that does not."""
     levels = chunk.found_levels
-    bad = levels > level if rules.same_level else levels >= level
+    bad = levels > level if rules.same_level else levels >= level  # indexed by child number (no extra-turn mark)
     if not bad.any():
         return
     for s, parts in enumerate(chunk.parts):
-        hits = np.flatnonzero(bad[parts]) if len(parts) else []
+        hits = np.flatnonzero(bad[parts & KEY_BITS]) if len(parts) else []
         if len(hits):
             part = int(hits[0])
             per_move = chunk.part_counts[s] if chunk.part_counts[s] is not None else np.ones(len(chunk.moves[s]), int)
             move = int(np.searchsorted(np.cumsum(per_move), part, side="right"))
             parent = int(np.searchsorted(np.cumsum(chunk.counts[s]), move, side="right"))
-            child = int(parts[part])
+            child = int(parts[part]) & KEY_BITS
             raise TablebaseError(
                 f"{game.name}: a move from {game.format(positions[parent])!r} (level {level}) leads to "
                 f"{game.format(children[child])!r} (level {int(levels[child])}); every move must lower the level"
@@ -172,10 +172,12 @@ def _rows(share: pa.Table, chunk: Chunk, reached: pa.Table, results: bool) -> pa
     for s, counts in enumerate(chunk.counts):
         offsets = _firsts(counts)
         per_move = chunk.part_counts[s] if chunk.part_counts[s] is not None else np.ones(len(chunk.moves[s]), np.int64)
-        starts, parts = _firsts(per_move), chunk.parts[s]
+        starts, parts = _firsts(per_move), np.asarray(chunk.parts[s], dtype=np.int64)
+        children, marks = parts & KEY_BITS, parts & ~KEY_BITS
         columns[f"moves{s}"] = _lists(offsets, pa.array(chunk.moves[s], pa.int64()))
-        columns[f"parts{s}"] = _lists(offsets, _lists(starts, pa.array(hashes[parts], pa.uint64())))
-        columns[f"levels{s}"] = _lists(offsets, _lists(starts, pa.array(levels[parts], pa.int64())))
+        columns[f"parts{s}"] = _lists(offsets, _lists(starts, pa.array(hashes[children], pa.uint64())))
+        # A child's level carries the extra-turn mark (``AGAIN``) its key will carry: a hash has no room for it.
+        columns[f"levels{s}"] = _lists(offsets, _lists(starts, pa.array(levels[children] | marks, pa.int64())))
     table = pa.table(columns)
     return table.replace_schema_metadata({MOVES_KEY: pickle.dumps(list(chunk.distinct_moves),
                                                                   pickle.HIGHEST_PROTOCOL)})
@@ -184,16 +186,6 @@ def _rows(share: pa.Table, chunk: Chunk, reached: pa.Table, results: bool) -> pa
 def moves_of(table: pa.Table) -> list:
     """The distinct moves a share's rows number (``moves{s}`` index them)."""
     return pickle.loads(table.schema.metadata[MOVES_KEY])
-
-
-def level_keys(shares: pa.Table, offset: int) -> pa.Table:
-    """A level's keys, from its shares' (hash, text): by notation from ``offset``; as (hash, key) by hash."""
-    order = pc.sort_indices(shares, [("text", "ascending")]).to_numpy()
-    keys = np.empty(len(order), dtype=np.int64)
-    keys[order] = offset + np.arange(len(order), dtype=np.int64)
-    hashes = shares.column("hash").to_numpy()
-    by_hash = np.argsort(hashes, kind="stable")
-    return pa.table({"hash": pa.array(hashes[by_hash]), "key": pa.array(keys[by_hash])})
 
 
 def looked_up(keys: pa.Table, hashes: np.ndarray) -> np.ndarray:
@@ -218,35 +210,3 @@ def coded(table: pa.Table, code_of: dict[Any, int]) -> pa.Table:
         table = table.set_column(index, f"moves{s}", _lists(offsets - offsets[0], pa.array(local[values])))
         s += 1
     return table
-
-
-def assemble(rows: pa.Table, keys: Callable[[int], pa.Table], level: int) -> tuple[LevelRows, int, int]:
-    """A level's rows in key order (notation, each side's moves as codes and child keys, results), from its
-    shares' coded rows; ``keys(level)`` is a level's (hash, key) table. Also the most moves of one position
-    on one side and the number of parts."""
-    parents = looked_up(keys(level), rows.column("hash").to_numpy())
-    order = np.argsort(parents, kind="stable")
-    out = LevelRows(texts=rows.column("text").combine_chunks().take(pa.array(order)))
-    most = parts_total = 0
-    s = 0
-    while f"moves{s}" in rows.column_names:
-        moves = rows.column(f"moves{s}").combine_chunks()
-        inner = rows.column(f"parts{s}").combine_chunks().flatten()
-        child_levels = rows.column(f"levels{s}").combine_chunks().flatten().flatten().to_numpy()
-        hashes = inner.flatten().to_numpy()
-        starts = inner.offsets.to_numpy().astype(np.int64)
-        child = np.zeros(len(hashes), dtype=np.int64)
-        for lower in np.unique(child_levels).tolist():
-            at = np.flatnonzero(child_levels == lower)
-            child[at] = looked_up(keys(lower), hashes[at])
-        offsets = moves.offsets.to_numpy().astype(np.int64)
-        side = SumMoves(offsets - offsets[0], moves.flatten().to_numpy(), starts - starts[0], child,
-                        np.zeros(len(child), dtype=np.bool_))
-        out.sides.append(select(side, order))
-        most = max(most, int(np.diff(offsets).max(initial=0)))
-        parts_total += len(child)
-        s += 1
-    if "outcome" in rows.column_names:
-        out.outcome = rows.column("outcome").to_numpy()[order]
-        out.score = rows.column("score").to_numpy()[order]
-    return out, most, parts_total

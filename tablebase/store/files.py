@@ -7,6 +7,7 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -193,8 +194,21 @@ def write_table(table: pa.Table, path: Path, durable: bool = True, sort_key: str
     256K rows; ``level`` sets one zstd level for every column instead of
     ``TEXT_LEVEL`` for text and ``NUMBER_LEVEL`` for the rest.
     """
+    # Encoded in memory, then written in one go and hashed there: for thousands of
+    # small files this saves opening each through Arrow's filesystem layer and
+    # reading it back to hash it.
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, row_group_size=ROW_GROUP, **_parquet_options(table.schema, sort_key, level, statistics))
+    data = sink.getvalue()
+    write_atomic(path, lambda tmp: Path(tmp).write_bytes(data), durable)
+    return {"rows": table.num_rows, "bytes": data.size, "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def _parquet_options(schema: pa.Schema, sort_key: str | None, level: int | None,
+                     statistics: list[str] | None) -> dict[str, Any]:
+    """The writer's options for a table of this schema (``write_table`` says why each)."""
     encodings = {}
-    for field in table.schema:
+    for field in schema:
         if field.name == sort_key:
             encodings[field.name] = "DELTA_BINARY_PACKED"
         elif field.name == "position":
@@ -202,27 +216,11 @@ def write_table(table: pa.Table, path: Path, durable: bool = True, sort_key: str
         elif pa.types.is_integer(field.type) and field.type.bit_width <= 16:
             encodings[field.name] = "BYTE_STREAM_SPLIT"
     # Nested columns (a listing's moves) keep the writer's defaults.
-    dictionary = [f.name for f in table.schema if f.name not in encodings and not pa.types.is_nested(f.type)]
-    levels = {f.name: level or (TEXT_LEVEL if pa.types.is_string(f.type) else NUMBER_LEVEL) for f in table.schema}
-
-    # Encoded in memory, then written in one go and hashed there: for thousands of
-    # small files this saves opening each through Arrow's filesystem layer and
-    # reading it back to hash it.
-    sink = pa.BufferOutputStream()
-    pq.write_table(
-        table,
-        sink,
-        compression="zstd",
-        compression_level=levels,
-        row_group_size=ROW_GROUP,
-        use_dictionary=dictionary,
-        column_encoding=encodings,
-        write_statistics=statistics or ([sort_key] if sort_key else False),
-        store_schema=False,
-    )
-    data = sink.getvalue()
-    write_atomic(path, lambda tmp: Path(tmp).write_bytes(data), durable)
-    return {"rows": table.num_rows, "bytes": data.size, "sha256": hashlib.sha256(data).hexdigest()}
+    dictionary = [f.name for f in schema if f.name not in encodings and not pa.types.is_nested(f.type)]
+    levels = {f.name: level or (TEXT_LEVEL if pa.types.is_string(f.type) else NUMBER_LEVEL) for f in schema}
+    return {"compression": "zstd", "compression_level": levels, "use_dictionary": dictionary,
+            "column_encoding": encodings, "write_statistics": statistics or ([sort_key] if sort_key else False),
+            "store_schema": False}
 
 
 def read_parquet(
@@ -260,12 +258,37 @@ def write_listing_level(rows: pa.Table, root: str | os.PathLike, table: str, lev
     return {"file": name, **record}
 
 
+def write_listing_blocks(blocks: list[Path], root: str | os.PathLike, table: str, level: int) -> dict:
+    """Write one level of a listing from its blocks (work files, each a run of its rows in key order, in
+    order), holding one block at a time; its record (with ``file``), as ``write_listing_level`` gives."""
+    name = listing_name(level)
+    path = table_dir(root, table) / name
+
+    def write(tmp: Path) -> None:
+        writer = None
+        for block in blocks:
+            rows = read_work([block])[0]
+            if writer is None:
+                writer = pq.ParquetWriter(tmp, rows.schema, **_parquet_options(rows.schema, None, 1, None))
+            if rows.num_rows:
+                writer.write_table(rows, row_group_size=ROW_GROUP)
+        if writer is None:
+            raise StoreError(f"no blocks to write {path}")
+        writer.close()
+
+    write_atomic(path, write, durable=False)
+    rows = pq.ParquetFile(path).metadata.num_rows
+    return {"file": name, "rows": rows, "bytes": path.stat().st_size, "sha256": sha256_of(path)}
+
+
 def read_listing_level(root: str | os.PathLike, table: str, level: int) -> pa.Table:
     return read_parquet([table_dir(root, table) / listing_name(level)])
 
 
 # A plain game listed in shares (``tablebase.build.shares``) keeps its work beside the levels: what reached
-# each partition's share of a level (inbox), each share's rows (share), each level's keys by hash (keys).
+# each partition's share of a level (inbox), each share's rows (share); then, to number them
+# (``tablebase.build.ranges``), a level's rows in ranges of notation (range), each partition's keys by hash
+# (keys) and each range's rows as the listing holds them (block).
 def inbox_name(level: int, partition: int, round_: int, source: str) -> str:
     """Positions of a level that reached a partition from ``source`` (a step of the search, or the start)."""
     return f"{LISTING}/inbox-{level:06d}-{partition:04d}-{round_:04d}-{source}.parquet"
@@ -276,9 +299,19 @@ def share_name(level: int, partition: int, round_: int) -> str:
     return f"{LISTING}/share-{level:06d}-{partition:04d}-{round_:04d}.parquet"
 
 
-def keys_name(level: int) -> str:
-    """A level's keys, by the hash of each position's notation."""
-    return f"{LISTING}/keys-{level:06d}.parquet"
+def keys_name(level: int, partition: int) -> str:
+    """A partition's keys of a level, by the hash of each position's notation."""
+    return f"{LISTING}/keys-{level:06d}-{partition:04d}.parquet"
+
+
+def range_name(level: int, range_: int) -> str:
+    """A range of a level's positions by notation, in order, with their moves and their children's hashes."""
+    return f"{LISTING}/range-{level:06d}-{range_:04d}.parquet"
+
+
+def block_name(level: int, range_: int) -> str:
+    """A range of a level's rows as the listing's level file holds them (children as keys)."""
+    return f"{LISTING}/block-{level:06d}-{range_:04d}.parquet"
 
 
 def inbox_files(root: str | os.PathLike, table: str, level: int, partition: int, round_: int) -> list[Path]:

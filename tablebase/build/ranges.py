@@ -1,0 +1,224 @@
+"""A plain game's listing numbered on the workers in ranges of notation (``tablebase.listing.ranges``).
+
+Once the search has found every level in shares by hash (``build/search.py``),
+each level is numbered and written without any process holding all of it:
+
+1. ``survey``: each share of each level gives a sample of its texts and the
+   moves it recorded; this process ranks the moves (there are few: the
+   game's kinds of moves) and names where each level's ranges split.
+2. ``route``: each share's rows, their moves as codes, split by range.
+3. ``order_range``: a range's rows sorted by notation and written; its keys
+   follow from the counts of the ranges before it (which it is given, not
+   this process); each position's key sent to its owner by hash, and the
+   range's questions (its children's hashes) to theirs.
+4. ``write_keys`` and ``answer``: an owner's keys of a level, and its answers.
+5. ``assemble_range``: a range's rows as the level file holds them, then
+   ``write_level`` writes the level file from its ranges, one at a time.
+
+Every step's tasks are submitted at once after the survey, each taking what
+it needs from the tasks before it, level by level from the top: the
+scheduler runs a level's steps as soon as their inputs are there, and what
+travels between workers are Dask results. What a task holds is its share or
+its range of one level. Files are written atomically and the steps are
+deterministic, so a resumed build numbers again to the same files.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from tablebase.build.shares import item, rss
+from tablebase.listing.numbering import named_moves, sorted_moves
+from tablebase.listing.ranges import (
+    answered,
+    asked,
+    assembled,
+    by_hash,
+    in_order,
+    keyed,
+    range_of,
+    sample,
+    splitters,
+)
+from tablebase.listing.levels import level_table
+from tablebase.listing.shares import MOVES_KEY, coded, split_by
+from tablebase.store import (
+    block_name,
+    keys_name,
+    range_name,
+    read_work,
+    share_files,
+    table_dir,
+    write_listing_blocks,
+    write_work,
+)
+
+
+# -- the tasks ---------------------------------------------------------------------------
+def survey(root: str, table: str, level: int, partition: int) -> dict[str, Any]:
+    """Dask task: a sample of a share's texts of a level, and the moves its rows number."""
+    paths = share_files(root, table, level, partition)
+    texts = [t.column("text") for t in read_work(paths, ["text"])]
+    moves: set = set()
+    for path in paths:
+        moves.update(pickle.loads(pq.read_schema(path).metadata[MOVES_KEY]))
+    return {"sample": sample(pa.chunked_array(texts, pa.string()).combine_chunks()) if texts else [],
+            "moves": list(moves)}
+
+
+def route(root: str, table: str, level: int, partition: int, ranked: list, cuts: list[str]) -> dict[str, Any]:
+    """Dask task: a share's rows of a level, moves as codes, split by range of notation; each range's count."""
+    code_of = {move: code for code, move in enumerate(ranked)}
+    tables = [coded(t, code_of).replace_schema_metadata(None) for t in read_work(share_files(root, table, level,
+                                                                                          partition))]
+    if not tables:  # no position of the level is this share's
+        return {"pieces": [None] * (len(cuts) + 1), "counts": [0] * (len(cuts) + 1)}
+    rows = pa.concat_tables(tables)
+    pieces = split_by(rows, range_of(rows.column("text").combine_chunks(), cuts), len(cuts) + 1)
+    return {"pieces": pieces, "counts": [piece.num_rows for piece in pieces]}
+
+
+def order_range(root: str, table: str, level: int, range_: int, pieces: list[pa.Table], counts: list[list[int]],
+                first: int, reaches: list[int], partitions: int) -> dict[str, Any]:
+    """Dask task: a range of a level in key order, written; its keys by owner, its questions by (level, owner).
+
+    ``counts``: each share's counts by range, so the range's first key is ``first`` (the level's) plus the
+    positions of the ranges before it. Every range holds a position (the text it begins at, or the least)."""
+    rows = in_order(pa.concat_tables([piece for piece in pieces if piece is not None]))
+    del pieces
+    write_work(rows, root, table, range_name(level, range_))
+    start = first + sum(sum(share[:range_]) for share in counts)
+    return {"keys": keyed(rows, start, partitions), "questions": asked(rows, reaches, partitions), "rss": rss()}
+
+
+def write_keys(root: str, table: str, level: int, partition: int, pieces: list[pa.Table]) -> int:
+    """Dask task: an owner's keys of a level, from every range, written by hash; how many."""
+    keys = by_hash(pieces)
+    write_work(keys, root, table, keys_name(level, partition))
+    return keys.num_rows
+
+
+def answer(root: str, table: str, level: int, partition: int, questions: list[np.ndarray],
+           written: int) -> list[np.ndarray]:
+    """Dask task: an owner's answers to the ranges that ask it for keys of a level (once ``written``)."""
+    return answered(read_work([table_dir(root, table) / keys_name(level, partition)])[0], questions)
+
+
+def assemble_range(root: str, table: str, level: int, range_: int, reaches: list[int], partitions: int,
+                   answers: list[tuple[int, int, np.ndarray]], written: int) -> dict[str, Any]:
+    """Dask task: a range's block of its level's file (children as keys, from the owners' ``answers``), once
+    the range is ``written``."""
+    rows = read_work([table_dir(root, table) / range_name(level, range_)])[0]
+    questions = asked(rows, reaches, partitions)
+    block, most, parts = assembled(rows, questions, {(lv, p): keys for lv, p, keys in answers}, partitions)
+    del rows
+    write_work(level_table(block), root, table, block_name(level, range_))
+    return {"max_moves": most, "parts": parts, "rss": rss()}
+
+
+def write_level(root: str, table: str, level: int, ranges: int, blocks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Dask task: a level's listing file from its blocks, in order; its record, the most moves, the parts."""
+    folder = table_dir(root, table)
+    record = write_listing_blocks([folder / block_name(level, r) for r in range(ranges)], root, table, level)
+    return {**record, "max_moves": max(b["max_moves"] for b in blocks), "parts": sum(b["parts"] for b in blocks),
+            "rss": max([rss(), *(b["rss"] for b in blocks)])}
+
+
+# -- the driver --------------------------------------------------------------------------
+class RangeNumbering:
+    """Numbering a found listing: the search's client, folder and counts (``ShareSearch``), nothing more."""
+
+    def __init__(self, search: Any) -> None:
+        self.search, self.client = search, search.client
+        self.root, self.table, self.run = search.root_text, search.table, search.run
+        state = search.state
+        self.partitions = state["partitions"]
+        self.found = {int(level): n for level, n in state["found"].items() if n}
+        self.reaches = {int(level): sorted(set(r)) for level, r in state.get("reaches", {}).items()}
+
+    def _submit(self, fn, *args, name: str, on: int | None = None) -> Any:
+        where = self.search._on(on) if on is not None else {"pure": False}
+        return self.client.submit(fn, *args, key=f"{name}-{self.table}-{self.run}", **where)
+
+    def numbered(self) -> tuple[list[str], list[dict[str, Any]]]:
+        """Every level written as the listing's level file: the move names and each level's record."""
+        levels = sorted(self.found, reverse=True)  # from the top: a level's children are below it
+        ranked, cuts = self._surveyed(levels)
+        firsts, first = {}, 0
+        for level in sorted(self.found):
+            firsts[level], first = first, first + self.found[level]
+        ranges = {level: len(cuts[level]) + 1 for level in levels}
+        ordered, keys, answers, writing = {}, {}, {}, {}
+        for level in levels:
+            ordered[level] = self._order(level, ranked, cuts[level], firsts[level])
+            keys[level] = [self._submit(write_keys, self.root, self.table, level, p,
+                                        [self._item(ordered[level][r], f"k{level}-{r}-{p}", "keys", p)
+                                         for r in range(ranges[level])], name=f"keys-{level}-{p}", on=p)
+                           for p in range(self.partitions)]
+            answers[level] = self._answers(level, ordered, keys[level])
+            for above in ordered:  # every level whose children are all answered now
+                if above not in writing and all(lv in answers for lv in self.reaches.get(above, [])):
+                    writing[above] = self._assemble(above, ordered[above], answers)
+        records = self.search._results(list(writing.values()), None)
+        return named_moves(self.search.kind.game, ranked), records
+
+    def _item(self, future: Any, name: str, *path: Any) -> Any:
+        return self.client.submit(item, future, *path, key=f"item-{name}-{self.table}-{self.run}", pure=False)
+
+    def _surveyed(self, levels: list[int]) -> tuple[list, dict[int, list[str]]]:
+        """The game's moves in order and where each level's ranges split, from the shares' surveys."""
+        surveys = {level: [self._submit(survey, self.root, self.table, level, p, name=f"survey-{level}-{p}", on=p)
+                           for p in range(self.partitions)] for level in levels}
+        moves: set = set()
+        cuts = {}
+        for level, futures in surveys.items():
+            done = self.search._results(futures, level)
+            for survey_ in done:
+                moves.update(survey_["moves"])
+            ranges = max(1, min(self.partitions, self.found[level]))
+            cuts[level] = splitters([text for s in done for text in s["sample"]], ranges)
+        return sorted_moves(self.search.kind.game, moves), cuts
+
+    def _order(self, level: int, ranked: list, cuts: list[str], first: int) -> list:
+        """A level's shares routed to its ranges, and each range ordered."""
+        routing = [self._submit(route, self.root, self.table, level, p, ranked, cuts, name=f"route-{level}-{p}", on=p)
+                   for p in range(self.partitions)]
+        counts = [self._item(f, f"c{level}-{p}", "counts") for p, f in enumerate(routing)]
+        return [self._submit(order_range, self.root, self.table, level, r,
+                             [self._item(f, f"r{level}-{p}-{r}", "pieces", r) for p, f in enumerate(routing)],
+                             counts, first, self.reaches.get(level, []), self.partitions,
+                             name=f"range-{level}-{r}", on=r)
+                for r in range(len(cuts) + 1)]
+
+    def _answers(self, level: int, ordered: dict[int, list], keys: list) -> dict[int, Any]:
+        """Each owner's answers about a level to the ranges (of levels above, or its own) that reach it."""
+        asking = [(above, r) for above in sorted(ordered) if level in self.reaches.get(above, [])
+                  for r in range(len(ordered[above]))]
+        out: dict[tuple[int, int, int], Any] = {}
+        if not asking:  # the top levels: no range asks about them
+            return out
+        for p in range(self.partitions):
+            questions = [self._item(ordered[above][r], f"q{above}-{r}-{level}-{p}", "questions", (level, p))
+                         for above, r in asking]
+            answering = self._submit(answer, self.root, self.table, level, p, questions, keys[p],
+                                     name=f"answer-{level}-{p}", on=p)
+            for i, (above, r) in enumerate(asking):
+                out[above, r, p] = self._item(answering, f"a{level}-{p}-{above}-{r}", i)
+        return out
+
+    def _assemble(self, level: int, ordered: list, answers: dict[int, dict]) -> Any:
+        """A level's ranges assembled into blocks, and its file written from them."""
+        blocks, ranges = [], len(ordered)
+        for r in range(ranges):
+            given = [(lower, p, answers[lower][level, r, p]) for lower in self.reaches.get(level, [])
+                     for p in range(self.partitions)]
+            blocks.append(self._submit(assemble_range, self.root, self.table, level, r, self.reaches.get(level, []),
+                                       self.partitions, given, self._item(ordered[r], f"w{level}-{r}", "rss"),
+                                       name=f"assemble-{level}-{r}", on=r))
+        return self._submit(write_level, self.root, self.table, level, ranges, blocks, name=f"level-{level}",
+                            on=level)

@@ -1,0 +1,140 @@
+"""A plain game's levels numbered in ranges of notation, so that no process holds a whole level.
+
+Keys go by level, then by notation (the order the engine has always given),
+but a level's positions were found in shares by hash (``shares.py``), which
+mixes notations. So each level is dealt again, by notation this time: a few
+texts sampled from every share (``sample``) name where the ranges split
+(``splitters``); each share's rows go to the range their text falls in
+(``range_of``), and a range, sorted (``in_order``), is a run of consecutive
+keys starting where the ranges before it end, which the counts alone say.
+
+Each range sends every position's key to the position's owner by hash
+(``keyed``), and asks the owners for its children's keys (``asked``): a
+range knows its children by the hash of their notation only. With the
+answers (``looked_up``) it holds its part of the level file (``assembled``):
+notation, each side's moves as codes and child keys, results.
+
+These are functions of Arrow tables and numpy arrays; where they run, and
+how their pieces travel, is the caller's (``tablebase.build.ranges``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from tablebase.games import KEY_BITS, SumMoves
+from tablebase.listing.hashing import owners
+from tablebase.listing.levels import LevelRows
+from tablebase.listing.shares import looked_up, routed
+
+SAMPLES = 64  # texts a share gives of each level: its ranges then hold within a few percent of their part
+
+
+def sample(texts: pa.Array, n: int = SAMPLES) -> list[str]:
+    """Up to ``n`` of the texts, evenly spaced in their order."""
+    if not len(texts):
+        return []
+    order = pc.sort_indices(texts).to_numpy()
+    picks = np.unique(np.linspace(0, len(order) - 1, min(n, len(order))).astype(np.int64))
+    return texts.take(pa.array(order[picks])).to_pylist()
+
+
+def splitters(samples: list[str], ranges: int) -> list[str]:
+    """Where a level's ``ranges`` ranges begin (but the first), from its shares' samples.
+
+    Python orders strings by code point, Arrow by UTF-8 bytes: the same order.
+    """
+    merged = sorted(samples)
+    return [merged[k * len(merged) // ranges] for k in range(1, ranges)] if merged else []
+
+
+def range_of(texts: pa.Array, splitters: list[str]) -> np.ndarray:
+    """Each text's range: how many splitters are at or below it."""
+    which = np.zeros(len(texts), dtype=np.int64)
+    for splitter in splitters:
+        which += pc.greater_equal(texts, pa.scalar(splitter, texts.type)).to_numpy(zero_copy_only=False)
+    return which
+
+
+def in_order(rows: pa.Table) -> pa.Table:
+    """A range's rows by notation: the order of their keys."""
+    return rows.take(pc.sort_indices(rows, [("text", "ascending")]))
+
+
+def keyed(rows: pa.Table, first: int, partitions: int) -> list[pa.Table]:
+    """A range's (hash, key) pairs, its rows in order numbered from ``first``, split by owner and sorted by hash."""
+    keys = pa.table({"hash": rows.column("hash").combine_chunks(),
+                     "key": pa.array(first + np.arange(rows.num_rows, dtype=np.int64))})
+    return [piece.take(pc.sort_indices(piece, [("hash", "ascending")])) for piece in routed(keys, partitions)]
+
+
+def by_hash(pieces: list[pa.Table]) -> pa.Table:
+    """An owner's (hash, key) pairs of one level, from every range, sorted by hash for ``looked_up``."""
+    keys = pa.concat_tables(pieces)
+    return keys.take(pc.sort_indices(keys, [("hash", "ascending")]))
+
+
+def _children(rows: pa.Table, s: int) -> tuple[np.ndarray, np.ndarray]:
+    """Side ``s``'s children: their hashes and levels, the levels carrying any extra-turn mark."""
+    hashes = rows.column(f"parts{s}").combine_chunks().flatten().flatten().to_numpy()
+    levels = rows.column(f"levels{s}").combine_chunks().flatten().flatten().to_numpy()
+    return hashes, levels
+
+
+def _sides(rows: pa.Table) -> int:
+    s = 0
+    while f"moves{s}" in rows.column_names:
+        s += 1
+    return s
+
+
+def asked(rows: pa.Table, levels: list[int], partitions: int) -> dict[tuple[int, int], np.ndarray]:
+    """The hashes a range asks each owner the keys of: for each level its children reach (``levels``, every
+    one of them) and owner, its children's hashes there, each once, sorted."""
+    pairs = [_children(rows, s) for s in range(_sides(rows))]
+    hashes = np.concatenate([h for h, _ in pairs]) if pairs else np.zeros(0, np.uint64)
+    lower = np.concatenate([lv for _, lv in pairs]) & KEY_BITS if pairs else np.zeros(0, np.int64)
+    out = {}
+    for level in levels:
+        found = np.unique(hashes[lower == level])
+        owner = owners(found, partitions)
+        for p in range(partitions):
+            out[level, p] = found[owner == p]
+    return out
+
+
+def answered(keys: pa.Table, questions: list[np.ndarray]) -> list[np.ndarray]:
+    """An owner's answers: the keys of each range's hashes, from its (hash, key) pairs of one level."""
+    return [looked_up(keys, hashes) if len(hashes) else np.zeros(0, np.int64) for hashes in questions]
+
+
+def assembled(rows: pa.Table, questions: dict[tuple[int, int], np.ndarray],
+              answers: dict[tuple[int, int], np.ndarray], partitions: int) -> tuple[LevelRows, int, int]:
+    """A range's rows as the listing's level file holds them, its children's keys from the owners' answers
+    to its ``questions`` (an extra turn's key marked, ``AGAIN``); also the most moves of one position on one
+    side, and the number of parts."""
+    out = LevelRows(texts=rows.column("text").combine_chunks())
+    most = parts = 0
+    for s in range(_sides(rows)):
+        hashes, levels = _children(rows, s)
+        marks, levels = levels & ~KEY_BITS, levels & KEY_BITS
+        child = np.zeros(len(hashes), dtype=np.int64)
+        owner = owners(hashes, partitions)
+        for (level, p), known in questions.items():
+            at = np.flatnonzero((levels == level) & (owner == p))
+            if len(at):
+                child[at] = answers[level, p][np.searchsorted(known, hashes[at])]
+        moves = rows.column(f"moves{s}").combine_chunks()
+        inner = rows.column(f"parts{s}").combine_chunks().flatten()
+        offsets = moves.offsets.to_numpy().astype(np.int64)
+        starts = inner.offsets.to_numpy().astype(np.int64)
+        out.sides.append(SumMoves(offsets - offsets[0], moves.flatten().to_numpy(), starts - starts[0],
+                                  child | marks, np.zeros(len(child), dtype=np.bool_)))
+        most = max(most, int(np.diff(offsets).max(initial=0)))
+        parts += len(child)
+    if "outcome" in rows.column_names:
+        out.outcome = rows.column("outcome").to_numpy()
+        out.score = rows.column("score").to_numpy()
+    return out, most, parts
