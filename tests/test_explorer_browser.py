@@ -12,12 +12,12 @@ import time
 import urllib.request
 
 import pytest
+from selenium import webdriver
 from explorer_oracles import chomp_click, domino_cells, wythoff_outcome
 from test_distributed import free_port
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not (CHROMIUM and DRIVER),
                                 reason="Chromium and chromedriver are not installed (apt-get install chromium "
                                        "chromium-driver)")]  # slow: a browser, see conftest.py

@@ -22,7 +22,7 @@ from helpers import file_hashes, tablebase
 from hosts import Hosts, usable
 from test_faults import assert_no_half_files, wait_for_files
 
-pytestmark = [pytest.mark.slow,  # other hosts: see conftest.py
+pytestmark = [pytest.mark.slow, pytest.mark.needs_kernel,  # other hosts: see conftest.py
               pytest.mark.skipif((why := usable()) is not None, reason=f"separate hosts cannot be made: {why}")]
 
 PLUGINS = Path(__file__).parent / "plugins"

@@ -23,7 +23,7 @@ from tablebase.kinds import kind_of
 from tablebase.solve.impartial import KnownValues
 from tablebase.store import Piece
 
-pytestmark = [pytest.mark.slow,  # other processes: see conftest.py
+pytestmark = [pytest.mark.slow, pytest.mark.needs_kernel,  # other processes: see conftest.py
               pytest.mark.skipif(not shared.SHARED_MEMORY.is_dir(), reason="no /dev/shm on this machine")]
 
 HOLD = "import sys; from tablebase.build import shared; shared.folder_for(sys.argv[1], 1); print('held', flush=True); sys.stdin.read()"

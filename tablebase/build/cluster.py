@@ -56,47 +56,12 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, shared
     (``dashboard_url`` says where).
     """
     if scheduler:
-        try:
-            client = Client(scheduler, timeout="10s")
-        except (OSError, TimeoutError) as e:
-            raise TablebaseError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
-        # The client's reconnecting, and failing to, is logged with tracebacks: the
-        # build says in one line what happened instead.
-        quiet = logging.getLogger("distributed.client")
-        level = quiet.level
-        quiet.setLevel(logging.CRITICAL)
-        try:
-            with client:
-                try:  # a scheduler without workers would be given no task at all
-                    client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
-                except TimeoutError:
-                    raise TablebaseError(f"no Dask worker joined the scheduler at {scheduler} within "
-                                         f"{WAIT_FOR_WORKERS:.0f} s; start some (dask worker {scheduler})") from None
-                yield client
-        finally:
-            quiet.setLevel(level)
+        yield from _remote_client(scheduler)
         return
     n = local_workers(workers)
-    settings = {
-        "distributed.scheduler.worker-saturation": "inf",
-        # The statistical profiler samples each worker's thread every 10 ms; a
-        # build has no use for it and its tasks pay for every sample.
-        "distributed.worker.profile.enabled": False,
-    }
-    if shared_bytes and values_on_disk(MEMORY_LIMIT, shared_bytes):
-        settings["distributed.worker.memory.pause"] = False
-        settings["distributed.worker.memory.terminate"] = False
-        shared_bytes = 0  # not in memory: each worker's limit is its share of the machine
-    if not dashboard:  # Dask starts its HTTP servers in any case: with no pages on them, they show nothing
-        settings["distributed.scheduler.http.routes"] = []
-        settings["distributed.worker.http.routes"] = []
-    processes: dict[str, Any] = {}
-    if not small:
-        settings["distributed.worker.multiprocessing-method"] = fork_server.start()
-        # A forked worker starts with the environment the fork server had; a spawned one
-        # would have this process's.
-        processes["env"] = dict(os.environ)
-    with dask.config.set(settings):
+    with dask.config.set(_local_settings(shared_bytes, small, dashboard)):
+        if shared_bytes and values_on_disk(MEMORY_LIMIT, shared_bytes):
+            shared_bytes = 0  # not in memory: each worker's limit is its share of the machine
         cluster = LocalCluster(
             n_workers=n,
             threads_per_worker=1,
@@ -107,10 +72,55 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, shared
             worker_dashboard_address=LOOPBACK,
             silence_logs=logging.CRITICAL,
             memory_limit=local_worker_limit(MEMORY_LIMIT, n, shared_bytes),
-            **processes,
+            # A forked worker starts with the environment the fork server had; a spawned one
+            # would have this process's.
+            **({} if small else {"env": dict(os.environ)}),
         )
     with cluster, Client(cluster) as client:
         yield client
+
+
+def _remote_client(scheduler: str) -> Iterator[Client]:
+    """A client of a running scheduler that has at least one worker, or a one-line error."""
+    try:
+        client = Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError) as e:
+        raise TablebaseError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+    # The client's reconnecting, and failing to, is logged with tracebacks: the
+    # build says in one line what happened instead.
+    quiet = logging.getLogger("distributed.client")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)
+    try:
+        with client:
+            try:  # a scheduler without workers would be given no task at all
+                client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
+            except TimeoutError:
+                raise TablebaseError(f"no Dask worker joined the scheduler at {scheduler} within "
+                                     f"{WAIT_FOR_WORKERS:.0f} s; start some (dask worker {scheduler})") from None
+            yield client
+    finally:
+        quiet.setLevel(level)
+
+
+def _local_settings(shared_bytes: int, small: bool, dashboard: bool) -> dict[str, Any]:
+    """Dask's configuration for a local cluster started for one run."""
+    settings: dict[str, Any] = {
+        "distributed.scheduler.worker-saturation": "inf",
+        # The statistical profiler samples each worker's thread every 10 ms; a
+        # build has no use for it and its tasks pay for every sample.
+        "distributed.worker.profile.enabled": False,
+    }
+    if shared_bytes and values_on_disk(MEMORY_LIMIT, shared_bytes):
+        # Mapped values count in a worker's resident memory, yet the system may drop those pages at any time.
+        settings["distributed.worker.memory.pause"] = False
+        settings["distributed.worker.memory.terminate"] = False
+    if not dashboard:  # Dask starts its HTTP servers in any case: with no pages on them, they show nothing
+        settings["distributed.scheduler.http.routes"] = []
+        settings["distributed.worker.http.routes"] = []
+    if not small:
+        settings["distributed.worker.multiprocessing-method"] = fork_server.start()
+    return settings
 
 
 def dashboard_url(client: Client) -> str:

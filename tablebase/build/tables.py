@@ -45,21 +45,9 @@ def build_tables(
     ``out``). ``dry_run``: plan each table on the cluster and yield its plan
     (``PlanSummary``) instead of building it.
     """
-    if partition_rows is not None and partition_rows < 1:
-        raise TablebaseError("--partition-rows must be at least 1")
-    if workers is not None and workers < 1:
-        raise TablebaseError("--workers must be at least 1")
-    if dashboard and scheduler:
-        raise TablebaseError("--dashboard serves a local cluster's; a running scheduler serves its own")
-    if out.exists() and not out.is_dir():
-        raise TablebaseError(f"--out {out} is a file, not a folder")
-    if scratch is not None and scratch.exists() and not scratch.is_dir():
-        raise TablebaseError(f"--scratch {scratch} is a file, not a folder")
+    _check_options(out, scheduler, workers, partition_rows, bool(dashboard), scratch)
     _refuse_view_names(out, specs)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:  # under /proc, below a file, no permission, a read-only file system
-        raise TablebaseError(f"--out {out}: cannot make the folder ({e.strerror})") from None
+    _make_folder(out)
     with ExitStack() as held:
         # Every table is claimed before the cluster starts, so a clash is refused at once.
         for spec in specs:
@@ -69,13 +57,8 @@ def build_tables(
         local = scheduler is None
         shared_bytes = max((shared_values(s.kind) for s in specs), default=0) if local else 0
         threads = local and (is_small(specs) if small is None else small)
-        # A cluster takes seconds to start on a loaded machine: a person at a terminal is told before it
-        # does (not a log or a pipe, where a refusal that follows must stay the one line there is).
-        if not quiet and sys.stderr.isatty():
-            where = f"the scheduler at {scheduler}" if scheduler else (
-                "a local cluster of threads" if threads else
-                f"a local cluster of {local_workers(workers)} worker processes")
-            print(f"[tablebase] connecting to {where}", file=sys.stderr, flush=True)
+        if not quiet:
+            _say_where(scheduler, threads, workers)
         with dask_client(scheduler, workers, shared_bytes, small=threads, dashboard=bool(dashboard)) as client:
             if dashboard:
                 dashboard(dashboard_url(client))
@@ -101,6 +84,40 @@ def build_tables(
                     yield one(spec)
             else:
                 yield from _in_lanes(specs, side, one)
+
+
+def _check_options(out: Path, scheduler: str | None, workers: int | None, partition_rows: int | None,
+                   dashboard: bool, scratch: Path | None) -> None:
+    """Refuse options that cannot go together, in one line, before anything is written or started."""
+    if partition_rows is not None and partition_rows < 1:
+        raise TablebaseError("--partition-rows must be at least 1")
+    if workers is not None and workers < 1:
+        raise TablebaseError("--workers must be at least 1")
+    if dashboard and scheduler:
+        raise TablebaseError("--dashboard serves a local cluster's; a running scheduler serves its own")
+    if out.exists() and not out.is_dir():
+        raise TablebaseError(f"--out {out} is a file, not a folder")
+    if scratch is not None and scratch.exists() and not scratch.is_dir():
+        raise TablebaseError(f"--scratch {scratch} is a file, not a folder")
+
+
+def _make_folder(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:  # under /proc, below a file, no permission, a read-only file system
+        raise TablebaseError(f"--out {out}: cannot make the folder ({e.strerror})") from None
+
+
+def _say_where(scheduler: str | None, threads: bool, workers: int | None) -> None:
+    """A cluster takes seconds to start on a loaded machine: a person at a terminal is told before it does.
+
+    Not a log or a pipe, where a refusal that follows must stay the one line there is.
+    """
+    if not sys.stderr.isatty():
+        return
+    where = f"the scheduler at {scheduler}" if scheduler else (
+        "a local cluster of threads" if threads else f"a local cluster of {local_workers(workers)} worker processes")
+    print(f"[tablebase] connecting to {where}", file=sys.stderr, flush=True)
 
 
 def _side_by_side(specs: list[TableSpec], workers: int) -> int:

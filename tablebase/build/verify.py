@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -27,8 +28,9 @@ import pyarrow.compute as pc
 
 from tablebase.build.verify_index import IndexCheck
 from tablebase.errors import StoreError
+from tablebase.games import KeyedForm
 from tablebase.jit import compile_all
-from tablebase.kinds import Trust, kind_of
+from tablebase.kinds import Kind, Trust, kind_of
 from tablebase.store import (
     Manifest,
     read_parquet,
@@ -125,20 +127,11 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
     problems, present = _check_files(root, m)
     index = IndexCheck(root, m, say)
     if kind.needs_listing:
-        say("listing positions again from the start positions")
-        listing = kind.list_positions(say)
-        kind = kind.over_listing(listing)
-        planned = [m.plan.get(level, {}).get("positions", 0) for level in range(len(listing.sizes))]
-        if listing.sizes.tolist() != planned or max(m.plan, default=-1) >= len(listing.sizes):
-            problems.append(Problem(table, "levels", None, "the rules reach other positions than the table holds "
-                                    f"({int(listing.sizes.sum()):,} against {sum(p['positions'] for p in m.plan.values()):,})"))
+        kind = _listed_again(kind, m, problems, say)
     keyed = kind.keyed
     solver = kind.solver(fresh=True)
     checks = [artifact.checker(solver) for artifact in kind.artifacts]
-
-    def spell(key: int) -> str:
-        return keyed.format_positions(np.array([key], dtype=np.int64)).to_strings()[0]
-
+    spell = partial(_spelt, keyed)
     checked = 0
     began = time.perf_counter()
     levels = sorted(m.plan)
@@ -175,6 +168,21 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
                     say(f"level {level} ({done}/{len(levels)}): {checked:,} rows checked, "
                         f"{len(problems)} problems, {time.perf_counter() - began:.1f}s")
     return _finish(checks, index, checked, problems, root, m, table, say, whole=True)
+
+
+def _listed_again(kind: Kind, m: Manifest, problems: list[Problem], say: Callable[[str], None]) -> Kind:
+    """The kind over its positions listed again from the rules, and a problem if they are not the table's."""
+    say("listing positions again from the start positions")
+    listing = kind.list_positions(say)
+    planned = [m.plan.get(level, {}).get("positions", 0) for level in range(len(listing.sizes))]
+    if listing.sizes.tolist() != planned or max(m.plan, default=-1) >= len(listing.sizes):
+        problems.append(Problem(m.table, "levels", None, "the rules reach other positions than the table holds "
+                                f"({int(listing.sizes.sum()):,} against {sum(p['positions'] for p in m.plan.values()):,})"))
+    return kind.over_listing(listing)
+
+
+def _spelt(keyed: KeyedForm, key: int) -> str:
+    return keyed.format_positions(np.array([key], dtype=np.int64)).to_strings()[0]
 
 
 def _read(root: Path, table: str, name: str, present: set[str], problems: list[Problem]) -> pa.Table | None:

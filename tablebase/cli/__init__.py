@@ -21,12 +21,31 @@ from tablebase.errors import TablebaseError
 
 
 def make_parser() -> argparse.ArgumentParser:
+    """The command line: one verb a job, the readers sharing their options."""
     parser = Parser(prog="tablebase", description="Build and query tablebases of combinatorial games.")
     parser.add_argument("--version", nargs=0, action=catalogue.Version, help="the version, and where each game comes from")
     verbs = parser.add_subparsers(dest="verb", required=True, parser_class=Parser)
     verbs.add_parser("build", help="build tables: build GAME [options] --out DIR, or build --job FILE --out DIR")
     verbs.add_parser("check-game", help="check a game's rules on a small table: check-game GAME [options]")
 
+    _add_reading_verbs(verbs)
+    indexing.add_parser(verbs)
+
+    listing = verbs.add_parser("games", help="every game with its build options and notation, and where it comes from")
+    listing.add_argument("--json", action="store_true")
+
+    cgt = verbs.add_parser("cgt", help="evaluate a sum of short partizan games in CGSuite notation",
+                           description="Evaluate a CGSuite expression: 3+-1, {2|-1/2} + ^, ^<2>, (+-1).Cool(1/2).")
+    cgt.add_argument("expression", nargs="+", help="the expression (its words are joined by spaces)")
+    cgt.add_argument("--json", action="store_true")
+    # An expression may start with '-' (-1/2, -{1|0}): anything with one leading dash that is not
+    # -h is taken as part of the expression, never as an unknown option.
+    cgt._negative_number_matcher = re.compile(r"^-(?!-)")
+    return parser
+
+
+def _add_reading_verbs(verbs: argparse._SubParsersAction) -> None:
+    """The verbs that read a built tablebase folder (``--db``), each bounded where it runs SQL."""
     lookup = verbs.add_parser("lookup", help="a position's stored row and all its moves")
     output.db_option(lookup)
     lookup.add_argument("table")
@@ -77,19 +96,6 @@ def make_parser() -> argparse.ArgumentParser:
         reading.game_option(reader)
     for bounded in (query, stats):
         reading.limit_options(bounded)
-    indexing.add_parser(verbs)
-
-    listing = verbs.add_parser("games", help="every game with its build options and notation, and where it comes from")
-    listing.add_argument("--json", action="store_true")
-
-    cgt = verbs.add_parser("cgt", help="evaluate a sum of short partizan games in CGSuite notation",
-                           description="Evaluate a CGSuite expression: 3+-1, {2|-1/2} + ^, ^<2>, (+-1).Cool(1/2).")
-    cgt.add_argument("expression", nargs="+", help="the expression (its words are joined by spaces)")
-    cgt.add_argument("--json", action="store_true")
-    # An expression may start with '-' (-1/2, -{1|0}): anything with one leading dash that is not
-    # -h is taken as part of the expression, never as an unknown option.
-    cgt._negative_number_matcher = re.compile(r"^-(?!-)")
-    return parser
 
 
 COMMANDS = {

@@ -15,6 +15,7 @@ are imported only when a game of theirs is asked for.
 from __future__ import annotations
 
 from tablebase.games.base import Game, Option, Texts
+from tablebase.games.forms import ImpartialForm, KeyedForm, PartizanForm, ScoredForm
 from tablebase.games.keyed import (
     AGAIN,
     KEY_BITS,
@@ -22,15 +23,11 @@ from tablebase.games.keyed import (
     Children,
     CompiledMoves,
     DiagramBites,
-    ImpartialForm,
-    KeyedForm,
     KeyedGame,
     KeyedImpartialGame,
     KeyedPartizanGame,
     KeyedScoredGame,
-    PartizanForm,
     QueenMoves,
-    ScoredForm,
     SumMoves,
 )
 from tablebase.games.plain import (

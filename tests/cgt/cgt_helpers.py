@@ -7,7 +7,6 @@ import types
 from fractions import Fraction
 from functools import lru_cache
 
-import pytest
 from hypothesis import strategies as st
 
 from tablebase.cgt import Game, from_options, number_up_star
@@ -151,6 +150,8 @@ def install_widget_stand_ins() -> None:
 
 
 def import_cgt_py():
-    """Import cgt-py (a test-only dependency), or skip the test without it."""
+    """Import cgt-py (a test-only dependency, in the ``test`` extra)."""
     install_widget_stand_ins()
-    return pytest.importorskip("cgt_py")
+    import cgt_py
+
+    return cgt_py
