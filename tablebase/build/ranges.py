@@ -3,9 +3,10 @@
 Once the search has found every level in shares by hash (``build/search.py``),
 each level is numbered and written without any process holding all of it:
 
-1. ``survey``: each share of each level gives a sample of its texts and the
-   moves it recorded; this process ranks the moves (there are few: the
-   game's kinds of moves) and names where each level's ranges split.
+1. ``survey``: each share of each level gives a sample of its texts, the
+   moves it recorded and its first position by notation; this process
+   ranks the moves (there are few: the game's kinds of moves), names where
+   each level's ranges split, and reads back each level's first position.
 2. ``route``: each share's rows, their moves as codes, split by range.
 3. ``order_range``: a range's rows sorted by notation and written; its keys
    follow from the counts of the ranges before it (which it is given, not
@@ -46,7 +47,7 @@ from tablebase.listing.ranges import (
     splitters,
 )
 from tablebase.listing.levels import level_table
-from tablebase.listing.shares import MOVES_KEY, coded, split_by
+from tablebase.listing.shares import FIRST_KEY, MOVES_KEY, coded, reads_back, split_by
 from tablebase.store import (
     block_name,
     keys_name,
@@ -61,14 +62,18 @@ from tablebase.store import (
 
 # -- the tasks ---------------------------------------------------------------------------
 def survey(root: str, table: str, level: int, partition: int) -> dict[str, Any]:
-    """Dask task: a sample of a share's texts of a level, and the moves its rows number."""
+    """Dask task: a sample of a share's texts of a level, the moves its rows number, its first position by
+    notation (``FIRST_KEY``), if it has any."""
     paths = share_files(root, table, level, partition)
     texts = [t.column("text") for t in read_work(paths, ["text"])]
     moves: set = set()
+    firsts = []
     for path in paths:
-        moves.update(pickle.loads(pq.read_schema(path).metadata[MOVES_KEY]))
+        metadata = pq.read_schema(path).metadata
+        moves.update(pickle.loads(metadata[MOVES_KEY]))
+        firsts.append(pickle.loads(metadata[FIRST_KEY]))
     return {"sample": sample(pa.chunked_array(texts, pa.string()).combine_chunks()) if texts else [],
-            "moves": list(moves)}
+            "moves": list(moves), "first": min(firsts, default=None)}
 
 
 def route(root: str, table: str, level: int, partition: int, ranked: list, cuts: list[str]) -> dict[str, Any]:
@@ -176,13 +181,15 @@ class RangeNumbering:
                            for p in range(self.partitions)] for level in levels}
         moves: set = set()
         cuts = {}
-        for level, futures in surveys.items():
-            done = self.search._results(futures, level)
+        game = self.search.kind.game
+        for level in sorted(surveys):  # from the bottom, as a listing in one process reads them back
+            done = self.search._results(surveys[level], level)
+            reads_back(game, [s["first"] for s in done if s["first"] is not None], self.search.limits.seconds)
             for survey_ in done:
                 moves.update(survey_["moves"])
             ranges = max(1, min(self.partitions, self.found[level]))
             cuts[level] = splitters([text for s in done for text in s["sample"]], ranges)
-        return sorted_moves(self.search.kind.game, moves), cuts
+        return sorted_moves(game, moves), cuts
 
     def _order(self, level: int, ranked: list, cuts: list[str], first: int) -> list:
         """A level's shares routed to its ranges, and each range ordered."""

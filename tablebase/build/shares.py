@@ -68,7 +68,7 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: s
     share = fresh(kind.game, pa.concat_tables(inbox), np.concatenate(seen) if seen else np.zeros(0, np.uint64))
     del inbox
     with limits_set(limits):
-        rows, reached = expand(kind.game, kind.plain_rules(), level, share, limits.seconds, check_read=round_ == 0)
+        rows, reached = expand(kind.game, kind.plain_rules(), level, share, limits.seconds)
     write_work(rows, root, table, share_name(level, partition, round_))
     return {"pieces": routed(reached, partitions), "found": share.num_rows, "rss": rss(), "skipped": False}
 

@@ -31,6 +31,7 @@ from tablebase.listing.hashing import owners, text_hashes
 from tablebase.listing.limits import too_many, watched
 
 MOVES_KEY = b"tablebase.moves"  # a share's metadata: its distinct moves, pickled, that moves{s} number
+FIRST_KEY = b"tablebase.first"  # and its first text by notation with its position pickled: (text, bytes)
 
 
 def pickled(positions: list) -> pa.Array:
@@ -109,17 +110,11 @@ def fresh(game: PlainGame, inbox: pa.Table, seen: np.ndarray) -> pa.Table:
     return inbox.filter(pa.array(keep)).drop_columns(["level"])
 
 
-def expand(game: PlainGame, rules: PlainRules, level: int, share: pa.Table, seconds: float | None,
-           check_read: bool) -> tuple[pa.Table, pa.Table]:
+def expand(game: PlainGame, rules: PlainRules, level: int, share: pa.Table,
+           seconds: float | None) -> tuple[pa.Table, pa.Table]:
     """Play a share of a level: its rows (hash, text, each side's moves with their children's hashes and
-    levels, results) and its children, each once, as they travel. ``check_read``: the share's first position
-    must read back from its text (``read`` undoes ``format``, as lookups need)."""
+    levels, results) and its children, each once, as they travel."""
     positions = [pickle.loads(b) for b in share.column("position").to_pylist()]
-    if check_read and positions:
-        with watched(game, "read", seconds):
-            problem = read_back(game, share.column("text")[0].as_py(), positions[0])
-        if problem is not None:
-            raise TablebaseError(problem)
     chunk = expand_chunk(game, rules, positions, seconds, spell=False)
     children = chunk.found.tolist() if isinstance(chunk.found, np.ndarray) else chunk.found
     _check_levels(game, rules, level, positions, children, chunk)
@@ -179,13 +174,29 @@ def _rows(share: pa.Table, chunk: Chunk, reached: pa.Table, results: bool) -> pa
         # A child's level carries the extra-turn mark (``AGAIN``) its key will carry: a hash has no room for it.
         columns[f"levels{s}"] = _lists(offsets, _lists(starts, pa.array(levels[children] | marks, pa.int64())))
     table = pa.table(columns)
-    return table.replace_schema_metadata({MOVES_KEY: pickle.dumps(list(chunk.distinct_moves),
-                                                                  pickle.HIGHEST_PROTOCOL)})
+    texts = share.column("text")
+    first = pc.index(texts, pc.min(texts)).as_py()  # the share's first by notation: perhaps its level's first
+    return table.replace_schema_metadata({
+        MOVES_KEY: pickle.dumps(list(chunk.distinct_moves), pickle.HIGHEST_PROTOCOL),
+        FIRST_KEY: pickle.dumps((texts[first].as_py(), share.column("position")[first].as_py()),
+                                pickle.HIGHEST_PROTOCOL)})
 
 
 def moves_of(table: pa.Table) -> list:
     """The distinct moves a share's rows number (``moves{s}`` index them)."""
     return pickle.loads(table.schema.metadata[MOVES_KEY])
+
+
+def reads_back(game: PlainGame, firsts: list[tuple[str, bytes]], seconds: float | None) -> None:
+    """``read`` must undo ``format``: tried, as a listing in one process does, on the first position by notation
+    of a level (the least of its shares' ``FIRST_KEY``), so that no table is built whose lookups cannot read
+    its own positions."""
+    text, blob = min(firsts)
+    with watched(game, "read", seconds) as watch:
+        watch.at = text
+        problem = read_back(game, text, pickle.loads(blob))
+    if problem is not None:
+        raise TablebaseError(problem)
 
 
 def looked_up(keys: pa.Table, hashes: np.ndarray) -> np.ndarray:
