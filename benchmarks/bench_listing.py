@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -96,8 +97,10 @@ def main() -> None:
             del positions
             _, idle, _ = build(path, cls, tiny, folder / "tiny", args.workers)
             command, memory, n = build(path, cls, params, folder / "out", args.workers)
-            worker, base = memory.by_depth.get(2, 0), idle.by_depth.get(2, 0)
-            report(key, positions=n, moves_loop_s=round(loop, 2), command_s=round(command, 2),
+            # A local cluster's workers are the command's children or grandchildren (forked from its fork server).
+            worker = max((peak for depth, peak in memory.by_depth.items() if depth >= 2), default=0)
+            base = max((peak for depth, peak in idle.by_depth.items() if depth >= 2), default=0)
+            report(key, load=round(os.getloadavg()[0], 1), positions=n, moves_loop_s=round(loop, 2), command_s=round(command, 2),
                    ratio=round(command / loop, 2), command_mib=round(memory.by_depth.get(1, 0) / 2**20),
                    worker_mib=round(worker / 2**20), idle_worker_mib=round(base / 2**20),
                    worker_bytes_per_share_position=round((worker - base) * args.workers / n))

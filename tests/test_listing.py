@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from distributed import Client
 
+from tablebase.build import ranges
 from tablebase.build.jobs import TableSpec
 from tablebase.build.resume import fresh_manifest
 from tablebase.build.search import ShareSearch
@@ -69,8 +70,11 @@ def listed_in_shares(client: Client, kind, source, root: Path, partitions: int |
 
 @pytest.mark.parametrize("ref, params", GAMES)
 @pytest.mark.parametrize("partitions", [1, 3])
-def test_a_listing_in_shares_is_the_listing_in_one_process(scheduler, tmp_path, ref, params, partitions):
-    """Positions found by the workers in shares, against the whole exploration in one process."""
+def test_a_listing_in_shares_is_the_listing_in_one_process(scheduler, tmp_path, monkeypatch, ref, params, partitions):
+    """Positions found by the workers in shares, against the whole exploration in one process; in three
+    shares, every level of more than one position numbered in more than one range of notation."""
+    if partitions > 1:
+        monkeypatch.setattr(ranges, "RANGE_ROWS", 1)
     cls, source = find_game(f"{EXAMPLES / ref}")
     game = cls(**params)
     kind = kind_of(game)

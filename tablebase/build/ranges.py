@@ -7,20 +7,24 @@ each level is numbered and written without any process holding all of it:
    moves it recorded and its first position by notation; this process
    ranks the moves (there are few: the game's kinds of moves), names where
    each level's ranges split, and reads back each level's first position.
-2. ``route``: each share's rows, their moves as codes, split by range.
+   A level of up to ``RANGE_ROWS`` positions is one range.
+2. ``route``: each share's rows, their moves as codes, split by range (a
+   level in one range skips it: its range reads the shares).
 3. ``order_range``: a range's rows sorted by notation and written; its keys
    follow from the counts of the ranges before it (which it is given, not
    this process); each position's key sent to its owner by hash, and the
    range's questions (its children's hashes) to theirs.
-4. ``write_keys`` and ``answer``: an owner's keys of a level, and its answers.
-5. ``assemble_range``: a range's rows as the level file holds them, then
-   ``write_level`` writes the level file from its ranges, one at a time.
+4. ``answer``: an owner's answers about a level, from its keys of it.
+5. ``assemble_range``: a range's rows as the level file holds them, written
+   as the level file if the level is one range, else as a block, and
+   ``write_level`` writes the level file from its blocks, one at a time.
 
 Every step's tasks are submitted at once after the survey, each taking what
 it needs from the tasks before it, level by level from the top: the
 scheduler runs a level's steps as soon as their inputs are there, and what
 travels between workers are Dask results. What a task holds is its share or
-its range of one level. Files are written atomically and the steps are
+its range of one level, and a level is ordered once the level above is, so
+that the levels pass through the workers' memory one or two at a time. Files are written atomically and the steps are
 deterministic, so a resumed build numbers again to the same files.
 """
 
@@ -34,6 +38,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tablebase.build.shares import item, rss
+
+RANGE_ROWS = 50_000  # positions of a level a range holds at most (with fewer partitions, more): a range is a task
 from tablebase.listing.numbering import named_moves, sorted_moves
 from tablebase.listing.ranges import (
     answered,
@@ -50,12 +56,12 @@ from tablebase.listing.levels import level_table
 from tablebase.listing.shares import FIRST_KEY, MOVES_KEY, coded, reads_back, split_by
 from tablebase.store import (
     block_name,
-    keys_name,
     range_name,
     read_work,
     share_files,
     table_dir,
     write_listing_blocks,
+    write_listing_level,
     write_work,
 )
 
@@ -71,16 +77,22 @@ def survey(root: str, table: str, level: int, partition: int) -> dict[str, Any]:
     for path in paths:
         metadata = pq.read_schema(path).metadata
         moves.update(pickle.loads(metadata[MOVES_KEY]))
-        firsts.append(pickle.loads(metadata[FIRST_KEY]))
+        if FIRST_KEY in metadata:  # a round of a level may find nothing new in a share
+            firsts.append(pickle.loads(metadata[FIRST_KEY]))
     return {"sample": sample(pa.chunked_array(texts, pa.string()).combine_chunks()) if texts else [],
             "moves": list(moves), "first": min(firsts, default=None)}
 
 
+def _coded_shares(root: str, table: str, level: int, partition: int | None, ranked: list) -> list[pa.Table]:
+    """A level's share files (of one partition, or all), each's moves as codes, their metadata dropped."""
+    code_of = {move: code for code, move in enumerate(ranked)}
+    return [coded(t, code_of).replace_schema_metadata(None)
+            for t in read_work(share_files(root, table, level, partition))]
+
+
 def route(root: str, table: str, level: int, partition: int, ranked: list, cuts: list[str]) -> dict[str, Any]:
     """Dask task: a share's rows of a level, moves as codes, split by range of notation; each range's count."""
-    code_of = {move: code for code, move in enumerate(ranked)}
-    tables = [coded(t, code_of).replace_schema_metadata(None) for t in read_work(share_files(root, table, level,
-                                                                                          partition))]
+    tables = _coded_shares(root, table, level, partition, ranked)
     if not tables:  # no position of the level is this share's
         return {"pieces": [None] * (len(cuts) + 1), "counts": [0] * (len(cuts) + 1)}
     rows = pa.concat_tables(tables)
@@ -88,12 +100,16 @@ def route(root: str, table: str, level: int, partition: int, ranked: list, cuts:
     return {"pieces": pieces, "counts": [piece.num_rows for piece in pieces]}
 
 
-def order_range(root: str, table: str, level: int, range_: int, pieces: list[pa.Table], counts: list[list[int]],
-                first: int, reaches: list[int], partitions: int) -> dict[str, Any]:
+def order_range(root: str, table: str, level: int, range_: int, pieces: list[pa.Table] | list, counts: list[list[int]],
+                first: int, reaches: list[int], partitions: int, after: Any = None) -> dict[str, Any]:
     """Dask task: a range of a level in key order, written; its keys by owner, its questions by (level, owner).
 
-    ``counts``: each share's counts by range, so the range's first key is ``first`` (the level's) plus the
-    positions of the ranges before it. Every range holds a position (the text it begins at, or the least)."""
+    ``pieces``: what each share routed to the range, or (a level in one range) the game's moves in order, the
+    range then reading every share itself. ``counts``: each share's counts by range, so the range's first key
+    is ``first`` (the level's) plus the positions of the ranges before it. Every range holds a position (the
+    text it begins at, or the least). ``after``: the level above's, to wait for (one level at a time)."""
+    if not counts:
+        pieces = _coded_shares(root, table, level, None, pieces)
     rows = in_order(pa.concat_tables([piece for piece in pieces if piece is not None]))
     del pieces
     write_work(rows, root, table, range_name(level, range_))
@@ -101,29 +117,26 @@ def order_range(root: str, table: str, level: int, range_: int, pieces: list[pa.
     return {"keys": keyed(rows, start, partitions), "questions": asked(rows, reaches, partitions), "rss": rss()}
 
 
-def write_keys(root: str, table: str, level: int, partition: int, pieces: list[pa.Table]) -> int:
-    """Dask task: an owner's keys of a level, from every range, written by hash; how many."""
-    keys = by_hash(pieces)
-    write_work(keys, root, table, keys_name(level, partition))
-    return keys.num_rows
-
-
-def answer(root: str, table: str, level: int, partition: int, questions: list[np.ndarray],
-           written: int) -> list[np.ndarray]:
-    """Dask task: an owner's answers to the ranges that ask it for keys of a level (once ``written``)."""
-    return answered(read_work([table_dir(root, table) / keys_name(level, partition)])[0], questions)
+def answer(level: int, keys: list[pa.Table], questions: list[np.ndarray]) -> list[np.ndarray]:
+    """Dask task: an owner's answers to the ranges that ask it for keys of a level, from its keys of that
+    level (``keys``: a piece from each of the level's ranges)."""
+    return answered(by_hash(keys), questions)
 
 
 def assemble_range(root: str, table: str, level: int, range_: int, reaches: list[int], partitions: int,
-                   answers: list[tuple[int, int, np.ndarray]], written: int) -> dict[str, Any]:
-    """Dask task: a range's block of its level's file (children as keys, from the owners' ``answers``), once
-    the range is ``written``."""
+                   answers: list[tuple[int, int, np.ndarray]], written: Any, whole: bool) -> dict[str, Any]:
+    """Dask task: a range's rows as the level's file holds them (children as keys, from the owners'
+    ``answers``), once the range is ``written``: the level's file if the range is ``whole`` level, else its
+    block. The most moves of a position on one side, the parts, and the file's record if written."""
     rows = read_work([table_dir(root, table) / range_name(level, range_)])[0]
     questions = asked(rows, reaches, partitions)
     block, most, parts = assembled(rows, questions, {(lv, p): keys for lv, p, keys in answers}, partitions)
     del rows
+    done = {"max_moves": most, "parts": parts, "rss": rss()}
+    if whole:
+        return {**write_listing_level(level_table(block), root, table, level), **done}
     write_work(level_table(block), root, table, block_name(level, range_))
-    return {"max_moves": most, "parts": parts, "rss": rss()}
+    return done
 
 
 def write_level(root: str, table: str, level: int, ranges: int, blocks: list[dict[str, Any]]) -> dict[str, Any]:
@@ -157,18 +170,19 @@ class RangeNumbering:
         firsts, first = {}, 0
         for level in sorted(self.found):
             firsts[level], first = first, first + self.found[level]
-        ranges = {level: len(cuts[level]) + 1 for level in levels}
-        ordered, keys, answers, writing = {}, {}, {}, {}
+        ordered: dict[int, list] = {}
+        written: dict[int, list] = {}  # each range's, once it is written: small, to wait for
+        answers: dict[int, dict] = {}
+        writing: dict[int, Any] = {}
+        above = None
         for level in levels:
-            ordered[level] = self._order(level, ranked, cuts[level], firsts[level])
-            keys[level] = [self._submit(write_keys, self.root, self.table, level, p,
-                                        [self._item(ordered[level][r], f"k{level}-{r}-{p}", "keys", p)
-                                         for r in range(ranges[level])], name=f"keys-{level}-{p}", on=p)
-                           for p in range(self.partitions)]
-            answers[level] = self._answers(level, ordered, keys[level])
-            for above in ordered:  # every level whose children are all answered now
-                if above not in writing and all(lv in answers for lv in self.reaches.get(above, [])):
-                    writing[above] = self._assemble(above, ordered[above], answers)
+            ordered[level] = self._order(level, ranked, cuts[level], firsts[level], above)
+            written[level] = [self._item(f, f"w{level}-{r}", "rss") for r, f in enumerate(ordered[level])]
+            above = written[level][0]  # the next level is ordered after this one: a level at a time in memory
+            answers[level] = self._answers(level, ordered)
+            for done in ordered:  # every level whose children are all answered now
+                if done not in writing and all(lv in answers for lv in self.reaches.get(done, [])):
+                    writing[done] = self._assemble(done, written[done], answers)
         records = self.search._results(list(writing.values()), None)
         return named_moves(self.search.kind.game, ranked), records
 
@@ -187,22 +201,25 @@ class RangeNumbering:
             reads_back(game, [s["first"] for s in done if s["first"] is not None], self.search.limits.seconds)
             for survey_ in done:
                 moves.update(survey_["moves"])
-            ranges = max(1, min(self.partitions, self.found[level]))
-            cuts[level] = splitters([text for s in done for text in s["sample"]], ranges)
+            cuts[level] = splitters([text for s in done for text in s["sample"]], ranges(self.found[level],
+                                                                                         self.partitions))
         return sorted_moves(game, moves), cuts
 
-    def _order(self, level: int, ranked: list, cuts: list[str], first: int) -> list:
-        """A level's shares routed to its ranges, and each range ordered."""
+    def _order(self, level: int, ranked: list, cuts: list[str], first: int, above: Any) -> list:
+        """A level's ranges ordered: its shares routed to them, or read by its one range."""
+        args = (first, self.reaches.get(level, []), self.partitions, above)
+        if not cuts:
+            return [self._submit(order_range, self.root, self.table, level, 0, ranked, [], *args,
+                                 name=f"range-{level}-0", on=level)]
         routing = [self._submit(route, self.root, self.table, level, p, ranked, cuts, name=f"route-{level}-{p}", on=p)
                    for p in range(self.partitions)]
         counts = [self._item(f, f"c{level}-{p}", "counts") for p, f in enumerate(routing)]
         return [self._submit(order_range, self.root, self.table, level, r,
                              [self._item(f, f"r{level}-{p}-{r}", "pieces", r) for p, f in enumerate(routing)],
-                             counts, first, self.reaches.get(level, []), self.partitions,
-                             name=f"range-{level}-{r}", on=r)
+                             counts, *args, name=f"range-{level}-{r}", on=r)
                 for r in range(len(cuts) + 1)]
 
-    def _answers(self, level: int, ordered: dict[int, list], keys: list) -> dict[int, Any]:
+    def _answers(self, level: int, ordered: dict[int, list]) -> dict[tuple[int, int, int], Any]:
         """Each owner's answers about a level to the ranges (of levels above, or its own) that reach it."""
         asking = [(above, r) for above in sorted(ordered) if level in self.reaches.get(above, [])
                   for r in range(len(ordered[above]))]
@@ -210,22 +227,30 @@ class RangeNumbering:
         if not asking:  # the top levels: no range asks about them
             return out
         for p in range(self.partitions):
+            keys = [self._item(f, f"k{level}-{r}-{p}", "keys", p) for r, f in enumerate(ordered[level])]
             questions = [self._item(ordered[above][r], f"q{above}-{r}-{level}-{p}", "questions", (level, p))
                          for above, r in asking]
-            answering = self._submit(answer, self.root, self.table, level, p, questions, keys[p],
-                                     name=f"answer-{level}-{p}", on=p)
+            answering = self._submit(answer, level, keys, questions, name=f"answer-{level}-{p}", on=p)
             for i, (above, r) in enumerate(asking):
                 out[above, r, p] = self._item(answering, f"a{level}-{p}-{above}-{r}", i)
         return out
 
-    def _assemble(self, level: int, ordered: list, answers: dict[int, dict]) -> Any:
-        """A level's ranges assembled into blocks, and its file written from them."""
-        blocks, ranges = [], len(ordered)
-        for r in range(ranges):
+    def _assemble(self, level: int, written: list, answers: dict[int, dict]) -> Any:
+        """A level's ranges assembled, and its file written: by its one range, or from their blocks."""
+        blocks, ranges_ = [], len(written)
+        for r in range(ranges_):
             given = [(lower, p, answers[lower][level, r, p]) for lower in self.reaches.get(level, [])
                      for p in range(self.partitions)]
             blocks.append(self._submit(assemble_range, self.root, self.table, level, r, self.reaches.get(level, []),
-                                       self.partitions, given, self._item(ordered[r], f"w{level}-{r}", "rss"),
-                                       name=f"assemble-{level}-{r}", on=r))
-        return self._submit(write_level, self.root, self.table, level, ranges, blocks, name=f"level-{level}",
+                                       self.partitions, given, written[r], ranges_ == 1,
+                                       name=f"assemble-{level}-{r}", on=r if ranges_ > 1 else level))
+        if ranges_ == 1:
+            return blocks[0]
+        return self._submit(write_level, self.root, self.table, level, ranges_, blocks, name=f"level-{level}",
                             on=level)
+
+
+def ranges(positions: int, partitions: int) -> int:
+    """How many ranges a level of so many positions is numbered in: one for each ``RANGE_ROWS`` positions,
+    at most one a partition."""
+    return max(1, min(partitions, -(-positions // RANGE_ROWS)))

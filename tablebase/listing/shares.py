@@ -174,12 +174,13 @@ def _rows(share: pa.Table, chunk: Chunk, reached: pa.Table, results: bool) -> pa
         # A child's level carries the extra-turn mark (``AGAIN``) its key will carry: a hash has no room for it.
         columns[f"levels{s}"] = _lists(offsets, _lists(starts, pa.array(levels[children] | marks, pa.int64())))
     table = pa.table(columns)
-    texts = share.column("text")
-    first = pc.index(texts, pc.min(texts)).as_py()  # the share's first by notation: perhaps its level's first
-    return table.replace_schema_metadata({
-        MOVES_KEY: pickle.dumps(list(chunk.distinct_moves), pickle.HIGHEST_PROTOCOL),
-        FIRST_KEY: pickle.dumps((texts[first].as_py(), share.column("position")[first].as_py()),
-                                pickle.HIGHEST_PROTOCOL)})
+    metadata = {MOVES_KEY: pickle.dumps(list(chunk.distinct_moves), pickle.HIGHEST_PROTOCOL)}
+    if share.num_rows:  # the share's first by notation: perhaps its level's first
+        texts = share.column("text")
+        first = pc.index(texts, pc.min(texts)).as_py()
+        metadata[FIRST_KEY] = pickle.dumps((texts[first].as_py(), share.column("position")[first].as_py()),
+                                           pickle.HIGHEST_PROTOCOL)
+    return table.replace_schema_metadata(metadata)
 
 
 def moves_of(table: pa.Table) -> list:

@@ -287,8 +287,8 @@ def read_listing_level(root: str | os.PathLike, table: str, level: int) -> pa.Ta
 
 # A plain game listed in shares (``tablebase.build.shares``) keeps its work beside the levels: what reached
 # each partition's share of a level (inbox), each share's rows (share); then, to number them
-# (``tablebase.build.ranges``), a level's rows in ranges of notation (range), each partition's keys by hash
-# (keys) and each range's rows as the listing holds them (block).
+# (``tablebase.build.ranges``), a level's rows in ranges of notation (range) and each range's rows as the
+# listing holds them (block).
 def inbox_name(level: int, partition: int, round_: int, source: str) -> str:
     """Positions of a level that reached a partition from ``source`` (a step of the search, or the start)."""
     return f"{LISTING}/inbox-{level:06d}-{partition:04d}-{round_:04d}-{source}.parquet"
@@ -297,11 +297,6 @@ def inbox_name(level: int, partition: int, round_: int, source: str) -> str:
 def share_name(level: int, partition: int, round_: int) -> str:
     """A partition's share of a level (found in one round of it): positions and their moves."""
     return f"{LISTING}/share-{level:06d}-{partition:04d}-{round_:04d}.parquet"
-
-
-def keys_name(level: int, partition: int) -> str:
-    """A partition's keys of a level, by the hash of each position's notation."""
-    return f"{LISTING}/keys-{level:06d}-{partition:04d}.parquet"
 
 
 def range_name(level: int, range_: int) -> str:
