@@ -10,7 +10,9 @@ positions). For each: every position is found first (not timed), then the
 game's ``moves()`` is called once on each in this process (timed), then the
 build command runs in a child process with a local cluster of ``--workers``
 (timed, its memory sampled). Printed side by side: both times, their ratio,
-the command's peak memory, the largest worker's, and that worker's growth
+the CPU time of each (the command's: its own, its scheduler's and its
+workers', added up; on a shared machine the fairer comparison), the
+command's peak memory, the largest worker's, and that worker's growth
 per position of its share: its peak less the peak of a worker building a
 tiny table of the same game (what a worker holds before any position).
 """
@@ -73,12 +75,13 @@ def every_position(game) -> list:
     return list(seen)
 
 
-def moves_loop(game, positions: list) -> float:
-    began = time.perf_counter()
+def moves_loop(game, positions: list) -> tuple[float, float]:
+    """The loop's wall time and CPU time."""
+    began, cpu = time.perf_counter(), time.process_time()
     for p in positions:
         for _ in game.moves(p):
             pass
-    return time.perf_counter() - began
+    return time.perf_counter() - began, time.process_time() - cpu
 
 
 def main() -> None:
@@ -93,7 +96,7 @@ def main() -> None:
                 continue
             game = load(path, cls, params)
             positions = every_position(game)
-            loop = moves_loop(game, positions)
+            loop, loop_cpu = moves_loop(game, positions)
             del positions
             _, idle, _ = build(path, cls, tiny, folder / "tiny", args.workers)
             command, memory, n = build(path, cls, params, folder / "out", args.workers)
@@ -101,7 +104,9 @@ def main() -> None:
             worker = max((peak for depth, peak in memory.by_depth.items() if depth >= 2), default=0)
             base = max((peak for depth, peak in idle.by_depth.items() if depth >= 2), default=0)
             report(key, load=round(os.getloadavg()[0], 1), positions=n, moves_loop_s=round(loop, 2), command_s=round(command, 2),
-                   ratio=round(command / loop, 2), command_mib=round(memory.by_depth.get(1, 0) / 2**20),
+                   ratio=round(command / loop, 2), moves_loop_cpu_s=round(loop_cpu, 2),
+                   command_cpu_s=round(memory.cpu_seconds, 2), cpu_ratio=round(memory.cpu_seconds / loop_cpu, 2),
+                   command_mib=round(memory.by_depth.get(1, 0) / 2**20),
                    worker_mib=round(worker / 2**20), idle_worker_mib=round(base / 2**20),
                    worker_bytes_per_share_position=round((worker - base) * args.workers / n))
 
