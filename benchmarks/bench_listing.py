@@ -53,11 +53,13 @@ def options(params: dict) -> list[str]:
 
 
 def build(path: Path, cls: str, params: dict, out: Path, workers: int) -> tuple[float, PeakMemory, int]:
-    """The build command's time, its memory and the positions it built."""
+    """The build command's time, its memory and the positions it built. Kayles' start positions are every
+    position: on a loaded machine they take more than the default limit of a call of the game's code."""
     began = time.perf_counter()
     with PeakMemory() as memory:
         done = subprocess.run([sys.executable, "-m", "tablebase", "build", "--game", f"{path}:{cls}", *options(params),
-                               "--out", str(out), "--workers", str(workers), "--quiet"], capture_output=True, text=True)
+                               "--out", str(out), "--workers", str(workers), "--quiet",
+                               "--position-seconds", "600"], capture_output=True, text=True)
     seconds = time.perf_counter() - began
     if done.returncode:
         sys.exit(done.stderr)

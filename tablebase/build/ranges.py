@@ -90,8 +90,10 @@ def _coded_shares(root: str, table: str, level: int, partition: int | None, rank
             for t in read_work(share_files(root, table, level, partition))]
 
 
-def route(root: str, table: str, level: int, partition: int, ranked: list, cuts: list[str]) -> dict[str, Any]:
-    """Dask task: a share's rows of a level, moves as codes, split by range of notation; each range's count."""
+def route(root: str, table: str, level: int, partition: int, ranked: list, cuts: list[str],
+          after: Any = None) -> dict[str, Any]:
+    """Dask task: a share's rows of a level, moves as codes, split by range of notation; each range's count.
+    ``after``: the level above's, to wait for (one level at a time)."""
     tables = _coded_shares(root, table, level, partition, ranked)
     if not tables:  # no position of the level is this share's
         return {"pieces": [None] * (len(cuts) + 1), "counts": [0] * (len(cuts) + 1)}
@@ -211,8 +213,8 @@ class RangeNumbering:
         if not cuts:
             return [self._submit(order_range, self.root, self.table, level, 0, ranked, [], *args,
                                  name=f"range-{level}-0", on=level)]
-        routing = [self._submit(route, self.root, self.table, level, p, ranked, cuts, name=f"route-{level}-{p}", on=p)
-                   for p in range(self.partitions)]
+        routing = [self._submit(route, self.root, self.table, level, p, ranked, cuts, above, name=f"route-{level}-{p}",
+                                on=p) for p in range(self.partitions)]
         counts = [self._item(f, f"c{level}-{p}", "counts") for p, f in enumerate(routing)]
         return [self._submit(order_range, self.root, self.table, level, r,
                              [self._item(f, f"r{level}-{p}-{r}", "pieces", r) for p, f in enumerate(routing)],
