@@ -4,7 +4,7 @@
     period = find_period(values, "0.16")             # Period(preperiod=105351, period=149459, proven_at=...)
     rare = rare_values(values, "0.16")               # the rare heaps, their values, the largest value
 
-The compiled loops are in ``octal_kernels.py``, the rules in ``octal_code.py``,
+The compiled loops are in ``octal_kernels.py``, the rules in ``games/octal_code.py``,
 periods and rare values in ``octal_period.py``; ``docs/octal.md`` gives the
 definitions and sources. A run goes in chunks of about a quarter of a second,
 so that ``progress`` hears of it at least once a second, and so that between
@@ -24,7 +24,7 @@ from typing import TextIO
 
 import numpy as np
 
-from tablebase.solve.octal_code import (
+from tablebase.games.octal_code import (
     GRUNDY,
     NAMED,
     OctalCode,
