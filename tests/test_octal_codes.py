@@ -7,6 +7,7 @@ published periods and values of three-digit codes, with their sources at each co
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from octal_oracles import brute_heaps
 
@@ -75,3 +76,13 @@ def test_published_three_digit_values_and_periods(codes, seq, shift, period, las
         run = solve(code, 4000)
         assert run.values[1 + shift: 1 + shift + len(seq)].tolist() == seq, code
         assert (run.period.preperiod, run.period.period) == (last + shift + 1, period), code
+
+
+@pytest.mark.parametrize("code", ["0.444", "0.064", "0.774", "0.77"])
+def test_pair_sets_marked_once_give_the_definition(code):
+    """Codes that split after several numbers of tokens, in the plain loop that marks each pair set
+    once (values growing past several sizes of its arrays), from heap 0 and resumed from a prefix."""
+    want = brute_heaps(code, 400)
+    assert solve(code, 400, method="plain", use_period=False).values.tolist() == want
+    resumed = solve(code, 400, method="plain", use_period=False, start=np.array(want[:333]))
+    assert resumed.values.tolist() == want
