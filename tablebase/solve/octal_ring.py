@@ -19,7 +19,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tablebase.solve.octal_kernels import _mark_single
+from tablebase.solve.octal_kernels import _mark_single, mark_split
 
 
 def ring_rows(split2: np.ndarray) -> int:
@@ -33,16 +33,6 @@ def new_stamps(split2: np.ndarray, size: int) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _pair_set(g, m, distinct, row):
-    """Mark P(m) in ``row``: row[x] = m for each split of m into two nonempty heaps."""
-    for a in range(1, m // 2 + 1):
-        b = m - a
-        if distinct and a == b:
-            continue
-        row[g[a] ^ g[b]] = m
-
-
-@numba.njit(cache=True)
 def ring_run(g, n0, n1, whole, take, split2, distinct, stamps, seen, limit):
     """G(n) for n0 <= n < n1 (split2 ascending, no split into three heaps), as ``plain_run`` does and
     with its returns: n1, or earlier when a value reached half of ``seen`` or would exceed ``limit``.
@@ -51,11 +41,11 @@ def ring_run(g, n0, n1, whole, take, split2, distinct, stamps, seen, limit):
     rows = stamps.shape[0]
     k0 = split2[0]
     for m in range(max(2, n0 - split2[split2.size - 1]), n0 - k0):
-        _pair_set(g, m, distinct, stamps[m % rows])
+        mark_split(g, m, distinct, stamps[m % rows], m)
     for n in range(n0, n1):
         m = n - k0
         if m >= 2:
-            _pair_set(g, m, distinct, stamps[m % rows])
+            mark_split(g, m, distinct, stamps[m % rows], m)
         _mark_single(g, n, whole, take, seen)
         v = 0
         while True:
