@@ -224,14 +224,24 @@ class HeapMultiset(HeapGame):
         return self.box.lengths(keys)[:, ::-1]
 
     def parse(self, text: str) -> int:
+        return self.box.rank(self._sizes_down(text))
+
+    def locate(self, text: str) -> tuple[int, int]:
+        """The key and the level, the tokens left: both from the heap sizes read once."""
+        sizes = self._sizes_down(text)
+        return self.box.rank(sizes), sum(sizes)
+
+    def _sizes_down(self, text: str) -> list[int]:
+        """The heap sizes a text gives, in decreasing order, empty heaps past the table's count left out;
+        checked."""
         sizes = sorted(self.parse_ints(text), reverse=True)
-        if any(h < 0 for h in sizes):
+        if sizes and sizes[-1] < 0:
             raise self.position_error(text, "heap sizes cannot be negative")
         while len(sizes) > self.heaps and sizes[-1] == 0:
             sizes.pop()
         if len(sizes) > self.heaps or (sizes and sizes[0] > self.top):
             raise self.position_error(text, "outside the table")
-        return self.box.rank(sizes)
+        return sizes
 
     def parse_many(self, texts: Texts) -> np.ndarray:
         sizes, _, ok = split_ints(texts, self.heaps)

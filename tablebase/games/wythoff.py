@@ -120,12 +120,23 @@ class Wythoff(HeapGame):
         return pairs_of_keys(keys)
 
     def parse(self, text: str) -> int:
+        a, b = self._heaps(text)
+        return pair_keys(a, b)
+
+    def locate(self, text: str) -> tuple[int, int]:
+        """The key and the level, a + b, from the two heaps read once."""
+        a, b = self._heaps(text)
+        return pair_keys(a, b), a + b
+
+    def _heaps(self, text: str) -> tuple[int, int]:
+        """The two heaps a text gives, the smaller first; checked."""
         values = self.parse_ints(text)
         if len(values) != 2:
             raise self.position_error(text, "expected two heap sizes")
-        if min(values) < 0 or max(values) > self.top:
+        a, b = values if values[0] <= values[1] else values[::-1]
+        if a < 0 or b > self.top:
             raise self.position_error(text, "outside the table")
-        return int(pair_key(values[0], values[1]))
+        return a, b
 
     def parse_many(self, texts: Texts) -> np.ndarray:
         pairs, counts, ok = split_ints(texts, 2)

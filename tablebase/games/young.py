@@ -338,6 +338,9 @@ class Box:
         self.rows, self.cols = rows, cols
         self.binom = binomials(rows + cols)
         self.size = int(self.binom[rows + cols, rows])
+        # Row j's share of a rank by its length, as Python lists: ranking one diagram is then a sum of
+        # list items, a microsecond, where the compiled ``rank`` run as Python costs tens of them.
+        self._shares = row_terms(rows, cols).T.tolist()
 
     def level_sizes(self) -> np.ndarray:
         """How many diagrams have each number of squares, 0..rows*cols (a copy the game may change)."""
@@ -357,10 +360,9 @@ class Box:
         return unrank_many(keys, self.rows, self.cols, self.binom)
 
     def rank(self, lengths: list[int]) -> int:
-        """The rank of a diagram given by its first rows' lengths (non-increasing; the rows after them empty)."""
-        padded = np.zeros(self.rows, dtype=np.int64)
-        padded[: len(lengths)] = lengths
-        return int(rank(padded, self.binom))
+        """The rank of a diagram given by its first rows' lengths (non-increasing, each 0..cols, at most
+        ``rows`` of them; the rows after them empty): the scalar twin of ``ranks``, in plain Python."""
+        return sum(map(list.__getitem__, self._shares, lengths))
 
     def ranks(self, lengths: np.ndarray, ok: np.ndarray) -> np.ndarray:
         """The ranks of the rows of a len x rows matrix where ``ok`` says, 0 for the others (they may be no diagram)."""

@@ -83,6 +83,7 @@ class _CountedLevels:
         return self.max_level
 
     value_dtype = KeyedGame.value_dtype
+    locate = KeyedGame.locate
 
 
 class ListedPlainGame(_CountedLevels):
