@@ -222,8 +222,8 @@ class Kind(ABC):
 
     def probe(self, table: StoredTable, text: str) -> dict[str, Any]:
         """A position's stored row only, from memory."""
-        key = self.keyed.parse(text)
-        row = table.index().row(key)
+        key, level = self.keyed.locate(text)
+        row = table.index().row(key, level)
         if row is None:
             raise PositionError(f"{table.name}: position {text!r} is not stored (this table holds {self.keyed.bounds})")
         return row

@@ -84,8 +84,12 @@ class ProbeIndex:
         self._entries = _payload(h.section(RECORD_DICTIONARY)) if self._by_dictionary else 0
         self._record_bytes = (h.record_bits + 14) // 8  # any record, whatever its first bit's place in a byte
         self._entry_bytes = (h.entry_bits + 14) // 8
-        self._fields = [(f.name, f.offset, (1 << f.width) - 1, f.null if f.flags & HAS_NULLS else -1, self._decoder(f))
-                        for f in h.figures]
+        self._decoders = [self._decoder(f) for f in h.figures]
+        # An integer figure's value is its base plus its code, added in the loop (decode None): a call
+        # a figure less for each probe.
+        self._fields = [(f.name, f.offset, (1 << f.width) - 1, f.null if f.flags & HAS_NULLS else -1, f.base,
+                         None if f.encoding == OFFSET and f.type != BOOLEAN else decode)
+                        for f, decode in zip(h.figures, self._decoders)]
         self._record_bits = h.record_bits
         self._first = (h.figures[0].offset, (1 << h.figures[0].width) - 1) if h.figures else (0, 0)
         self._absent = -1 if h.absent == NONE else h.absent  # NONE: every slot is a position
@@ -164,9 +168,9 @@ class ProbeIndex:
 
     def _figures(self, record: int, out: dict[str, Any]) -> dict[str, Any]:
         """Each figure of a record (or of a record dictionary's entry), by name, added to ``out``."""
-        for name, offset, mask, null, decode in self._fields:
+        for name, offset, mask, null, base, decode in self._fields:
             code = record >> offset & mask
-            out[name] = None if code == null else decode(code)
+            out[name] = None if code == null else base + code if decode is None else decode(code)
         return out
 
     def slot(self, key: int) -> int | None:
@@ -241,7 +245,7 @@ class ProbeIndex:
 
     def dictionary(self, figure: Figure) -> list[Any]:
         """Every value of a figure's dictionary, in code order (for numpy's columns and for verify)."""
-        decode = self._fields[self.figures.index(figure)][4]
+        decode = self._decoders[self.figures.index(figure)]
         return [decode(code) for code in range(self.entries(self.header.sections[figure.dictionary]))]
 
     # -- checking and closing ---------------------------------------------------------------------

@@ -83,8 +83,8 @@ class TableIndex:
         np.minimum(where, len(self.keys) - 1, out=where)
         return np.where(self.keys[where] == keys, where, -1)
 
-    def row(self, key: int) -> dict[str, Any] | None:
-        """One stored row (without its position), or None."""
+    def row(self, key: int, level: int | None = None) -> dict[str, Any] | None:
+        """One stored row (without its position), or None. ``level`` is not needed: the rows hold it."""
         i = int(np.searchsorted(self.keys, key))
         if i == len(self.keys) or self.keys[i] != key:
             return None

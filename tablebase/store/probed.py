@@ -41,12 +41,14 @@ class ProbedRows:
         self.index = ProbeIndex(path)
         self.spell, self.levels = spell, levels
 
-    def row(self, key: int) -> dict[str, Any] | None:
-        """One stored row (without its position), or None."""
-        found = self.index.probe(key)
+    def row(self, key: int, level: int | None = None) -> dict[str, Any] | None:
+        """One stored row (without its position), or None. ``level``: the key's, where the caller knows
+        it (a probe reads it from the position's text), else the game's ``levels`` give it."""
+        found = self.index.row(key)
         if found is None:
             return None
-        return {"key": key, **found, "level": int(self.levels(np.array([key], dtype=np.int64))[0])}
+        found["level"] = int(self.levels(np.array([key], dtype=np.int64))[0]) if level is None else level
+        return found
 
     def rows(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table:
         """Stored rows of many keys, in the order given; missing keys give null figures."""
