@@ -122,13 +122,21 @@ class Chomp(KeyedImpartialGame):
         return lengths
 
     def parse_many(self, texts: Texts) -> np.ndarray:
+        return self.locate_many(texts)[0]
+
+    def locate_many(self, texts: Texts) -> tuple[np.ndarray, np.ndarray]:
+        """Keys and levels, the squares left, from the row lengths read once."""
         lengths, _, ok = split_ints(texts, self.rows)
         ok &= (lengths[:, 0] >= 1) & (lengths[:, 0] <= self.cols)
         ok &= np.all(lengths[:, :-1] >= lengths[:, 1:], axis=1)
-        return self.parse_rest(texts, self.box.ranks(lengths, ok), ok)
+        keys = self.parse_rest(texts, self.box.ranks(lengths, ok), ok)
+        return keys, self.box.levels_read(lengths, ok, keys)
 
     def level_of(self, key: int) -> int:
         return self.box.level_of(key)
+
+    def levels_of(self, keys: np.ndarray) -> np.ndarray:
+        return self.box.levels_of(keys)
 
     def move_name(self, move: int) -> str:
         r, c = divmod(move, self.cols)

@@ -106,3 +106,6 @@ class FibonacciNim(HeapGame):
 
     def level_of(self, key: int) -> int:
         return int(pair_of_key(key)[1])
+
+    def levels_of(self, keys: np.ndarray) -> np.ndarray:
+        return pairs_of_keys(np.asarray(keys, dtype=np.int64))[:, 1].copy()

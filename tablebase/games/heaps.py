@@ -124,6 +124,9 @@ class SingleHeap(HeapGame):
     def level_of(self, key: int) -> int:
         return int(key)
 
+    def levels_of(self, keys: np.ndarray) -> np.ndarray:
+        return np.array(keys, dtype=np.int64)  # a copy: the caller may change it
+
     def numbers(self, keys: np.ndarray) -> np.ndarray:
         return keys.reshape(-1, 1)
 
@@ -216,6 +219,9 @@ class HeapMultiset(HeapGame):
     def level_of(self, key: int) -> int:
         return self.box.level_of(key)
 
+    def levels_of(self, keys: np.ndarray) -> np.ndarray:
+        return self.box.levels_of(keys)
+
     def kernel_args(self) -> tuple:
         scratch = np.empty(self.heaps, dtype=np.int64)
         return (self.heaps, self.top, self.box.binom, scratch, scratch.copy())
@@ -244,10 +250,15 @@ class HeapMultiset(HeapGame):
         return sizes
 
     def parse_many(self, texts: Texts) -> np.ndarray:
+        return self.locate_many(texts)[0]
+
+    def locate_many(self, texts: Texts) -> tuple[np.ndarray, np.ndarray]:
+        """Keys and levels, the tokens left, from the heap sizes read once."""
         sizes, _, ok = split_ints(texts, self.heaps)
         sizes = np.ascontiguousarray(-np.sort(-sizes, axis=1))
         ok &= sizes[:, 0] <= self.top
-        return self.parse_rest(texts, self.box.ranks(sizes, ok), ok)
+        keys = self.parse_rest(texts, self.box.ranks(sizes, ok), ok)
+        return keys, self.box.levels_read(sizes, ok, keys)
 
 
 # -- pairs ---------------------------------------------------------------------------------

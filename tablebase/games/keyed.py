@@ -208,6 +208,12 @@ class KeyedGame(Game):
         key = self.parse(text)
         return key, self.level_of(key)
 
+    def locate_many(self, texts: Texts) -> tuple[np.ndarray, np.ndarray]:
+        """Keys and levels of many positions, as ``parse_many`` and ``levels_of`` give them (``locate``'s
+        batch twin: a game whose notation shows the level overrides it to keep the level it read)."""
+        keys = self.parse_many(texts)
+        return keys, self.levels_of(keys)
+
     def parse_rest(self, texts: Texts, keys: np.ndarray, ok: np.ndarray) -> np.ndarray:
         """Fill in, one by one with parse(), the texts a compiled reader did not accept.
 
@@ -380,6 +386,8 @@ class KeyedForm(Protocol):
     def parse_many(self, texts: Texts) -> np.ndarray: ...
 
     def locate(self, text: str) -> tuple[int, int]: ...
+
+    def locate_many(self, texts: Texts) -> tuple[np.ndarray, np.ndarray]: ...
 
     def move_name(self, move: int) -> str: ...
 

@@ -292,8 +292,11 @@ class Tanhinmin(KeyedScoredGame):
         return self._firsts[size] + sum(binom[c + size - 2 - j][size - j] for j, c in enumerate(hand))
 
     def level_of(self, key: int) -> int:
-        mover, other, _ = self.split(np.array([key]))
-        return int(self.sizes[mover[0]] + self.sizes[other[0]])
+        return int(self.levels_of(np.array([key]))[0])
+
+    def levels_of(self, keys: np.ndarray) -> np.ndarray:
+        mover, other, _ = self.split(keys)
+        return self.sizes[mover] + self.sizes[other]
 
     def move_name(self, move: int) -> str:
         return "pass" if move == PASS else f"play {move}"

@@ -355,6 +355,10 @@ class Box:
         """The squares of the diagram ranked ``key``."""
         return int(self.lengths(np.array([key], dtype=np.int64)).sum())
 
+    def levels_of(self, keys: np.ndarray) -> np.ndarray:
+        """The squares of the diagrams ranked ``keys``, in one compiled pass."""
+        return self.lengths(np.asarray(keys, dtype=np.int64)).sum(axis=1)
+
     def lengths(self, keys: np.ndarray) -> np.ndarray:
         """Row lengths of the diagrams ranked ``keys``, top row first, as a len(keys) x rows matrix."""
         return unrank_many(keys, self.rows, self.cols, self.binom)
@@ -366,6 +370,16 @@ class Box:
 
     def ranks(self, lengths: np.ndarray, ok: np.ndarray) -> np.ndarray:
         """The ranks of the rows of a len x rows matrix where ``ok`` says, 0 for the others (they may be no diagram)."""
+        if ok.all():  # the usual batch: no copies of the rows that are diagrams
+            return rank_many(lengths, self.binom)
         keys = np.zeros(len(ok), dtype=np.int64)
         keys[ok] = rank_many(lengths[ok], self.binom)
         return keys
+
+    def levels_read(self, lengths: np.ndarray, ok: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        """The squares of diagrams read as a matrix of lengths (``ok``: the rows read whole; the others,
+        read one by one from another spelling, are counted from their keys)."""
+        levels = lengths.sum(axis=1)
+        if not ok.all():
+            levels[~ok] = self.levels_of(keys[~ok])
+        return levels

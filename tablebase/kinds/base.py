@@ -230,7 +230,8 @@ class Kind(ABC):
 
     def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
         """Stored rows of many positions, in order (null figures where a position is not stored)."""
-        return table.index().rows(self.keyed.parse_many(texts), positions)
+        keys, levels = self.keyed.locate_many(texts)
+        return table.index().rows(keys, positions, levels)
 
     def line_choice(self) -> Choose:
         """Which move a line of best play takes from a lookup (``lines.py``): by default ``best_move``."""

@@ -84,6 +84,7 @@ class _CountedLevels:
 
     value_dtype = KeyedGame.value_dtype
     locate = KeyedGame.locate
+    locate_many = KeyedGame.locate_many
 
 
 class ListedPlainGame(_CountedLevels):

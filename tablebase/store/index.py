@@ -97,8 +97,9 @@ class TableIndex:
                 out[name] = dictionary[v] if v >= 0 else None
         return out
 
-    def rows(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table:
-        """Stored rows of many keys, in the order given; missing keys give null figures."""
+    def rows(self, keys: np.ndarray, with_positions: bool = True, levels: np.ndarray | None = None) -> pa.Table:
+        """Stored rows of many keys, in the order given; missing keys give null figures. ``levels`` is not
+        needed: the rows hold them."""
         keys = np.asarray(keys, dtype=np.int64)
         where = self.find(keys)
         missing = where < 0
