@@ -1,7 +1,7 @@
 """One source of truth for ranking: a dense built-in game's scalar reading of one position (``parse``,
-``locate``, plain Python for a probe) against its batch reading (``parse_many``, ``levels_of``, the
-compiled loops a build and ``lookup_many`` use), on every position of small tables and on random
-positions of big ones, spelt as the game writes them and as a user might.
+``locate``, plain Python for a probe) against its batch reading (``parse_many``, ``locate_many``,
+``levels_of``, the compiled loops a build and ``lookup_many`` use), on every position of small tables
+and on random positions of big ones, spelt as the game writes them and as a user might.
 
 The positions come from the game's own spelling of keys (``format_positions``, an unranking: code the
 ranking does not share); ``test_probe_keys.py`` checks the keys against docs/format.md's formulas.
@@ -87,10 +87,15 @@ def test_the_scalar_reading_is_the_batch_reading(every, name, params):
     texts = game.format_positions(keys).to_strings()
     rng = random.Random(len(keys))
     for spelt in (texts, [respelt(game, t, rng) for t in texts]):
-        assert game.parse_many(Texts.from_strings(spelt)).tolist() == keys.tolist()
+        batch = Texts.from_strings(spelt)
+        assert game.parse_many(batch).tolist() == keys.tolist()
+        assert [a.tolist() for a in game.locate_many(batch)] == [keys.tolist(), levels.tolist()]
         assert [game.parse(t) for t in spelt] == keys.tolist()
         assert [game.locate(t) for t in spelt] == list(zip(keys.tolist(), levels.tolist()))
     assert [game.level_of(k) for k in keys[:500].tolist()] == levels[:500].tolist()
+    mixed = texts[:50] + ["+" + t if t[0].isdigit() else t for t in texts[50:60]]  # some read one by one
+    assert [a.tolist() for a in game.locate_many(Texts.from_strings(mixed))] == [keys[:60].tolist(),
+                                                                                  levels[:60].tolist()]
 
 
 BAD = {
