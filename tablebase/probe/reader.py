@@ -98,10 +98,9 @@ class ProbeIndex:
         # struct call, where a slice of the map and int.from_bytes cost three times as much.
         self._in_word = h.record_bits + 7 <= 64
         self._slots = h.slots
-        # The record dictionary's entries decoded so far, by code: a warm probe reads one record code.
-        # Each is kept twice, as ``probe`` and as ``row`` give it, so that either answer is one copy.
+        # The record dictionary's entries decoded so far, by code, as rows (the key first, then the
+        # figures): a warm probe reads one record code and copies its entry.
         self._tuples: dict[int, dict[str, Any]] = {}
-        self._rows: dict[int, dict[str, Any]] = {}
         self._keys: Any = None
         if not self._dense:
             start = _payload(h.section(KEYS))
@@ -115,18 +114,13 @@ class ProbeIndex:
     # -- one key ------------------------------------------------------------------------------
     def probe(self, key: int) -> dict[str, Any] | None:
         """The figures of the position ``key`` (a dict by figure name), or None if it is not stored."""
-        return self._found(key, self._tuples, {})
-
-    def row(self, key: int) -> dict[str, Any] | None:
-        """``{"key": key, **probe(key)}``, built in one copy: the row lookups give, or None if not stored."""
-        found = self._found(key, self._rows, {"key": key})
+        found = self.row(key)
         if found is not None:
-            found["key"] = key  # a kept entry's copy holds the key it was first read for
+            del found["key"]
         return found
 
-    def _found(self, key: int, kept: dict[int, dict[str, Any]], into: dict[str, Any]) -> dict[str, Any] | None:
-        """The figures of ``key`` decoded into ``into`` (layout *fields*), or a copy of the entry ``kept``
-        holds for its record code (decoded into ``into`` when first asked for); None if not stored."""
+    def row(self, key: int) -> dict[str, Any] | None:
+        """``{"key": key, **probe(key)}``: the row lookups give, built in one copy, or None if not stored."""
         if self._dense:
             if not 0 <= key < self._slots:
                 return None
@@ -145,18 +139,20 @@ class ProbeIndex:
         if not self._by_dictionary:
             if record >> self._first[0] & self._first[1] == self._absent:
                 return None
-            return self._figures(record, into)
-        entry = kept.get(record)
+            return self._figures(record, {"key": key})
+        entry = self._tuples.get(record)
         if entry is None:
-            entry = self._entry(key, record, into)
+            entry = self._entry(key, record)
             if entry is None:
                 return None
-            if len(kept) < TUPLES_KEPT:
-                kept[record] = entry
-        return entry.copy()
+            if len(self._tuples) < TUPLES_KEPT:
+                self._tuples[record] = entry
+        found = entry.copy()
+        found["key"] = key  # the entry holds the key it was first read for
+        return found
 
-    def _entry(self, key: int, code: int, into: dict[str, Any]) -> dict[str, Any] | None:
-        """Record dictionary entry ``code`` decoded into ``into``; None for the absent code."""
+    def _entry(self, key: int, code: int) -> dict[str, Any] | None:
+        """Record dictionary entry ``code`` as a row of ``key``; None for the absent code."""
         h = self.header
         if code == h.absent:
             return None
@@ -164,7 +160,8 @@ class ProbeIndex:
             raise self._damaged(f"key {key}: record code {code} of {h.entries}")
         bit = code * h.entry_bits
         at = self._entries + (bit >> 3)
-        return self._figures(int.from_bytes(self._map[at : at + self._entry_bytes], "little") >> (bit & 7), into)
+        return self._figures(int.from_bytes(self._map[at : at + self._entry_bytes], "little") >> (bit & 7),
+                             {"key": key})
 
     def _figures(self, record: int, out: dict[str, Any]) -> dict[str, Any]:
         """Each figure of a record (or of a record dictionary's entry), by name, added to ``out``."""
