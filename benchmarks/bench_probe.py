@@ -277,7 +277,7 @@ def measure(root: Path, table: str, count: int, texts: int) -> None:
     cold = one_shot(path, keys[0], runs=5)
     probes = in_process(path, keys[:100_000])
     rates = batch(path, header.slots, count)
-    texts = by_text(root, table, keys[:100_000])
+    spelt = by_text(root, table, keys[:100_000])
     c = in_c(path, 10_000_000)
     point = duckdb_point(root, table, keys[:200])
     load = os.getloadavg()[0]
@@ -292,11 +292,11 @@ def measure(root: Path, table: str, count: int, texts: int) -> None:
         ("warm probe by key, ProbeIndex.probe (wall / CPU)",
          f"{probes['warm'] * 1e6:.2f} / {probes['warm_cpu'] * 1e6:.2f} us, {faster(probes['warm'])}", "<= 2 us"),
         ("warm probe of a text, Tablebase.probe (wall / CPU)",
-         f"{texts['warm'] * 1e6:.2f} / {texts['warm_cpu'] * 1e6:.2f} us, {faster(texts['warm'])}", "~2 us"),
+         f"{spelt['warm'] * 1e6:.2f} / {spelt['warm_cpu'] * 1e6:.2f} us, {faster(spelt['warm'])}", "~2 us"),
         ("probe_many of keys, numpy (wall / CPU)",
          f"{rates['wall'] / 1e6:.1f} / {rates['cpu'] / 1e6:.1f} M positions/s", ">= 10 M/s"),
         ("lookup_many of texts, with positions / without",
-         f"{texts['many'] / 1e6:.2f} / {texts['many_keys_only'] / 1e6:.2f} M positions/s", ""),
+         f"{spelt['many'] / 1e6:.2f} / {spelt['many_keys_only'] / 1e6:.2f} M positions/s", ""),
         ("probe in C, random keys (wall / CPU)",
          f"{c['wall'] * 1e9:.0f} / {c['cpu'] * 1e9:.0f} ns" if c else "no cc on this machine", "<= 1 us"),
         ("bytes a position, everything included", f"{size / header.positions:.3f} ({size:,} bytes)", "<= 3"),

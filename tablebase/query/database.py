@@ -238,8 +238,8 @@ class Tablebase:
         A partizan position may be stored as its mirror image (a transpose is
         the negative) or be a sum of stored regions: it is answered by lookup.
         """
-        stored = self.stored(table)
-        return cast(Probe, _warned(stored, stored.kind.probe(stored, position)))  # one call fewer: microseconds count
+        stored = self._stored.get(table) or self.stored(table)  # each call saved is a tenth of a probe
+        return cast(Probe, _warned(stored, stored.kind.probe(stored, position)))
 
     def line(self, table: str, position: str, first: str | None = None) -> Line:
         """Best play from a position to the end: each position with its figures and the move played from it.
