@@ -8,7 +8,7 @@ won position's best move), and lookups answer for any sum by XOR (``sums.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 
 import numpy as np
@@ -148,10 +148,10 @@ class Impartial(Kind):
             return sum_lookup(table, text)
         return row_with_moves(table, text, _best_first)
 
-    def probe(self, table: StoredTable, text: str) -> dict[str, Any]:
+    def prober(self, table: StoredTable) -> Callable[[str], dict[str, Any]]:
         if self.sums:
-            return sum_lookup(table, text, moves=False)
-        return Kind.probe(self, table, text)
+            return partial(sum_lookup, table, moves=False)
+        return super().prober(table)
 
     def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
         if not self.sums:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple, cast
@@ -85,6 +85,7 @@ class Tablebase:
                 self.unreadable[name] = str(e)
         self._stored: dict[str, StoredTable] = {}
         self._indexes: dict[str, Rows] = {}
+        self._probes: dict[str, Callable[[str], dict[str, Any]]] = {}
         self._session: Session | None = None
         self._loading = threading.RLock()  # a table's game and index are loaded once, whoever asks first
 
@@ -238,8 +239,19 @@ class Tablebase:
         A partizan position may be stored as its mirror image (a transpose is
         the negative) or be a sum of stored regions: it is answered by lookup.
         """
-        stored = self._stored.get(table) or self.stored(table)  # each call saved is a tenth of a probe
-        return cast(Probe, _warned(stored, stored.kind.probe(stored, position)))
+        probe = self._probes.get(table)
+        if probe is None:
+            probe = self._prober(table)
+        return cast(Probe, probe(position))
+
+    def _prober(self, table: str) -> Callable[[str], dict[str, Any]]:
+        """The table's probe bound once (``Kind.prober``), with the warning if its game's source changed;
+        kept until ``close``, which closes the index it reads."""
+        stored = self.stored(table)
+        bare = stored.kind.prober(stored)
+        probe = bare if not stored.changed else lambda text: _warned(stored, bare(text))
+        self._probes[table] = probe
+        return probe
 
     def line(self, table: str, position: str, first: str | None = None) -> Line:
         """Best play from a position to the end: each position with its figures and the move played from it.
@@ -271,6 +283,7 @@ class Tablebase:
             self._session.close()
             self._session = None
         with self._loading:
+            self._probes.clear()  # they read the indexes closed here
             for rows in self._indexes.values():
                 if isinstance(rows, ProbedRows):
                     rows.close()
