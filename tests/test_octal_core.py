@@ -16,7 +16,8 @@ import pytest
 from octal_oracles import brute_heaps, brute_position, oracle_moves
 
 from tablebase.errors import TablebaseError
-from tablebase.solve import octal, octal_code
+from tablebase.games import octal_code
+from tablebase.solve import octal
 from tablebase.solve.octal import (
     OctalCodeError,
     Period,

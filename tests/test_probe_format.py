@@ -31,11 +31,15 @@ def check_every_key(root, table, keys_absent) -> ProbeIndex:
     index = ProbeIndex(root / table / FILE_NAME)
     for key, row in rows.items():
         assert same(index.probe(key), row), key
+        found = index.row(key)  # the key first, then the figures in the table's order
+        assert same(found, {"key": key, **row}) and list(found) == ["key", *row], key
     some = next(iter(rows))
     index.probe(some).clear()  # a caller's change to an answer changes no other answer
     assert same(index.probe(some), rows[some])
+    index.row(some)["key"] = -1
+    assert same(index.row(some), {"key": some, **rows[some]})
     for key in keys_absent:
-        assert index.probe(key) is None, key
+        assert index.probe(key) is None and index.row(key) is None, key
     keys = np.array([*rows, *keys_absent], dtype=np.int64)
     got = index.probe_many(keys)
     assert got["found"].tolist() == [True] * len(rows) + [False] * len(keys_absent)

@@ -43,6 +43,19 @@ def fibonacci_nim_key(n: int, k: int | None = None) -> int:
 
 def subtraction_key(n: int) -> int:
     return n
+
+
+def octal_key_and_level(n: int) -> tuple[int, int]:
+    return n, n // 65536
+
+
+def tanhinmin_key(mover: list[int], opponent: list[int], field: int, cards: int, most: int) -> int:
+    def rank(hand: list[int]) -> int:
+        down, s = sorted(hand, reverse=True), len(hand)
+        return sum(C(t + cards - 1, t) for t in range(s)) + sum(C(c - 1 + s - 1 - j, s - j) for j, c in enumerate(down))
+
+    hands = sum(C(s + cards - 1, s) for s in range(most + 1))
+    return (rank(mover) * hands + rank(opponent)) * (cards + 1) + field
 # -------------------------------------------------------------------------------------------------
 
 
@@ -58,6 +71,7 @@ def test_chomp_keys_of_every_diagram(rows, cols):
     every = diagrams(rows, cols)
     keys = [chomp_key(d, rows) for d in every]
     assert keys == [game.parse(" ".join(map(str, d))) for d in every]
+    assert list(zip(keys, map(sum, every))) == [game.locate(" ".join(map(str, d))) for d in every]
     assert sorted(keys) == list(range(1, comb(rows + cols, rows)))  # dense; key 0 is the empty bar
     for d, key in zip(every, keys):
         assert game.level_of(key) == sum(d)
@@ -69,7 +83,7 @@ def test_chomp_keys_of_random_diagrams_in_a_large_bar():
     for _ in range(3000):
         lengths = sorted((rng.randint(0, 13) for _ in range(rng.randint(1, 13))), reverse=True)
         lengths[0] = max(lengths[0], 1)
-        assert chomp_key(lengths, 13) == game.parse(" ".join(map(str, lengths)))
+        assert (chomp_key(lengths, 13), sum(lengths)) == game.locate(" ".join(map(str, lengths)))
     assert chomp_key([13] * 13, 13) == game.key_space - 1
 
 
@@ -83,6 +97,7 @@ def test_nim_keys(heaps, top):
         key = nim_key(sizes, heaps)
         assert key == game.parse(" ".join(map(str, sizes)))
         assert game.level_of(key) == sum(sizes)
+        assert game.locate(",".join(map(str, sizes))) == (key, sum(sizes))
     assert nim_key([top] * heaps, heaps) == game.key_space - 1
 
 
@@ -95,7 +110,29 @@ def test_wythoff_fibonacci_nim_and_subtraction_keys():
         assert fibonacci.parse(str(a)) == fibonacci_nim_key(a)
         for b in range(41):
             assert wythoff.parse(f"{a} {b}") == wythoff_key(a, b)
+            assert wythoff.locate(f"{a} {b}") == (wythoff_key(a, b), a + b)
+            assert fibonacci.locate(f"{a} {b}") == (fibonacci_nim_key(a, b), a)
             assert wythoff.level_of(wythoff_key(a, b)) == a + b
             assert fibonacci.parse(f"{a} {b}") == fibonacci_nim_key(a, b)
             assert fibonacci.level_of(fibonacci_nim_key(a, b)) == a
     assert wythoff_key(40, 40) == wythoff.key_space - 1 and fibonacci_nim_key(40, 40) == fibonacci.key_space - 1
+
+
+def test_octal_keys_and_levels():
+    octal, _ = load_game("octal", {"code": "0.137", "max": 200_000})
+    for n in (0, 1, 17, 65_535, 65_536, 131_071, 200_000):
+        assert octal.locate(str(n)) == octal_key_and_level(n)
+
+
+@pytest.mark.parametrize("cards, most", [(3, 3), (13, 6)])
+def test_tanhinmin_keys(cards, most):
+    game, _ = load_game("tanhinmin", {"max_card": cards, "max_hand": most})
+    rng = random.Random(cards)
+    for _ in range(2000):
+        mover, opponent = ([rng.randint(1, cards) for _ in range(rng.randint(0, most))] for _ in range(2))
+        field = rng.randint(0, cards)
+        key = tanhinmin_key(mover, opponent, field, cards, most)
+        text = f"{' '.join(map(str, mover)) or '-'} / {' '.join(map(str, opponent))} / {field}"
+        assert game.parse(text) == key
+        assert game.locate(text) == (key, len(mover) + len(opponent)) == (key, game.level_of(key))
+    assert tanhinmin_key([cards] * most, [cards] * most, cards, cards, most) == game.key_space - 1

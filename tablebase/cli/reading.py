@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from tablebase import DEFAULT_TIMEOUT
@@ -53,6 +57,36 @@ def open_db(args: argparse.Namespace) -> Any:
     return open_tb(need_db(args), args.game, memory_limit=getattr(args, "memory_limit", None),
                    threads=getattr(args, "threads", None), timeout=timeout or None,
                    temp_directory=getattr(args, "temp_dir", None))
+
+
+class CtrlC:
+    """Whether Ctrl-C was pressed (see ``noting_ctrl_c``)."""
+
+    seen = False
+
+
+@contextmanager
+def noting_ctrl_c() -> Iterator[CtrlC]:
+    """Note Ctrl-C as well as raising KeyboardInterrupt for it.
+
+    DuckDB checks for Ctrl-C inside its calls and may clear the KeyboardInterrupt
+    that check raised, so that a Ctrl-C while the folder's views are made would
+    be lost and the query run on to its limits; the note keeps it.
+    """
+    noted = CtrlC()
+
+    def note(signum: int, frame: Any) -> None:
+        noted.seen = True
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        yield noted
+        return
+    before = signal.signal(signal.SIGINT, note)
+    try:
+        yield noted
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def interrupted() -> int:
@@ -124,8 +158,10 @@ def line(args: argparse.Namespace) -> int:
 
 def query(args: argparse.Namespace) -> int:
     chosen_format(args)  # refused before anything runs
-    with open_db(args) as tb:
+    with noting_ctrl_c() as ctrl_c, open_db(args) as tb:
         try:
+            if ctrl_c.seen:  # while the folder opened, inside a DuckDB call that swallowed it
+                raise KeyboardInterrupt
             result = tb.sql(args.sql, rows=rows_asked(args))
         except KeyboardInterrupt:
             return interrupted()
@@ -134,8 +170,10 @@ def query(args: argparse.Namespace) -> int:
 
 
 def stats(args: argparse.Namespace) -> int:
-    with open_db(args) as tb:
+    with noting_ctrl_c() as ctrl_c, open_db(args) as tb:
         try:
+            if ctrl_c.seen:
+                raise KeyboardInterrupt
             results = tb.stats(args.table)
         except KeyboardInterrupt:
             return interrupted()

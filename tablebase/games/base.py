@@ -13,12 +13,22 @@ import re
 from abc import ABC
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games.drawing import Box, Picture, changed, text_box
+
+
+SMALL_NUMBERS = 10_000  # numbers 0..9999 are read by a dict from their usual spelling
+
+
+@lru_cache(maxsize=1)
+def _small_numbers() -> dict[str, int]:
+    """``{"0": 0, ..., "9999": 9999}``: made at the first position read (a millisecond, a megabyte)."""
+    return {str(n): n for n in range(SMALL_NUMBERS)}
 
 
 @dataclass(frozen=True)
@@ -216,8 +226,14 @@ class Game(ABC):
         """Whole numbers separated by spaces or commas, or a position error."""
         cleaned = text
         for sep in separators:
-            cleaned = cleaned.replace(sep, " ")
+            if sep != " ":  # split() splits at spaces already: a probe of one position counts every call
+                cleaned = cleaned.replace(sep, " ")
+        words = cleaned.split()
         try:
-            return [int(t) for t in cleaned.split()]
+            return list(map(_small_numbers().__getitem__, words))  # a fourth of int()'s time
+        except KeyError:  # a larger number, or one spelt otherwise ("07", "+7"): int() reads it alike
+            pass
+        try:
+            return list(map(int, words))
         except ValueError:
             raise self.position_error(text, "expected whole numbers") from None

@@ -101,25 +101,42 @@ class Chomp(KeyedImpartialGame):
         return young.spell_diagrams(keys, self.rows, self.cols, self.box.binom)
 
     def parse(self, text: str) -> int:
+        return self.box.rank(self._lengths(text))
+
+    def locate(self, text: str) -> tuple[int, int]:
+        """The key and the level, the squares left: both from the row lengths read once."""
+        lengths = self._lengths(text)
+        return self.box.rank(lengths), sum(lengths)
+
+    def _lengths(self, text: str) -> list[int]:
+        """The row lengths a text gives, top row first, the empty rows after them left out; checked."""
         lengths = self.parse_ints(text)
         while lengths and lengths[-1] == 0:
             lengths.pop()
         if not lengths:
             raise self.position_error(text, "the poisoned square must remain")
-        if any(a < b for a, b in zip(lengths, lengths[1:])) or min(lengths) < 0:
+        if lengths[-1] < 0 or lengths != sorted(lengths, reverse=True):  # sorted: the quickest test in Python
             raise self.position_error(text, "row lengths must be non-increasing")
         if len(lengths) > self.rows or lengths[0] > self.cols:
             raise self.position_error(text, "outside the table")
-        return self.box.rank(lengths)
+        return lengths
 
     def parse_many(self, texts: Texts) -> np.ndarray:
+        return self.locate_many(texts)[0]
+
+    def locate_many(self, texts: Texts) -> tuple[np.ndarray, np.ndarray]:
+        """Keys and levels, the squares left, from the row lengths read once."""
         lengths, _, ok = split_ints(texts, self.rows)
         ok &= (lengths[:, 0] >= 1) & (lengths[:, 0] <= self.cols)
         ok &= np.all(lengths[:, :-1] >= lengths[:, 1:], axis=1)
-        return self.parse_rest(texts, self.box.ranks(lengths, ok), ok)
+        keys = self.parse_rest(texts, self.box.ranks(lengths, ok), ok)
+        return keys, self.box.levels_read(lengths, ok, keys)
 
     def level_of(self, key: int) -> int:
         return self.box.level_of(key)
+
+    def levels_of(self, keys: np.ndarray) -> np.ndarray:
+        return self.box.levels_of(keys)
 
     def move_name(self, move: int) -> str:
         r, c = divmod(move, self.cols)

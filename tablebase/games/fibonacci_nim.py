@@ -75,6 +75,16 @@ class FibonacciNim(HeapGame):
         return pairs_of_keys(keys)[:, ::-1]  # n, then k
 
     def parse(self, text: str) -> int:
+        n, k = self._tokens(text)
+        return pair_keys(k, n)
+
+    def locate(self, text: str) -> tuple[int, int]:
+        """The key and the level, the tokens n, from the text read once."""
+        n, k = self._tokens(text)
+        return pair_keys(k, n), n
+
+    def _tokens(self, text: str) -> tuple[int, int]:
+        """n and k (capped at n) of a text; checked."""
         values = self.parse_ints(text)
         if len(values) == 1:
             values = [values[0], max(values[0] - 1, 0)]
@@ -85,7 +95,7 @@ class FibonacciNim(HeapGame):
             raise self.position_error(text, "numbers cannot be negative")
         if n > self.top:
             raise self.position_error(text, "outside the table")
-        return pair_keys(min(k, n), n)
+        return n, min(k, n)
 
     def parse_many(self, texts: Texts) -> np.ndarray:
         pairs, counts, ok = split_ints(texts, 2)
@@ -96,3 +106,6 @@ class FibonacciNim(HeapGame):
 
     def level_of(self, key: int) -> int:
         return int(pair_of_key(key)[1])
+
+    def levels_of(self, keys: np.ndarray) -> np.ndarray:
+        return pairs_of_keys(np.asarray(keys, dtype=np.int64))[:, 1].copy()

@@ -124,6 +124,9 @@ class SingleHeap(HeapGame):
     def level_of(self, key: int) -> int:
         return int(key)
 
+    def levels_of(self, keys: np.ndarray) -> np.ndarray:
+        return np.array(keys, dtype=np.int64)  # a copy: the caller may change it
+
     def numbers(self, keys: np.ndarray) -> np.ndarray:
         return keys.reshape(-1, 1)
 
@@ -216,6 +219,9 @@ class HeapMultiset(HeapGame):
     def level_of(self, key: int) -> int:
         return self.box.level_of(key)
 
+    def levels_of(self, keys: np.ndarray) -> np.ndarray:
+        return self.box.levels_of(keys)
+
     def kernel_args(self) -> tuple:
         scratch = np.empty(self.heaps, dtype=np.int64)
         return (self.heaps, self.top, self.box.binom, scratch, scratch.copy())
@@ -224,20 +230,35 @@ class HeapMultiset(HeapGame):
         return self.box.lengths(keys)[:, ::-1]
 
     def parse(self, text: str) -> int:
+        return self.box.rank(self._sizes_down(text))
+
+    def locate(self, text: str) -> tuple[int, int]:
+        """The key and the level, the tokens left: both from the heap sizes read once."""
+        sizes = self._sizes_down(text)
+        return self.box.rank(sizes), sum(sizes)
+
+    def _sizes_down(self, text: str) -> list[int]:
+        """The heap sizes a text gives, in decreasing order, empty heaps past the table's count left out;
+        checked."""
         sizes = sorted(self.parse_ints(text), reverse=True)
-        if any(h < 0 for h in sizes):
+        if sizes and sizes[-1] < 0:
             raise self.position_error(text, "heap sizes cannot be negative")
         while len(sizes) > self.heaps and sizes[-1] == 0:
             sizes.pop()
         if len(sizes) > self.heaps or (sizes and sizes[0] > self.top):
             raise self.position_error(text, "outside the table")
-        return self.box.rank(sizes)
+        return sizes
 
     def parse_many(self, texts: Texts) -> np.ndarray:
+        return self.locate_many(texts)[0]
+
+    def locate_many(self, texts: Texts) -> tuple[np.ndarray, np.ndarray]:
+        """Keys and levels, the tokens left, from the heap sizes read once."""
         sizes, _, ok = split_ints(texts, self.heaps)
         sizes = np.ascontiguousarray(-np.sort(-sizes, axis=1))
         ok &= sizes[:, 0] <= self.top
-        return self.parse_rest(texts, self.box.ranks(sizes, ok), ok)
+        keys = self.parse_rest(texts, self.box.ranks(sizes, ok), ok)
+        return keys, self.box.levels_read(sizes, ok, keys)
 
 
 # -- pairs ---------------------------------------------------------------------------------

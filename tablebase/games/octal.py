@@ -6,7 +6,7 @@
 A position is one heap (its size is its key); a sum of heaps is looked up as
 its parts, and its Grundy value is the XOR of theirs (``kinds/sums.py``). The
 code's digits say how many tokens a move takes and how many heaps it leaves
-(``solve/octal_code.py``, docs/octal.md); hexadecimal digits, ``.16`` for
+(``octal_code.py``, docs/octal.md); hexadecimal digits, ``.16`` for
 ``0.16``, the names ``kayles``, ``dawsons-kayles``, ``dawsons-chess`` and
 Grundy's game (``grundy``) are read too.
 
@@ -39,8 +39,7 @@ from tablebase.games.drawing import Picture, heaps
 from tablebase.games.heaps import SingleHeap
 from tablebase.games.keyed import SumMoves
 
-# The rules read from a code live beside the solver; the module imports nothing of it but the rules.
-from tablebase.solve.octal_code import OctalCode, OctalCodeError, check_size, parse_code
+from tablebase.games.octal_code import OctalCode, OctalCodeError, check_size, parse_code
 
 BLOCK_BITS = 16
 BLOCK = 1 << BLOCK_BITS  # heaps a level: a level is solved whole, in order of heaps

@@ -161,6 +161,7 @@ class Tanhinmin(KeyedScoredGame):
         self.max_moves = self.fields
         self.compiled_moves = CompiledMoves(_moves, self._kernel_args)
         self.binom = young.binomials(self.most + self.top)
+        self._binom, self._firsts = self.binom.tolist(), self.offsets.tolist()  # for one position in Python
         self.cards_down = np.zeros((self.hands, max(self.most, 1)), dtype=np.int64)
         self.sizes = np.zeros(self.hands, dtype=np.int64)
         for s in range(1, self.most + 1):
@@ -268,6 +269,10 @@ class Tanhinmin(KeyedScoredGame):
         return sorted(cards, reverse=True)
 
     def parse(self, text: str) -> int:
+        return self.locate(text)[0]
+
+    def locate(self, text: str) -> tuple[int, int]:
+        """The key, and the level: the cards in both hands."""
         parts = text.split("/")
         if len(parts) != 3:
             raise self.position_error(text, "expected two '/' between mover's hand, opponent's hand and field")
@@ -278,14 +283,20 @@ class Tanhinmin(KeyedScoredGame):
             if len(field) != 1 or not 0 <= field[0] <= self.top:
                 raise self.position_error(text, f"the field is one card 1..{self.top}, or 0 when empty")
             field = field[0]
-        ranks = [
-            int(_hand_rank(np.array(h + [0], dtype=np.int64), len(h), self.offsets, self.binom)) for h in (mover, other)
-        ]
-        return (ranks[0] * self.hands + ranks[1]) * self.fields + field
+        return (self._rank(mover) * self.hands + self._rank(other)) * self.fields + field, len(mover) + len(other)
+
+    def _rank(self, hand: list[int]) -> int:
+        """A hand's rank (its cards in decreasing order), as ``_hand_rank`` gives it, in plain Python: the
+        hands of its size before it, then its cards less one ranked as a Young diagram (``young``)."""
+        size, binom = len(hand), self._binom
+        return self._firsts[size] + sum(binom[c + size - 2 - j][size - j] for j, c in enumerate(hand))
 
     def level_of(self, key: int) -> int:
-        mover, other, _ = self.split(np.array([key]))
-        return int(self.sizes[mover[0]] + self.sizes[other[0]])
+        return int(self.levels_of(np.array([key]))[0])
+
+    def levels_of(self, keys: np.ndarray) -> np.ndarray:
+        mover, other, _ = self.split(keys)
+        return self.sizes[mover] + self.sizes[other]
 
     def move_name(self, move: int) -> str:
         return "pass" if move == PASS else f"play {move}"

@@ -120,22 +120,44 @@ class Wythoff(HeapGame):
         return pairs_of_keys(keys)
 
     def parse(self, text: str) -> int:
+        a, b = self._heaps(text)
+        return pair_keys(a, b)
+
+    def locate(self, text: str) -> tuple[int, int]:
+        """The key and the level, a + b, from the two heaps read once."""
+        a, b = self._heaps(text)
+        return pair_keys(a, b), a + b
+
+    def _heaps(self, text: str) -> tuple[int, int]:
+        """The two heaps a text gives, the smaller first; checked."""
         values = self.parse_ints(text)
         if len(values) != 2:
             raise self.position_error(text, "expected two heap sizes")
-        if min(values) < 0 or max(values) > self.top:
+        a, b = values if values[0] <= values[1] else values[::-1]
+        if a < 0 or b > self.top:
             raise self.position_error(text, "outside the table")
-        return int(pair_key(values[0], values[1]))
+        return a, b
 
     def parse_many(self, texts: Texts) -> np.ndarray:
+        return self.locate_many(texts)[0]
+
+    def locate_many(self, texts: Texts) -> tuple[np.ndarray, np.ndarray]:
+        """Keys and levels, a + b, from the heaps read once."""
         pairs, counts, ok = split_ints(texts, 2)
         a, b = pairs.min(axis=1), pairs.max(axis=1)
         ok &= (counts == 2) & (b <= self.top)
-        return self.parse_rest(texts, np.where(ok, pair_keys(a, b), 0), ok)
+        keys = self.parse_rest(texts, np.where(ok, pair_keys(a, b), 0), ok)
+        levels = a + b
+        if not ok.all():
+            levels[~ok] = self.levels_of(keys[~ok])
+        return keys, levels
 
     def level_of(self, key: int) -> int:
         a, b = pair_of_key(key)
         return int(a + b)
+
+    def levels_of(self, keys: np.ndarray) -> np.ndarray:
+        return pairs_of_keys(np.asarray(keys, dtype=np.int64)).sum(axis=1)
 
     def move_name(self, move: int) -> str:
         kind, d = divmod(move, self.top + 1)

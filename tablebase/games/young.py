@@ -338,6 +338,9 @@ class Box:
         self.rows, self.cols = rows, cols
         self.binom = binomials(rows + cols)
         self.size = int(self.binom[rows + cols, rows])
+        # Row j's share of a rank by its length, as Python lists: ranking one diagram is then a sum of
+        # list items, a microsecond, where the compiled ``rank`` run as Python costs tens of them.
+        self._shares = row_terms(rows, cols).T.tolist()
 
     def level_sizes(self) -> np.ndarray:
         """How many diagrams have each number of squares, 0..rows*cols (a copy the game may change)."""
@@ -352,18 +355,31 @@ class Box:
         """The squares of the diagram ranked ``key``."""
         return int(self.lengths(np.array([key], dtype=np.int64)).sum())
 
+    def levels_of(self, keys: np.ndarray) -> np.ndarray:
+        """The squares of the diagrams ranked ``keys``, in one compiled pass."""
+        return self.lengths(np.asarray(keys, dtype=np.int64)).sum(axis=1)
+
     def lengths(self, keys: np.ndarray) -> np.ndarray:
         """Row lengths of the diagrams ranked ``keys``, top row first, as a len(keys) x rows matrix."""
         return unrank_many(keys, self.rows, self.cols, self.binom)
 
     def rank(self, lengths: list[int]) -> int:
-        """The rank of a diagram given by its first rows' lengths (non-increasing; the rows after them empty)."""
-        padded = np.zeros(self.rows, dtype=np.int64)
-        padded[: len(lengths)] = lengths
-        return int(rank(padded, self.binom))
+        """The rank of a diagram given by its first rows' lengths (non-increasing, each 0..cols, at most
+        ``rows`` of them; the rows after them empty): the scalar twin of ``ranks``, in plain Python."""
+        return sum(map(list.__getitem__, self._shares, lengths))
 
     def ranks(self, lengths: np.ndarray, ok: np.ndarray) -> np.ndarray:
         """The ranks of the rows of a len x rows matrix where ``ok`` says, 0 for the others (they may be no diagram)."""
+        if ok.all():  # the usual batch: no copies of the rows that are diagrams
+            return rank_many(lengths, self.binom)
         keys = np.zeros(len(ok), dtype=np.int64)
         keys[ok] = rank_many(lengths[ok], self.binom)
         return keys
+
+    def levels_read(self, lengths: np.ndarray, ok: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        """The squares of diagrams read as a matrix of lengths (``ok``: the rows read whole; the others,
+        read one by one from another spelling, are counted from their keys)."""
+        levels = lengths.sum(axis=1)
+        if not ok.all():
+            levels[~ok] = self.levels_of(keys[~ok])
+        return levels

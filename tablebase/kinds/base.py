@@ -222,15 +222,27 @@ class Kind(ABC):
 
     def probe(self, table: StoredTable, text: str) -> dict[str, Any]:
         """A position's stored row only, from memory."""
-        key = self.keyed.parse(text)
-        row = table.index().row(key)
-        if row is None:
-            raise PositionError(f"{table.name}: position {text!r} is not stored (this table holds {self.keyed.bounds})")
-        return row
+        return self.prober(table)(text)
+
+    def prober(self, table: StoredTable) -> Callable[[str], dict[str, Any]]:
+        """``probe`` of the table, bound once: the game's reading and the table's rows are looked up now, not
+        at each probe (a warm probe takes microseconds, a tenth of one each call saved). A kind whose probe
+        differs overrides this, not ``probe``."""
+        locate, row, name, bounds = self.keyed.locate, table.index().row, table.name, self.keyed.bounds
+
+        def probe(text: str) -> dict[str, Any]:
+            key, level = locate(text)
+            found = row(key, level)
+            if found is None:
+                raise PositionError(f"{name}: position {text!r} is not stored (this table holds {bounds})")
+            return found
+
+        return probe
 
     def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
         """Stored rows of many positions, in order (null figures where a position is not stored)."""
-        return table.index().rows(self.keyed.parse_many(texts), positions)
+        keys, levels = self.keyed.locate_many(texts)
+        return table.index().rows(keys, positions, levels)
 
     def line_choice(self) -> Choose:
         """Which move a line of best play takes from a lookup (``lines.py``): by default ``best_move``."""

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from tablebase.kinds.artifacts import Artifact, ArtifactCheck, Say
 from tablebase.solve import Solver
-from tablebase.solve.octal_code import parse_code
+from tablebase.games.octal_code import parse_code
 from tablebase.store import Manifest, Piece, read_parquet, table_dir
 
 GAME = "octal"

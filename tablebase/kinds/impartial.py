@@ -8,6 +8,7 @@ won position's best move), and lookups answer for any sum by XOR (``sums.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property, partial
 from typing import Any
 
 import numpy as np
@@ -65,10 +66,11 @@ class Impartial(Kind):
     listed_class = ListedImpartialGame
     artifacts = (HeapFigures(),)
 
-    @property
+    @cached_property
     def sums(self) -> bool:
-        """Whether the game's moves lead to sums of stored components."""
-        return declares_components(self.game) or (self.game.keyed and self.game.sums)
+        """Whether the game's moves lead to sums of stored components (asked once: a probe asks it, and
+        asking a class whether it overrides a method costs more than the rest of a probe's arithmetic)."""
+        return declares_components(self.game) or bool(self.game.keyed and self.game.sums)
 
     @property
     def heap_sequence(self) -> bool:
@@ -146,10 +148,10 @@ class Impartial(Kind):
             return sum_lookup(table, text)
         return row_with_moves(table, text, _best_first)
 
-    def probe(self, table: StoredTable, text: str) -> dict[str, Any]:
+    def prober(self, table: StoredTable) -> Callable[[str], dict[str, Any]]:
         if self.sums:
-            return sum_lookup(table, text, moves=False)
-        return super().probe(table, text)
+            return partial(sum_lookup, table, moves=False)
+        return super().prober(table)
 
     def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
         if not self.sums:

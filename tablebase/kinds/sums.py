@@ -22,6 +22,7 @@ from tablebase.errors import PositionError
 from tablebase.games import ImpartialForm
 
 SEPARATOR = " + "
+ONE_BY_ONE = 16  # parts probed one at a time (microseconds each) rather than as a batch (a millisecond)
 
 
 def parts_of(game: ImpartialForm, text: str) -> list[int]:
@@ -43,8 +44,12 @@ def grundy_of(table: Any, name: str, keys: list[int], bounds: str, text: str) ->
     """The stored Grundy value of each part; PositionError if a part is not stored."""
     if not keys:
         return []
-    rows = table.index().rows(np.asarray(keys, dtype=np.int64), with_positions=False)
-    values = rows.column("grundy").to_pylist()
+    index = table.index()
+    if len(keys) <= ONE_BY_ONE:
+        level_of = table.game.level_of
+        values = [None if row is None else row["grundy"] for row in (index.row(k, level_of(k)) for k in keys)]
+    else:
+        values = index.rows(np.asarray(keys, dtype=np.int64), with_positions=False).column("grundy").to_pylist()
     if any(v is None for v in values):
         raise PositionError(f"{name}: position {text!r} has a part that is not stored (this table holds {bounds})")
     return [int(v) for v in values]
@@ -64,7 +69,7 @@ def sum_lookup(table: Any, text: str, moves: bool = True) -> dict[str, Any]:
         "level": game.level_of(parts[0]) if single else None, "grundy": total, "outcome": "N" if total else "P",
     }
     if single:
-        result["best_move"] = table.index().row(parts[0]).get("best_move")
+        result["best_move"] = table.index().row(parts[0], result["level"]).get("best_move")
     else:
         result["parts"] = len(parts)
     if not moves and single:

@@ -83,6 +83,8 @@ class _CountedLevels:
         return self.max_level
 
     value_dtype = KeyedGame.value_dtype
+    locate = KeyedGame.locate
+    locate_many = KeyedGame.locate_many
 
 
 class ListedPlainGame(_CountedLevels):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple, cast
@@ -85,6 +85,7 @@ class Tablebase:
                 self.unreadable[name] = str(e)
         self._stored: dict[str, StoredTable] = {}
         self._indexes: dict[str, Rows] = {}
+        self._probes: dict[str, Callable[[str], dict[str, Any]]] = {}
         self._session: Session | None = None
         self._loading = threading.RLock()  # a table's game and index are loaded once, whoever asks first
 
@@ -109,6 +110,9 @@ class Tablebase:
     def stored(self, table: str) -> StoredTable:
         """The table as its kind reads it, bound to its game if this reader trusts one for it (else
         GameUnavailable, one line saying which game to name)."""
+        found = self._stored.get(table)  # once loaded, read without the lock: a probe takes microseconds
+        if found is not None:
+            return found
         with self._loading:
             if table not in self._stored:
                 m = self.manifest(table)
@@ -210,6 +214,9 @@ class Tablebase:
     def index(self, table: str) -> Rows:
         """The table's rows for lookups: its probe index read in place where it has one (nothing is loaded),
         else every row loaded into memory on first use (a table built before probe indexes)."""
+        found = self._indexes.get(table)
+        if found is not None:
+            return found
         with self._loading:
             if table not in self._indexes:
                 kind, manifest = self.stored(table).kind, self.manifest(table)
@@ -232,8 +239,19 @@ class Tablebase:
         A partizan position may be stored as its mirror image (a transpose is
         the negative) or be a sum of stored regions: it is answered by lookup.
         """
+        probe = self._probes.get(table)
+        if probe is None:
+            probe = self._prober(table)
+        return cast(Probe, probe(position))
+
+    def _prober(self, table: str) -> Callable[[str], dict[str, Any]]:
+        """The table's probe bound once (``Kind.prober``), with the warning if its game's source changed;
+        kept until ``close``, which closes the index it reads."""
         stored = self.stored(table)
-        return cast(Probe, _warned(stored, stored.probe(position)))
+        bare = stored.kind.prober(stored)
+        probe = bare if not stored.changed else lambda text: _warned(stored, bare(text))
+        self._probes[table] = probe
+        return probe
 
     def line(self, table: str, position: str, first: str | None = None) -> Line:
         """Best play from a position to the end: each position with its figures and the move played from it.
@@ -265,6 +283,7 @@ class Tablebase:
             self._session.close()
             self._session = None
         with self._loading:
+            self._probes.clear()  # they read the indexes closed here
             for rows in self._indexes.values():
                 if isinstance(rows, ProbedRows):
                     rows.close()

@@ -23,6 +23,7 @@ import re
 import shutil
 import tempfile
 import threading
+import time
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ MEMORY_SHARE, MEMORY_CAP = 0.25, 4 * 2**30  # of the machine's memory, and at mo
 MIN_MEMORY = 16 * 2**20
 SPILL_PER_MEMORY = 10  # what a query may spill to disk, in memory limits
 BATCH_ROWS = 65_536  # rows of a result read at a time
+WAKE = 0.1  # seconds between looks at a running query, for Ctrl-C
 _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
           "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 _ALLOWED = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
@@ -168,7 +170,7 @@ class Session:
 
         threading.Thread(target=work, name="tablebase-sql", daemon=True).start()
         try:
-            finished = done.wait(timeout)  # Ctrl-C raises KeyboardInterrupt here, in the main thread
+            finished = _waited(done, timeout)  # Ctrl-C raises KeyboardInterrupt here, in the main thread
         except KeyboardInterrupt:
             _stop(cursor, done)
             raise
@@ -217,6 +219,16 @@ class Session:
 
     def close(self) -> None:
         self._finalizer()
+
+
+def _waited(done: threading.Event, timeout: float | None) -> bool:
+    """Wait for the query in short slices: a Ctrl-C the system gave to one of DuckDB's threads
+    does not wake this one, and is only acted on once this thread runs again."""
+    end = None if timeout is None else time.monotonic() + timeout
+    while not done.wait(WAKE if end is None else max(0.0, min(WAKE, end - time.monotonic()))):
+        if end is not None and time.monotonic() >= end:
+            return False
+    return True
 
 
 def _stop(cursor: duckdb.DuckDBPyConnection, done: threading.Event) -> None:

@@ -4,7 +4,7 @@
     period = find_period(values, "0.16")             # Period(preperiod=105351, period=149459, proven_at=...)
     rare = rare_values(values, "0.16")               # the rare heaps, their values, the largest value
 
-The compiled loops are in ``octal_kernels.py``, the rules in ``octal_code.py``,
+The compiled loops are in ``octal_kernels.py``, the rules in ``games/octal_code.py``,
 periods and rare values in ``octal_period.py``; ``docs/octal.md`` gives the
 definitions and sources. A run goes in chunks of about a quarter of a second,
 so that ``progress`` hears of it at least once a second, and so that between
@@ -24,7 +24,7 @@ from typing import TextIO
 
 import numpy as np
 
-from tablebase.solve.octal_code import (
+from tablebase.games.octal_code import (
     GRUNDY,
     NAMED,
     OctalCode,
@@ -39,6 +39,7 @@ from tablebase.solve.octal_kernels import (
     plain_run,
     sparse_run,
 )
+from tablebase.solve.octal_ring import new_stamps, ring_run
 from tablebase.solve.octal_period import (
     Period,
     RareSplit,
@@ -83,6 +84,8 @@ class _Solver:
         self.g = np.zeros(n_max + 1, dtype=np.uint16)
         self.n = 0
         self.whole, self.take, self.split2, self.split3 = code.arrays()
+        # several split sizes and no split into three: the plain loop marks each pair set once (octal_ring.py)
+        self.ring = self.split2.size >= 2 and not self.split3.size
         self.split: RareSplit | None = None
         self.rare = np.zeros(0, dtype=np.int64)
         self.n_rare = self.rare_at_choice = 0
@@ -110,6 +113,7 @@ class _Solver:
             self.by_value = np.zeros((self.half, words), dtype=np.uint64)
         else:
             self.pairs = self.by_value = np.zeros((0, 1), dtype=np.uint64)
+        self.stamps = new_stamps(self.split2, self.seen.size) if self.ring else None
         if self.split is not None:
             self._tables()
 
@@ -162,7 +166,10 @@ class _Solver:
     # -- one chunk -----------------------------------------------------------------------------
     def run(self, stop: int) -> None:
         """Solve heaps n.. up to ``stop`` (exclusive) or until an array must grow; then grow it."""
-        if self.split is None:
+        if self.split is None and self.ring:
+            self.n = ring_run(self.g, self.n, stop, self.whole, self.take, self.split2, self.code.distinct,
+                              self.stamps, self.seen, self.limit)
+        elif self.split is None:
             self.n = plain_run(self.g, self.n, stop, self.whole, self.take, self.split2, self.split3,
                                self.code.distinct, self.seen, self.pairs, self.by_value, self.limit)
         else:

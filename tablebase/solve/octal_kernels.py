@@ -36,15 +36,20 @@ def _mark_single(g, n, whole, take, seen):
 
 
 @numba.njit(cache=True, inline="always")
+def mark_split(g, m, distinct, seen, stamp):
+    """seen[G(a) xor G(m - a)] = stamp for every split of m into two nonempty heaps."""
+    for a in range(1, m // 2 + 1):
+        b = m - a
+        if distinct and a == b:
+            continue
+        seen[g[a] ^ g[b]] = stamp
+
+
+@numba.njit(cache=True, inline="always")
 def _mark_pairs(g, n, split2, distinct, seen):
     """Every split into two nonempty heaps, in full (the quadratic part of the plain loop)."""
     for i in range(split2.size):
-        m = n - split2[i]
-        for a in range(1, m // 2 + 1):
-            b = m - a
-            if distinct and a == b:
-                continue
-            seen[g[a] ^ g[b]] = n
+        mark_split(g, n - split2[i], distinct, seen, n)
 
 
 @numba.njit(cache=True)

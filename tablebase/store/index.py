@@ -83,8 +83,8 @@ class TableIndex:
         np.minimum(where, len(self.keys) - 1, out=where)
         return np.where(self.keys[where] == keys, where, -1)
 
-    def row(self, key: int) -> dict[str, Any] | None:
-        """One stored row (without its position), or None."""
+    def row(self, key: int, level: int | None = None) -> dict[str, Any] | None:
+        """One stored row (without its position), or None. ``level`` is not needed: the rows hold it."""
         i = int(np.searchsorted(self.keys, key))
         if i == len(self.keys) or self.keys[i] != key:
             return None
@@ -97,8 +97,9 @@ class TableIndex:
                 out[name] = dictionary[v] if v >= 0 else None
         return out
 
-    def rows(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table:
-        """Stored rows of many keys, in the order given; missing keys give null figures."""
+    def rows(self, keys: np.ndarray, with_positions: bool = True, levels: np.ndarray | None = None) -> pa.Table:
+        """Stored rows of many keys, in the order given; missing keys give null figures. ``levels`` is not
+        needed: the rows hold them."""
         keys = np.asarray(keys, dtype=np.int64)
         where = self.find(keys)
         missing = where < 0

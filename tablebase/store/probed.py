@@ -41,15 +41,18 @@ class ProbedRows:
         self.index = ProbeIndex(path)
         self.spell, self.levels = spell, levels
 
-    def row(self, key: int) -> dict[str, Any] | None:
-        """One stored row (without its position), or None."""
-        found = self.index.probe(key)
+    def row(self, key: int, level: int | None = None) -> dict[str, Any] | None:
+        """One stored row (without its position), or None. ``level``: the key's, where the caller knows
+        it (a probe reads it from the position's text), else the game's ``levels`` give it."""
+        found = self.index.row(key)
         if found is None:
             return None
-        return {"key": key, **found, "level": int(self.levels(np.array([key], dtype=np.int64))[0])}
+        found["level"] = int(self.levels(np.array([key], dtype=np.int64))[0]) if level is None else level
+        return found
 
-    def rows(self, keys: np.ndarray, with_positions: bool = True) -> pa.Table:
-        """Stored rows of many keys, in the order given; missing keys give null figures."""
+    def rows(self, keys: np.ndarray, with_positions: bool = True, levels: np.ndarray | None = None) -> pa.Table:
+        """Stored rows of many keys, in the order given; missing keys give null figures. ``levels``: the
+        keys' levels where the caller read them (with the positions' texts), else the game's give them."""
         keys = np.asarray(keys, dtype=np.int64)
         columns = self.index.probe_many(keys)
         missing = ~columns.found
@@ -58,10 +61,11 @@ class ProbedRows:
             out["position"] = self.spell(keys)
         for figure in self.index.figures:
             out[figure.name] = _arrow(figure, columns)
-        levels = np.zeros(len(keys), dtype=np.int64)
-        if columns.found.any():  # a key the table does not hold may have no level
-            levels[columns.found] = self.levels(keys[columns.found])
-        out["level"] = pa.array(levels, mask=missing if missing.any() else None)
+        if levels is None:
+            levels = np.zeros(len(keys), dtype=np.int64)
+            if columns.found.any():  # a key the table does not hold may have no level
+                levels[columns.found] = self.levels(keys[columns.found])
+        out["level"] = pa.array(np.asarray(levels, dtype=np.int64), mask=missing if missing.any() else None)
         return pa.table(out)
 
     def close(self) -> None:
