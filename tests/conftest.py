@@ -5,18 +5,13 @@ cluster, other processes (the command run as a user runs it, simulated
 hosts, servers, a browser) or long searches: a test is slow if it uses the
 cluster (marked here) or its module says so (``pytestmark``).
 
-Where the tests run with everything installed (``.ci/run`` installs
-Chromium, its driver and a C compiler, then sets ``TABLEBASE_NO_SKIPS=1``), a
-test that skips for want of one of them fails instead: a skip there would be a
-check that silently stopped checking. Only tests marked ``needs_kernel`` (separate
-hosts, shared memory: what the machine's kernel allows, not what can be
-installed) may still skip.
+Tests that need what only the full suite's machine has (root, a browser, a
+C compiler) fail, saying what is missing, rather than skip: ``helpers.require``.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
 import pytest
@@ -77,15 +72,3 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         generated = getattr(function, "is_hypothesis_test", False) and "/tests/cgt/" in str(item.path)
         if generated or "scheduler" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> object:
-    """A skip becomes a failure, saying why it skipped, where everything is installed (see the top)."""
-    outcome = yield
-    report = outcome.get_result()
-    if report.skipped and os.environ.get("TABLEBASE_NO_SKIPS") == "1" and not hasattr(report, "wasxfail") \
-            and item.get_closest_marker("needs_kernel") is None:
-        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
-        report.outcome = "failed"
-        report.longrepr = f"skipped where everything should be installed (TABLEBASE_NO_SKIPS=1): {reason}"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from tablebase.store import Manifest, write_parquet
 
@@ -126,3 +127,14 @@ def reachable(start, children, spell) -> dict:
                 found[spell(child)] = child
                 todo.append(child)
     return found
+
+
+def require(missing: str | None) -> None:
+    """Fail, saying what to install or allow, where the machine lacks what a test needs.
+
+    The full suite needs what `.ci/run` gives it (root for network namespaces,
+    Chromium and its driver, a C compiler): a test that skipped instead would
+    pass without checking anything.
+    """
+    if missing is not None:
+        pytest.fail(f"{missing} (the full suite needs it: see the README; the fast tier does not)", pytrace=False)

@@ -1,7 +1,7 @@
 """The explorer in a real browser: headless Chromium, driven by selenium, against `tablebase serve` in its own
 process: typing a position, following moves, setting a board up by clicking its squares, and outlining a
-move on the board. Skipped, saying why, where Chromium or its driver is not installed (.ci/run installs
-them)."""
+move on the board. Where Chromium or its driver is not installed they fail, saying what to install (.ci/run
+installs them)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,19 @@ import urllib.request
 
 import pytest
 from selenium import webdriver
+from helpers import require
 from explorer_oracles import chomp_click, domino_cells, wythoff_outcome
 from test_distributed import free_port
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not (CHROMIUM and DRIVER),
-                                reason="Chromium and chromedriver are not installed (apt-get install chromium "
-                                       "chromium-driver)")]  # slow: a browser, see conftest.py
+pytestmark = pytest.mark.slow  # a browser: see conftest.py
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _browser_installed() -> None:
+    require(None if CHROMIUM and DRIVER else
+            "Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)")
 TOP = 12
 
 

@@ -18,12 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from helpers import file_hashes, tablebase
+from helpers import file_hashes, require, tablebase
 from hosts import Hosts, usable
 from test_faults import assert_no_half_files, wait_for_files
 
-pytestmark = [pytest.mark.slow, pytest.mark.needs_kernel,  # other hosts: see conftest.py
-              pytest.mark.skipif((why := usable()) is not None, reason=f"separate hosts cannot be made: {why}")]
+pytestmark = pytest.mark.slow  # other hosts: see conftest.py
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _hosts_can_be_made() -> None:
+    why = usable()
+    require(None if why is None else f"separate hosts cannot be made: {why}")
 
 PLUGINS = Path(__file__).parent / "plugins"
 CHOMP = ["chomp", "--rows", "12", "--cols", "12", "--partition-rows", "16000"]  # long enough to be disturbed

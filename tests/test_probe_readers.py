@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from helpers import require
 from probe_tables import (
     json_figures,
     mixed_rows,
@@ -51,8 +52,7 @@ TABLES = {
 def tbprobe(tmp_path_factory) -> Path:
     """The C reader's command, compiled as its header says."""
     cc = shutil.which("cc")
-    if cc is None:
-        pytest.skip("no C compiler: cc is not on PATH (install gcc to test the C reader)")
+    require(None if cc is not None else "no C compiler: cc is not on PATH (install gcc to test the C reader)")
     out = tmp_path_factory.mktemp("c") / "tbprobe"
     subprocess.run([cc, "-O2", "-std=c99", "-Wall", "-Werror", "-DTBPROBE_MAIN", "-o", out, READER], check=True,
                    capture_output=True, text=True)

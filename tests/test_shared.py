@@ -12,6 +12,7 @@ import uuid
 import numpy as np
 import pytest
 from helpers import assert_clean_error, file_hashes
+from helpers import require
 from helpers import tablebase as tablebase_command
 from oracles import Oracle, chomp_board, chomp_moves
 
@@ -23,8 +24,12 @@ from tablebase.kinds import kind_of
 from tablebase.solve.impartial import KnownValues
 from tablebase.store import Piece
 
-pytestmark = [pytest.mark.slow, pytest.mark.needs_kernel,  # other processes: see conftest.py
-              pytest.mark.skipif(not shared.SHARED_MEMORY.is_dir(), reason="no /dev/shm on this machine")]
+pytestmark = pytest.mark.slow  # other processes: see conftest.py
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _shared_memory() -> None:
+    require(None if shared.SHARED_MEMORY.is_dir() else "no /dev/shm on this machine")
 
 HOLD = "import sys; from tablebase.build import shared; shared.folder_for(sys.argv[1], 1); print('held', flush=True); sys.stdin.read()"
 

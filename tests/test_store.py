@@ -124,3 +124,22 @@ def test_a_table_of_another_format_is_refused_in_one_line(tmp_path, scheduler):
         result = tablebase(*args)
         assert_clean_error(result, "format 2", "format 3", "rebuild")
     assert file_hashes(tmp_path) == before
+
+
+def test_written_files_are_synced_each_by_itself_not_the_whole_system(tmp_path, monkeypatch):
+    """A build syncs the files it wrote before recording them; a sync of every file on the machine would wait
+    for other programs' writes too."""
+    import os
+
+    from tablebase.store import flush_to_disk
+
+    paths = [tmp_path / f"piece-{i}.parquet" for i in range(40)]
+    for i, path in enumerate(paths):
+        path.write_bytes(bytes([i]) * 1000)
+    synced, real_fsync = [], os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(os.readlink(f"/proc/self/fd/{fd}")) or real_fsync(fd))
+    monkeypatch.setattr(os, "sync", lambda: (_ for _ in ()).throw(AssertionError("the whole system synced")))
+    flush_to_disk(paths)
+    assert sorted(synced) == sorted(str(p) for p in paths)
+    flush_to_disk([])
+    assert len(synced) == len(paths)

@@ -51,7 +51,7 @@ def _record(listing: Listing, root: str | Path, table: str) -> dict[str, Any]:
     for level, rows in listing.levels.items():
         record = write_listing_level(level_table(rows), root, table, level)
         files[record.pop("file")] = record
-    flush_to_disk()
+    flush_to_disk(table_dir(root, table) / name for name in files)
     return {"sizes": listing.sizes.tolist(), "move_names": listing.move_names, "max_moves": listing.max_moves,
             "mean_moves": listing.mean_moves, "files": files, "complete": True, "held_bytes": listing.held}
 

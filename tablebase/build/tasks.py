@@ -39,6 +39,7 @@ from tablebase.store import (
     flush_to_disk,
     piece_path,
     read_parquet,
+    table_dir,
     with_levels,
     write_parquet,
 )
@@ -239,6 +240,7 @@ def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, A
             {"file": piece.name, **record, "pieces": files,
              "seconds": {"read": read - began, "solve": solved - read, "write": time.perf_counter() - solved}}
         )
-    if len(pieces) > 1:
-        flush_to_disk()  # once for many files, before the driver records them
+    if len(pieces) > 1:  # many files synced at once, before the driver records them
+        flush_to_disk([piece_path(root, table, piece) for piece, _ in pieces]
+                      + [table_dir(root, table) / f["file"] for r in records for f in r["pieces"] if f])
     return records
