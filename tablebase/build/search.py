@@ -30,7 +30,7 @@ from tablebase.build.shares import counted, expand_share, item, receive, start
 from tablebase.kinds import Kind
 from tablebase.listing import current_limits
 from tablebase.listing.limits import too_many
-from tablebase.store import Manifest, flush_to_disk
+from tablebase.store import Manifest, flush_to_disk, table_dir
 
 CHAIN = 64  # steps submitted at once: levels below a step are found without waiting for this process
 
@@ -57,8 +57,7 @@ class ShareSearch:
         return self.manifest.listing["search"]
 
     def _save(self) -> None:
-        flush_to_disk()  # the step's files are on disk before the manifest says it is done
-        self.manifest.save(self.root)
+        self.manifest.save(self.root)  # the step's files were synced by the tasks that wrote them
 
     def _results(self, futures: list, level: int | None) -> list:
         """The tasks' results; a task that failed is one line (``failures.records_of``)."""
@@ -175,10 +174,10 @@ class ShareSearch:
         top = max(found, default=0)
         sizes = [found.get(level, 0) for level in range(top + 1)]
         names, records = RangeNumbering(self).numbered()
-        flush_to_disk()
         files = {}
         for record in records:
             files[record.pop("file")] = {k: record[k] for k in ("rows", "bytes", "sha256")}
+        flush_to_disk(table_dir(self.root, self.table) / name for name in files)
         peak = max([self.state["peak"], *(r["rss"] for r in records)])
         self.say(f"listed in {self.state['partitions']} shares; a worker's memory peaked at {peak / 2**20:,.0f} MiB")
         # Nothing measured is kept: the record is the same on any cluster.

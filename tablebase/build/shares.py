@@ -69,7 +69,7 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: s
     del inbox
     with limits_set(limits):
         rows, reached = expand(kind.game, kind.plain_rules(), level, share, limits.seconds)
-    write_work(rows, root, table, share_name(level, partition, round_))
+    write_work(rows, root, table, share_name(level, partition, round_), durable=True)
     return {"pieces": routed(reached, partitions), "found": share.num_rows, "rss": rss(), "skipped": False}
 
 
@@ -99,6 +99,7 @@ def receive(root: str, table: str, partition: int, level: int, round_: int,
     rows = {}
     for reached in np.unique(levels).tolist():
         part = arrived.filter(pa.array(levels == reached))
-        write_work(part, root, table, inbox_name(reached, partition, round_ + 1 if reached == level else 0, source))
+        write_work(part, root, table, inbox_name(reached, partition, round_ + 1 if reached == level else 0, source),
+                   durable=True)
         rows[reached] = part.num_rows
     return {"levels": rows, "skipped": False}

@@ -338,12 +338,13 @@ def share_files(root: str | os.PathLike, table: str, level: int, partition: int 
     return [p for p in paths if before is None or int(p.stem.rsplit("-", 1)[1]) < before]
 
 
-def write_work(rows: pa.Table, root: str | os.PathLike, table: str, name: str) -> None:
-    """Write a work file of the listing atomically: fast rather than small, its schema's metadata kept."""
+def write_work(rows: pa.Table, root: str | os.PathLike, table: str, name: str, durable: bool = False) -> None:
+    """Write a work file of the listing atomically: fast rather than small, its schema's metadata kept;
+    ``durable`` if the manifest will record it as done."""
     sink = pa.BufferOutputStream()
     pq.write_table(rows, sink, compression="lz4", use_dictionary=False, write_statistics=False)
     data = sink.getvalue()
-    write_atomic(table_dir(root, table) / name, lambda tmp: Path(tmp).write_bytes(data), durable=False)
+    write_atomic(table_dir(root, table) / name, lambda tmp: Path(tmp).write_bytes(data), durable)
 
 
 def read_work(paths: list[Path], columns: list[str] | None = None) -> list[pa.Table]:
