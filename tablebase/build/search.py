@@ -30,7 +30,7 @@ from tablebase.build.shares import counted, expand_share, item, receive, start
 from tablebase.kinds import Kind
 from tablebase.listing import current_limits
 from tablebase.listing.limits import too_many
-from tablebase.store import Manifest, flush_to_disk, table_dir
+from tablebase.store import Manifest, flush_to_disk, remove_listing, table_dir
 
 CHAIN = 64  # steps submitted at once: levels below a step are found without waiting for this process
 
@@ -86,12 +86,13 @@ class ShareSearch:
 
     def _begin(self) -> None:
         partitions = self.partitions
+        remove_listing(self.root, self.table)  # a run killed before its first record left only leftovers
         self.manifest.listing = {"search": {"partitions": partitions, "waiting": [], "found": {}, "peak": 0}}
         self.say(f"listing positions from the start positions in {partitions} shares on the workers")
-        started = self.client.submit(start, *self.game_args, partitions, self.limits, key=f"start-{self.table}-{self.run}",
-                                     pure=False)
-        receiving, counts = self._sent([started], -1, 0)
-        self._record(-1, 0, self._results(receiving, -1), self._results(counts, -1))
+        started = self.client.submit(start, *self.game_args, self.root_text, self.table, partitions, self.limits,
+                                     key=f"start-{self.table}-{self.run}", pure=False)
+        result, = self._results([started], -1)
+        self._record(-1, 0, result["received"], [result])
 
     def _next(self) -> tuple[int, int]:
         level, round_, _ = min(self.state["waiting"], key=lambda w: (-w[0], w[1]))

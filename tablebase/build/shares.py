@@ -25,7 +25,14 @@ import pyarrow as pa
 from tablebase.build.run_game import game_of_run
 from tablebase.listing import Limits, limits_set
 from tablebase.listing.shares import expand, fresh, routed, starting
-from tablebase.store import inbox_files, inbox_name, read_work, share_files, share_name, write_work
+from tablebase.store import (
+    inbox_files,
+    inbox_name,
+    read_work,
+    share_files,
+    share_name,
+    write_work,
+)
 
 START = "start"  # the source of the start positions in inbox names
 
@@ -37,12 +44,18 @@ def rss() -> int:
     return psutil.Process().memory_info().rss
 
 
-def start(run: str, ref: str, params: dict[str, Any], partitions: int, limits: Limits) -> dict[str, Any]:
-    """Dask task: the start positions, split by owner."""
+def start(run: str, ref: str, params: dict[str, Any], root: str, table: str, partitions: int,
+          limits: Limits) -> dict[str, Any]:
+    """Dask task: the start positions, a batch at a time, each written to its owners' inboxes; what each
+    owner received (as ``receive`` says), the process's memory."""
     game = game_of_run(run, ref, params).game
+    received: list[dict[int, int]] = [{} for _ in range(partitions)]
     with limits_set(limits):
-        return {"pieces": routed(starting(game, limits.seconds, limits.positions_for(plain=True)), partitions),
-                "found": 0, "rss": rss()}
+        for b, batch in enumerate(starting(game, limits.seconds, limits.positions_for(plain=True))):
+            for owner, piece in enumerate(routed(batch, partitions)):
+                for level, n in _to_inbox(piece, root, table, owner, -1, 0, f"{START}{b:06d}").items():
+                    received[owner][level] = received[owner].get(level, 0) + n
+    return {"received": [{"levels": r, "skipped": False} for r in received], "found": 0, "rss": rss()}
 
 
 def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: str, level: int, partition: int,
@@ -94,12 +107,20 @@ def receive(root: str, table: str, partition: int, level: int, round_: int,
     if any(piece is None for piece in pieces):
         return {"levels": {}, "skipped": True}
     arrived = pa.concat_tables(pieces) if pieces else TRAVELLING.empty_table()
+    return {"levels": _to_inbox(arrived, root, table, partition, level, round_, f"{level:06d}-{round_:04d}"),
+            "skipped": False}
+
+
+def _to_inbox(arrived: pa.Table, root: str, table: str, partition: int, level: int, round_: int,
+              source: str) -> dict[int, int]:
+    """Positions that reached a partition from ``source`` (a step that played ``level``, or the start),
+    written to its inbox, a file per level reached; the rows of each. Positions of the level played go to
+    its next round."""
     levels = arrived.column("level").to_numpy()
-    source = START if level < 0 else f"{level:06d}-{round_:04d}"
     rows = {}
     for reached in np.unique(levels).tolist():
         part = arrived.filter(pa.array(levels == reached))
         write_work(part, root, table, inbox_name(reached, partition, round_ + 1 if reached == level else 0, source),
                    durable=True)
         rows[reached] = part.num_rows
-    return {"levels": rows, "skipped": False}
+    return rows

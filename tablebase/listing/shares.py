@@ -17,6 +17,7 @@ travel, is the caller's (``tablebase.build.shares``).
 from __future__ import annotations
 
 import pickle
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,7 @@ from tablebase.listing.expand import Chunk, PlainRules, expand_chunk
 from tablebase.listing.hashing import owners, text_hashes
 from tablebase.listing.limits import too_many, watched
 
+START_BATCH = 20_000  # start positions a table of them holds: the start task holds one at a time
 MOVES_KEY = b"tablebase.moves"  # a share's metadata: its distinct moves, pickled, that moves{s} number
 FIRST_KEY = b"tablebase.first"  # and its first text by notation with its position pickled: (text, bytes)
 
@@ -63,22 +65,45 @@ def split_by(rows: pa.Table, which: np.ndarray, parts: int) -> list[pa.Table]:
     return [ordered.slice(a, b - a) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
-def starting(game: PlainGame, seconds: float | None, limit: int | None) -> pa.Table:
-    """The start positions, each once, as they travel (``travelling``)."""
-    found: dict[Any, int] = {}
-    with watched(game, "start_positions", seconds) as watch:
-        try:
-            for p in game.start_positions():
-                if p not in found:
-                    watch.at = p
-                    found[p] = level_of(game, p)
-                    if limit is not None and len(found) > limit:
-                        raise too_many(game.name, limit)
-        except Exception as e:
-            raise game_failed(game, e) from None
-    if not found:
+def starting(game: PlainGame, seconds: float | None, limit: int | None,
+             batch: int = START_BATCH) -> Iterator[pa.Table]:
+    """The start positions, each once, as they travel (``travelling``), in tables of up to ``batch``: a game
+    may start from millions, which no one process need hold at once. The game's code is watched while it
+    gives a batch, not while the caller writes it."""
+    seen = np.zeros(0, dtype=np.uint64)  # the hashes of those given so far: 8 bytes each
+    given = None
+    while True:
+        found: dict[Any, int] = {}
+        with watched(game, "start_positions", seconds) as watch:
+            try:
+                if given is None:
+                    given = iter(game.start_positions())
+                for p in given:
+                    if p not in found:
+                        watch.at = p
+                        found[p] = level_of(game, p)
+                        if len(found) == batch:
+                            break
+            except Exception as e:
+                raise game_failed(game, e) from None
+        if found:
+            table, seen = _unseen(game, found, seen, seconds)
+            if limit is not None and len(seen) > limit:
+                raise too_many(game.name, limit)
+            yield table
+        if len(found) < batch:
+            break
+    if not len(seen):
         raise TablebaseError(f"{game.name}: start_positions() gave no position")
-    return travelling(game, list(found), np.fromiter(found.values(), dtype=np.int64, count=len(found)), seconds)
+
+
+def _unseen(game: PlainGame, found: dict[Any, int], seen: np.ndarray,
+            seconds: float | None) -> tuple[pa.Table, np.ndarray]:
+    """A batch of start positions as they travel, less those of batches before (by hash); every hash so far."""
+    table = travelling(game, list(found), np.fromiter(found.values(), dtype=np.int64, count=len(found)), seconds)
+    hashes = table.column("hash").to_numpy()
+    new = ~np.isin(hashes, seen)
+    return table.filter(pa.array(new)), np.union1d(seen, hashes)
 
 
 def fresh(game: PlainGame, inbox: pa.Table, seen: np.ndarray) -> pa.Table:
