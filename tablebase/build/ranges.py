@@ -79,8 +79,9 @@ def survey(root: str, table: str, level: int, partition: int) -> dict[str, Any]:
         moves.update(pickle.loads(metadata[MOVES_KEY]))
         if FIRST_KEY in metadata:  # a round of a level may find nothing new in a share
             firsts.append(pickle.loads(metadata[FIRST_KEY]))
-    return {"sample": sample(pa.chunked_array(texts, pa.string()).combine_chunks()) if texts else [],
-            "moves": list(moves), "first": min(firsts, default=None)}
+    picked = sample(pa.chunked_array(texts, pa.string()).combine_chunks()) if texts else []
+    del texts
+    return {"sample": picked, "moves": list(moves), "first": min(firsts, default=None), "rss": rss()}
 
 
 def _coded_shares(root: str, table: str, level: int, partition: int | None, ranked: list) -> list[pa.Table]:
@@ -99,7 +100,8 @@ def route(root: str, table: str, level: int, partition: int, ranked: list, cuts:
         return {"pieces": [None] * (len(cuts) + 1), "counts": [0] * (len(cuts) + 1)}
     rows = pa.concat_tables(tables)
     pieces = split_by(rows, range_of(rows.column("text").combine_chunks(), cuts), len(cuts) + 1)
-    return {"pieces": pieces, "counts": [piece.num_rows for piece in pieces]}
+    del rows, tables
+    return {"pieces": pieces, "counts": [piece.num_rows for piece in pieces], "rss": rss()}
 
 
 def order_range(root: str, table: str, level: int, range_: int, pieces: list[pa.Table] | list, counts: list[list[int]],
@@ -116,13 +118,18 @@ def order_range(root: str, table: str, level: int, range_: int, pieces: list[pa.
     del pieces
     write_work(rows, root, table, range_name(level, range_))
     start = first + sum(sum(share[:range_]) for share in counts)
-    return {"keys": keyed(rows, start, partitions), "questions": asked(rows, reaches, partitions), "rss": rss()}
+    keys, questions = keyed(rows, start, partitions), asked(rows, reaches, partitions)
+    del rows
+    return {"keys": keys, "questions": questions, "rss": rss()}
 
 
 def answer(level: int, keys: list[pa.Table], questions: list[np.ndarray]) -> list[np.ndarray]:
     """Dask task: an owner's answers to the ranges that ask it for keys of a level, from its keys of that
     level (``keys``: a piece from each of the level's ranges)."""
-    return answered(by_hash(keys), questions)
+    answers = answered(by_hash(keys), questions)
+    del keys
+    rss()  # Arrow's freed memory handed back
+    return answers
 
 
 def assemble_range(root: str, table: str, level: int, range_: int, reaches: list[int], partitions: int,

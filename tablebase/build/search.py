@@ -69,8 +69,9 @@ class ShareSearch:
             raise
 
     def _on(self, partition: int) -> dict[str, Any]:
-        """Where a partition's tasks run (any worker takes them if that one is gone)."""
-        return {"workers": [self.workers[partition % len(self.workers)]], "allow_other_workers": True, "pure": False}
+        """How a partition's tasks are submitted: on any worker. A task kept to one worker, even loosely, is
+        left waiting for it if that worker is restarted (a new address) while no other can take it."""
+        return {"pure": False}
 
     # -- the search ------------------------------------------------------------------
     def listing(self) -> dict[str, Any]:

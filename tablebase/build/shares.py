@@ -41,6 +41,10 @@ TRAVELLING = pa.schema([("hash", pa.uint64()), ("level", pa.int64()), ("text", p
 
 
 def rss() -> int:
+    """The process's memory once Arrow has handed back what it no longer holds. Its allocator keeps freed
+    memory for reuse, which Dask counts as the worker's (and a worker over its limit is restarted): a task
+    that read a level would otherwise leave the worker holding that level's worth."""
+    pa.default_memory_pool().release_unused()
     return psutil.Process().memory_info().rss
 
 
@@ -107,8 +111,9 @@ def receive(root: str, table: str, partition: int, level: int, round_: int,
     if any(piece is None for piece in pieces):
         return {"levels": {}, "skipped": True}
     arrived = pa.concat_tables(pieces) if pieces else TRAVELLING.empty_table()
-    return {"levels": _to_inbox(arrived, root, table, partition, level, round_, f"{level:06d}-{round_:04d}"),
-            "skipped": False}
+    levels = _to_inbox(arrived, root, table, partition, level, round_, f"{level:06d}-{round_:04d}")
+    del arrived, pieces
+    return {"levels": levels, "skipped": False, "rss": rss()}
 
 
 def _to_inbox(arrived: pa.Table, root: str, table: str, partition: int, level: int, round_: int,
