@@ -103,3 +103,32 @@ def test_a_keyed_game_is_listed_as_far_as_its_moves_reach():
         by_level.setdefault(12 - bin(board).count("1"), []).append(board)
     assert {level: rows.keys.tolist() for level, rows in listing.levels.items() if len(rows.keys)} == {
         level: sorted(boards) for level, boards in by_level.items()}
+
+
+def test_a_part_of_a_level_is_read_from_the_row_groups_that_hold_it(tmp_path, monkeypatch):
+    """A worker solving part of a level reads only the listing's row groups around that part (groups of 5 rows
+    here); what it reads for any part is what the whole level, held in memory, says of those positions."""
+    from tablebase.build.listing import listed_from_store
+    from tablebase.listing import level_table
+    from tablebase.store import files, read_listing_rows, write_listing_level
+
+    monkeypatch.setattr(files, "LISTING_GROUP", 5)
+    cls, _ = find_game(f"{EXAMPLES / 'cram.py'}:Cram")
+    kind = kind_of(cls(rows=3, cols=4))
+    listing = kind.list_positions()
+    table_dir(tmp_path, "t").mkdir(parents=True)
+    for level, rows in listing.levels.items():
+        write_listing_level(level_table(rows), tmp_path, "t", level)
+    record = {"sizes": listing.sizes.tolist(), "move_names": listing.move_names, "max_moves": listing.max_moves}
+    stored, held = listed_from_store(kind, tmp_path, "t", record).keyed, kind.over_listing(listing).keyed
+    level = int(np.argmax(listing.sizes))
+    size = int(listing.sizes[level])
+    assert size > 20
+    for start, stop in [(0, 1), (4, 6), (7, 13), (size - 3, size), (0, size)]:
+        first, part = read_listing_rows(tmp_path, "t", level, start, stop)
+        assert first == start // 5 * 5 and first + part.num_rows == min(size, -(-stop // 5) * 5)
+        keys = stored.level_keys(level, start, stop)
+        here, there = held.side(keys, 0), stored.side(keys, 0)
+        for field in ("offsets", "moves", "starts", "keys"):
+            assert np.array_equal(getattr(here, field), getattr(there, field)), (start, stop, field)
+        assert stored.format_positions(keys).to_strings() == held.format_positions(keys).to_strings()

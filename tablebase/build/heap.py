@@ -13,11 +13,16 @@ plan counts its peak anyway (build/memory.py). So the heap is set as glibc
 would set it for itself at most: arrays of up to ``FROM_HEAP`` bytes are
 taken from the heap, and up to ``KEPT`` bytes of freed heap are kept. Where
 the C library is not glibc, nothing changes.
+
+Arrow's allocator keeps what it freed too, and Dask counts that as the
+worker's memory: a task that read a level hands it back when it is done.
 """
 
 from __future__ import annotations
 
 import ctypes
+
+import pyarrow as pa
 
 FROM_HEAP = 32 * 2**20  # glibc's own ceiling for its mmap threshold on 64-bit machines
 KEPT = 2 * FROM_HEAP  # as glibc keeps when it raises the threshold itself
@@ -32,3 +37,12 @@ def keep_freed_memory() -> bool:
     except (OSError, AttributeError):
         return False  # not glibc
     return bool(mallopt(_M_MMAP_THRESHOLD, FROM_HEAP)) and bool(mallopt(_M_TRIM_THRESHOLD, KEPT))
+
+
+def hand_back_arrow_memory() -> None:
+    """Return the memory Arrow's allocator freed but kept for reuse (a level read back, a table written).
+
+    Without it a worker holds, after each task, the most its Arrow tables ever
+    took, and a worker over its limit is restarted by its nanny.
+    """
+    pa.default_memory_pool().release_unused()

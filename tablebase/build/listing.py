@@ -29,14 +29,22 @@ from distributed import Client, get_worker
 
 from tablebase.build.run_game import game_of_run
 from tablebase.build.search import ShareSearch
-from tablebase.kinds import Kind
-from tablebase.listing import Limits, Listing, current_limits, level_rows, level_table, limits_set
 from tablebase.errors import BuildError, StoreError, TablebaseError
+from tablebase.kinds import Kind
+from tablebase.listing import (
+    LevelRows,
+    Limits,
+    Listing,
+    current_limits,
+    level_rows,
+    level_table,
+    limits_set,
+)
 from tablebase.store import (
     Manifest,
     flush_to_disk,
     intact,
-    read_listing_level,
+    read_listing_rows,
     remove_listing,
     table_dir,
     write_listing_level,
@@ -139,6 +147,10 @@ def listed_from_store(kind: Kind, root: str | Path, table: str, listing: dict[st
     needed (a game that lists its own levels is its own keyed form: the kind as it is)."""
     if not kind.needs_listing:
         return kind
-    return kind.listed(listing.get("sizes"), listing.get("move_names"),
-                       lambda level: level_rows(read_listing_level(root, table, level)),
+
+    def part(level: int, start: int, stop: int) -> LevelRows:
+        first, rows = read_listing_rows(root, table, level, start, stop)
+        return level_rows(rows, first)
+
+    return kind.listed(listing.get("sizes"), listing.get("move_names"), part,
                        listing.get("max_moves", 0), listing.get("mean_moves", 0.0))

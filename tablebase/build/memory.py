@@ -39,6 +39,7 @@ from tablebase.build import shared
 from tablebase.errors import TablebaseError
 from tablebase.games import KeyedForm
 from tablebase.kinds import Footprint, Kind
+from tablebase.store.files import LISTING_GROUP
 from tablebase.words import counted
 
 MIB = 2**20
@@ -169,8 +170,9 @@ def plan_memory(game: KeyedForm, footprint: Footprint, partition_rows: int, fixe
         # A part of a level, or a run of small levels that fills a partition.
         in_flight = biggest_level if whole_levels else min(rows, max(total, 1))
         # A level read back (with values on disk, a part at a time: build/tasks.py), and, for games the
-        # engine listed, the listing of the level in flight.
-        read_back = (in_flight if on_disk else biggest_level) * footprint.read_back + biggest_level * game.listed_bytes
+        # engine listed, the listing's row groups that hold the part in flight.
+        listed = min(biggest_level, in_flight + LISTING_GROUP) * game.listed_bytes
+        read_back = (in_flight if on_disk else biggest_level) * footprint.read_back + listed
         shared_copy = footprint.dense and (on_disk or workers.shared_room >= shared.HEADROOM * values)
         return MemoryPlan(values, footprint.per_row, read_back, rows, limit, in_flight, shared_copy,
                           workers.per_machine, on_disk, workers.machines)

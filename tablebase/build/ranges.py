@@ -39,7 +39,12 @@ import pyarrow.parquet as pq
 
 from tablebase.build.shares import item, rss
 
-RANGE_ROWS = 50_000  # positions of a level a range holds at most (with fewer partitions, more): a range is a task
+RANGE_ROWS = 50_000  # positions of a level a range holds at most: a range is a task
+# A range's task holds its rows several times over while it sorts them, keys them and looks up their
+# children: at its peak about five times their Arrow bytes (Kayles with 40 pins, a level of 63 MB in one
+# range: 290 MiB more). A range takes at most this share of the least worker's memory limit at its peak.
+RANGE_COPIES = 5
+RANGE_SHARE = 0.2
 from tablebase.listing.numbering import named_moves, sorted_moves
 from tablebase.listing.ranges import (
     answered,
@@ -69,19 +74,22 @@ from tablebase.store import (
 # -- the tasks ---------------------------------------------------------------------------
 def survey(root: str, table: str, level: int, partition: int) -> dict[str, Any]:
     """Dask task: a sample of a share's texts of a level, the moves its rows number, its first position by
-    notation (``FIRST_KEY``), if it has any."""
+    notation (``FIRST_KEY``), if it has any, and its rows' bytes."""
     paths = share_files(root, table, level, partition)
     texts = [t.column("text") for t in read_work(paths, ["text"])]
     moves: set = set()
     firsts = []
+    held = 0  # the rows' bytes in Arrow
     for path in paths:
-        metadata = pq.read_schema(path).metadata
+        file = pq.ParquetFile(path)
+        held += sum(file.metadata.row_group(g).total_byte_size for g in range(file.metadata.num_row_groups))
+        metadata = file.schema_arrow.metadata
         moves.update(pickle.loads(metadata[MOVES_KEY]))
         if FIRST_KEY in metadata:  # a round of a level may find nothing new in a share
             firsts.append(pickle.loads(metadata[FIRST_KEY]))
     picked = sample(pa.chunked_array(texts, pa.string()).combine_chunks()) if texts else []
     del texts
-    return {"sample": picked, "moves": list(moves), "first": min(firsts, default=None), "rss": rss()}
+    return {"sample": picked, "moves": list(moves), "first": min(firsts, default=None), "bytes": held, "rss": rss()}
 
 
 def _coded_shares(root: str, table: str, level: int, partition: int | None, ranked: list) -> list[pa.Table]:
@@ -167,6 +175,8 @@ class RangeNumbering:
         self.partitions = state["partitions"]
         self.found = {int(level): n for level, n in state["found"].items() if n}
         self.reaches = {int(level): sorted(set(r)) for level, r in state.get("reaches", {}).items()}
+        limits = [w.get("memory_limit") or 0 for w in self.client.scheduler_info()["workers"].values()]
+        self.range_bytes = RANGE_SHARE * min(limits) / RANGE_COPIES if limits and min(limits) > 0 else None
 
     def _submit(self, fn, *args, name: str, on: int | None = None) -> Any:
         where = self.search._on(on) if on is not None else {"pure": False}
@@ -210,8 +220,9 @@ class RangeNumbering:
             reads_back(game, [s["first"] for s in done if s["first"] is not None], self.search.limits.seconds)
             for survey_ in done:
                 moves.update(survey_["moves"])
-            cuts[level] = splitters([text for s in done for text in s["sample"]], ranges(self.found[level],
-                                                                                         self.partitions))
+            held = sum(s["bytes"] for s in done)
+            cuts[level] = splitters([text for s in done for text in s["sample"]],
+                                    ranges(self.found[level], held, self.range_bytes))
         return sorted_moves(game, moves), cuts
 
     def _order(self, level: int, ranked: list, cuts: list[str], first: int, above: Any) -> list:
@@ -259,7 +270,8 @@ class RangeNumbering:
                             on=level)
 
 
-def ranges(positions: int, partitions: int) -> int:
-    """How many ranges a level of so many positions is numbered in: one for each ``RANGE_ROWS`` positions,
-    at most one a partition."""
-    return max(1, min(partitions, -(-positions // RANGE_ROWS)))
+def ranges(positions: int, held: int, room: float | None) -> int:
+    """How many ranges a level of so many positions, ``held`` bytes in Arrow, is numbered in: one for each
+    ``RANGE_ROWS`` positions, and enough that each range's rows take at most ``room`` bytes (None: any)."""
+    by_bytes = int(-(-held // room)) if room else 1
+    return max(1, -(-positions // RANGE_ROWS), by_bytes)

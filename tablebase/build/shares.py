@@ -22,6 +22,7 @@ import numpy as np
 import psutil
 import pyarrow as pa
 
+from tablebase.build import heap
 from tablebase.build.run_game import game_of_run
 from tablebase.listing import Limits, limits_set
 from tablebase.listing.shares import expand, fresh, routed, starting
@@ -44,7 +45,7 @@ def rss() -> int:
     """The process's memory once Arrow has handed back what it no longer holds. Its allocator keeps freed
     memory for reuse, which Dask counts as the worker's (and a worker over its limit is restarted): a task
     that read a level would otherwise leave the worker holding that level's worth."""
-    pa.default_memory_pool().release_unused()
+    heap.hand_back_arrow_memory()
     return psutil.Process().memory_info().rss
 
 

@@ -168,10 +168,11 @@ class Kind(ABC):
                          np.zeros(len(children), dtype=np.bool_))]
 
     def listed(self, sizes: Any, move_names: list[str] | None = None,
-               rows: Callable[[int], LevelRows] | None = None, max_moves: int = 0,
+               rows: Callable[[int, int, int], LevelRows] | None = None, max_moves: int = 0,
                mean_moves: float = 0.0) -> Kind:
         """This kind bound to the game's keyed form over a listing of its positions (``sizes`` per
-        level, ``rows(level)``; lookups of a built plain game give only each level's notation).
+        level, ``rows(level, start, stop)``: rows of a level that hold those, perhaps more; lookups of a
+        built plain game give only each level's notation).
 
         A game that lists its own levels is its own keyed form: the kind is returned as it is.
         """
@@ -182,13 +183,14 @@ class Kind(ABC):
         if isinstance(self.game, PlainGame):
             keyed: Any = self.listed_class(self.game, sizes, move_names or [], rows, max_moves, mean_moves)
         else:
-            keyed = ListedKeyedGame(self.game, sizes, None if rows is None else (lambda level: rows(level).keys))
+            keys = None if rows is None else (lambda level: rows(level, 0, int(sizes[level])).keys)
+            keyed = ListedKeyedGame(self.game, sizes, keys)
         return type(self)(self.game, keyed)
 
     def over_listing(self, listing: Listing) -> Kind:
         """This kind bound to the game's keyed form over a listing held in memory."""
-        return self.listed(listing.sizes, listing.move_names, listing.levels.__getitem__, listing.max_moves,
-                           listing.mean_moves)
+        return self.listed(listing.sizes, listing.move_names, lambda level, start, stop: listing.levels[level],
+                           listing.max_moves, listing.mean_moves)
 
     # -- rows -----------------------------------------------------------------------
     @abstractmethod

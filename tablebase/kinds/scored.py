@@ -42,7 +42,7 @@ class ListedScoredGame(ListedPlainGame):
         outcome = np.empty(len(keys), dtype=np.int8)
         score = np.empty(len(keys), dtype=np.int64)
         for level, where, rows in self._by_level(np.asarray(keys, dtype=np.int64)):
-            listed = self.rows(level)
+            listed, rows = self._part(level, rows)
             if listed.outcome is not None:
                 outcome[where], score[where] = listed.outcome[rows], listed.score[rows]
             else:

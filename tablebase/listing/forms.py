@@ -24,7 +24,7 @@ from tablebase.listing.checked import level_of
 from tablebase.listing.levels import LevelRows, distinct, gather
 from tablebase.listing.limits import Watch
 
-LEVELS_KEPT = 2  # levels of a listing kept in memory at once: the solvers need only the level they solve
+PARTS_KEPT = 2  # parts of a listing kept in memory at once: the solvers need only the part they solve
 
 
 def select(side: SumMoves, rows: np.ndarray) -> SumMoves:
@@ -95,7 +95,7 @@ class ListedPlainGame(_CountedLevels):
     compiled_moves = None  # the solvers read moves from the listing
 
     def __init__(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
-                 rows: Callable[[int], LevelRows], max_moves: int = 0, mean_moves: float = 0.0) -> None:
+                 rows: Callable[[int, int, int], LevelRows], max_moves: int = 0, mean_moves: float = 0.0) -> None:
         self.game = game
         self.sizes = np.asarray(sizes, dtype=np.int64)
         self.offsets = np.zeros(len(self.sizes) + 1, dtype=np.int64)
@@ -104,10 +104,10 @@ class ListedPlainGame(_CountedLevels):
         self.move_names = list(move_names)
         self._codes = {name: code for code, name in enumerate(self.move_names)}
         self._load = rows
-        self._rows: OrderedDict[int, LevelRows] = OrderedDict()
+        self._rows: OrderedDict[tuple[int, int], LevelRows] = OrderedDict()
         self._sorted: dict[int, list[str]] = {}
         self.max_moves = max_moves
-        # A level's listing in memory: its text (about 32 bytes), each move's code, child and
+        # A part's listing in memory: its text (about 32 bytes), each move's code, child and
         # where its parts start (24 bytes), three times over while it is read, converted and sliced.
         self.listed_bytes = int(3 * (32 + 24 * mean_moves))
 
@@ -122,15 +122,26 @@ class ListedPlainGame(_CountedLevels):
     options = property(lambda self: self.game.options)
     draw = property(lambda self: self.game.draw)
 
-    def rows(self, level: int) -> LevelRows:
-        found = self._rows.get(level)
-        if found is None:
-            found = self._rows[level] = self._load(level)
-            if len(self._rows) > LEVELS_KEPT:
-                self._rows.popitem(last=False)
-        else:
-            self._rows.move_to_end(level)
+    def rows(self, level: int, start: int = 0, stop: int | None = None) -> LevelRows:
+        """The listing's rows of a level from ``start`` to ``stop`` (the whole level by default), and
+        perhaps more around them: their ``first`` says which row they begin at."""
+        stop = int(self.sizes[level]) if stop is None else stop
+        for (held, first), found in self._rows.items():
+            if held == level and found.holds(start, stop):
+                self._rows.move_to_end((held, first))
+                return found
+        found = self._load(level, start, stop)
+        self._rows[(level, found.first)] = found
+        if len(self._rows) > PARTS_KEPT:
+            self._rows.popitem(last=False)
         return found
+
+    def _part(self, level: int, rows: np.ndarray) -> tuple[LevelRows, np.ndarray]:
+        """The listing's rows holding these rows of a level, and where in them each is."""
+        if not len(rows):
+            return self.rows(level, 0, 0), rows
+        found = self.rows(level, int(rows.min()), int(rows.max()) + 1)
+        return found, rows - found.first
 
     # -- levels --------------------------------------------------------------
     def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
@@ -161,7 +172,8 @@ class ListedPlainGame(_CountedLevels):
         pieces = []
         order = []
         for level, where, rows in self._by_level(keys):
-            pieces.append(self.rows(level).texts.take(pa.array(rows)))
+            found, rows = self._part(level, rows)
+            pieces.append(found.texts.take(pa.array(rows)))
             order.append(where)
         if not pieces:
             return Texts.empty()
@@ -173,7 +185,9 @@ class ListedPlainGame(_CountedLevels):
 
     def text(self, key: int) -> str:
         level = self.level_of(key)
-        return self.rows(level).texts[int(key - self.offsets[level])].as_py()
+        row = int(key - self.offsets[level])
+        found = self.rows(level, row, row + 1)
+        return found.texts[row - found.first].as_py()
 
     def key_of(self, position: Any, text: str | None = None) -> int:
         """The key of a position of the table (PositionError if it is not one)."""
@@ -187,7 +201,7 @@ class ListedPlainGame(_CountedLevels):
             raise game.position_error(text or spelt, "not a position of this table")
         listed = self._sorted.get(level)
         if listed is None:
-            listed = self._sorted[level] = self.rows(level).texts.to_pylist()
+            listed = self._sorted[level] = self._load(level, 0, int(self.sizes[level])).texts.to_pylist()
         i = bisect.bisect_left(listed, spelt)
         if i == len(listed) or listed[i] != spelt:
             raise game.position_error(text or spelt, "not a position of this table (not reached from its start)")
@@ -211,8 +225,8 @@ class ListedPlainGame(_CountedLevels):
         """Side ``s``'s moves of the keys: from the listing, or by playing the rules when it has none."""
         pieces, order = [], []
         for level, where, rows in self._by_level(keys):
-            listed = self.rows(level).sides
-            pieces.append(select(listed[s], rows) if listed else self.played(keys[where], s))
+            found, rows = self._part(level, rows)
+            pieces.append(select(found.sides[s], rows) if found.sides else self.played(keys[where], s))
             order.append(where)
         if not pieces:
             return SumMoves(*(np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(1, np.int64),

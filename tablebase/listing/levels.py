@@ -43,6 +43,14 @@ class LevelRows:
     outcome: np.ndarray | None = None  # scored plain games: a finished position's Outcome, -1 if not finished
     score: np.ndarray | None = None
     keys: np.ndarray | None = None  # keyed games: the level's keys, ascending
+    first: int = 0  # the row of the level these begin at, when they are a part of it read back
+
+    def __len__(self) -> int:
+        return len(self.keys) if self.keys is not None else len(self.texts) if self.texts is not None else 0
+
+    def holds(self, start: int, stop: int) -> bool:
+        """Whether these rows include the level's rows ``start`` to ``stop``."""
+        return self.first <= start and stop <= self.first + len(self)
 
 
 @dataclass
@@ -206,11 +214,11 @@ def level_table(rows: LevelRows) -> pa.Table:
     return pa.table(columns)
 
 
-def level_rows(table: pa.Table) -> LevelRows:
-    """The inverse of ``level_table``."""
+def level_rows(table: pa.Table, first: int = 0) -> LevelRows:
+    """The inverse of ``level_table`` (the level's rows from ``first`` on, if not all of it)."""
     if "key" in table.column_names:
-        return LevelRows(keys=table.column("key").to_numpy())
-    rows = LevelRows(texts=table.column("position").combine_chunks())
+        return LevelRows(keys=table.column("key").to_numpy(), first=first)
+    rows = LevelRows(texts=table.column("position").combine_chunks(), first=first)
     s = 0
     while f"moves{s}" in table.column_names:
         moves = table.column(f"moves{s}").combine_chunks()

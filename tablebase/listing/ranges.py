@@ -42,12 +42,14 @@ def sample(texts: pa.Array, n: int = SAMPLES) -> list[str]:
 
 
 def splitters(samples: list[str], ranges: int) -> list[str]:
-    """Where a level's ``ranges`` ranges begin (but the first), from its shares' samples.
+    """Where a level's ``ranges`` ranges begin (but the first), from its shares' samples: fewer when the
+    samples hold fewer distinct texts.
 
     Python orders strings by code point, Arrow by UTF-8 bytes: the same order.
     """
     merged = sorted(samples)
-    return [merged[k * len(merged) // ranges] for k in range(1, ranges)] if merged else []
+    cuts = [merged[k * len(merged) // ranges] for k in range(1, ranges)] if merged else []
+    return sorted(set(cuts) - {merged[0]}) if cuts else []  # every range begins at a text of its own
 
 
 def range_of(texts: pa.Array, splitters: list[str]) -> np.ndarray:

@@ -119,7 +119,7 @@ class Tablebase:
                 game, changed = self.trust.load(m)
                 layout = m.layout()
 
-                def texts(level: int) -> LevelRows:  # a plain game's notation, from the table's own rows
+                def texts(level: int, start: int, stop: int) -> LevelRows:  # a plain game's notation, from the table's own rows
                     return LevelRows(texts=read_level(self.root, table, layout, level, ["position"])
                                      .column("position").combine_chunks())
 

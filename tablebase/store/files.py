@@ -18,6 +18,7 @@ from tablebase.errors import StoreError
 from tablebase.store.layout import ROWS, Layout, Piece
 
 ROW_GROUP = 262_144  # rows; larger groups compress keys and moves better, and DuckDB reads them in parallel
+LISTING_GROUP = 4_096  # rows of a listing's level file read at once: a task reads the groups of its part only
 TABLE_NAME = r"^[a-z][a-z0-9_]*$"  # a table's folder: what a table may be called, here and over HTTP
 _TABLE_NAME = re.compile(TABLE_NAME)
 
@@ -197,7 +198,7 @@ NUMBER_LEVEL = 1
 
 
 def write_table(table: pa.Table, path: Path, durable: bool = True, sort_key: str | None = None,
-                level: int | None = None, statistics: list[str] | None = None) -> dict:
+                level: int | None = None, statistics: list[str] | None = None, group: int = ROW_GROUP) -> dict:
     """Write any table atomically; ``sort_key`` names its sorted column of unique integers, if any.
 
     Keys are unique and sorted, so delta encoding beats a dictionary for them;
@@ -207,14 +208,14 @@ def write_table(table: pa.Table, path: Path, durable: bool = True, sort_key: str
     squeezes the streams of high bytes to nothing and the low bytes better
     than a dictionary's bit-packed indexes (Chomp's remoteness: 1.7 bits a
     position instead of 2.7). Everything is zstd-compressed in row groups of
-    256K rows; ``level`` sets one zstd level for every column instead of
+    256K rows (or ``group``); ``level`` sets one zstd level for every column instead of
     ``TEXT_LEVEL`` for text and ``NUMBER_LEVEL`` for the rest.
     """
     # Encoded in memory, then written in one go and hashed there: for thousands of
     # small files this saves opening each through Arrow's filesystem layer and
     # reading it back to hash it.
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, row_group_size=ROW_GROUP, **_parquet_options(table.schema, sort_key, level, statistics))
+    pq.write_table(table, sink, row_group_size=group, **_parquet_options(table.schema, sort_key, level, statistics))
     data = sink.getvalue()
     write_atomic(path, lambda tmp: Path(tmp).write_bytes(data), durable)
     return {"rows": table.num_rows, "bytes": data.size, "sha256": hashlib.sha256(data).hexdigest()}
@@ -270,7 +271,7 @@ def write_listing_level(rows: pa.Table, root: str | os.PathLike, table: str, lev
     """Write one level of a listing (its rows in key order) atomically; its record (with ``file``)."""
     name = listing_name(level)
     # Read back once or twice and then deleted: written fast rather than small.
-    record = write_table(rows, table_dir(root, table) / name, durable=False, level=1)
+    record = write_table(rows, table_dir(root, table) / name, durable=False, level=1, group=LISTING_GROUP)
     return {"file": name, **record}
 
 
@@ -287,7 +288,7 @@ def write_listing_blocks(blocks: list[Path], root: str | os.PathLike, table: str
             if writer is None:
                 writer = pq.ParquetWriter(tmp, rows.schema, **_parquet_options(rows.schema, None, 1, None))
             if rows.num_rows:
-                writer.write_table(rows, row_group_size=ROW_GROUP)
+                writer.write_table(rows, row_group_size=LISTING_GROUP)
         if writer is None:
             raise StoreError(f"no blocks to write {path}")
         writer.close()
@@ -299,6 +300,23 @@ def write_listing_blocks(blocks: list[Path], root: str | os.PathLike, table: str
 
 def read_listing_level(root: str | os.PathLike, table: str, level: int) -> pa.Table:
     return read_parquet([table_dir(root, table) / listing_name(level)])
+
+
+def read_listing_rows(root: str | os.PathLike, table: str, level: int, start: int, stop: int) -> tuple[int, pa.Table]:
+    """The row groups of a level's listing that hold its rows ``start`` to ``stop``, and the row the first
+    of them begins at: a task reads its part of a level, not the whole of it."""
+    path = table_dir(root, table) / listing_name(level)
+    try:
+        file = pq.ParquetFile(path)
+        sizes = [file.metadata.row_group(g).num_rows for g in range(file.metadata.num_row_groups)]
+        if not sizes:
+            return 0, file.read()
+        ends = np.cumsum(sizes)
+        first = min(int(np.searchsorted(ends, start, side="right")), len(sizes) - 1)
+        last = min(max(first, int(np.searchsorted(ends, stop - 1, side="right"))), len(sizes) - 1)
+        return int(ends[first] - sizes[first]), file.read_row_groups(range(first, last + 1))
+    except (OSError, pa.ArrowException) as e:
+        raise StoreError(f"cannot read {path}: {str(e).splitlines()[0]}") from None
 
 
 # A plain game listed in shares (``tablebase.build.shares``) keeps its work beside the levels: what reached
