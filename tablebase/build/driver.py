@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from distributed import Client, Future, as_completed, wait
+from distributed.client import FuturesCancelledError
 
 from tablebase.build import shared
 from tablebase.build.cluster import cluster_workers
@@ -214,8 +215,14 @@ class TableBuild:
         while self.pending:
             try:
                 done, _ = wait(list(self.pending.values()), timeout=every, return_when="FIRST_COMPLETED")
+            except FuturesCancelledError:  # the scheduler lost: each task's record says so in one line
+                yield from list(self.pending.values())
+                return
             except TimeoutError:
-                stranded = place_stranded(self.client, self.run)
+                try:
+                    stranded = place_stranded(self.client, self.run)
+                except (OSError, TimeoutError):
+                    continue  # the scheduler out of reach: the next wait says what became of the tasks
                 if stranded:
                     self.progress.say(f"{counted(len(stranded), 'task')} of a worker that is gone placed on the others")
                 continue
