@@ -141,3 +141,30 @@ def test_a_worker_killed_mid_level_does_not_change_the_table(tmp_path, undisturb
             if p.poll() is None:
                 p.terminate()
             p.wait(timeout=30)
+
+
+def test_the_only_worker_restarted_by_its_nanny_mid_level_does_not_stall_the_build(tmp_path, undisturbed):
+    """Tasks dealt to a worker wait for it; its nanny brings it back at a new address, and Dask alone would
+    leave them waiting for the old one for ever (no other worker was running when it went)."""
+    import psutil
+
+    address = f"tcp://127.0.0.1:{free_port()}"
+    port = address.rsplit(":", 1)[1]
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    scheduler = subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", port, "--no-dashboard"], **quiet)
+    nanny = subprocess.Popen([DASK, "worker", address, "--nthreads", "1", "--no-dashboard"], **quiet)
+    try:
+        wait_for_workers(address, 1)
+        build = start_build(tmp_path, "--scheduler", address)
+        wait_for_files(tmp_path / "chomp_12x12", 40, build)
+        worker, = [p for p in psutil.Process(nanny.pid).children() if "spawn_main" in " ".join(p.cmdline())]
+        worker.kill()
+        out, err = build.communicate(timeout=300)
+        assert build.returncode == 0, err
+        assert "placed on the others" in err
+        assert file_hashes(tmp_path / "chomp_12x12") == undisturbed
+    finally:
+        for p in (nanny, scheduler):
+            if p.poll() is None:
+                p.terminate()
+            p.wait(timeout=30)

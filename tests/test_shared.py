@@ -11,8 +11,7 @@ import uuid
 
 import numpy as np
 import pytest
-from helpers import assert_clean_error, file_hashes
-from helpers import require
+from helpers import assert_clean_error, file_hashes, require
 from helpers import tablebase as tablebase_command
 from oracles import Oracle, chomp_board, chomp_moves
 

@@ -127,8 +127,8 @@ def test_a_table_of_another_format_is_refused_in_one_line(tmp_path, scheduler):
 
 
 def test_written_files_are_synced_each_by_itself_not_the_whole_system(tmp_path, monkeypatch):
-    """A build syncs the files it wrote before recording them; a sync of every file on the machine would wait
-    for other programs' writes too."""
+    """A build syncs the files it wrote, and their folders once each, before recording them; a sync of every
+    file on the machine would wait for other programs' writes too."""
     import os
 
     from tablebase.store import flush_to_disk
@@ -139,7 +139,10 @@ def test_written_files_are_synced_each_by_itself_not_the_whole_system(tmp_path, 
     synced, real_fsync = [], os.fsync
     monkeypatch.setattr(os, "fsync", lambda fd: synced.append(os.readlink(f"/proc/self/fd/{fd}")) or real_fsync(fd))
     monkeypatch.setattr(os, "sync", lambda: (_ for _ in ()).throw(AssertionError("the whole system synced")))
+    (tmp_path / "level-1").mkdir()
+    paths.append(tmp_path / "level-1" / "piece-0.parquet")
+    paths[-1].write_bytes(b"x")
     flush_to_disk(paths)
-    assert sorted(synced) == sorted(str(p) for p in paths)
+    assert sorted(synced) == sorted(str(p) for p in [*paths, tmp_path, tmp_path / "level-1"])
     flush_to_disk([])
-    assert len(synced) == len(paths)
+    assert len(synced) == len(paths) + 2

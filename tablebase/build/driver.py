@@ -16,11 +16,13 @@ from __future__ import annotations
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from distributed import Client, as_completed
+from distributed import Client, Future, as_completed, wait
+from distributed.client import FuturesCancelledError
 
 from tablebase.build import shared
 from tablebase.build.cluster import cluster_workers
@@ -29,14 +31,27 @@ from tablebase.build.indexing import index_table, index_whole
 from tablebase.build.jobs import TableSpec
 from tablebase.build.listing import list_on_cluster, listed_from_store
 from tablebase.build.memory import MemoryPlan, Workers, notation_bytes, plan_memory
-from tablebase.build.plan import deal, default_partition_rows, level_sizes, plan, schedule
+from tablebase.build.placing import place_stranded
+from tablebase.build.plan import (
+    deal,
+    default_partition_rows,
+    level_sizes,
+    plan,
+    schedule,
+)
 from tablebase.build.progress import Progress, Ticker
 from tablebase.build.resume import resumed
 from tablebase.build.tasks import measure_notation, release, solve_slices, warm_up
 from tablebase.errors import BuildError
 from tablebase.kinds import Artifact, Kind
 from tablebase.solve.figures import FigureOverflow
-from tablebase.store import Layout, Manifest, remove_leftovers, remove_listing, table_dir
+from tablebase.store import (
+    Layout,
+    Manifest,
+    remove_leftovers,
+    remove_listing,
+    table_dir,
+)
 from tablebase.words import counted
 
 MANIFEST_EVERY = 1.0  # seconds between manifest saves while a table builds
@@ -180,7 +195,7 @@ class TableBuild:
         self._warm_up()
         solving = self._submit_steps()
         with Ticker(self.progress.heartbeat, self.every):  # a level whose parts take minutes is not silent
-            for future in as_completed(list(self.pending.values())):
+            for future in self._finishing():
                 try:
                     records = records_of(future, self.spec.name, solving[future.key], self.memory.limit)
                 except BuildError:
@@ -193,6 +208,25 @@ class TableBuild:
                 # Forgotten once the step above has started, so that a worker lost
                 # later does not make the scheduler compute it again.
                 del self.pending[future.key]
+
+    def _finishing(self, every: float = 5.0) -> Iterator[Future]:
+        """The solving tasks as they finish; after ``every`` seconds without one, any left waiting for a worker
+        that is gone are placed on the workers left (``placing.py``)."""
+        while self.pending:
+            try:
+                done, _ = wait(list(self.pending.values()), timeout=every, return_when="FIRST_COMPLETED")
+            except FuturesCancelledError:  # the scheduler lost: each task's record says so in one line
+                yield from list(self.pending.values())
+                return
+            except TimeoutError:
+                try:
+                    stranded = place_stranded(self.client, self.run)
+                except (OSError, TimeoutError):
+                    continue  # the scheduler out of reach: the next wait says what became of the tasks
+                if stranded:
+                    self.progress.say(f"{counted(len(stranded), 'task')} of a worker that is gone placed on the others")
+                continue
+            yield from done
 
     def finish_artifacts(self) -> None:
         """The kind's files beside the rows, finished on the cluster once every partition is built."""

@@ -149,14 +149,18 @@ def flush_to_disk(paths: Iterable[str | os.PathLike]) -> None:
     Each file is synced by itself: a sync of the whole system (``os.sync``) would
     also wait for every other program's writes, which on a busy disk takes
     seconds; fsyncs of many files at once share the journal's commits, so a
-    hundred small files take milliseconds.
+    hundred small files take milliseconds. Each folder they are in is synced
+    once after them, since the files came there by renames and a rename is
+    the folder's write.
     """
     paths = list(paths)
-    if len(paths) == 1:
-        _fsync(paths[0])
-    elif paths:
-        with ThreadPoolExecutor(min(16, len(paths))) as pool:
-            list(pool.map(_fsync, paths))
+    folders = list(dict.fromkeys(os.path.dirname(os.path.abspath(path)) for path in paths))
+    for batch in (paths, folders):
+        if len(batch) == 1:
+            _fsync(batch[0])
+        elif batch:
+            with ThreadPoolExecutor(min(16, len(batch))) as pool:
+                list(pool.map(_fsync, batch))
 
 
 def _fsync(path: str | os.PathLike) -> None:
