@@ -168,3 +168,42 @@ def test_the_only_worker_restarted_by_its_nanny_mid_level_does_not_stall_the_bui
             if p.poll() is None:
                 p.terminate()
             p.wait(timeout=30)
+
+
+def test_a_worker_paused_for_memory_it_keeps_is_freed_then_restarted():
+    """A worker Dask paused for memory runs no task, so nothing it holds is freed by a task: first its
+    allocators hand back what they keep; a worker still paused after the patience is restarted."""
+    from distributed import Client, LocalCluster
+
+    from tablebase.build.placing import PAUSED_PATIENCE, restart_paused
+
+    limit = 600 * 2**20
+
+    def ballast(limit: int) -> None:  # memory a task left held: the worker cannot free it by itself
+        import builtins
+
+        import psutil
+        builtins.ballast = b"\x01" * (int(0.88 * limit) - psutil.Process().memory_info().rss)
+
+    def status(client: Client) -> list[str]:
+        return [w["status"] for w in client.scheduler_info()["workers"].values()]
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, memory_limit=limit, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        before, = client.scheduler_info()["workers"]
+        client.run(ballast, limit)
+        deadline = time.monotonic() + 30
+        while status(client) != ["paused"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert status(client) == ["paused"]
+        since: dict[str, float] = {}
+        assert restart_paused(client, since, 0.0) == []  # freed what the heap kept: not enough here
+        assert since == {before: 0.0}
+        assert restart_paused(client, since, PAUSED_PATIENCE) == [before]
+        client.wait_for_workers(1, timeout=60)
+        deadline = time.monotonic() + 30
+        while status(client) != ["running"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert status(client) == ["running"]
+        assert client.submit(sum, [1, 2], pure=False).result(timeout=30) == 3
+        assert since == {}

@@ -31,7 +31,7 @@ from tablebase.build.indexing import index_table, index_whole
 from tablebase.build.jobs import TableSpec
 from tablebase.build.listing import list_on_cluster, listed_from_store
 from tablebase.build.memory import MemoryPlan, Workers, notation_bytes, plan_memory
-from tablebase.build.placing import place_stranded
+from tablebase.build.placing import place_stranded, restart_paused, restarted_note
 from tablebase.build.plan import (
     deal,
     default_partition_rows,
@@ -211,7 +211,9 @@ class TableBuild:
 
     def _finishing(self, every: float = 5.0) -> Iterator[Future]:
         """The solving tasks as they finish; after ``every`` seconds without one, any left waiting for a worker
-        that is gone are placed on the workers left (``placing.py``)."""
+        that is gone are placed on the workers left, and workers paused for memory freed or restarted
+        (``placing.py``)."""
+        paused_since: dict[str, float] = {}
         while self.pending:
             try:
                 done, _ = wait(list(self.pending.values()), timeout=every, return_when="FIRST_COMPLETED")
@@ -221,10 +223,13 @@ class TableBuild:
             except TimeoutError:
                 try:
                     stranded = place_stranded(self.client, self.run)
+                    stuck = restart_paused(self.client, paused_since, time.monotonic())
                 except (OSError, TimeoutError):
                     continue  # the scheduler out of reach: the next wait says what became of the tasks
                 if stranded:
                     self.progress.say(f"{counted(len(stranded), 'task')} of a worker that is gone placed on the others")
+                if stuck:
+                    self.progress.say(restarted_note(stuck))
                 continue
             yield from done
 

@@ -46,3 +46,16 @@ def hand_back_arrow_memory() -> None:
     took, and a worker over its limit is restarted by its nanny.
     """
     pa.default_memory_pool().release_unused()
+
+
+def hand_back_freed_memory() -> None:
+    """Return every freed byte this process keeps, Arrow's and the C heap's (``KEPT`` and the holes below it).
+
+    For a worker Dask paused for memory: a paused worker runs no task, so what
+    its heap keeps for the next task would otherwise keep it paused for ever.
+    """
+    hand_back_arrow_memory()
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass  # not glibc

@@ -9,13 +9,25 @@ restarted by its nanny, the others paused for memory), the task waits in
 has (dask/distributed#7346): the build would wait for ever. ``place_stranded``
 finds such tasks and lifts their restriction, so that the scheduler places
 them on any running worker.
+
+A worker Dask paused for memory runs no task until its memory falls, and
+what a solver's heap keeps between tasks does not fall by itself:
+``free_paused`` has paused workers hand back what their allocators keep, and
+``restart_paused`` restarts one that stays paused, so that its tasks go on.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
-from distributed import Client
+from distributed import Client, wait
+from distributed.client import FuturesCancelledError
+
+from tablebase.build import heap
+
+PAUSED_PATIENCE = 60.0  # seconds a worker may stay paused for memory before it is restarted
 
 
 def place_stranded(client: Client, run: str) -> list[str]:
@@ -42,3 +54,52 @@ def place_stranded(client: Client, run: str) -> list[str]:
         return stranded
 
     return client.run_on_scheduler(lift, run)
+
+
+def free_paused(client: Client) -> list[str]:
+    """The workers paused for memory, each made to hand back the memory its allocators keep."""
+    paused = [address for address, w in client.scheduler_info()["workers"].items() if w.get("status") == "paused"]
+    if paused:
+        client.run(heap.hand_back_freed_memory, workers=paused, on_error="ignore")
+    return paused
+
+
+def restart_paused(client: Client, paused_since: dict[str, float], now: float) -> list[str]:
+    """Restart the workers paused for longer than ``PAUSED_PATIENCE`` (``paused_since``: when each paused
+    worker was first seen paused, updated here); their tasks go to the others, or to them once back."""
+    paused = set(free_paused(client))
+    for address in set(paused_since) - paused:
+        del paused_since[address]
+    for address in paused:
+        paused_since.setdefault(address, now)
+    stuck = sorted(a for a in paused if now - paused_since[a] >= PAUSED_PATIENCE)
+    if stuck:
+        client.restart_workers(stuck, raise_for_error=False)
+        for address in stuck:
+            del paused_since[address]
+    return stuck
+
+
+def restarted_note(stuck: list[str]) -> str:
+    """What the progress line says of workers restarted for staying paused."""
+    return (f"{len(stuck)} worker{'s' if len(stuck) > 1 else ''} paused for memory for {PAUSED_PATIENCE:.0f} s "
+            "restarted; smaller --partition-rows keep a worker under its limit")
+
+
+def wait_watching(client: Client, futures: list, say: Callable[[str], None], every: float = 5.0) -> None:
+    """Wait for the futures to finish (or fail); every ``every`` seconds without that, free the workers paused
+    for memory, and restart those that stay paused (``restart_paused``)."""
+    paused_since: dict[str, float] = {}
+    while True:
+        try:
+            wait(futures, timeout=every)
+            return
+        except FuturesCancelledError:
+            return  # each future's result says why, in one line
+        except TimeoutError:
+            try:
+                stuck = restart_paused(client, paused_since, time.monotonic())
+            except (OSError, TimeoutError):
+                continue  # the scheduler out of reach: the results say what became of the tasks
+            if stuck:
+                say(restarted_note(stuck))
