@@ -9,6 +9,7 @@ are kept, so running the same command again resumes the build.
 from __future__ import annotations
 
 import errno
+import sys
 from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from distributed.comm import CommClosedError
 from distributed.scheduler import KilledWorker
 
 from tablebase.build.memory import MIB
+from tablebase.build.placing import wait_watching
 from tablebase.errors import BuildError, TablebaseError
 
 RESUME = "files written so far are kept, run the same command again to resume"
@@ -27,8 +29,11 @@ GATHER_SECONDS = 60
 
 def records_of(future: Any, table: str, levels: list[int] | None = None, limit: int | None = None) -> list[dict[str, Any]]:
     """A task's records; a task that failed (a bug in a game's code, a full disk, workers that
-    died, the scheduler lost) is one line saying what to do."""
+    died, the scheduler lost) is one line saying what to do. Workers paused for memory meanwhile are
+    freed, or restarted (``placing.wait_watching``)."""
     where = levels_named(levels)
+    if future.status != "finished":
+        wait_watching(future.client, [future], lambda text: print(f"[{table}] {text}", file=sys.stderr, flush=True))
     try:
         return future.result(timeout=GATHER_SECONDS if future.status == "finished" else None)
     except TablebaseError:

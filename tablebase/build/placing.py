@@ -94,8 +94,8 @@ def wait_watching(client: Client, futures: list, say: Callable[[str], None], eve
         try:
             wait(futures, timeout=every)
             return
-        except FuturesCancelledError:
-            return  # each future's result says why, in one line
+        except (FuturesCancelledError, OSError):
+            return  # cancelled, or the scheduler lost: each future's result says why, in one line
         except TimeoutError:
             try:
                 stuck = restart_paused(client, paused_since, time.monotonic())

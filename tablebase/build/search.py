@@ -25,7 +25,6 @@ from typing import Any
 from distributed import Client
 
 from tablebase.build.failures import disk_full, records_of
-from tablebase.build.placing import wait_watching
 from tablebase.build.ranges import RangeNumbering
 from tablebase.build.shares import counted, expand_share, item, receive, start
 from tablebase.kinds import Kind
@@ -61,9 +60,7 @@ class ShareSearch:
         self.manifest.save(self.root)  # the step's files were synced by the tasks that wrote them
 
     def _results(self, futures: list, level: int | None) -> list:
-        """The tasks' results; a task that failed is one line (``failures.records_of``). Workers paused for
-        memory meanwhile are freed, or restarted (``placing.wait_watching``)."""
-        wait_watching(self.client, futures, self.say)
+        """The tasks' results; a task that failed is one line (``failures.records_of``)."""
         try:
             return [records_of(f, self.table, None if level is None or level < 0 else [level]) for f in futures]
         except OSError as e:
