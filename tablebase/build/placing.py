@@ -94,12 +94,13 @@ def wait_watching(client: Client, futures: list, say: Callable[[str], None], eve
         try:
             wait(futures, timeout=every)
             return
+        except TimeoutError:  # an OSError too: caught first
+            pass
         except (FuturesCancelledError, OSError):
             return  # cancelled, or the scheduler lost: each future's result says why, in one line
-        except TimeoutError:
-            try:
-                stuck = restart_paused(client, paused_since, time.monotonic())
-            except (OSError, TimeoutError):
-                continue  # the scheduler out of reach: the results say what became of the tasks
-            if stuck:
-                say(restarted_note(stuck))
+        try:
+            stuck = restart_paused(client, paused_since, time.monotonic())
+        except OSError:  # TimeoutError too: the scheduler out of reach, the results say what became of the tasks
+            continue
+        if stuck:
+            say(restarted_note(stuck))
