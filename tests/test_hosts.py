@@ -107,11 +107,11 @@ with Client({hosts.scheduler!r}) as c:
 
 
 def test_a_plain_game_listed_on_hosts_whose_memory_is_below_the_whole_listing(tmp_path):
-    """215,308 positions, which listed in one process held about 730 MB: each worker host may hold 500 MiB,
-    and lists its share of them."""
+    """215,308 positions, which listed in one process held about 1,190 MiB: each worker host may hold 600 MiB
+    (about 200 MiB of it the worker's own code), and lists, numbers and solves its share of them."""
     game = ["--game", f"{PLUGINS / 'kayles_rows.py'}:KaylesRows", "--pins", "40", "--every", "1",
             "--partition-rows", "5000"]  # the same parts on both: the memory plan sizes them by the workers' limit
-    with cluster(tmp_path, memory_limit="500MiB") as hosts:
+    with cluster(tmp_path, memory_limit="600MiB") as hosts:
         code, out, err = finish(start(hosts, tmp_path / "apart", *game))
     assert code == 0, err
     assert "in 2 shares" in err
