@@ -20,6 +20,7 @@ from typing import Callable
 
 import numpy as np
 
+from tablebase.games import notation
 from tablebase.games.base import Texts
 from tablebase.jit import njit
 
@@ -80,72 +81,6 @@ def rank(lengths, binom):
     for j in range(rows):
         r += binom[lengths[j] + rows - 1 - j, rows - j]
     return r
-
-
-@njit(cache=True)
-def read_diagrams(offsets, data, rows, cols, binom, sort, least):
-    """Ranks and squares of diagrams written as their row lengths (whole numbers between spaces, commas or
-    tabs), read straight from a buffer of texts in one pass; ``sort``: the lengths in any order (Nim's
-    heaps), else non-increasing (Chomp's rows); ``least``: the top row's fewest squares. ``ok`` is false
-    for a text that is not such a diagram of the box: it is read again one by one, for another spelling
-    or its error."""
-    n = offsets.shape[0] - 1
-    keys = np.zeros(n, dtype=np.int64)
-    levels = np.zeros(n, dtype=np.int64)
-    ok = np.zeros(n, dtype=np.bool_)
-    lengths = np.zeros(rows, dtype=np.int64)
-    for i in range(n):
-        k = 0
-        current = -1  # the number being read, -1 between numbers
-        good = True
-        for p in range(offsets[i], offsets[i + 1]):
-            ch = data[p]
-            if 48 <= ch <= 57:
-                current = (0 if current < 0 else current * 10) + (ch - 48)
-                if current > cols:  # no diagram of the box has such a row
-                    good = False
-                    break
-            elif ch == 32 or ch == 44 or ch == 9:
-                if current >= 0:
-                    if k == rows:
-                        good = False
-                        break
-                    lengths[k] = current
-                    k += 1
-                    current = -1
-            else:
-                good = False
-                break
-        if not good:
-            continue
-        if current >= 0:
-            if k == rows:
-                continue
-            lengths[k] = current
-            k += 1
-        for j in range(k, rows):
-            lengths[j] = 0
-        if sort:  # a few numbers: insertion sort, largest first
-            for j in range(1, k):
-                v = lengths[j]
-                m = j
-                while m > 0 and lengths[m - 1] < v:
-                    lengths[m] = lengths[m - 1]
-                    m -= 1
-                lengths[m] = v
-        if lengths[0] < least:
-            continue
-        r = 0
-        squares = 0
-        for j in range(rows):
-            if j > 0 and lengths[j] > lengths[j - 1]:
-                good = False
-                break
-            r += binom[lengths[j] + rows - 1 - j, rows - j]
-            squares += lengths[j]
-        if good:
-            keys[i], levels[i], ok[i] = r, squares, True
-    return keys, levels, ok
 
 
 @njit(cache=True)
@@ -428,6 +363,6 @@ class Box:
     def read_many(self, texts: Texts, sort: bool = False, least: int = 0) -> tuple[np.ndarray, np.ndarray,
                                                                                    np.ndarray]:
         """Keys, levels and ``ok`` of texts that spell diagrams by their row lengths, in one compiled pass
-        (``read_diagrams``); a text not ``ok`` has key and level 0, for the game to read it one by one."""
-        return read_diagrams(texts.offsets.astype(np.int64), texts.data, self.rows, self.cols, self.binom,
-                             sort, least)
+        (``notation.read_diagrams``); a text not ``ok`` has key and level 0, for the game to read it one by one."""
+        return notation.read_diagrams(texts.offsets.astype(np.int64), texts.data, self.rows, self.cols,
+                                      self.binom, sort, least)
