@@ -16,7 +16,6 @@ from tablebase.games import young
 from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import GREY, INK, LIGHT, Edit, Picture
 from tablebase.games.keyed import CompiledMoves, DiagramBites, KeyedImpartialGame
-from tablebase.games.notation import split_ints
 from tablebase.jit import njit
 
 
@@ -126,11 +125,7 @@ class Chomp(KeyedImpartialGame):
 
     def locate_many(self, texts: Texts) -> tuple[np.ndarray, np.ndarray]:
         """Keys and levels, the squares left, from the row lengths read once."""
-        lengths, _, ok = split_ints(texts, self.rows)
-        ok &= (lengths[:, 0] >= 1) & (lengths[:, 0] <= self.cols)
-        ok &= np.all(lengths[:, :-1] >= lengths[:, 1:], axis=1)
-        keys = self.parse_rest(texts, self.box.ranks(lengths, ok), ok)
-        return keys, self.box.levels_read(lengths, ok, keys)
+        return self.read_rest(texts, *self.box.read_many(texts, least=1))
 
     def level_of(self, key: int) -> int:
         return self.box.level_of(key)

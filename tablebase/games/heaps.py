@@ -254,11 +254,7 @@ class HeapMultiset(HeapGame):
 
     def locate_many(self, texts: Texts) -> tuple[np.ndarray, np.ndarray]:
         """Keys and levels, the tokens left, from the heap sizes read once."""
-        sizes, _, ok = split_ints(texts, self.heaps)
-        sizes = np.ascontiguousarray(-np.sort(-sizes, axis=1))
-        ok &= sizes[:, 0] <= self.top
-        keys = self.parse_rest(texts, self.box.ranks(sizes, ok), ok)
-        return keys, self.box.levels_read(sizes, ok, keys)
+        return self.read_rest(texts, *self.box.read_many(texts, sort=True))
 
 
 # -- pairs ---------------------------------------------------------------------------------

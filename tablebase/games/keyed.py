@@ -219,10 +219,20 @@ class KeyedGame(Game):
 
         parse() either reads an unusual spelling or raises the precise error.
         """
+        if ok.all():
+            return keys
         raw = texts.data.tobytes()
         for i in np.flatnonzero(~ok):
             keys[i] = self.parse(raw[texts.offsets[i] : texts.offsets[i + 1]].decode(errors="replace"))
         return keys
+
+    def read_rest(self, texts: Texts, keys: np.ndarray, levels: np.ndarray,
+                  ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Keys and levels of texts a compiled reader read where ``ok``, the others read one by one."""
+        if not ok.all():
+            keys = self.parse_rest(texts, keys, ok)
+            levels[~ok] = self.levels_of(keys[~ok])
+        return keys, levels
 
     def move_name(self, move: int) -> str:
         """The notation of a move code (codes name moves independently of the position)."""

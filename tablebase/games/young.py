@@ -20,6 +20,7 @@ from typing import Callable
 
 import numpy as np
 
+from tablebase.games import notation
 from tablebase.games.base import Texts
 from tablebase.jit import njit
 
@@ -80,15 +81,6 @@ def rank(lengths, binom):
     for j in range(rows):
         r += binom[lengths[j] + rows - 1 - j, rows - j]
     return r
-
-
-@njit(cache=True)
-def rank_many(matrix, binom):
-    """Ranks of many diagrams, one per row of ``matrix``."""
-    out = np.empty(matrix.shape[0], dtype=np.int64)
-    for t in range(matrix.shape[0]):
-        out[t] = rank(matrix[t], binom)
-    return out
 
 
 @njit(cache=True)
@@ -368,18 +360,9 @@ class Box:
         ``rows`` of them; the rows after them empty): the scalar twin of ``ranks``, in plain Python."""
         return sum(map(list.__getitem__, self._shares, lengths))
 
-    def ranks(self, lengths: np.ndarray, ok: np.ndarray) -> np.ndarray:
-        """The ranks of the rows of a len x rows matrix where ``ok`` says, 0 for the others (they may be no diagram)."""
-        if ok.all():  # the usual batch: no copies of the rows that are diagrams
-            return rank_many(lengths, self.binom)
-        keys = np.zeros(len(ok), dtype=np.int64)
-        keys[ok] = rank_many(lengths[ok], self.binom)
-        return keys
-
-    def levels_read(self, lengths: np.ndarray, ok: np.ndarray, keys: np.ndarray) -> np.ndarray:
-        """The squares of diagrams read as a matrix of lengths (``ok``: the rows read whole; the others,
-        read one by one from another spelling, are counted from their keys)."""
-        levels = lengths.sum(axis=1)
-        if not ok.all():
-            levels[~ok] = self.levels_of(keys[~ok])
-        return levels
+    def read_many(self, texts: Texts, sort: bool = False, least: int = 0) -> tuple[np.ndarray, np.ndarray,
+                                                                                   np.ndarray]:
+        """Keys, levels and ``ok`` of texts that spell diagrams by their row lengths, in one compiled pass
+        (``notation.read_diagrams``); a text not ``ok`` has key and level 0, for the game to read it one by one."""
+        return notation.read_diagrams(texts.offsets.astype(np.int64), texts.data, self.rows, self.cols,
+                                      self.binom, sort, least)
