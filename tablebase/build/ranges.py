@@ -222,7 +222,7 @@ class RangeNumbering:
                 moves.update(survey_["moves"])
             held = sum(s["bytes"] for s in done)
             cuts[level] = splitters([text for s in done for text in s["sample"]],
-                                    ranges(self.found[level], held, self.range_bytes))
+                                    ranges(self.found[level], held, self.range_bytes, self.partitions))
         return sorted_moves(game, moves), cuts
 
     def _order(self, level: int, ranked: list, cuts: list[str], first: int, above: Any) -> list:
@@ -270,8 +270,9 @@ class RangeNumbering:
                             on=level)
 
 
-def ranges(positions: int, held: int, room: float | None) -> int:
+def ranges(positions: int, held: int, room: float | None, partitions: int) -> int:
     """How many ranges a level of so many positions, ``held`` bytes in Arrow, is numbered in: one for each
-    ``RANGE_ROWS`` positions, and enough that each range's rows take at most ``room`` bytes (None: any)."""
+    ``RANGE_ROWS`` positions, at most one a partition, and more if each range's rows are to take at most
+    ``room`` bytes (None: any)."""
     by_bytes = int(-(-held // room)) if room else 1
-    return max(1, -(-positions // RANGE_ROWS), by_bytes)
+    return max(1, min(partitions, -(-positions // RANGE_ROWS)), by_bytes)
