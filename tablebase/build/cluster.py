@@ -128,15 +128,20 @@ def dashboard_url(client: Client) -> str:
     return f"http://127.0.0.1:{client.cluster.scheduler.http_server.port}/status"
 
 
+def least_limit(workers: dict[str, Any]) -> int | None:
+    """The smallest memory limit of the workers (``scheduler_info()["workers"]``); None if any has none."""
+    limits = [w.get("memory_limit") or 0 for w in workers.values()]
+    return min(limits) if limits and min(limits) > 0 else None
+
+
 def cluster_workers(client: Client, disk: str | None = None) -> Workers:
     """The workers' smallest memory limit, the most on one machine, and the least shared memory and free
     space on the disk that holds ``disk`` (a folder for values too large for memory) any of them has,
     once what builds that were killed left there is removed."""
     info = client.scheduler_info()["workers"]
-    limits = [w.get("memory_limit") or 0 for w in info.values()]
     hosts = Counter(w.get("host") for w in info.values())
     rooms = [r for r in client.run(shared.clear_room, disk, on_error="return").values() if isinstance(r, tuple)]
-    return Workers(limit=min(limits) if limits and min(limits) > 0 else None,
+    return Workers(limit=least_limit(info),
                    per_machine=max(hosts.values(), default=1),
                    shared_room=min((r[0] for r in rooms), default=0),
                    addresses=tuple(sorted(info)),

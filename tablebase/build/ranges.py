@@ -37,6 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from tablebase.build.cluster import least_limit
 from tablebase.build.shares import item, rss
 
 RANGE_ROWS = 50_000  # positions of a level a range holds at most: a range is a task
@@ -175,8 +176,8 @@ class RangeNumbering:
         self.partitions = state["partitions"]
         self.found = {int(level): n for level, n in state["found"].items() if n}
         self.reaches = {int(level): sorted(set(r)) for level, r in state.get("reaches", {}).items()}
-        limits = [w.get("memory_limit") or 0 for w in self.client.scheduler_info()["workers"].values()]
-        self.range_bytes = RANGE_SHARE * min(limits) / RANGE_COPIES if limits and min(limits) > 0 else None
+        limit = least_limit(self.client.scheduler_info()["workers"])
+        self.range_bytes = RANGE_SHARE * limit / RANGE_COPIES if limit else None
 
     def _submit(self, fn, *args, name: str, on: int | None = None) -> Any:
         where = self.search._on(on) if on is not None else {"pure": False}
