@@ -47,6 +47,20 @@ def test_lookup_many_from_lists_and_arrow_arrays(tb):
     assert tb.lookup_many("chomp_4x5", respelt).column("key").to_pylist() == expected.column("key").to_pylist()[:10]
 
 
+def test_lookup_many_gives_each_position_as_the_table_spells_it(tb):
+    """Texts the table writes come back as given; any other spelling comes back as the table writes it."""
+    stored = tb.sql("SELECT key, position FROM nim_3x12 ORDER BY key").to_pylist()
+    spelt = [r["position"] for r in stored]
+    others = [", ".join(reversed(p.split())) for p in spelt]  # the largest heap first, commas
+    one = max(i for i, p in enumerate(spelt) if p.startswith("0 "))
+    others[one] = spelt[one][2:]  # an empty heap left out
+    for given in (spelt, others, spelt[:one] + others[one:one + 1] + spelt[one + 1:]):
+        assert tb.lookup_many("nim_3x12", given).column("position").to_pylist() == spelt
+        assert tb.lookup_many("nim_3x12", pa.array(given)).column("position").to_pylist() == spelt
+    assert tb.lookup_many("nim_3x12", others, with_positions=False).column_names == \
+        tb.lookup_many("nim_3x12", spelt, with_positions=False).column_names
+
+
 def test_batch_errors_name_the_bad_position(tb):
     with pytest.raises(PositionError, match="'5 6'.*non-increasing"):
         tb.lookup_many("chomp_4x5", ["5 5 2", "5 6"])

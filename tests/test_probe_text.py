@@ -148,3 +148,38 @@ def test_numbers_are_read_as_int_reads_them_whatever_their_spelling():
     for text in ("-7", "100001", "7.0", "seven", "1__0"):
         with pytest.raises(PositionError):
             game.parse(text)
+
+
+def variants(text: str, rng: random.Random) -> list[str]:
+    """The text and near misses of it: spaces doubled or around it, a leading zero, a comma, an empty row or
+    heap added, the numbers in another order."""
+    numbers = text.split()
+    shuffled = numbers[:]
+    rng.shuffle(shuffled)
+    return [text, text.replace(" ", "  ", 1), f" {text}", f"{text} ", f"0{text}", text.replace(" ", ",", 1),
+            f"{text} 0", f"0 {text}", " ".join(shuffled), " ".join(reversed(numbers)), "", " "]
+
+
+@pytest.mark.parametrize("name, params", SMALL + BIG, ids=lambda v: v if isinstance(v, str) else "")
+def test_texts_said_to_spell_their_positions_do_so_byte_for_byte(name, params):
+    """``spelt_alike`` is a promise that ``lookup_many`` keeps the texts as the positions: wherever it says
+    so of a text the game reads, the game's own spelling of what it read is that text. Nim, Chomp, Wythoff
+    and the one-heap games make it of their own spelling (the others never do)."""
+    game, _ = load_game(name, params)
+    keys = keys_of(game, False)[:300]
+    texts = game.format_positions(keys).to_strings()
+    claims = name in ("chomp", "nim", "wythoff", "subtraction", "octal")
+    assert game.spelt_alike(Texts.from_strings(texts)) is claims
+    rng = random.Random(7)
+    said = 0
+    for text in texts:
+        for variant in variants(text, rng):
+            if not game.spelt_alike(Texts.from_strings([variant])):
+                continue
+            try:
+                key = game.parse(variant)
+            except PositionError:
+                continue
+            assert game.format_positions(np.array([key])).to_strings() == [variant]
+            said += 1
+    assert said >= (len(texts) if claims else 0)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.errors import TablebaseError
-from tablebase.games import young
+from tablebase.games import notation, young
 from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import GREY, INK, LIGHT, Edit, Picture
 from tablebase.games.keyed import CompiledMoves, DiagramBites, KeyedImpartialGame
@@ -126,6 +126,10 @@ class Chomp(KeyedImpartialGame):
     def locate_many(self, texts: Texts) -> tuple[np.ndarray, np.ndarray]:
         """Keys and levels, the squares left, from the row lengths read once."""
         return self.read_rest(texts, *self.box.read_many(texts, least=1))
+
+    def spelt_alike(self, texts: Texts) -> bool:
+        """The rows that are not empty, the longest first."""
+        return notation.written_plainly(texts, count=0, order=-1, zeros=False)
 
     def level_of(self, key: int) -> int:
         return self.box.level_of(key)

@@ -33,7 +33,7 @@ from tablebase.games import young
 from tablebase.games.base import Texts, table_name
 from tablebase.games.drawing import Box, Picture, heaps
 from tablebase.games.keyed import KeyedImpartialGame
-from tablebase.games.notation import split_ints
+from tablebase.games.notation import split_ints, written_plainly
 from tablebase.jit import njit
 
 
@@ -142,6 +142,9 @@ class SingleHeap(HeapGame):
         values, counts, ok = split_ints(texts, 1)
         ok &= (counts == 1) & (values[:, 0] <= self.top)
         return self.parse_rest(texts, np.where(ok, values[:, 0], 0), ok)
+
+    def spelt_alike(self, texts: Texts) -> bool:
+        return written_plainly(texts, count=1, order=0, zeros=True)
 
 
 class HeapMultiset(HeapGame):
@@ -255,6 +258,10 @@ class HeapMultiset(HeapGame):
     def locate_many(self, texts: Texts) -> tuple[np.ndarray, np.ndarray]:
         """Keys and levels, the tokens left, from the heap sizes read once."""
         return self.read_rest(texts, *self.box.read_many(texts, sort=True))
+
+    def spelt_alike(self, texts: Texts) -> bool:
+        """Every heap written, empty ones too, the smallest first."""
+        return written_plainly(texts, count=self.heaps, order=1, zeros=True)
 
 
 # -- pairs ---------------------------------------------------------------------------------

@@ -214,6 +214,13 @@ class KeyedGame(Game):
         keys = self.parse_many(texts)
         return keys, self.levels_of(keys)
 
+    def spelt_alike(self, texts: Texts) -> bool:
+        """Whether every text is written as ``format_positions`` writes its position, byte for byte (the
+        texts of positions ``locate_many`` read). A lookup of many positions then gives the texts back as
+        the positions' notation instead of spelling each key again, which costs more than reading it. No,
+        unless a game knows its notation well enough to tell."""
+        return False
+
     def parse_rest(self, texts: Texts, keys: np.ndarray, ok: np.ndarray) -> np.ndarray:
         """Fill in, one by one with parse(), the texts a compiled reader did not accept.
 

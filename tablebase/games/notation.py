@@ -116,3 +116,41 @@ def read_diagrams(offsets, data, rows, cols, binom, sort, least):
         if good:
             keys[i], levels[i], ok[i] = r, squares, True
     return keys, levels, ok
+
+
+@njit(cache=True)
+def _out_of_order(value, previous, k, order):
+    return k > 0 and (order > 0 and value < previous or order < 0 and value > previous)
+
+
+@njit(cache=True)
+def _written_plainly(offsets, data, count, order, zeros):
+    for i in range(offsets.shape[0] - 1):
+        k = 0  # numbers read
+        previous = 0
+        value = -1  # the number being read; -1 before its first digit
+        for p in range(offsets[i], offsets[i + 1]):
+            d = np.int64(data[p]) - 48
+            if 0 <= d <= 9:
+                if value == 0:
+                    return False  # a leading zero
+                value = d if value < 0 else value * 10 + d
+            elif d == -16 and value >= 0:  # one space after a number
+                if value == 0 and not zeros or _out_of_order(value, previous, k, order):
+                    return False
+                previous, value, k = value, -1, k + 1
+            else:
+                return False
+        if value < 0 or value == 0 and not zeros or _out_of_order(value, previous, k, order):
+            return False  # empty, or a space last
+        if count and k + 1 != count:
+            return False
+    return True
+
+
+def written_plainly(texts: Texts, count: int, order: int, zeros: bool) -> bool:
+    """Whether every text is whole numbers in decimal, without leading zeros, one space between them and
+    none around: ``count`` of them (0: any), ascending (``order`` 1), descending (-1) or in any order (0),
+    and 0 among them only if ``zeros``. A game whose ``format_positions`` writes its numbers so tells by
+    this that texts read already spell their positions (``KeyedGame.spelt_alike``)."""
+    return bool(_written_plainly(texts.offsets.astype(np.int64), texts.data, count, order, zeros))

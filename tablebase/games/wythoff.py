@@ -20,7 +20,7 @@ from tablebase.games.heaps import (
     pairs_of_keys,
 )
 from tablebase.games.keyed import CompiledMoves, QueenMoves
-from tablebase.games.notation import split_ints
+from tablebase.games.notation import split_ints, written_plainly
 from tablebase.jit import njit
 
 
@@ -151,6 +151,10 @@ class Wythoff(HeapGame):
         if not ok.all():
             levels[~ok] = self.levels_of(keys[~ok])
         return keys, levels
+
+    def spelt_alike(self, texts: Texts) -> bool:
+        """The two heaps, the smaller first."""
+        return written_plainly(texts, count=2, order=1, zeros=True)
 
     def level_of(self, key: int) -> int:
         a, b = pair_of_key(key)

@@ -85,6 +85,7 @@ class _CountedLevels:
     value_dtype = KeyedGame.value_dtype
     locate = KeyedGame.locate
     locate_many = KeyedGame.locate_many
+    spelt_alike = KeyedGame.spelt_alike
 
 
 class ListedPlainGame(_CountedLevels):
