@@ -11,6 +11,7 @@ import time
 import pytest
 
 from tablebase.build.memory import (
+    FRESH_WORKER,
     MIB,
     PROCESS_BASE,
     USABLE,
@@ -50,6 +51,28 @@ def test_partitions_shrink_to_fit_a_small_worker():
     # The values of a dense game cover its whole key space: a byte each for Grundy value and remoteness.
     assert roomy.values == 2 * game.key_space
     assert "memory per worker" in tight.describe() and f"{small / MIB:,.0f} MiB" in tight.describe()
+
+
+def test_what_workers_hold_before_the_build_is_planned_for():
+    """A worker that holds more than a fresh one between tasks (a plain game's listing leaves its heap
+    fuller) adds the difference to its peak, and partitions shrink for it; one that holds less adds nothing."""
+    game = make_game("chomp", dict(rows=12, cols=12))
+    kind = kind_of(game)
+    footprint = kind.footprint().with_notation(notation_bytes(game))
+    sizes = [game.level_size(k) for k in range(game.max_level + 1)]
+
+    def plan(at_rest, limit):
+        return plan_memory(game, footprint, 65_536, False, Workers(limit, at_rest=at_rest), max(sizes), sum(sizes))
+
+    roomy = plan(0, 16 * 1024 * MIB)
+    partition = roomy.in_flight * roomy.per_row
+    limit = int((roomy.peak + 100 * MIB) / USABLE)  # a whole partition and 100 MiB to spare
+    more = 100 * MIB + partition // 2  # all of that, and half the partition
+    fresh, fuller = plan(FRESH_WORKER // 2, limit), plan(FRESH_WORKER + more, limit)
+    assert fresh.base == PROCESS_BASE and "held before" not in fresh.describe()
+    assert fresh.partition_rows == roomy.partition_rows == 65_536
+    assert fuller.base == PROCESS_BASE + more and "held before" in fuller.describe()
+    assert 1024 <= fuller.partition_rows < 65_536 and fuller.peak <= USABLE * limit
 
 
 def test_a_size_given_by_the_user_is_kept():

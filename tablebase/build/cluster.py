@@ -24,7 +24,7 @@ import dask
 from distributed import Client, LocalCluster
 from distributed.system import MEMORY_LIMIT
 
-from tablebase.build import fork_server, shared
+from tablebase.build import fork_server, heap, shared
 from tablebase.build.memory import Workers, local_worker_limit, values_on_disk
 from tablebase.errors import TablebaseError
 
@@ -141,9 +141,11 @@ def cluster_workers(client: Client, disk: str | None = None) -> Workers:
     info = client.scheduler_info()["workers"]
     hosts = Counter(w.get("host") for w in info.values())
     rooms = [r for r in client.run(shared.clear_room, disk, on_error="return").values() if isinstance(r, tuple)]
+    rests = [r for r in client.run(heap.held_at_rest, on_error="return").values() if isinstance(r, int)]
     return Workers(limit=least_limit(info),
                    per_machine=max(hosts.values(), default=1),
                    shared_room=min((r[0] for r in rooms), default=0),
                    addresses=tuple(sorted(info)),
                    disk_room=min((r[1] for r in rooms), default=0),
-                   machines=max(len(hosts), 1))
+                   machines=max(len(hosts), 1),
+                   at_rest=max(rests, default=0))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 
+import psutil
 import pyarrow as pa
 
 FROM_HEAP = 32 * 2**20  # glibc's own ceiling for its mmap threshold on 64-bit machines
@@ -59,3 +60,11 @@ def hand_back_freed_memory() -> None:
         ctypes.CDLL(None).malloc_trim(0)
     except (OSError, AttributeError):
         pass  # not glibc
+
+
+def held_at_rest() -> int:
+    """This process's resident bytes once it has handed back every freed byte it keeps: what a worker
+    holds between tasks. A worker that listed a plain game keeps more than a fresh one (its heap's
+    fragments, the game's code and objects), and the memory plan of the solve counts it."""
+    hand_back_freed_memory()
+    return psutil.Process().memory_info().rss

@@ -45,6 +45,9 @@ from tablebase.words import counted
 MIB = 2**20
 GIB = 2**30
 PROCESS_BASE = 200 * MIB  # a Dask worker with numpy, pyarrow, numba and a solver loaded, measured
+# A local worker before its first task holds about 100 MiB (``heap.held_at_rest``); one that holds more
+# between tasks (a plain game's listing leaves 250-300 MiB in each) adds what it holds beyond that.
+FRESH_WORKER = 100 * MIB
 USABLE = 0.8  # of the limit: Dask starts spilling and pausing workers above it
 SMALLEST = 1024  # positions: partitions are never cut smaller
 DISK_PARTITION = 2**20  # positions: the smallest partition planned to leave room for the page cache
@@ -63,6 +66,7 @@ class Workers:
     addresses: tuple[str, ...] = ()
     disk_room: int = 0  # the least free space on the disk that holds the values' folder, of any machine
     machines: int = 1
+    at_rest: int = 0  # the most any worker holds between tasks (``heap.held_at_rest``), once measured
 
 
 def shared_values(kind: Kind) -> int:
@@ -121,13 +125,14 @@ class MemoryPlan:
     per_machine: int = 1  # most workers on one machine
     on_disk: bool = False  # the values are one copy per machine on its local disk, in the page cache when hot
     machines: int = 1
+    base: int = PROCESS_BASE  # a worker's own memory: its code, and what it held before the build began
 
     @property
     def peak(self) -> int:
         """A worker's resident memory at its peak, values in memory included (what Dask measures); values
         on disk are left out: the page cache holds them, and gives them up when memory is short."""
         held = 0 if self.on_disk else self.values
-        return PROCESS_BASE + held + self.read_back + self.in_flight * self.per_row
+        return self.base + held + self.read_back + self.in_flight * self.per_row
 
     @property
     def machine_peak(self) -> int:
@@ -140,8 +145,9 @@ class MemoryPlan:
         where = (", on each machine's disk, in its page cache when hot" if self.on_disk else
                  ", one copy per machine shared by its workers" if self.shared and self.per_machine > 1 else "")
         values = f"values {self.values / MIB:,.0f} MiB{where}"
+        rest = f"the worker {self.base / MIB:,.0f} MiB with what it held before, " if self.base > PROCESS_BASE else ""
         line = (
-            f"memory per worker: about {self.peak / MIB:,.0f} MiB at peak ({values}, "
+            f"memory per worker: about {self.peak / MIB:,.0f} MiB at peak ({rest}{values}, "
             f"a partition of {self.in_flight:,} positions {self.in_flight * self.per_row / MIB:,.0f} MiB, "
             f"a level read back {self.read_back / MIB:,.0f} MiB); worker limit {limit}; "
             f"{counted(self.per_machine, 'worker')} on a machine: "
@@ -175,7 +181,8 @@ def plan_memory(game: KeyedForm, footprint: Footprint, partition_rows: int, fixe
         read_back = (in_flight if on_disk else biggest_level) * footprint.read_back + listed
         shared_copy = footprint.dense and (on_disk or workers.shared_room >= shared.HEADROOM * values)
         return MemoryPlan(values, footprint.per_row, read_back, rows, limit, in_flight, shared_copy,
-                          workers.per_machine, on_disk, workers.machines)
+                          workers.per_machine, on_disk, workers.machines,
+                          PROCESS_BASE + max(0, workers.at_rest - FRESH_WORKER))
 
     fits = not limit or USABLE * limit >= planned(SMALLEST, False).peak
     on_disk = footprint.mapped and values > 0 and (not fits or (cap is not None and values > cap))
