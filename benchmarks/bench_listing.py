@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GAMES = {"kayles": (ROOT / "tests" / "plugins" / "kayles_rows.py", "KaylesRows", {"pins": 40, "every": 1},
                     {"pins": 2, "every": 1}),
          "connect_four": (ROOT / "examples" / "connect_four.py", "ConnectFour", {"rows": 5, "cols": 4},
-                          {"rows": 2, "cols": 2})}
+                          {"rows": 2, "cols": 2, "connect": 2})}
 
 
 def load(path: Path, name: str, params: dict):
