@@ -40,6 +40,7 @@ from tablebase.build.plan import (
     schedule,
 )
 from tablebase.build.progress import Progress, Ticker
+from tablebase.build.readback import listening
 from tablebase.build.resume import resumed
 from tablebase.build.tasks import measure_notation, release, solve_slices, warm_up
 from tablebase.errors import BuildError
@@ -180,7 +181,8 @@ class TableBuild:
         self.skipped = len(manifest.files)
         total = sum(self.sizes)
         self.progress = Progress(self.spec.name, total, game.max_level, every=self.every)
-        self.progress.resumed(sum(f["rows"] for f in manifest.files.values()))
+        self.progress.resumed(sum(f["rows"] for f in manifest.files.values()), manifest.plan,
+                              self.layout.levels_held(manifest.files))
         self.progress.say(
             f"{counted(total, 'position')} in {counted(len(manifest.plan), 'level')}, "
             f"{counted(len(self.layout.pieces), 'file')}"
@@ -192,9 +194,10 @@ class TableBuild:
 
     def solve(self) -> None:
         """Every step of solving tasks submitted at once, then each task's records collected as it finishes."""
-        self._warm_up()
-        solving = self._submit_steps()
-        with Ticker(self.progress.heartbeat, self.every):  # a level whose parts take minutes is not silent
+        # From before any task runs: the workers' reading back (readback.py), and a level whose parts take minutes.
+        with listening(self.client, self.run, self.progress), Ticker(self.progress.heartbeat, self.every):
+            self._warm_up()
+            solving = self._submit_steps()
             for future in self._finishing():
                 try:
                     records = records_of(future, self.spec.name, solving[future.key], self.memory.limit)
@@ -342,7 +345,7 @@ class TableBuild:
             dealt = deal(step, len(workers))
             below = [
                 self.client.submit(
-                    solve_slices, *self.task_args, slices, self.spec.compact, below, self.values,
+                    solve_slices, *self.task_args, slices, self.spec.compact, below, self.values, self.every,
                     key=f"solve-{self.spec.name}-{number}.{i}-{self.run}", pure=False,
                     workers=[workers[i % len(workers)]], allow_other_workers=True,
                 )

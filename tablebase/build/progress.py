@@ -3,7 +3,10 @@
 ``Progress`` prints as partitions finish; ``Ticker`` speaks from a thread of
 its own while a step runs whose pieces are long (a level counted by listing
 it, a level whose every part takes minutes), so that long work is never
-silent for more than a second or two.
+silent for more than a second or two. Before a task solves anything it reads
+the lower levels its worker lacks back into memory: a resumed build's first
+tasks may take most of an hour at it, so workers report how far they have got
+(build/readback.py) and the status says that instead, with its own ETA.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TextIO
 
 
@@ -24,8 +28,28 @@ def _duration(seconds: float) -> str:
     return f"{minutes // 60}h{minutes % 60:02d}m"
 
 
+@dataclass
+class _Reading:
+    """One task's reading back of lower levels, as its worker last said."""
+
+    read: int
+    total: int
+    began: float  # on this process's clock
+    parts: int  # the parts finished when it began (``Progress.parts``)
+
+    def left(self, now: float) -> float:
+        """Seconds still to go at the rate so far; infinite before a first measurement."""
+        rate = self.read / max(now - self.began, 1e-9)
+        return (self.total - self.read) / rate if self.read > 0 else float("inf")
+
+
 class Progress:
-    """Counts positions done against the total and prints at most every ``every`` seconds."""
+    """Counts positions done against the total and prints at most every ``every`` seconds.
+
+    Called from three threads (the driver's, the ``Ticker``'s, and the Dask
+    client's event loop with workers' reports), so its state and lines go
+    under one lock.
+    """
 
     def __init__(self, table: str, total: int, levels: int, stream: TextIO | None = None, every: float = 1.0):
         self.table = table
@@ -37,29 +61,96 @@ class Progress:
         self.skipped = 0
         self.started = time.perf_counter()
         self.last_print = 0.0
+        self.level = -1  # the levels done, as far as they go in order
+        self.parts = 0  # parts finished by this run
+        self.readings: dict[str, _Reading] = {}  # by task
+        self._lock = threading.RLock()
 
     def say(self, text: str) -> None:
         if self.every == float("inf"):
             return
-        print(f"[{self.table}] {text}", file=self.stream, flush=True)
+        # One write: lines said from several threads never run into each other.
+        self.stream.write(f"[{self.table}] {text}\n")
+        self.stream.flush()
 
-    def resumed(self, positions: int) -> None:
-        """Positions already built by an earlier run do not count toward the ETA's rate."""
-        self.skipped += positions
-        self.done += positions
+    def resumed(self, positions: int, planned: Iterable[int] = (), done: Iterable[int] = ()) -> None:
+        """What an earlier run built: its positions do not count toward the ETA's rate, and the levels done
+        (of those ``planned``, ascending) below the first one left, so that the status names the level being
+        solved from the first second rather than level 0 until a part of this run finishes."""
+        done = set(done)
+        left = next((level for level in planned if level not in done), self.levels + 1)
+        with self._lock:
+            self.skipped += positions
+            self.done += positions
+            self.level = max(self.level, left - 1)
 
     def part_done(self, level: int, rows: int, parts_done: int, parts: int, level_done: bool) -> None:
-        self.done += rows
-        self.level = level if level_done else level - 1  # the levels done, as far as they go in order
-        last = self.done >= self.total
-        if not last and time.perf_counter() - self.last_print < self.every:
-            return
-        self._status(f"level {level}/{self.levels}" + ("" if level_done else f" part {parts_done}/{parts}"))
+        with self._lock:
+            self.done += rows
+            self.parts += 1
+            self.level = level if level_done else level - 1
+            last = self.done >= self.total
+            if not last and time.perf_counter() - self.last_print < self.every:
+                return
+            self._status(f"level {level}/{self.levels}" + ("" if level_done else f" part {parts_done}/{parts}"))
+
+    def reading(self, task: str, read: int, total: int, seconds: float, over: bool = False) -> None:
+        """A worker's report that ``task`` has taken in ``read`` of the ``total`` positions of lower levels
+        it needs, ``seconds`` after it began; ``over`` once it has stopped (done or failed)."""
+        with self._lock:
+            now = time.perf_counter()
+            if over:
+                self.readings.pop(task, None)
+                return
+            known = self.readings.get(task)
+            if known is None or read < known.read:  # begun, or begun again on another worker (one was lost)
+                known = _Reading(read, total, now - seconds, self.parts)
+            # The worker's clock says when it began; each report reaches this process late by a little,
+            # so the earliest of their estimates is the best.
+            known.read, known.total, known.began = read, total, min(known.began, now - seconds)
+            self.readings[task] = known
+            if now - self.last_print >= self.every:
+                self._status_now()
 
     def heartbeat(self) -> None:
         """The status, if nothing was said for a while: the work goes on, and how far it is."""
-        if time.perf_counter() - self.last_print >= self.every:
-            self._status(f"solving level {min(getattr(self, 'level', -1) + 1, self.levels)}/{self.levels}")
+        with self._lock:
+            if time.perf_counter() - self.last_print >= self.every:
+                self._status_now()
+
+    def _status_now(self) -> None:
+        """The reading back, while one holds up the step (``_slowest``); else the level being solved."""
+        reading = self._slowest(time.perf_counter())
+        if reading is not None:
+            self._reading_status(reading)
+        else:
+            self._status(f"solving level {min(self.level + 1, self.levels)}/{self.levels}")
+
+    def _slowest(self, now: float) -> _Reading | None:
+        """The reading back that will end last, among those begun since the last part finished.
+
+        Each worker takes in the same lower levels for itself: a sum over workers
+        would count a position once per worker, and an average would hide the one
+        the step waits for. So the status shows the worker that will end last (one
+        not yet measured counts as last: its ETA is unknown, and so is the step's).
+        Once a part has finished since a reading began, parts are being solved
+        again and the status says so; a report lost with its worker then shows no longer.
+        """
+        waiting = [r for r in self.readings.values() if r.parts == self.parts]
+        return max(waiting, key=lambda r: (r.left(now), -r.read / max(r.total, 1)), default=None)
+
+    def _reading_status(self, reading: _Reading) -> None:
+        now = self.last_print = time.perf_counter()
+        elapsed = now - reading.began
+        rate = reading.read / elapsed if elapsed > 0 else 0.0
+        # Unlike solving, reading goes at much the same rate per position at every level: the first
+        # measurement already tells the ETA.
+        left = reading.left(now)
+        self.say(
+            f"reading {reading.total:,} solved positions back into the workers' memory: {reading.read:,}"
+            f" ({100 * reading.read / max(reading.total, 1):.1f}%)  {rate:,.0f}/s  elapsed {_duration(elapsed)}"
+            f"  ETA {_duration(left) if left != float('inf') else '-'}"
+        )
 
     def _status(self, where: str) -> None:
         now = self.last_print = time.perf_counter()

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.build import heap, shared
+from tablebase.build import heap, readback, shared
 from tablebase.build.listing import listed_from_store
 from tablebase.build.memory import notation_bytes
 from tablebase.build.plan import Slice
@@ -182,6 +182,19 @@ def _take_in(state: _Run, root: str, table: str, level: int) -> None:
         held.mark(piece)
 
 
+def _read_back(state: _Run, root: str, table: str, run: str, lacking: list[int], every: float) -> None:
+    """Take in the lacking lower levels from the bottom up, telling the driver how far it has got:
+    a resumed build's first task on a worker reads back every level solved, for most of an hour."""
+    if not lacking:
+        return
+    positions = readback.positions_of(state.plan, lacking)
+    with readback.Report(run, sum(positions), every) as report:
+        for lower, count in zip(lacking, positions):
+            if lower not in state.solver.levels:  # not taken in with the run of a level before it
+                _take_in(state, root, table, lower)
+            report.add(count)
+
+
 def solve_slices(
     run: str,
     root: str,
@@ -192,6 +205,7 @@ def solve_slices(
     compact: bool = False,
     after: list | None = None,
     values: dict[str, Any] | None = None,
+    every: float = float("inf"),
 ) -> list[dict[str, Any]]:
     """Solve each piece of the slices (``plan.Slice``) in order and write it as one Parquet file.
 
@@ -201,16 +215,19 @@ def solve_slices(
     positions' notation (the key determines it). ``after`` holds the records
     of the step below: passing them makes the scheduler wait for it; they are
     not used. ``values``: where and how wide the values are held (``_solver``).
+    ``every``: how often the driver says how far the build is, in seconds; a
+    task reading lower levels back tells it how far that has got a few times
+    as often (``readback.Report``), and never if the driver says nothing.
     """
     with _one_at_a_time:
-        return _solve_slices(run, root, table, ref, params, slices, compact, values or MEMORY)
+        return _solve_slices(run, root, table, ref, params, slices, compact, values or MEMORY, every)
 
 
 MEMORY = {"disk": None, "wide": []}  # values in memory, every figure in one byte
 
 
 def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, Any], slices: list[Slice],
-                  compact: bool, values: dict[str, Any]) -> list[dict[str, Any]]:
+                  compact: bool, values: dict[str, Any], every: float) -> list[dict[str, Any]]:
     state = _solver(run, root, table, ref, params, values)
     solver, game = state.solver, state.solver.game
     records = []
@@ -218,9 +235,7 @@ def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, A
     for piece, group in pieces:
         began = time.perf_counter()
         sizes = state.plan.sizes(piece.first, piece.last)
-        for lower in _lacking(state, [level for level, _ in sizes], piece.first):
-            if lower not in solver.levels:  # not taken in with the run of a level before it
-                _take_in(state, root, table, lower)
+        _read_back(state, root, table, run, _lacking(state, [level for level, _ in sizes], piece.first), every)
         read = time.perf_counter()
         if piece.whole:
             rows, marks = solver.solve_run([(level, game.level_keys(level, 0, size)) for level, size in sizes], compact)
