@@ -25,7 +25,11 @@ def _rss_shmem(pid: int) -> int:
 def _shared_files_bytes() -> int:
     """Memory taken by the builds' shared values (build/shared.py)."""
     total = 0
-    for path in shared.SHARED_MEMORY.glob(f"{shared.PREFIX}*/*"):
+    try:
+        paths = list(shared.SHARED_MEMORY.glob(f"{shared.PREFIX}*/*"))
+    except OSError:  # a build's folder removed while it was listed: the next sample counts the rest
+        return 0
+    for path in paths:
         try:
             total += path.stat().st_blocks * 512
         except OSError:
