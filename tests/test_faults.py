@@ -207,3 +207,34 @@ def test_a_worker_paused_for_memory_it_keeps_is_freed_then_restarted():
         assert status(client) == ["running"]
         assert client.submit(sum, [1, 2], pure=False).result(timeout=30) == 3
         assert since == {}
+
+
+def test_a_task_whose_records_were_lost_with_its_worker_is_solved_again(tmp_path, scheduler, monkeypatch, capsys):
+    """A task finished, then the worker holding its records died before they were fetched (the fetch times
+    out): the driver submits it once more on its own, and the table is the one an undisturbed build writes.
+    The loss is made where the driver meets it, in ``records_of``: the first time a task of level 20 is asked
+    for its records, the records are dropped and the loss raised as a dead worker's would be."""
+    from distributed import Client
+
+    from tablebase.build import driver
+    from tablebase.build.failures import RecordsLost, records_of
+    from tablebase.build.jobs import spec_for
+
+    spec = spec_for("chomp", {"rows": 8, "cols": 8})
+    with Client(scheduler) as client:
+        driver.build_table(client, tmp_path / "undisturbed", spec, 300)
+    lost: list[str] = []
+
+    def losing(future, table, levels=None, limit=None):
+        if not lost and levels and min(levels) <= 20 <= max(levels):
+            records_of(future, table, levels, limit)  # it did finish
+            lost.append(future.key)
+            raise RecordsLost(f"{table}: the worker that solved level 20 was lost before its records were fetched")
+        return records_of(future, table, levels, limit)
+
+    monkeypatch.setattr(driver, "records_of", losing)
+    capsys.readouterr()
+    with Client(scheduler) as client:
+        driver.build_table(client, tmp_path / "lost", spec, 300)
+    assert lost and "was lost: solving them again" in capsys.readouterr().err
+    assert file_hashes(tmp_path / "lost" / spec.name) == file_hashes(tmp_path / "undisturbed" / spec.name)

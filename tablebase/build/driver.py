@@ -16,22 +16,20 @@ from __future__ import annotations
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from distributed import Client, Future, as_completed, wait
-from distributed.client import FuturesCancelledError
+from distributed import Client, Future, as_completed
 
 from tablebase.build import shared
 from tablebase.build.cluster import cluster_workers
-from tablebase.build.failures import records_of
+from tablebase.build.failures import RecordsLost, levels_named, records_of
 from tablebase.build.indexing import index_table, index_whole
 from tablebase.build.jobs import TableSpec
 from tablebase.build.listing import list_on_cluster, listed_from_store
 from tablebase.build.memory import MemoryPlan, Workers, notation_bytes, plan_memory
-from tablebase.build.placing import place_stranded, restart_paused, restarted_note
+from tablebase.build.placing import finishing
 from tablebase.build.plan import (
     deal,
     default_partition_rows,
@@ -57,6 +55,7 @@ from tablebase.words import counted
 
 MANIFEST_EVERY = 1.0  # seconds between manifest saves while a table builds
 VALUES_FOLDER = ".values"  # under the output folder: values too large for memory, while a build runs
+AGAIN = "again-"  # in the key of a task submitted once more after its records were lost (``_submit_again``)
 
 
 @dataclass(frozen=True)
@@ -135,6 +134,7 @@ class TableBuild:
         self.say = Progress(spec.name, 1, 0, every=every).say
         self.task_args = (self.run, str(root), spec.name, spec.source.ref, spec.game.params)
         self.pending: dict[str, Any] = {}  # solving tasks not yet collected
+        self.dealt: dict[str, list] = {}  # each solving task's slices, to submit it again
         self.warming: list = []
 
     def prepare(self, partition_rows: int | None) -> None:
@@ -198,9 +198,14 @@ class TableBuild:
         with listening(self.client, self.run, self.progress), Ticker(self.progress.heartbeat, self.every):
             self._warm_up()
             solving = self._submit_steps()
-            for future in self._finishing():
+            for future in finishing(self.client, self.pending, self.run, self.progress.say):
                 try:
                     records = records_of(future, self.spec.name, solving[future.key], self.memory.limit)
+                except RecordsLost:
+                    if future.key.endswith(AGAIN + self.run):
+                        raise
+                    self._submit_again(future, solving)
+                    continue
                 except BuildError:
                     # Another task's failure (a worker killed for memory) says more than a lost record.
                     for other in self.pending.values():
@@ -211,30 +216,6 @@ class TableBuild:
                 # Forgotten once the step above has started, so that a worker lost
                 # later does not make the scheduler compute it again.
                 del self.pending[future.key]
-
-    def _finishing(self, every: float = 5.0) -> Iterator[Future]:
-        """The solving tasks as they finish; after ``every`` seconds without one, any left waiting for a worker
-        that is gone are placed on the workers left, and workers paused for memory freed or restarted
-        (``placing.py``)."""
-        paused_since: dict[str, float] = {}
-        while self.pending:
-            try:
-                done, _ = wait(list(self.pending.values()), timeout=every, return_when="FIRST_COMPLETED")
-            except FuturesCancelledError:  # the scheduler lost: each task's record says so in one line
-                yield from list(self.pending.values())
-                return
-            except TimeoutError:
-                try:
-                    stranded = place_stranded(self.client, self.run)
-                    stuck = restart_paused(self.client, paused_since, time.monotonic())
-                except (OSError, TimeoutError):
-                    continue  # the scheduler out of reach: the next wait says what became of the tasks
-                if stranded:
-                    self.progress.say(f"{counted(len(stranded), 'task')} of a worker that is gone placed on the others")
-                if stuck:
-                    self.progress.say(restarted_note(stuck))
-                continue
-            yield from done
 
     def finish_artifacts(self) -> None:
         """The kind's files beside the rows, finished on the cluster once every partition is built."""
@@ -331,6 +312,17 @@ class TableBuild:
         first = self.worker % len(workers)
         return workers[first:] + workers[:first]
 
+    def _submit_again(self, lost: Future, solving: dict[str, list[int]]) -> None:
+        """A finished task whose records were lost with its worker, submitted once more on its own: every
+        step below it is on disk, and it writes the same files again."""
+        self.progress.say(f"a worker holding the records of {levels_named(solving[lost.key])} was lost: solving "
+                          "them again")
+        key = lost.key.removesuffix(self.run) + AGAIN + self.run  # ends with the run, as placing.py asks
+        self.pending[key] = self.client.submit(solve_slices, *self.task_args, self.dealt[lost.key], self.spec.compact,
+                                               [], self.values, self.every, key=key, pure=False)
+        solving[key] = solving[lost.key]
+        del self.pending[lost.key]
+
     def _submit_steps(self) -> dict[str, list[int]]:
         """Every step's tasks, each taking the tasks of the step below as arguments: the scheduler starts a
         step as soon as the one below is done, without a round trip through this process. Tasks are dealt
@@ -352,6 +344,7 @@ class TableBuild:
                 for i, slices in enumerate(dealt)
             ]
             self.pending.update((f.key, f) for f in below)
+            self.dealt.update((f.key, slices) for f, slices in zip(below, dealt))
             solving.update((f.key, sorted({level for s in slices for level in (s[0].first, s[0].last)}))
                            for f, slices in zip(below, dealt))
         return solving

@@ -22,6 +22,11 @@ from tablebase.build.placing import wait_watching
 from tablebase.errors import BuildError, TablebaseError
 
 RESUME = "files written so far are kept, run the same command again to resume"
+
+
+class RecordsLost(BuildError):
+    """A task finished, but the worker that held its records died before they were fetched. Its files
+    are on disk and it is deterministic: the driver submits it once more rather than stop."""
 # A finished task's records are small: longer than this to fetch them means the worker that held them
 # died and the scheduler cannot compute them again (the tasks below were forgotten on purpose).
 GATHER_SECONDS = 60
@@ -39,8 +44,8 @@ def records_of(future: Any, table: str, levels: list[int] | None = None, limit: 
     except TablebaseError:
         raise
     except TimeoutError:
-        raise BuildError(f"{table}: the worker that solved {where} was lost before its records were fetched; "
-                         f"{RESUME}") from None
+        raise RecordsLost(f"{table}: the worker that solved {where} was lost before its records were fetched; "
+                          f"{RESUME}") from None
     except KilledWorker:
         most = f"{limit / MIB:,.0f} MiB" if limit else "their memory limit"
         raise BuildError(

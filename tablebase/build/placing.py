@@ -19,13 +19,14 @@ what a solver's heap keeps between tasks does not fall by itself:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from distributed import Client, wait
+from distributed import Client, Future, wait
 from distributed.client import FuturesCancelledError
 
 from tablebase.build import heap
+from tablebase.words import counted
 
 PAUSED_PATIENCE = 60.0  # seconds a worker may stay paused for memory before it is restarted
 
@@ -104,3 +105,29 @@ def wait_watching(client: Client, futures: list, say: Callable[[str], None], eve
             continue
         if stuck:
             say(restarted_note(stuck))
+
+
+def finishing(client: Client, pending: dict[str, Future], run: str, say: Callable[[str], None],
+              every: float = 5.0) -> Iterator[Future]:
+    """The solving tasks of a run as they finish, while ``pending`` (which the caller empties) holds any;
+    after ``every`` seconds without one, any left waiting for a worker that is gone are placed on the
+    workers left, and workers paused for memory freed or restarted."""
+    paused_since: dict[str, float] = {}
+    while pending:
+        try:
+            done, _ = wait(list(pending.values()), timeout=every, return_when="FIRST_COMPLETED")
+        except FuturesCancelledError:  # the scheduler lost: each task's record says so in one line
+            yield from list(pending.values())
+            return
+        except TimeoutError:
+            try:
+                stranded = place_stranded(client, run)
+                stuck = restart_paused(client, paused_since, time.monotonic())
+            except (OSError, TimeoutError):
+                continue  # the scheduler out of reach: the next wait says what became of the tasks
+            if stranded:
+                say(f"{counted(len(stranded), 'task')} of a worker that is gone placed on the others")
+            if stuck:
+                say(restarted_note(stuck))
+            continue
+        yield from done
