@@ -10,9 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from tablebase import jit
 from tablebase.games.base import Texts
-from tablebase.jit import njit
+from tablebase.jit import compiled, njit
 
 # Texts a thread reads at least: a batch is read on one thread per core in parts of at least this many
 # (starting threads costs a fraction of a millisecond; reading these takes tens of milliseconds).
@@ -26,7 +25,7 @@ def on_threads(read: Callable[..., Any], texts: Texts, *args: Any) -> list[Any]:
     once; before they are compiled (or for a small batch) the batch is one part, read here."""
     offsets = texts.offsets.astype(np.int64)
     n = len(offsets) - 1
-    parts = min(THREADS, n // THREAD_SHARE) if jit.compiled() else 1
+    parts = min(THREADS, n // THREAD_SHARE) if compiled() else 1
     if parts < 2:
         return [read(offsets, texts.data, *args)]
     cuts = np.linspace(0, n, parts + 1).astype(np.int64)
