@@ -3,10 +3,34 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
 import numpy as np
 
 from tablebase.games.base import Texts
-from tablebase.jit import njit
+from tablebase.jit import compiled, njit
+
+# Texts a thread reads at least: a batch is read on one thread per core in parts of at least this many
+# (starting threads costs a fraction of a millisecond; reading these takes tens of milliseconds).
+THREAD_SHARE = 250_000
+THREADS = os.cpu_count() or 1
+
+
+def on_threads(read: Callable[..., Any], texts: Texts, *args: Any) -> list[Any]:
+    """``read(offsets, data, *args)`` of consecutive parts of a batch, one a core, on threads; what each
+    part gave, in order. The compiled readers let go of the interpreter's lock, so the parts are read at
+    once; before they are compiled (or for a small batch) the batch is one part, read here."""
+    offsets = texts.offsets.astype(np.int64)
+    n = len(offsets) - 1
+    parts = min(THREADS, n // THREAD_SHARE) if compiled() else 1
+    if parts < 2:
+        return [read(offsets, texts.data, *args)]
+    cuts = np.linspace(0, n, parts + 1).astype(np.int64)
+    with ThreadPoolExecutor(parts) as pool:
+        return list(pool.map(lambda a, b: read(offsets[a : b + 1], texts.data, *args), cuts[:-1], cuts[1:]))
 
 
 @njit(cache=True)
@@ -52,7 +76,7 @@ def split_ints(texts: Texts, width: int) -> tuple[np.ndarray, np.ndarray, np.nda
     return _split_ints(texts.offsets.astype(np.int64), texts.data, width)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def read_diagrams(offsets, data, rows, cols, binom, sort, least):
     """Ranks and squares of diagrams written as their row lengths (whole numbers between spaces, commas or
     tabs), read straight from a buffer of texts in one pass; ``sort``: the lengths in any order (Nim's
@@ -118,12 +142,12 @@ def read_diagrams(offsets, data, rows, cols, binom, sort, least):
     return keys, levels, ok
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _out_of_order(value, previous, k, order):
     return k > 0 and (order > 0 and value < previous or order < 0 and value > previous)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _written_plainly(offsets, data, count, order, zeros):
     for i in range(offsets.shape[0] - 1):
         k = 0  # numbers read
@@ -153,4 +177,4 @@ def written_plainly(texts: Texts, count: int, order: int, zeros: bool) -> bool:
     none around: ``count`` of them (0: any), ascending (``order`` 1), descending (-1) or in any order (0),
     and 0 among them only if ``zeros``. A game whose ``format_positions`` writes its numbers so tells by
     this that texts read already spell their positions (``KeyedGame.spelt_alike``)."""
-    return bool(_written_plainly(texts.offsets.astype(np.int64), texts.data, count, order, zeros))
+    return all(on_threads(_written_plainly, texts, count, order, zeros))

@@ -363,6 +363,10 @@ class Box:
     def read_many(self, texts: Texts, sort: bool = False, least: int = 0) -> tuple[np.ndarray, np.ndarray,
                                                                                    np.ndarray]:
         """Keys, levels and ``ok`` of texts that spell diagrams by their row lengths, in one compiled pass
-        (``notation.read_diagrams``); a text not ``ok`` has key and level 0, for the game to read it one by one."""
-        return notation.read_diagrams(texts.offsets.astype(np.int64), texts.data, self.rows, self.cols,
-                                      self.binom, sort, least)
+        (``notation.read_diagrams``, a large batch in parts on threads); a text not ``ok`` has key and level 0,
+        for the game to read it one by one."""
+        parts = notation.on_threads(notation.read_diagrams, texts, self.rows, self.cols, self.binom, sort, least)
+        if len(parts) == 1:
+            return parts[0]
+        keys, levels, ok = zip(*parts)
+        return np.concatenate(keys), np.concatenate(levels), np.concatenate(ok)
