@@ -26,7 +26,7 @@ SMALL_NUMBERS = 10_000  # numbers 0..9999 are read by a dict from their usual sp
 
 
 @lru_cache(maxsize=1)
-def _small_numbers() -> dict[str, int]:
+def small_numbers() -> dict[str, int]:
     """``{"0": 0, ..., "9999": 9999}``: made at the first position read (a millisecond, a megabyte)."""
     return {str(n): n for n in range(SMALL_NUMBERS)}
 
@@ -230,7 +230,7 @@ class Game(ABC):
                 cleaned = cleaned.replace(sep, " ")
         words = cleaned.split()
         try:
-            return list(map(_small_numbers().__getitem__, words))  # a fourth of int()'s time
+            return list(map(small_numbers().__getitem__, words))  # a fourth of int()'s time
         except KeyError:  # a larger number, or one spelt otherwise ("07", "+7"): int() reads it alike
             pass
         try:

@@ -9,11 +9,14 @@ empty diagram is not a position. Keys are lattice-path ranks (see ``young``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cached_property
+
 import numpy as np
 
 from tablebase.errors import TablebaseError
 from tablebase.games import notation, young
-from tablebase.games.base import Option, Texts
+from tablebase.games.base import Option, Texts, small_numbers
 from tablebase.games.drawing import GREY, INK, LIGHT, Edit, Picture
 from tablebase.games.keyed import CompiledMoves, DiagramBites, KeyedImpartialGame
 from tablebase.jit import njit
@@ -103,9 +106,25 @@ class Chomp(KeyedImpartialGame):
         return self.box.rank(self._lengths(text))
 
     def locate(self, text: str) -> tuple[int, int]:
-        """The key and the level, the squares left: both from the row lengths read once."""
-        lengths = self._lengths(text)
+        """The key and the level, the squares left: both from the row lengths read once.
+
+        The table's own spelling (small numbers between single spaces, the longest row first, no empty
+        row) is read and checked in one expression, a third quicker; any other goes through ``_lengths``,
+        which reads every spelling and words every error.
+        """
+        try:
+            lengths = list(map(self._number, text.split()))
+        except KeyError:
+            lengths = []
+        if not (lengths and lengths[-1] and len(lengths) <= self.rows and lengths[0] <= self.cols
+                and lengths == sorted(lengths, reverse=True)):
+            lengths = self._lengths(text)
         return self.box.rank(lengths), sum(lengths)
+
+    @cached_property
+    def _number(self) -> Callable[[str], int]:
+        """A small number's value from its usual spelling; KeyError for anything else."""
+        return small_numbers().__getitem__
 
     def _lengths(self, text: str) -> list[int]:
         """The row lengths a text gives, top row first, the empty rows after them left out; checked."""
