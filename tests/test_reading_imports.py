@@ -94,3 +94,21 @@ def test_without_the_build_extra_a_verb_that_needs_it_names_it_in_one_line(folde
     assert result.returncode == 2, result.stderr
     assert result.stderr.count("\n") == 1 and "pip install 'tablebase[build]'" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr and not list(tmp_path.iterdir())  # nothing half made
+
+
+def test_a_program_that_probes_does_not_start_the_sql_engine(folder):
+    """Opening a folder and probing it, by text and in a batch, reads manifests and the probe index: DuckDB
+    (about 100 ms to import) comes in with the first SQL query, not before."""
+    root, chomp, _ = folder
+    code = f"""
+import sys, tablebase
+tb = tablebase.open({str(root)!r})
+tb.probe({chomp!r}, "4 4 3 1")
+tb.lookup_many({chomp!r}, ["4 4 3 1", "2 2"])
+print("duckdb" in sys.modules)
+tb.sql("SELECT count(*) FROM {chomp}")
+print("duckdb" in sys.modules)
+"""
+    result = python(code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "True"]

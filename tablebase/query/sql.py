@@ -28,13 +28,16 @@ import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
 import psutil
 import pyarrow as pa
 
 from tablebase import DEFAULT_TIMEOUT  # seconds a statement may run unless told otherwise
 from tablebase.errors import StoreError, TablebaseError
+
+if TYPE_CHECKING:
+    import duckdb  # imported by a session's methods: a program that only probes never pays its 100 ms
 
 MEMORY_SHARE, MEMORY_CAP = 0.25, 4 * 2**30  # of the machine's memory, and at most this, by default
 MIN_MEMORY = 16 * 2**20
@@ -43,7 +46,7 @@ BATCH_ROWS = 65_536  # rows of a result read at a time
 WAKE = 0.1  # seconds between looks at a running query, for Ctrl-C
 _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
           "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
-_ALLOWED = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
+_ALLOWED = {"SELECT", "EXPLAIN"}  # the statement types a query may be
 
 
 class QueryError(TablebaseError):
@@ -117,6 +120,8 @@ class Session:
         self.temp = Path(tempfile.mkdtemp(prefix="tablebase-sql-", dir=limits.temp_root))
         self.broken: dict[str, str] = {}
         self.failed: TablebaseError | None = None  # what a Python function of a view last raised
+        import duckdb
+
         try:
             self.con = duckdb.connect(":memory:", config={
                 "memory_limit": f"{limits.memory}B", "threads": limits.threads,
@@ -139,6 +144,8 @@ class Session:
     def run(self, query: str, timeout: float | None, rows: int | None = None) -> pa.Table:
         """One read-only statement (SELECT or EXPLAIN), within the limits; an Arrow table (of its first
         ``rows`` rows at most, read no further: a query's first rows come without the rest)."""
+        import duckdb
+
         cursor = self.con.cursor()
         try:
             try:
@@ -147,7 +154,7 @@ class Session:
                 raise QueryError(f"SQL error: {_first_line(e)}") from None
             if len(statements) != 1:
                 raise QueryError(f"give exactly one SQL statement, got {len(statements)}")
-            if statements[0].type not in _ALLOWED:
+            if statements[0].type.name not in _ALLOWED:
                 raise QueryError(
                     f"only SELECT queries are allowed (tables are read-only), got {statements[0].type.name}")
             return self._bounded(cursor, query, timeout, rows)
@@ -178,6 +185,8 @@ class Session:
             _stop(cursor, done)
             raise QueryError(f"the query was stopped at its time limit of {timeout:g} s; give more time "
                              "(--timeout SECONDS, or timeout= in Python) or ask for less")
+        import duckdb
+
         error = outcome.get("error")
         if isinstance(error, duckdb.Error):
             raise self._explained(error) from None
@@ -206,6 +215,8 @@ class Session:
 
     def _explained(self, error: duckdb.Error) -> TablebaseError:
         """A DuckDB error as one line, or what the error stands for (a broken view, a failed function)."""
+        import duckdb
+
         text = _first_line(error)
         if "executing the UDF" in text and self.failed is not None:
             return self.failed
