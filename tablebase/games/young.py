@@ -357,7 +357,7 @@ class Box:
 
     def rank(self, lengths: list[int]) -> int:
         """The rank of a diagram given by its first rows' lengths (non-increasing, each 0..cols, at most
-        ``rows`` of them; the rows after them empty): the scalar twin of ``ranks``, in plain Python."""
+        ``rows`` of them; the rows after them empty): the scalar twin of ``read_many``'s ranks, in plain Python."""
         return sum(map(list.__getitem__, self._shares, lengths))
 
     def read_many(self, texts: Texts, sort: bool = False, least: int = 0) -> tuple[np.ndarray, np.ndarray,
