@@ -14,10 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from tablebase.errors import TablebaseError
 from tablebase.games.drawing import OUTCOME_COLOURS
+from tablebase.lazy import np
 from tablebase.query.database import Tablebase, quote_name
 
 FORMATS = ("png", "svg")
@@ -41,7 +40,9 @@ def plot_table(db: Tablebase, table: str, kind: str, out: str | os.PathLike, pos
         raise TablebaseError(f"table {table} has no rows yet")
     if position is not None and kind != "position":
         raise TablebaseError(f"--position is for the picture 'position', not {kind!r}")
-    from matplotlib.figure import Figure  # Agg, whatever the environment's backend: no window is opened
+    from matplotlib.figure import (
+        Figure,  # Agg, whatever the environment's backend: no window is opened
+    )
 
     figure = Figure(figsize=(7, 6), dpi=110, layout="constrained")
     said = PICTURES[kind](db, table, figure, position)

@@ -14,7 +14,7 @@ import pytest
 GAMES = Path(__file__).resolve().parent.parent / "tablebase" / "games"
 # What games/ may import of the project: itself and the modules the map draws below it.
 BELOW = ("tablebase.games", "tablebase.errors", "tablebase.words", "tablebase.version", "tablebase.results",
-         "tablebase.jit")
+         "tablebase.jit", "tablebase.lazy")
 
 
 def project_imports(path: Path) -> list[str]:

@@ -25,12 +25,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from tablebase.errors import TablebaseError
 from tablebase.games import Game, KeyedForm, Texts
 from tablebase.jit import compile_all
 from tablebase.kinds import Kind, kind_of
+from tablebase.lazy import np
 from tablebase.listing import LimitReached, Limits, ListedPlainGame, limits_set
 from tablebase.listing.checked import game_failed, read_back
 from tablebase.listing.limits import SECONDS, watched

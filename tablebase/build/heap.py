@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import ctypes
 
-import psutil
-import pyarrow as pa
+from tablebase.lazy import pa, psutil
 
 FROM_HEAP = 32 * 2**20  # glibc's own ceiling for its mmap threshold on 64-bit machines
 KEPT = 2 * FROM_HEAP  # as glibc keeps when it raises the threshold itself

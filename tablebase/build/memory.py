@@ -33,12 +33,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from tablebase.build import shared
 from tablebase.errors import TablebaseError
 from tablebase.games import KeyedForm
 from tablebase.kinds import Footprint, Kind
+from tablebase.lazy import np
 from tablebase.store.files import LISTING_GROUP
 from tablebase.words import counted
 

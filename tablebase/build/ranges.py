@@ -33,12 +33,9 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from tablebase.build.cluster import least_limit
 from tablebase.build.shares import item, rss
+from tablebase.lazy import np, pa, pq
 
 RANGE_ROWS = 50_000  # positions of a level a range holds at most: a range is a task
 # A range's task holds its rows several times over while it sorts them, keys them and looks up their
@@ -46,6 +43,7 @@ RANGE_ROWS = 50_000  # positions of a level a range holds at most: a range is a 
 # range: 290 MiB more). A range takes at most this share of the least worker's memory limit at its peak.
 RANGE_COPIES = 5
 RANGE_SHARE = 0.2
+from tablebase.listing.levels import level_table
 from tablebase.listing.numbering import named_moves, sorted_moves
 from tablebase.listing.ranges import (
     answered,
@@ -58,7 +56,6 @@ from tablebase.listing.ranges import (
     sample,
     splitters,
 )
-from tablebase.listing.levels import level_table
 from tablebase.listing.shares import FIRST_KEY, MOVES_KEY, coded, reads_back, split_by
 from tablebase.store import (
     block_name,

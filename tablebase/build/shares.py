@@ -18,12 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-import psutil
-import pyarrow as pa
-
 from tablebase.build import heap
 from tablebase.build.run_game import game_of_run
+from tablebase.lazy import np, pa, psutil
 from tablebase.listing import Limits, limits_set
 from tablebase.listing.shares import expand, fresh, routed, starting
 from tablebase.store import (

@@ -15,9 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-
 from tablebase.errors import StoreError
+from tablebase.lazy import pa
 from tablebase.store import Manifest
 from tablebase.store.files import write_table
 

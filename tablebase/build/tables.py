@@ -13,7 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tablebase.build.cluster import cluster_workers, dashboard_url, dask_client, local_workers
+from tablebase.build.cluster import (
+    cluster_workers,
+    dashboard_url,
+    dask_client,
+    local_workers,
+)
 from tablebase.build.driver import BuildSummary, build_table, plan_table
 from tablebase.build.failures import disk_full
 from tablebase.build.jobs import TableSpec, is_small

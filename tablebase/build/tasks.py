@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from tablebase.build import heap, readback, shared
 from tablebase.build.listing import listed_from_store
 from tablebase.build.memory import notation_bytes
@@ -31,6 +29,7 @@ from tablebase.errors import TablebaseError
 from tablebase.games import KeyedForm
 from tablebase.jit import compile_all
 from tablebase.kinds import Artifact
+from tablebase.lazy import np
 from tablebase.solve import Solver
 from tablebase.store import (
     Layout,

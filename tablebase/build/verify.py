@@ -22,15 +22,12 @@ from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from tablebase.build.verify_index import IndexCheck
 from tablebase.errors import StoreError
 from tablebase.games import KeyedForm
 from tablebase.jit import compile_all
 from tablebase.kinds import Kind, Trust, kind_of
+from tablebase.lazy import np, pa, pc
 from tablebase.store import (
     Manifest,
     read_parquet,

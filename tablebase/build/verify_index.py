@@ -11,10 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-import pyarrow as pa
-
 from tablebase.errors import StoreError
+from tablebase.lazy import np, pa
 from tablebase.probe import FILE_NAME, ProbeIndex
 from tablebase.probe.columns import Bits
 from tablebase.probe.format import DENSE, DICTIONARY, KEYS, NONE, RECORDS

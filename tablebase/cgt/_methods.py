@@ -13,9 +13,9 @@ from fractions import Fraction
 from typing import Callable, NamedTuple, Union
 
 from . import _table as T
+from ._arith import neg
 from ._atomic import atomic_weight, is_all_small, is_atomic, is_infinitesimal, reduced
 from ._build import construct
-from ._arith import neg
 from ._compare import outcome
 from ._errors import CGTError
 from ._heat import cool, freeze, heat, incentives, norton, ordinal_sum, overheat

@@ -71,7 +71,9 @@ def print_result(table: Any, args: argparse.Namespace) -> None:
     else:
         text = {"table": table_text, "csv": csv_text, "json": json_text}[form](table)
         if args.out:
-            from tablebase.store.files import write_atomic  # the store's imports, only when a file is written
+            from tablebase.store.files import (
+                write_atomic,  # the store's imports, only when a file is written
+            )
 
             write_atomic(Path(args.out), lambda tmp: Path(tmp).write_text(text), durable=False)
         else:
@@ -82,9 +84,18 @@ def print_result(table: Any, args: argparse.Namespace) -> None:
 
 
 def table_text(table: Any) -> str:
-    rows = table.to_pylist()
-    names = table.column_names
-    cells = [[("" if r[n] is None else str(r[n])) for n in names] for r in rows]
+    """An Arrow table's rows as aligned columns, for people."""
+    return _aligned(table.column_names, table.to_pylist())
+
+
+def dicts_text(rows: list[dict[str, Any]]) -> str:
+    """Rows given as dicts (a lookup's moves, a line's steps) as aligned columns: every key a row has, in
+    the order first met. No Arrow: a program that looks one position up imports none."""
+    return _aligned(list(dict.fromkeys(k for r in rows for k in r)), rows)
+
+
+def _aligned(names: list[str], rows: list[dict[str, Any]]) -> str:
+    cells = [[("" if r.get(n) is None else str(r[n])) for n in names] for r in rows]
     widths = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(names)]
     lines = ["  ".join(n.ljust(w) for n, w in zip(names, widths)).rstrip()]
     lines += ["  ".join(v.ljust(w) for v, w in zip(c, widths)).rstrip() for c in cells]

@@ -21,6 +21,7 @@ from tablebase import DEFAULT_TIMEOUT
 from tablebase.cli.common import one_line
 from tablebase.cli.output import (
     chosen_format,
+    dicts_text,
     need_db,
     print_result,
     rows_asked,
@@ -98,10 +99,6 @@ def interrupted() -> int:
 MOVES_SHOWN = 20  # moves a printed lookup lists unless asked: Wythoff's positions have hundreds
 
 
-def print_rows(table: Any) -> None:
-    sys.stdout.write(table_text(table))
-
-
 def lookup(args: argparse.Namespace) -> int:
     if args.line:
         return line(args)
@@ -124,11 +121,9 @@ def lookup(args: argparse.Namespace) -> int:
     if not moves:
         print("no moves")
         return 0
-    import pyarrow as pa
-
     print(f"{len(moves)} moves" + (f", the {min(shown, len(moves))} best:" if shown < len(moves) else ":"))
     if shown:
-        print_rows(pa.Table.from_pylist([{k: v for k, v in m.items() if k != "key"} for m in moves[:shown]]))
+        sys.stdout.write(dicts_text([{k: v for k, v in m.items() if k != "key"} for m in moves[:shown]]))
     if shown < len(moves):
         print(f"tablebase: {len(moves) - shown} more moves: --moves N, or --json for all", file=sys.stderr)
     return 0
@@ -145,14 +140,12 @@ def line(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(found))
         return 0
-    import pyarrow as pa
-
     steps = found["steps"]
     first = f", {found['first']} first" if "first" in found else ""
     print(f"{found['table']}  {found['position']}  ({counted(len(steps) - 1, 'move')}{first}; the line ends: "
           f"{found['ended']})")
     shown = [{"step": i, **{k: v for k, v in s.items() if k != "key"}} for i, s in enumerate(steps)]
-    print_rows(pa.Table.from_pylist(shown))
+    sys.stdout.write(dicts_text(shown))
     return 0
 
 
@@ -182,7 +175,7 @@ def stats(args: argparse.Namespace) -> int:
         return 0
     for i, statistic in enumerate(results):
         print(("\n" if i else "") + f"== {statistic.title}")
-        print_rows(statistic.rows)
+        sys.stdout.write(table_text(statistic.rows))
     return 0
 
 
@@ -204,8 +197,6 @@ def verify(args: argparse.Namespace) -> int:
 
 
 def tables(args: argparse.Namespace) -> int:
-    import pyarrow as pa
-
     with open_db(args) as tb:
         rows, unreadable = tb.tables(), tb.unreadable
     for name, why in unreadable.items():  # set aside: the folder's other tables are listed
@@ -217,8 +208,8 @@ def tables(args: argparse.Namespace) -> int:
         from tablebase.query.database import FIGURES_SHOWN
 
         extra = [k for k in FIGURES_SHOWN if any(k in r for r in rows)]
-        print_rows(pa.Table.from_pylist([{**r, "params": json.dumps(r["params"]),
-                                          **{k: json.dumps(r[k]) if k in r else "" for k in extra}} for r in rows]))
+        sys.stdout.write(dicts_text([{**r, "params": json.dumps(r["params"]),
+                                      **{k: json.dumps(r[k]) if k in r else "" for k in extra}} for r in rows]))
     else:
         print(f"no tables in {args.db}")
     return 0

@@ -39,7 +39,14 @@ from tablebase.games.plain import (
     Result,
     ScoredGame,
 )
-from tablebase.games.registry import BUILTIN, GameSource, find_game, game_names, load_game, make_game
+from tablebase.games.registry import (
+    BUILTIN,
+    GameSource,
+    find_game,
+    game_names,
+    load_game,
+    make_game,
+)
 
 __all__ = [
     "AGAIN",

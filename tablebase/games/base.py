@@ -16,11 +16,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 
-import numpy as np
-
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games.drawing import Box, Picture, changed, text_box
-
+from tablebase.lazy import np
 
 SMALL_NUMBERS = 10_000  # numbers 0..9999 are read by a dict from their usual spelling
 

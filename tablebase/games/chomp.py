@@ -12,14 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cached_property
 
-import numpy as np
-
 from tablebase.errors import TablebaseError
 from tablebase.games import notation, young
 from tablebase.games.base import Option, Texts, small_numbers
 from tablebase.games.drawing import GREY, INK, LIGHT, Edit, Picture
 from tablebase.games.keyed import CompiledMoves, DiagramBites, KeyedImpartialGame
 from tablebase.jit import njit
+from tablebase.lazy import np
 
 
 @njit(cache=True)
@@ -52,8 +51,6 @@ class Chomp(KeyedImpartialGame):
         self.max_moves = self.rows * self.cols - 1  # every square but the poisoned one
         self.bites = DiagramBites(self.rows, self.cols)
         self.compiled_moves = CompiledMoves(_moves, self._kernel_args)
-        self._sizes = self.box.level_sizes()
-        self._sizes[0] = 0  # the empty diagram is not a position
 
     def draw(self, position: str) -> Picture:
         """The bar as rows of squares, the poisoned square dark in the top-left corner; bitten squares faint.
@@ -90,6 +87,12 @@ class Chomp(KeyedImpartialGame):
 
     def level_size(self, level: int) -> int:
         return int(self._sizes[level])
+
+    @cached_property
+    def _sizes(self) -> np.ndarray:
+        sizes = self.box.level_sizes()
+        sizes[0] = 0  # the empty diagram is not a position
+        return sizes
 
     def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
         return self.box.level_keys(level, start, stop)

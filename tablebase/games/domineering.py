@@ -23,13 +23,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import numpy as np
-
 from tablebase.errors import TablebaseError
 from tablebase.games import regions as R
 from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import Box, Picture, board
 from tablebase.games.keyed import KeyedPartizanGame, SumMoves
+from tablebase.lazy import np
 
 MAX_CELLS = R.MAX_KEY_CELLS  # 15: boards are at most 15 columns wide
 

@@ -8,8 +8,6 @@ The key ranks pairs densely, ``n(n+1)/2 + k`` (``heaps.pair_key``); the level is
 
 from __future__ import annotations
 
-import numpy as np
-
 from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import Picture, heaps
 from tablebase.games.heaps import (
@@ -23,6 +21,7 @@ from tablebase.games.heaps import (
 from tablebase.games.keyed import CompiledMoves
 from tablebase.games.notation import split_ints
 from tablebase.jit import njit
+from tablebase.lazy import np
 
 
 @njit(cache=True)

@@ -10,10 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-import numpy as np
-
 from tablebase.games.base import Texts
-from tablebase.games.keyed import Boards, Children, CompiledMoves, DiagramBites, QueenMoves, SumMoves
+from tablebase.games.keyed import (
+    Boards,
+    Children,
+    CompiledMoves,
+    DiagramBites,
+    QueenMoves,
+    SumMoves,
+)
+from tablebase.lazy import np
 
 
 class KeyedForm(Protocol):

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import numpy as np
-
 from tablebase.games import trees
 from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import GREEN, Picture, bracket_tree, tree_picture
 from tablebase.games.keyed import Children, KeyedImpartialGame
+from tablebase.lazy import np
 
 
 class GreenHackenbush(KeyedImpartialGame):

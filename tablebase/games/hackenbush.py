@@ -23,14 +23,21 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import numpy as np
-
 from tablebase.errors import TablebaseError
 from tablebase.games import trees
 from tablebase.games.base import Option, Texts
-from tablebase.games.drawing import BLUE, GREEN, GREY, RED, Picture, bracket_tree, tree_picture
+from tablebase.games.drawing import (
+    BLUE,
+    GREEN,
+    GREY,
+    RED,
+    Picture,
+    bracket_tree,
+    tree_picture,
+)
 from tablebase.games.keyed import KeyedPartizanGame, SumMoves
 from tablebase.games.trees import CODE, COLOURS, Tree
+from tablebase.lazy import np
 
 LEFT_CUTS = {"B", "G"}
 RIGHT_CUTS = {"R", "G"}

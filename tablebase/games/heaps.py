@@ -26,8 +26,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, ClassVar
 
-import numpy as np
-
 from tablebase.errors import TablebaseError
 from tablebase.games import young
 from tablebase.games.base import Texts, table_name
@@ -35,6 +33,7 @@ from tablebase.games.drawing import Box, Picture, heaps
 from tablebase.games.keyed import KeyedImpartialGame
 from tablebase.games.notation import split_ints, written_plainly
 from tablebase.jit import njit
+from tablebase.lazy import np
 
 
 class HeapGame(KeyedImpartialGame):

@@ -18,9 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple, Protocol
 
-import numpy as np
-
 from tablebase.games.base import Game, Texts
+from tablebase.lazy import np
 
 
 class Children(NamedTuple):

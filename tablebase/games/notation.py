@@ -8,10 +8,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import numpy as np
-
 from tablebase.games.base import Texts
 from tablebase.jit import compiled, njit
+from tablebase.lazy import np
 
 # Texts a thread reads at least: a batch is read on one thread per core in parts of at least this many
 # (starting threads costs a fraction of a millisecond; reading these takes tens of milliseconds).

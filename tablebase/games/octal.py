@@ -31,15 +31,13 @@ import itertools
 import re
 from typing import Any, ClassVar
 
-import numpy as np
-
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games.base import Option
 from tablebase.games.drawing import Picture, heaps
 from tablebase.games.heaps import SingleHeap
 from tablebase.games.keyed import SumMoves
-
 from tablebase.games.octal_code import OctalCode, OctalCodeError, check_size, parse_code
+from tablebase.lazy import np
 
 BLOCK_BITS = 16
 BLOCK = 1 << BLOCK_BITS  # heaps a level: a level is solved whole, in order of heaps

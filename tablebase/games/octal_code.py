@@ -15,10 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import numpy as np
-import psutil
-
 from tablebase.errors import TablebaseError
+from tablebase.lazy import np, psutil
 
 MAX_DIGITS = 64  # removals of up to 64 tokens: longer codes are typos, not games
 MAX_THREE_HEAPS = 2_000_000  # three-heap splits keep a pair set per heap and run the plain loop

@@ -33,8 +33,6 @@ from __future__ import annotations
 
 from math import comb
 
-import numpy as np
-
 from tablebase.errors import TablebaseError
 from tablebase.games import young
 from tablebase.games.base import Option, Texts
@@ -42,6 +40,7 @@ from tablebase.games.drawing import BLUE, GREY, LIGHT, PAPER, RED, Picture
 from tablebase.games.keyed import CompiledMoves, KeyedScoredGame
 from tablebase.games.plain import Outcome
 from tablebase.jit import njit
+from tablebase.lazy import np
 
 PASS = 0
 

@@ -7,8 +7,6 @@ a + b.
 
 from __future__ import annotations
 
-import numpy as np
-
 from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import GREEN, GREY, LIGHT, PAPER, Box, Edit, Picture
 from tablebase.games.heaps import (
@@ -22,6 +20,7 @@ from tablebase.games.heaps import (
 from tablebase.games.keyed import CompiledMoves, QueenMoves
 from tablebase.games.notation import split_ints, written_plainly
 from tablebase.jit import njit
+from tablebase.lazy import np
 
 
 @njit(cache=True)

@@ -15,14 +15,16 @@ over diagrams are compiled with numba.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from math import comb
 from typing import Callable
-
-import numpy as np
 
 from tablebase.games import notation
 from tablebase.games.base import Texts
 from tablebase.jit import njit
+from tablebase.lazy import np
+
+SATURATED = 2**62  # where binomials stop growing: no rank reaches it
 
 
 @lru_cache(maxsize=64)
@@ -32,7 +34,7 @@ def binomials(n: int) -> np.ndarray:
     Entries too large for int64 saturate at 2**62: no rank ever reaches them,
     since a table's key space is checked to be far smaller.
     """
-    top = 2**62
+    top = SATURATED
     rows = [[1]]
     for i in range(1, n + 1):
         prev = rows[-1]
@@ -328,11 +330,17 @@ class Box:
 
     def __init__(self, rows: int, cols: int) -> None:
         self.rows, self.cols = rows, cols
-        self.binom = binomials(rows + cols)
-        self.size = int(self.binom[rows + cols, rows])
-        # Row j's share of a rank by its length, as Python lists: ranking one diagram is then a sum of
-        # list items, a microsecond, where the compiled ``rank`` run as Python costs tens of them.
-        self._shares = row_terms(rows, cols).T.tolist()
+        self.size = comb(rows + cols, rows)
+        # Row r's share of a rank by its length c, the entry of ``row_terms``, as Python lists: ranking one
+        # diagram is then a sum of list items, a microsecond, where the compiled ``rank`` run as Python costs
+        # tens of them; and a program that reads one position imports no numpy.
+        self._shares = [[min(SATURATED, comb(c + rows - 1 - r, rows - r)) for c in range(cols + 1)]
+                        for r in range(rows)]
+
+    @cached_property
+    def binom(self) -> np.ndarray:
+        """``binomials(rows + cols)``: the compiled walks' table."""
+        return binomials(self.rows + self.cols)
 
     def level_sizes(self) -> np.ndarray:
         """How many diagrams have each number of squares, 0..rows*cols (a copy the game may change)."""

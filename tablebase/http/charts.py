@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 from xml.sax.saxutils import escape
 
-import pyarrow as pa
 from markupsafe import Markup
 
 from tablebase.games.drawing import OUTCOME_COLOURS
+from tablebase.lazy import pa
 
 OTHER = ["#6366f1", "#0ea5e9", "#a855f7", "#eab308", "#14b8a6"]
 WIDTH, HEIGHT, MARGIN = 640, 220, 44

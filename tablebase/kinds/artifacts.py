@@ -11,8 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
 
-import pyarrow as pa
-
+from tablebase.lazy import pa
 from tablebase.solve import Solver
 from tablebase.store import Manifest, Piece
 

@@ -16,13 +16,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-import numpy as np
-import pyarrow as pa
-
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games import Game, KeyedForm, PlainGame, SumMoves, Texts
 from tablebase.kinds.artifacts import Artifact, Say
 from tablebase.kinds.lines import Choose, best_line, by_figure, side_named
+from tablebase.lazy import np, pa
 from tablebase.listing import (
     Exploration,
     LevelRows,

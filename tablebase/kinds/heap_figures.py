@@ -16,12 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-
-from tablebase.kinds.artifacts import Artifact, ArtifactCheck, Say
-from tablebase.solve import Solver
 from tablebase.games.octal_code import parse_code
+from tablebase.kinds.artifacts import Artifact, ArtifactCheck, Say
+from tablebase.lazy import np, pa
+from tablebase.solve import Solver
 from tablebase.store import Manifest, Piece, read_parquet, table_dir
 
 GAME = "octal"
@@ -41,7 +39,9 @@ def table_figures(root: str, table: str) -> dict[str, Any]:
     keys, values = rows["key"].to_numpy(), rows["grundy"].to_numpy()
     if not np.array_equal(keys, np.arange(len(keys))):
         raise RuntimeError(f"{table}: the stored heaps are not 0..{len(keys) - 1} in order")
-    from tablebase.solve.octal_table import heap_figures  # compiled code: only where a table is built
+    from tablebase.solve.octal_table import (
+        heap_figures,  # compiled code: only where a table is built
+    )
 
     return heap_figures(values, parse_code(manifest.params["code"]))
 

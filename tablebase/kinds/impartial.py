@@ -11,14 +11,12 @@ from collections.abc import Callable
 from functools import cached_property, partial
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-
 from tablebase.games import Children, ImpartialForm, ImpartialGame, SumMoves, Texts
 from tablebase.kinds.base import Footprint, Kind, StoredTable
 from tablebase.kinds.heap_figures import HeapFigures
 from tablebase.kinds.lookups import Listed, row_with_moves
 from tablebase.kinds.sums import sum_lookup
+from tablebase.lazy import np, pa
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of

@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from tablebase.errors import PositionError
 from tablebase.games import AGAIN, KEY_BITS
 from tablebase.kinds.base import StoredTable
+from tablebase.lazy import np
 from tablebase.solve.kernels import children_of
 
 IDENTITY = ("key", "position")
@@ -22,23 +21,30 @@ Listed = list[tuple[int, dict[str, Any]]]  # (move code, the move with its child
 
 
 def row_with_moves(table: StoredTable, text: str, order: Callable[[Listed], Listed]) -> dict[str, Any]:
-    """A position's stored row and every move with its child's stored figures, in ``order``."""
+    """A position's stored row and every move with its child's stored figures, in ``order``.
+
+    Row by row from the index (``row``), not as a batch of Arrow rows: a lookup reads a position and its
+    moves, a few hundred rows at most, and a program that only looks up imports no Arrow.
+    """
     game, index = table.game, table.index()
     key = game.parse(text)
-    rows = index.rows(np.array([key], dtype=np.int64)).to_pylist()
-    if rows[0].get("level") is None:
+    found = index.row(key)
+    if found is None:
         raise PositionError(f"{table.name}: position {text!r} is not stored (this table holds {game.bounds})")
-    found = rows[0]
-    result: dict[str, Any] = {"table": table.name, "position": found["position"], "key": key,
-                              "level": found["level"]}
-    result.update({f: v for f, v in found.items() if f not in (*IDENTITY, "level")})
     _, marked, codes = children_of(game, np.array([key], dtype=np.int64))
     child_keys = marked & KEY_BITS  # a scored game's extra turn is marked on its child's key
+    positions = game.format_positions(np.concatenate(([key], child_keys))).to_strings()
+    result: dict[str, Any] = {"table": table.name, "position": positions[0], "key": key, "level": found["level"]}
+    result.update({f: v for f, v in found.items() if f not in (*IDENTITY, "level")})
+    unknown = {f: None for f in found if f not in IDENTITY and not f.startswith("best_")}  # a child not stored
     listed = []
-    for code, row, again in zip(codes.tolist(), index.rows(child_keys).to_pylist(), (marked >= AGAIN).tolist()):
-        entry = {"move": game.move_name(code), "position": row["position"], "key": row["key"]}
+    for code, child, level, position, again in zip(codes.tolist(), child_keys.tolist(),
+                                                   game.levels_of(child_keys).tolist(), positions[1:],
+                                                   (marked >= AGAIN).tolist()):
+        entry = {"move": game.move_name(code), "position": position, "key": child}
         if again:  # the same player moves again: the figures that follow are the mover's own
             entry["again"] = True
+        row = index.row(child, level) or unknown
         entry.update({f: v for f, v in row.items() if f not in IDENTITY and not f.startswith("best_")})
         listed.append((code, entry))
     result["moves"] = [entry for _, entry in order(listed)]

@@ -15,9 +15,6 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-
 from tablebase.cgt import Game as Value
 from tablebase.cgt import from_option_ids, parse, sum_ids
 from tablebase.errors import PositionError, StoreError
@@ -25,6 +22,7 @@ from tablebase.games import PartizanForm, SumMoves, Texts
 from tablebase.kinds.base import Footprint, Kind, StoredTable
 from tablebase.kinds.lines import Choose, by_side
 from tablebase.kinds.values import ValuesTable
+from tablebase.lazy import np, pa
 from tablebase.listing import ListedPlainGame, PlainRules
 from tablebase.solve import Place, Solver
 from tablebase.solve.partizan import (

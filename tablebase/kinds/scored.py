@@ -5,12 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
-from tablebase.games import AGAIN, KEY_BITS, Children, Outcome, PlainGame, ScoredForm, SumMoves
+from tablebase.games import (
+    AGAIN,
+    KEY_BITS,
+    Children,
+    Outcome,
+    PlainGame,
+    ScoredForm,
+    SumMoves,
+)
 from tablebase.kinds.base import Footprint, Kind, StoredTable
 from tablebase.kinds.lines import Choose, by_figure
 from tablebase.kinds.lookups import Listed, row_with_moves
+from tablebase.lazy import np
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from tablebase.errors import PositionError
 from tablebase.games import ImpartialForm
+from tablebase.lazy import np
 
 SEPARATOR = " + "
 ONE_BY_ONE = 16  # parts probed one at a time (microseconds each) rather than as a batch (a millisecond)

@@ -27,12 +27,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from tablebase.errors import StoreError
 from tablebase.kinds.artifacts import Artifact, ArtifactCheck, Say
+from tablebase.lazy import np, pa, pc
 from tablebase.store import Manifest, Piece, intact, record_problems, table_dir
 from tablebase.store.values import (
     FOLDER,

@@ -21,7 +21,15 @@ from __future__ import annotations
 from tablebase.listing.expand import Chunk, PlainRules, expand_chunk
 from tablebase.listing.explore import Exploration
 from tablebase.listing.forms import ListedKeyedGame, ListedPlainGame, one_part
-from tablebase.listing.levels import LevelRows, Listing, distinct, gather, level_rows, level_table, list_keys
+from tablebase.listing.levels import (
+    LevelRows,
+    Listing,
+    distinct,
+    gather,
+    level_rows,
+    level_table,
+    list_keys,
+)
 from tablebase.listing.limits import LimitReached, Limits, current_limits, limits_set
 
 __all__ = [

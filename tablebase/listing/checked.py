@@ -14,13 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games import Again, PlainGame
 from tablebase.games.base import MAX_LEVEL
 from tablebase.games.plain import MAX_SCORE
+from tablebase.lazy import np, pa
 from tablebase.listing.limits import Watch, game_frame, shown
 
 _NOT_GIVEN = object()

@@ -14,11 +14,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-
 from tablebase.errors import TablebaseError
 from tablebase.games import AGAIN, Again, PlainGame
+from tablebase.lazy import np, pa
 from tablebase.listing.checked import finished, game_failed, level_of, spelt
 from tablebase.listing.levels import distinct
 from tablebase.listing.limits import Watch, watched

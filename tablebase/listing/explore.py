@@ -27,11 +27,9 @@ from collections.abc import Callable, Iterable
 from itertools import repeat
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-
 from tablebase.errors import TablebaseError
 from tablebase.games import KEY_BITS, Again, PlainGame
+from tablebase.lazy import np, pa
 from tablebase.listing.checked import finished, game_failed, level_of
 from tablebase.listing.expand import Chunk, PlainRules
 from tablebase.listing.levels import Listing, ListingProgress, distinct

@@ -15,11 +15,17 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-
 from tablebase.errors import PositionError, TablebaseError
-from tablebase.games import AGAIN, Again, Children, KeyedGame, PlainGame, SumMoves, Texts
+from tablebase.games import (
+    AGAIN,
+    Again,
+    Children,
+    KeyedGame,
+    PlainGame,
+    SumMoves,
+    Texts,
+)
+from tablebase.lazy import np, pa
 from tablebase.listing.checked import level_of
 from tablebase.listing.levels import LevelRows, distinct, gather
 from tablebase.listing.limits import Watch

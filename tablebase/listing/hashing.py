@@ -11,8 +11,7 @@ batch of a hundred thousand texts of 30 bytes takes milliseconds.
 
 from __future__ import annotations
 
-import numpy as np
-import pyarrow as pa
+from tablebase.lazy import np, pa
 
 _OFFSET = np.uint64(0xCBF29CE484222325)
 _PRIME = np.uint64(0x100000001B3)

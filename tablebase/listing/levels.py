@@ -24,13 +24,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
-import psutil
-import pyarrow as pa
-
 from tablebase.errors import TablebaseError
 from tablebase.games import KeyedGame, SumMoves
 from tablebase.games.base import MAX_LEVEL
+from tablebase.lazy import np, pa, psutil
 from tablebase.listing.limits import current_limits, too_many
 
 

@@ -17,12 +17,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from tablebase.errors import TablebaseError
 from tablebase.games import KEY_BITS, PlainGame, SumMoves
+from tablebase.lazy import np, pa, pc
 from tablebase.listing.checked import game_failed, read_back, spelt
 from tablebase.listing.levels import LevelRows, Listing, distinct, gather
 from tablebase.listing.limits import Watch, shown, watched

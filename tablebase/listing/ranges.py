@@ -20,11 +20,8 @@ how their pieces travel, is the caller's (``tablebase.build.ranges``).
 
 from __future__ import annotations
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from tablebase.games import KEY_BITS, SumMoves
+from tablebase.lazy import np, pa, pc
 from tablebase.listing.hashing import owners
 from tablebase.listing.levels import LevelRows
 from tablebase.listing.shares import looked_up, routed

@@ -20,12 +20,9 @@ import pickle
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from tablebase.errors import TablebaseError
 from tablebase.games import KEY_BITS, PlainGame
+from tablebase.lazy import np, pa, pc
 from tablebase.listing.checked import game_failed, level_of, read_back, spelt
 from tablebase.listing.expand import Chunk, PlainRules, expand_chunk
 from tablebase.listing.hashing import owners, text_hashes

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-import numpy as np
-
+from tablebase.lazy import np
 from tablebase.probe.format import (
     BOOLEAN,
     COUNT,

@@ -19,12 +19,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-import pyarrow as pa
-
 from tablebase.errors import PositionError, StoreError, TablebaseError, TableNotFound
 from tablebase.games import KeyedForm, Texts
 from tablebase.jit import compile_if_installed
 from tablebase.kinds import SOURCE_CHANGED, StoredTable, Trust, kind_named, kind_of
+from tablebase.lazy import pa
 from tablebase.listing import LevelRows
 from tablebase.query.sql import DEFAULT_TIMEOUT, Limits, QueryError, Session
 from tablebase.query.views import make_views, quote_name, view_files

@@ -30,11 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import psutil
-import pyarrow as pa
-
-from tablebase import DEFAULT_TIMEOUT  # seconds a statement may run unless told otherwise
+from tablebase import (
+    DEFAULT_TIMEOUT,  # seconds a statement may run unless told otherwise
+)
 from tablebase.errors import StoreError, TablebaseError
+from tablebase.lazy import pa, psutil
 
 if TYPE_CHECKING:
     import duckdb  # imported by a session's methods: a program that only probes never pays its 100 ms
@@ -78,7 +78,7 @@ class Limits:
            timeout: float | None = DEFAULT_TIMEOUT, temp_directory: str | os.PathLike | None = None) -> "Limits":
         """Limits from what a user gives, defaults a laptop survives for the rest; one line if one is wrong."""
         memory = parse_size(memory_limit) if memory_limit is not None else \
-            min(int(MEMORY_SHARE * psutil.virtual_memory().total), MEMORY_CAP)
+            min(int(MEMORY_SHARE * total_memory()), MEMORY_CAP)
         if memory < MIN_MEMORY:
             raise TablebaseError(f"memory limit {memory_limit}: give at least {MIN_MEMORY // 2**20} MiB")
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -90,6 +90,14 @@ class Limits:
         if root is not None and not root.is_dir():
             raise TablebaseError(f"no folder {root} for temporary files")
         return cls(memory, threads or cores, None if timeout is None else float(timeout), root)
+
+
+def total_memory() -> int:
+    """Bytes of memory this machine has: from sysconf where there is one, which imports nothing."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return psutil.virtual_memory().total
 
 
 def sql_text(text: str) -> str:

@@ -17,10 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-import numpy as np
-import pyarrow as pa
-
 from tablebase.games import KeyedForm
+from tablebase.lazy import np, pa
 
 #: Given the bytes of a solver's dense value arrays: a folder to map them from,
 #: which other processes map too, or None to keep them in this process's memory.

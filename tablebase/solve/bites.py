@@ -22,12 +22,11 @@ from __future__ import annotations
 from typing import Any
 
 import numba
-import numpy as np
-import pyarrow as pa
 
 from tablebase.errors import TablebaseError
 from tablebase.games import ImpartialForm, young
 from tablebase.jit import compile_all
+from tablebase.lazy import np, pa
 from tablebase.solve import Place
 from tablebase.solve.impartial import NO_MOVE, ImpartialSolver, mex_of, slowest_move
 from tablebase.solve.rows import impartial_rows

@@ -18,10 +18,9 @@ at their bound's type, as before.
 
 from __future__ import annotations
 
-import numpy as np
-
 from tablebase.errors import TablebaseError
 from tablebase.games import ImpartialForm
+from tablebase.lazy import np
 
 FIGURES = ("grundy", "remoteness")
 NARROW = np.uint8

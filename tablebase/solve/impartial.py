@@ -20,13 +20,11 @@ import os
 from pathlib import Path
 
 import numba
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tablebase.games import ImpartialForm
 from tablebase.jit import compile_all
+from tablebase.lazy import np, pa, pc
 from tablebase.solve import LevelByLevel, Place
 from tablebase.solve.figures import check, held_dtypes
 from tablebase.solve.kernels import DENSE, DENSE_RUN, children_of, compiled_loop

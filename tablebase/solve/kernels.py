@@ -24,13 +24,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
-
 from tablebase import jit
 from tablebase.errors import TablebaseError
 from tablebase.games import Children, ImpartialForm, ScoredForm
 from tablebase.games.registry import source_digest
 from tablebase.jit import compile_all, resolved
+from tablebase.lazy import np
 
 INTERPRETED = 64  # positions whose moves are listed in Python where nothing is compiled yet
 

@@ -13,10 +13,8 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-
 from tablebase.games import KeyedForm
+from tablebase.lazy import np, pa
 
 DENSE_CODES = 1 << 20  # codes below this are kept in the table; larger ones are spelt each time
 

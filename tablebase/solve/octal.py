@@ -22,8 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 
-import numpy as np
-
 from tablebase.games.octal_code import (
     GRUNDY,
     NAMED,
@@ -32,6 +30,7 @@ from tablebase.games.octal_code import (
     check_size,
     parse_code,
 )
+from tablebase.lazy import np
 from tablebase.solve.octal_kernels import (
     FIRST,
     index_values,
@@ -39,7 +38,6 @@ from tablebase.solve.octal_kernels import (
     plain_run,
     sparse_run,
 )
-from tablebase.solve.octal_ring import new_stamps, ring_run
 from tablebase.solve.octal_period import (
     Period,
     RareSplit,
@@ -48,6 +46,7 @@ from tablebase.solve.octal_period import (
     find_period,
     rare_values,
 )
+from tablebase.solve.octal_ring import new_stamps, ring_run
 
 __all__ = [
     "GRUNDY", "NAMED", "OctalCode", "OctalCodeError", "OctalRun", "Period", "ProgressLine", "RareSplit",

@@ -15,10 +15,10 @@ array sizes), so the stamp costs one store per option and no sweep per heap.
 from __future__ import annotations
 
 import numba
-import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tablebase.jit import compile_all
+from tablebase.lazy import np
 
 compile_all()  # the games' functions these loops call are compiled ones from here on
 

@@ -35,9 +35,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from tablebase.games.octal_code import OctalCode, OctalCodeError, parse_code
+from tablebase.lazy import np
 from tablebase.solve.octal_kernels import least_proven_period
 
 MAX_MASK_BITS = 22  # values up to four million; beyond that the transform costs more than it saves

@@ -17,8 +17,8 @@ the quadratic part is all the time there is.
 from __future__ import annotations
 
 import numba
-import numpy as np
 
+from tablebase.lazy import np
 from tablebase.solve.octal_kernels import _mark_single, mark_split
 
 

@@ -18,10 +18,9 @@ and the table has neither.
 from __future__ import annotations
 
 import numba
-import numpy as np
-import pyarrow as pa
 
 from tablebase.games.octal import SIDE_BITS, TAKE_BITS, THREE
+from tablebase.lazy import np, pa
 from tablebase.solve import LevelByLevel
 from tablebase.solve.octal import (
     WARMUP,

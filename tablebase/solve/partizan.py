@@ -26,12 +26,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable
 
-import numpy as np
-import pyarrow as pa
-
 from tablebase.cgt import Game, from_option_ids, parse, sum_ids, value_row
 from tablebase.cgt.stable import atomic_weight_text, reduced_text
 from tablebase.games import PartizanForm, SumMoves
+from tablebase.lazy import np, pa
 from tablebase.solve import LevelByLevel
 from tablebase.solve.rows import move_array, positions_array
 

@@ -29,12 +29,11 @@ worker that did not solve the lower levels reads them back from the store.
 from __future__ import annotations
 
 import numba
-import numpy as np
-import pyarrow as pa
 
 from tablebase.errors import TablebaseError
 from tablebase.games import ImpartialForm
 from tablebase.jit import compile_all
+from tablebase.lazy import np, pa
 from tablebase.solve import LevelByLevel
 from tablebase.solve.rows import impartial_rows
 

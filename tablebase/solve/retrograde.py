@@ -28,9 +28,9 @@ Positions never settled are endless: draws.
 from __future__ import annotations
 
 import numba
-import numpy as np
 
 from tablebase.jit import compile_all
+from tablebase.lazy import np
 
 compile_all()  # the games' functions these loops call are compiled ones from here on
 

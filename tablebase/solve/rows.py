@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
-import pyarrow as pa
-
 from tablebase.games import ImpartialForm, KeyedForm, Texts
+from tablebase.lazy import np, pa
 from tablebase.solve.names import move_names
-
-OUTCOMES = pa.array(["P", "N"])
 
 
 def positions_array(game: KeyedForm, keys: np.ndarray) -> pa.Array:
@@ -18,7 +14,7 @@ def positions_array(game: KeyedForm, keys: np.ndarray) -> pa.Array:
 
 
 def outcome_array(won: np.ndarray) -> pa.Array:
-    return pa.DictionaryArray.from_arrays(pa.array(won.astype(np.int8)), OUTCOMES)
+    return pa.DictionaryArray.from_arrays(pa.array(won.astype(np.int8)), pa.array(["P", "N"]))
 
 
 def move_array(game: KeyedForm, codes: np.ndarray) -> pa.Array:

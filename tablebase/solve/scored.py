@@ -33,13 +33,11 @@ from __future__ import annotations
 import logging
 
 import numba
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from tablebase.errors import TablebaseError
 from tablebase.games import AGAIN, KEY_BITS, ScoredForm
 from tablebase.jit import compile_all
+from tablebase.lazy import np, pa, pc
 from tablebase.solve import LevelByLevel
 from tablebase.solve.kernels import SCORED_BEST, SCORED_SCAN, children_of, compiled_loop
 from tablebase.solve.retrograde import (

@@ -15,11 +15,10 @@ a lost position has none worth naming.
 from __future__ import annotations
 
 import numba
-import numpy as np
-import pyarrow as pa
 
 from tablebase.games import ImpartialForm, SumMoves
 from tablebase.jit import compile_all
+from tablebase.lazy import np, pa
 from tablebase.solve import LevelByLevel
 from tablebase.solve.rows import part_rows
 

@@ -10,23 +10,24 @@ memory for lookups. This layer knows files and columns, never the rules of a gam
 """
 
 from tablebase.store.files import (
+    block_name,
     first_outside,
     flush_to_disk,
-    block_name,
+    inbox_files,
     inbox_name,
     intact,
-    inbox_files,
     piece_path,
+    range_name,
     read_level,
     read_listing_level,
     read_listing_rows,
     read_parquet,
+    read_work,
     record_problems,
     remove_leftovers,
     remove_listing,
     rows_on_disk,
     sha256_of,
-    range_name,
     share_files,
     share_name,
     table_dir,
@@ -35,7 +36,6 @@ from tablebase.store.files import (
     write_listing_level,
     write_parquet,
     write_work,
-    read_work,
 )
 from tablebase.store.index import TableIndex
 from tablebase.store.layout import Layout, Piece, Plan

@@ -10,11 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from tablebase.errors import StoreError
+from tablebase.lazy import np, pa, pq
 from tablebase.store.layout import ROWS, Layout, Piece
 
 ROW_GROUP = 262_144  # rows; larger groups compress keys and moves better, and DuckDB reads them in parallel

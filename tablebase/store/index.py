@@ -12,15 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from tablebase.errors import StoreError
+from tablebase.lazy import np, pa, pq
 from tablebase.store.files import read_parquet, table_dir
 from tablebase.store.manifest import Manifest
 
-Spell = Callable[[np.ndarray], pa.Array]  # keys -> their positions' notation
+Spell = Callable[["np.ndarray"], "pa.Array"]  # keys -> their positions' notation
 
 
 class TableIndex:

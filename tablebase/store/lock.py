@@ -7,9 +7,8 @@ import os
 import socket
 from pathlib import Path
 
-import psutil
-
 from tablebase.errors import StoreError
+from tablebase.lazy import psutil
 
 LOCK_NAME = ".lock"
 

@@ -9,9 +9,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from tablebase.errors import StoreError
+from tablebase.lazy import np
 from tablebase.store.files import first_outside, table_dir, write_atomic
 from tablebase.store.layout import Layout, Plan
 

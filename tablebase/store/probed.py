@@ -14,16 +14,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-
+from tablebase.lazy import np, pa
 from tablebase.probe import FILE_NAME, ProbeIndex
 from tablebase.probe.format import BOOLEAN, FLOAT, TEXT, UNSIGNED, Figure
 from tablebase.store.files import table_dir
+from tablebase.store.index import Spell
 from tablebase.store.manifest import Manifest
 
-Spell = Callable[[np.ndarray], pa.Array]
-Levels = Callable[[np.ndarray], np.ndarray]
+Levels = Callable[["np.ndarray"], "np.ndarray"]
 
 
 def probe_path(root: Path, manifest: Manifest) -> Path | None:

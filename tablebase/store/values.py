@@ -18,12 +18,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
-
 from tablebase.errors import StoreError
+from tablebase.lazy import np, pa, pc, pq
 from tablebase.store.files import (
     ROW_GROUP,
     read_parquet,

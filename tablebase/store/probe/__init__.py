@@ -16,11 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from tablebase.errors import StoreError
+from tablebase.lazy import np, pa, pq
 from tablebase.probe.format import DENSE, DICTIONARY, FILE_NAME
 from tablebase.store.files import sha256_of, table_dir, write_atomic
 from tablebase.store.manifest import Manifest

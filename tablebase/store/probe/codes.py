@@ -15,11 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from tablebase.errors import StoreError
+from tablebase.lazy import np, pa, pc
 from tablebase.probe.format import (
     BOOLEAN,
     FLOAT,

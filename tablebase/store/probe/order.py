@@ -22,11 +22,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from tablebase.errors import StoreError
+from tablebase.lazy import np, pa, pq
 
 BATCH = 1 << 16  # rows read at a time by a pass over the files
 MERGE_BATCH = 1 << 14  # rows read at a time from each file being merged: about one file a level is open

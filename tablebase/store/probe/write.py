@@ -13,10 +13,8 @@ import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import numpy as np
-import pyarrow as pa
-
 from tablebase.errors import StoreError
+from tablebase.lazy import np, pa
 from tablebase.probe.format import (
     ALIGN,
     COUNT,

@@ -1,0 +1,49 @@
+"""The large libraries, imported where they are first used rather than where they are named.
+
+A program that opens a folder and probes a position needs JSON, a
+memory-mapped index and the game's notation: no Arrow, no NumPy. Yet
+nearly every module names them for what its other functions do, and
+importing them costs 300-500 ms, twice what a whole cold lookup may take
+(docs/probing.md). So modules take them from here: ``from tablebase.lazy
+import np, pa``. Each name is a module that imports the real library, under
+a lock, at its first attribute, and from then on holds the library's own
+attributes, so that code which uses it (numba's compiled functions too,
+which see a module) reads them as it reads a module's.
+
+For type checkers the names are the libraries themselves.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import types
+from typing import TYPE_CHECKING, Any
+
+__all__ = ["np", "pa", "pc", "pq", "psutil"]
+
+
+class OnFirstUse(types.ModuleType):
+    """A module that becomes the library it names at its first attribute."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self._lock = threading.Lock()
+
+    def __getattr__(self, attribute: str) -> Any:  # only for names not (yet) copied from the library
+        with self._lock:
+            library = importlib.import_module(self.__name__)
+            if "__file__" not in vars(self):
+                vars(self).update(vars(library))
+        return getattr(library, attribute)  # an attribute the library itself makes on demand
+
+
+if TYPE_CHECKING:
+    import numpy as np
+    import psutil
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+else:
+    np, pa, pc, pq, psutil = (OnFirstUse(name) for name in
+                              ("numpy", "pyarrow", "pyarrow.compute", "pyarrow.parquet", "psutil"))
