@@ -19,7 +19,6 @@ import importlib.util
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +60,9 @@ class GameSource:
 
 def plugins() -> dict[str, tuple[str, str]]:
     """Installed plugins: name -> ("module:Class", "<distribution> <version>")."""
+    # tens of milliseconds to import: not for a table of a built-in game
+    from importlib import metadata
+
     found = {}
     for point in metadata.entry_points(group=ENTRY_POINTS):
         dist = point.dist
@@ -238,6 +240,8 @@ def _module_version(module_name: str, digest: str) -> str:
     version = getattr(sys.modules.get(top), "__version__", None)
     if version:
         return str(version)
+    from importlib import metadata
+
     for dist in metadata.packages_distributions().get(top, []):
         try:
             return metadata.version(dist)

@@ -6,7 +6,6 @@ import hashlib
 import os
 import re
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +149,9 @@ def flush_to_disk(paths: Iterable[str | os.PathLike]) -> None:
     once after them, since the files came there by renames and a rename is
     the folder's write.
     """
+    # imports logging: not for a program that only reads
+    from concurrent.futures import ThreadPoolExecutor
+
     paths = list(paths)
     folders = list(dict.fromkeys(os.path.dirname(os.path.abspath(path)) for path in paths))
     for batch in (paths, folders):
