@@ -4,20 +4,23 @@
     python benchmarks/bench_probe.py --db tb --table chomp_13x13
     python benchmarks/bench_probe.py --db tb --table wythoff_n1000    # any dense table
 
-Prints in one run: a cold one-shot probe (a whole `python -c` process), the first
+Prints in one run: the interpreter's own start (`python -c pass`), a cold one-shot
+probe (a whole `python -c` process) beside a cold DuckDB point query, the first
 probe after opening, a warm probe by key (`ProbeIndex.probe`) and of a position's
 text (`Tablebase.probe`), each beside DuckDB's `SELECT ... WHERE key = ?` on the
 same table's Parquet files (the baseline, measured in the same run), probe_many's
 rate on ten million random keys, lookup_many's rate on texts, the C reader's probe
 timed in C and the index's bytes a position. A shared machine slows every figure:
 the load average is printed, and times are given by the wall's clock and by the
-process's CPU time.
+process's CPU time. Whole processes run with bytecode caches, as an installed
+package has them.
 
 Then the same through the library and the command, through the index and the
 old way (the table's rows loaded into memory, as for a table without an index:
 a folder of hard links to the same files, without probe.tbi), side by side:
-`tablebase lookup` as a whole process, the first `Tablebase.probe` after
-`tablebase.open`, the resident memory that opening and that probe add, a warm
+`tablebase lookup` as a whole process, `import tablebase` and `tablebase.open`,
+the first `Tablebase.probe` after them, the resident memory that importing,
+opening and that probe add, a warm
 `Tablebase.probe` of a position's text, and `lookup_many`'s rate.
 """
 
@@ -41,15 +44,36 @@ import pyarrow as pa
 READER = Path(__file__).parent.parent / "readers" / "c" / "tbprobe.c"
 
 
-def one_shot(path: Path, key: int, runs: int) -> float:
-    """Seconds of a whole `python -c` process that opens the index and probes one key (the median)."""
-    script = f"from tablebase.probe import ProbeIndex; print(ProbeIndex({str(path)!r}).probe({key}))"
+def child_env() -> dict[str, str]:
+    """The environment of the processes timed cold: bytecode caches written and read, as an installed
+    package has them (a machine that sets PYTHONDONTWRITEBYTECODE compiles every module in every process)."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def whole_process(argv: list[str], runs: int) -> float:
+    """Seconds of a whole process (the median of ``runs``, after one that writes the caches)."""
+    subprocess.run(argv, check=True, capture_output=True, env=child_env())
     times = []
     for _ in range(runs):
         began = time.perf_counter()
-        subprocess.run([sys.executable, "-c", script], check=True, capture_output=True)
+        subprocess.run(argv, check=True, capture_output=True, env=child_env())
         times.append(time.perf_counter() - began)
     return statistics.median(times)
+
+
+def one_shot(path: Path, key: int, runs: int) -> float:
+    """Seconds of a whole `python -c` process that opens the index and probes one key (the median)."""
+    script = f"from tablebase.probe import ProbeIndex; print(ProbeIndex({str(path)!r}).probe({key}))"
+    return whole_process([sys.executable, "-c", script], runs)
+
+
+def duckdb_one_shot(root: Path, table: str, key: int, runs: int) -> float:
+    """Seconds of a whole `python -c` process that asks DuckDB for one row of the table's Parquet files."""
+    from tablebase.store import Manifest, table_dir
+
+    files = [str(table_dir(root, table) / name) for name in sorted(Manifest.load(root, table).files)]
+    query = f"SELECT * EXCLUDE (position) FROM read_parquet({files!r}) WHERE key = {key}"
+    return whole_process([sys.executable, "-c", f"import duckdb; print(duckdb.sql({query!r}).fetchall())"], runs)
 
 
 def in_process(path: Path, keys: list[int]) -> dict[str, float]:
@@ -153,11 +177,13 @@ def duckdb_point(root: Path, table: str, keys: list[int]) -> float:
 READER_RUN = """
 import json, sys, time, psutil
 positions = json.load(open(sys.argv[3]))
-import tablebase
 process = psutil.Process()
 before = process.memory_info().rss
 began = time.perf_counter()
+import tablebase
 tb = tablebase.open(sys.argv[1])
+opened = time.perf_counter() - began
+began = time.perf_counter()
 tb.probe(sys.argv[2], positions[0])
 first = time.perf_counter() - began
 added = process.memory_info().rss - before
@@ -168,7 +194,7 @@ warm = (time.perf_counter() - began) / 1000
 batch = positions[1001:]
 began = time.perf_counter()
 tb.lookup_many(sys.argv[2], batch)
-print(json.dumps({"first": first, "rss": added, "warm": warm, "many": len(batch) / (time.perf_counter() - began)}))
+print(json.dumps({"open": opened, "first": first, "rss": added, "warm": warm, "many": len(batch) / (time.perf_counter() - began)}))
 """
 
 
@@ -187,13 +213,7 @@ def without_index(root: Path, table: str) -> Path:
 
 def command_lookup(root: Path, table: str, position: str, runs: int) -> float:
     """Seconds of a whole `tablebase lookup` process (the median)."""
-    times = []
-    for _ in range(runs):
-        began = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "tablebase", "lookup", "--db", str(root), table, position],
-                       check=True, capture_output=True)
-        times.append(time.perf_counter() - began)
-    return statistics.median(times)
+    return whole_process([sys.executable, "-m", "tablebase", "lookup", "--db", str(root), table, position], runs)
 
 
 def library(root: Path, table: str, positions: list[str]) -> dict[str, float]:
@@ -201,8 +221,9 @@ def library(root: Path, table: str, positions: list[str]) -> dict[str, float]:
     with tempfile.NamedTemporaryFile("w", suffix=".json") as listed:
         json.dump(positions, listed)
         listed.flush()
-        said = subprocess.run([sys.executable, "-c", READER_RUN, str(root), table, listed.name], check=True,
-                              capture_output=True, text=True)
+        argv = [sys.executable, "-c", READER_RUN, str(root), table, listed.name]
+        subprocess.run(argv, check=True, capture_output=True, env=child_env())  # the caches written
+        said = subprocess.run(argv, check=True, capture_output=True, text=True, env=child_env())
     return json.loads(said.stdout)
 
 
@@ -218,6 +239,7 @@ def routing(root: Path, table: str, keys: list[int], batch: int, index_only: boo
         run, cold = library(root, table, positions), command_lookup(root, table, positions[0], runs=5)
         return [
             ("tablebase lookup, the whole process (index)", f"{cold * 1e3:.2f} ms", "<= 150 ms"),
+            ("import tablebase and open the folder (index)", f"{run['open'] * 1e3:.2f} ms", ""),
             ("first Tablebase.probe after open (index)", f"{run['first'] * 1e3:.2f} ms", "<= 10 ms"),
             ("memory open + probe add (index)", f"{run['rss'] / 2**20:.2f} MiB", "<= 100 MB"),
             ("warm Tablebase.probe of a text (index)", f"{run['warm'] * 1e6:.2f} us", "~2 us"),
@@ -235,6 +257,7 @@ def routing(root: Path, table: str, keys: list[int], batch: int, index_only: boo
 
     return [
         ("tablebase lookup, the whole process (index / old)", pair(*cold, 1e-3, "ms"), ""),
+        ("import tablebase and open the folder (index / old)", pair(new_run["open"], old_run["open"], 1e-3, "ms"), ""),
         ("first Tablebase.probe after open (index / old)", pair(new_run["first"], old_run["first"], 1e-3, "ms"), ""),
         ("memory open + probe add (index / old)", pair(new_run["rss"], old_run["rss"], 2**20, "MiB"), ""),
         ("warm Tablebase.probe of a text (index / old)", pair(new_run["warm"], old_run["warm"], 1e-6, "us"), ""),
@@ -296,6 +319,8 @@ def measure(root: Path, table: str, count: int, texts: int, index_only: bool = F
         sys.exit("bench_probe measures a dense table (Chomp, Nim, Wythoff, ...)")
     size = path.stat().st_size
     cold = one_shot(path, keys[0], runs=5)
+    interpreter = whole_process([sys.executable, "-c", "pass"], runs=5)
+    duckdb_cold = duckdb_one_shot(root, table, keys[0], runs=5)
     probes = in_process(path, keys[:100_000])
     rates = batch(path, header.slots, count)
     spelt = by_text(root, table, keys[:100_000], texts)
@@ -307,7 +332,9 @@ def measure(root: Path, table: str, count: int, texts: int, index_only: bool = F
         return f"{point / seconds:,.0f}x DuckDB's"
 
     rows = [
+        ("the interpreter alone (python -c pass, the whole process)", f"{interpreter * 1e3:.1f} ms", ""),
         ("cold one-shot probe (python -c, the whole process)", f"{cold * 1e3:.1f} ms", ""),
+        ("cold one-shot DuckDB point query (python -c, the whole process)", f"{duckdb_cold * 1e3:.1f} ms", ""),
         ("open the index (its header only)", f"{probes['open'] * 1e6:.1f} us", ""),
         ("first probe after opening", f"{probes['first'] * 1e6:.1f} us", ""),
         ("warm probe by key, ProbeIndex.probe (wall / CPU)",

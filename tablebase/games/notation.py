@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from tablebase.games.base import Texts
@@ -28,6 +27,9 @@ def on_threads(read: Callable[..., Any], texts: Texts, *args: Any) -> list[Any]:
     if parts < 2:
         return [read(offsets, texts.data, *args)]
     cuts = np.linspace(0, n, parts + 1).astype(np.int64)
+    # imports logging: not for a program that reads a position or a few
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(parts) as pool:
         return list(pool.map(lambda a, b: read(offsets[a : b + 1], texts.data, *args), cuts[:-1], cuts[1:]))
 
