@@ -154,7 +154,13 @@ class Chomp(KeyedImpartialGame):
         return notation.written_plainly(texts, count=0, order=-1, zeros=False)
 
     def level_of(self, key: int) -> int:
-        return self.box.level_of(key)
+        return sum(self.box.lengths_of(key))
+
+    def spell(self, key: int) -> str:
+        return " ".join(str(n) for n in self.box.lengths_of(key) if n)
+
+    def moves_of(self, key: int) -> list[tuple[int, int]]:
+        return self.box.bites_of(key)
 
     def levels_of(self, keys: np.ndarray) -> np.ndarray:
         return self.box.levels_of(keys)

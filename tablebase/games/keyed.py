@@ -190,6 +190,22 @@ class KeyedGame(Game):
         """The canonical notation of each key."""
         raise NotImplementedError(f"{self.name}: a keyed game gives format_positions()")
 
+    def spell(self, key: int) -> str:
+        """The notation of one position: ``format_positions`` of one key, unless the game spells it in plain
+        Python (see ``moves_of``)."""
+        return self.format_positions(np.array([key], dtype=np.int64)).to_strings()[0]
+
+    def moves_of(self, key: int) -> list[tuple[int, int]] | None:
+        """One position's moves as (move code, child's key), in plain Python; None: the game has no such list.
+
+        A lookup lists a position's moves with each child's figures. By default it plays the game's
+        batch functions (the compiled move generator run as Python, ``format_positions``, ``levels_of``),
+        which need NumPy, whose import takes longer than all the rest of a cold lookup. A game that lists
+        one position's moves here, and gives ``spell`` and ``level_of`` in plain Python too, is looked up
+        without it (Chomp). The moves are the generator's, in any order; a test holds them to it.
+        """
+        return None
+
     def parse(self, text: str) -> int:
         """The key of a position written in the game's notation (any spelling of it)."""
         raise NotImplementedError(f"{self.name}: a keyed game gives parse()")

@@ -15,9 +15,10 @@ over diagrams are compiled with numba.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from functools import cached_property, lru_cache
 from math import comb
-from typing import Callable
+from collections.abc import Callable
 
 from tablebase.games import notation
 from tablebase.games.base import Texts
@@ -362,6 +363,34 @@ class Box:
     def lengths(self, keys: np.ndarray) -> np.ndarray:
         """Row lengths of the diagrams ranked ``keys``, top row first, as a len(keys) x rows matrix."""
         return unrank_many(keys, self.rows, self.cols, self.binom)
+
+    def lengths_of(self, key: int) -> list[int]:
+        """Row lengths of the diagram ranked ``key``, top row first, every row (``lengths`` of one key), in
+        plain Python: each row the longest whose share still fits in what is left of the rank."""
+        out, rest, longest = [], key, self.cols
+        for shares in self._shares:
+            c = bisect_right(shares, rest, 0, longest + 1) - 1
+            out.append(c)
+            rest -= shares[c]
+            longest = c
+        return out
+
+    def bites_of(self, key: int) -> list[tuple[int, int]]:
+        """``bites`` of one diagram in plain Python: (the code r * cols + c, the key it leads to), in the
+        compiled walk's order."""
+        lengths = self.lengths_of(key)
+        shares = [self._shares[r][n] for r, n in enumerate(lengths)]
+        found, height = [], self.rows
+        for c in range(lengths[0]):
+            while lengths[height - 1] <= c:
+                height -= 1
+            delta = 0
+            for r in range(height - 1, -1, -1):
+                delta += self._shares[r][c] - shares[r]
+                if r == 0 and c == 0:
+                    break  # the corner cannot be bitten
+                found.append((r * self.cols + c, key + delta))
+        return found
 
     def rank(self, lengths: list[int]) -> int:
         """The rank of a diagram given by its first rows' lengths (non-increasing, each 0..cols, at most

@@ -10,18 +10,18 @@ the class, which answers what holds for every game of the kind.
 
 from __future__ import annotations
 
-from types import MappingProxyType
+import importlib
 
 from tablebase.errors import TablebaseError
 from tablebase.games import Game
 from tablebase.kinds.artifacts import Artifact, ArtifactCheck
 from tablebase.kinds.base import Footprint, Kind, StoredTable
-from tablebase.kinds.impartial import Impartial
-from tablebase.kinds.partizan import Partizan
-from tablebase.kinds.scored import Scored
 from tablebase.kinds.trust import SOURCE_CHANGED, Trust
 
-KINDS: MappingProxyType[str, type[Kind]] = MappingProxyType({k.name: k for k in (Impartial, Partizan, Scored)})
+#: each kind by its name, as manifests record it, and where its class is: imported at the first table of
+#: the kind, so that reading an impartial table does not import the partizan kind's CGT algebra
+KINDS = {"impartial": "tablebase.kinds.impartial:Impartial", "partizan": "tablebase.kinds.partizan:Partizan",
+         "scored": "tablebase.kinds.scored:Scored"}
 
 
 def kind_of(game: Game | type[Game]) -> Kind:
@@ -31,10 +31,11 @@ def kind_of(game: Game | type[Game]) -> Kind:
 
 def kind_named(name: str) -> type[Kind]:
     """The class of a kind by its name, as manifests record it."""
-    try:
-        return KINDS[name]
-    except KeyError:
-        raise TablebaseError(f"no kind of game {name!r}; kinds are {', '.join(KINDS)}") from None
+    if name not in KINDS:
+        raise TablebaseError(f"no kind of game {name!r}; kinds are {', '.join(KINDS)}")
+    module, _, cls = KINDS[name].partition(":")
+    kind: type[Kind] = getattr(importlib.import_module(module), cls)
+    return kind
 
 
 __all__ = ["KINDS", "SOURCE_CHANGED", "Artifact", "ArtifactCheck", "Footprint", "Kind", "StoredTable", "Trust",

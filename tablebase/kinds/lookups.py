@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tablebase.errors import PositionError
-from tablebase.games import AGAIN, KEY_BITS
+from tablebase.games import AGAIN, KEY_BITS, ImpartialForm, ScoredForm
 from tablebase.kinds.base import StoredTable
 from tablebase.lazy import np
 from tablebase.solve.kernels import children_of
@@ -27,25 +27,35 @@ def row_with_moves(table: StoredTable, text: str, order: Callable[[Listed], List
     moves, a few hundred rows at most, and a program that only looks up imports no Arrow.
     """
     game, index = table.game, table.index()
-    key = game.parse(text)
-    found = index.row(key)
+    key, level = game.locate(text)
+    found = index.row(key, level)
     if found is None:
         raise PositionError(f"{table.name}: position {text!r} is not stored (this table holds {game.bounds})")
-    _, marked, codes = children_of(game, np.array([key], dtype=np.int64))
-    child_keys = marked & KEY_BITS  # a scored game's extra turn is marked on its child's key
-    positions = game.format_positions(np.concatenate(([key], child_keys))).to_strings()
-    result: dict[str, Any] = {"table": table.name, "position": positions[0], "key": key, "level": found["level"]}
+    position, moves = _moves(game, key)
+    result: dict[str, Any] = {"table": table.name, "position": position, "key": key, "level": found["level"]}
     result.update({f: v for f, v in found.items() if f not in (*IDENTITY, "level")})
     unknown = {f: None for f in found if f not in IDENTITY and not f.startswith("best_")}  # a child not stored
     listed = []
-    for code, child, level, position, again in zip(codes.tolist(), child_keys.tolist(),
-                                                   game.levels_of(child_keys).tolist(), positions[1:],
-                                                   (marked >= AGAIN).tolist()):
+    for code, marked, position, level in moves:
+        child = marked & KEY_BITS  # a scored game's extra turn is marked on its child's key
         entry = {"move": game.move_name(code), "position": position, "key": child}
-        if again:  # the same player moves again: the figures that follow are the mover's own
+        if marked >= AGAIN:  # the same player moves again: the figures that follow are the mover's own
             entry["again"] = True
         row = index.row(child, level) or unknown
         entry.update({f: v for f, v in row.items() if f not in IDENTITY and not f.startswith("best_")})
         listed.append((code, entry))
     result["moves"] = [entry for _, entry in order(listed)]
     return result
+
+
+def _moves(game: ImpartialForm | ScoredForm, key: int) -> tuple[str, list[tuple[int, int, str, int]]]:
+    """A position's notation and its moves, each (code, child's key as marked, child's notation, child's
+    level): in plain Python where the game lists one position's moves so (``moves_of``), else in batches."""
+    plain = game.moves_of(key)
+    if plain is not None:
+        return game.spell(key), [(code, child, game.spell(child & KEY_BITS), game.level_of(child & KEY_BITS))
+                                 for code, child in plain]
+    _, marked, codes = children_of(game, np.array([key], dtype=np.int64))
+    children = marked & KEY_BITS
+    positions = game.format_positions(np.concatenate(([key], children))).to_strings()
+    return positions[0], list(zip(codes.tolist(), marked.tolist(), positions[1:], game.levels_of(children).tolist()))

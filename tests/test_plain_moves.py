@@ -1,0 +1,67 @@
+"""A game's moves of one position in plain Python (``moves_of``, ``spell``, ``level_of``): what a lookup
+uses so that it imports no NumPy. They must say what the definition says and what the compiled batch
+functions say, position for position, and a lookup through them must read as one through the batches."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from oracles import chomp_board, chomp_boards, chomp_moves
+
+import tablebase
+from tablebase.games import KEY_BITS
+from tablebase.games.registry import find_game
+from tablebase.solve.kernels import children_of
+
+BOXES = [(1, 1), (1, 6), (6, 1), (2, 5), (3, 4), (4, 4), (5, 3)]
+
+
+def chomp(rows: int, cols: int):
+    cls, _ = find_game("chomp")
+    return cls(rows=rows, cols=cols)
+
+
+@pytest.mark.parametrize("rows, cols", BOXES)
+def test_chomp_spells_and_levels_every_position_as_the_batches_do(rows, cols):
+    game = chomp(rows, cols)
+    keys = np.arange(1, game.key_space, dtype=np.int64)  # key 0, the empty bar, is no position
+    assert [game.spell(k) for k in keys.tolist()] == game.format_positions(keys).to_strings()
+    assert [game.level_of(k) for k in keys.tolist()] == game.levels_of(keys).tolist()
+    assert [game.box.lengths_of(k) for k in keys.tolist()] == game.box.lengths(keys).tolist()
+
+
+@pytest.mark.parametrize("rows, cols", BOXES)
+def test_chomp_moves_of_one_position_are_the_bites_of_its_bar(rows, cols):
+    """Against the definition (``oracles.chomp_moves``: every square but the poisoned one, bitten with all
+    below and right of it) on every diagram, and against the compiled generator, move for move in order."""
+    game = chomp(rows, cols)
+    boards = chomp_boards(rows, cols)
+    assert len(boards) == game.key_space - 1
+    for board in boards:
+        text = " ".join(str(n) for n in (sum(1 for r, _ in board if r == i) for i in range(rows)) if n)
+        key = game.parse(text)
+        moves = game.moves_of(key)
+        children = {chomp_board(game.spell(child)) for _, child in moves}
+        assert len(children) == len(moves) and children == set(chomp_moves(board)), text
+        for code, child in moves:  # the move's name says which square is bitten
+            r, c = (int(n) - 1 for n in game.move_name(code).strip("()").split(","))
+            assert chomp_board(game.spell(child)) == frozenset((x, y) for x, y in board if x < r or y < c)
+        _, marked, codes = children_of(game, np.array([key], dtype=np.int64))
+        assert moves == list(zip(codes.tolist(), (marked & KEY_BITS).tolist())), text
+
+
+@pytest.fixture(scope="module")
+def chomp_table(built):
+    return built("chomp", rows=5, cols=4)
+
+
+def test_a_lookup_through_plain_moves_reads_as_one_through_the_batches(chomp_table, monkeypatch):
+    root, table = chomp_table
+    with tablebase.open(root) as tb:
+        game = tb.game(table)
+        texts = game.format_positions(np.arange(1, game.key_space, dtype=np.int64)).to_strings()
+        plain = [tb.lookup(table, t) for t in texts]
+        monkeypatch.setattr(type(game), "moves_of", lambda self, key: None)
+        batched = [tb.lookup(table, t) for t in texts]
+    assert plain == batched
+    assert sum(len(found["moves"]) for found in plain) > len(texts)  # they list moves
