@@ -41,24 +41,36 @@ def first_outside(folder: Path, names: Iterable[object]) -> object | None:
     A name must be relative, without ``..``, and name a path that, symlinks
     followed, is still under the folder: a downloaded folder's manifest may
     name anything, and no reader follows it out. Each distinct sub-folder is
-    resolved once and each file only if it is a symlink (a table has
-    thousands of files, and resolving each took a second).
+    resolved and listed once, and a file resolved only if the listing says it
+    is a symlink: a table has thousands of files, opening it reads every
+    manifest, and a stat of each file took longer than the rest of a lookup.
     """
     home = os.path.realpath(folder)
-    parents: dict[str, bool] = {}
+    links: dict[str, set[str] | None] = {}  # sub-folder: the names of the symlinks in it; None if it leaves
     for name in names:
         if not isinstance(name, str) or not name or "\0" in name:
             return name
-        relative = Path(name)
-        if relative.is_absolute() or ".." in relative.parts:
+        parts = name.replace(os.altsep, os.sep).split(os.sep) if os.altsep else name.split(os.sep)
+        if os.path.isabs(name) or ".." in parts:
             return name
-        parent = str(relative.parent)
-        if parent not in parents:
-            parents[parent] = _under(os.path.realpath(os.path.join(home, parent)), home)
-        path = os.path.join(home, name)
-        if not parents[parent] or (os.path.islink(path) and not _under(os.path.realpath(path), home)):
+        parent = os.sep.join(parts[:-1])
+        if parent not in links:
+            real = os.path.realpath(os.path.join(home, parent))
+            links[parent] = _symlinks(real) if _under(real, home) else None
+        found = links[parent]
+        if found is None or (parts[-1] in found and not _under(os.path.realpath(os.path.join(home, name)), home)):
             return name
     return None
+
+
+def _symlinks(folder: str) -> set[str]:
+    """The names of the symlinks in a folder, from one listing (none if it cannot be listed: then no file
+    in it is read either)."""
+    try:
+        with os.scandir(folder) as entries:
+            return {entry.name for entry in entries if entry.is_symlink()}
+    except OSError:
+        return set()
 
 
 def _under(path: str, home: str) -> bool:
