@@ -114,10 +114,10 @@ print("duckdb" in sys.modules)
     assert result.stdout.split() == ["False", "True"]
 
 
-def test_a_probe_imports_neither_arrow_nor_numpy_and_a_lookup_no_arrow(folder):
-    """A probe reads the position's text, the manifests and the index in plain Python: NumPy and Arrow,
-    whose imports take longer than the whole lookup may, come in only where they do work. A lookup plays
-    the position's moves with NumPy and lists them without Arrow; a batch is Arrow's."""
+def test_a_probe_or_a_lookup_imports_neither_arrow_nor_numpy(folder):
+    """A probe reads the position's text, the manifests and the index in plain Python, and a lookup lists
+    Chomp's moves so too (``moves_of``): NumPy and Arrow, whose imports take longer than a whole lookup
+    may, come in only where they do work, as in a batch."""
     root, chomp, _ = folder
     code = f"""
 import sys, tablebase
@@ -134,14 +134,14 @@ loaded()
 """
     result = python(code)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["[]", "[]", "['numpy']", "['numpy', 'pyarrow']"]
+    assert result.stdout.splitlines() == ["[]", "[]", "[]", "['numpy', 'pyarrow']"]
 
 
-def test_the_lookup_command_imports_no_arrow(folder):
+def test_the_lookup_command_imports_neither_arrow_nor_numpy(folder):
     root, chomp, _ = folder
     result = python(f"import sys\nfrom tablebase.cli import main\n"
                     f"code = main(['lookup', '--db', {str(root)!r}, {chomp!r}, '4 4 3 1'])\n"
-                    f"print('pyarrow' in sys.modules)\nraise SystemExit(code)")
+                    f"print('pyarrow' in sys.modules, 'numpy' in sys.modules)\nraise SystemExit(code)")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[-1] == "False"
+    assert result.stdout.splitlines()[-1] == "False False"
     assert "(2,1)" in result.stdout  # its moves listed

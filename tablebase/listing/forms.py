@@ -100,6 +100,8 @@ class ListedPlainGame(_CountedLevels):
     keyed = True
     lists_levels = True
     compiled_moves = None  # the solvers read moves from the listing
+    moves_of = KeyedGame.moves_of  # None: a lookup reads the listing's moves in batches too
+    spell = KeyedGame.spell
 
     def __init__(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
                  rows: Callable[[int, int, int], LevelRows], max_moves: int = 0, mean_moves: float = 0.0) -> None:
