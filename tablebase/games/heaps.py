@@ -24,6 +24,7 @@ subclass ``HeapGame`` directly.
 from __future__ import annotations
 
 from collections import Counter
+from functools import cached_property
 from typing import Any, ClassVar
 
 from tablebase.errors import TablebaseError
@@ -170,7 +171,6 @@ class HeapMultiset(HeapGame):
         self.key_space = self.box.size
         if self.key_space > 2**40:  # checked before the level sizes, whose table grows with the box
             raise TablebaseError(f"{self.name}: {self.heaps} heaps of at most {self.top} make too many positions")
-        self._sizes = self.box.level_sizes()
 
     def read_sizes(self) -> None:
         """The number of heaps, then the largest heap."""
@@ -215,11 +215,18 @@ class HeapMultiset(HeapGame):
     def level_size(self, level: int) -> int:
         return int(self._sizes[level])
 
+    @cached_property
+    def _sizes(self) -> np.ndarray:
+        return self.box.level_sizes()
+
     def level_keys(self, level: int, start: int, stop: int) -> np.ndarray:
         return self.box.level_keys(level, start, stop)
 
     def level_of(self, key: int) -> int:
-        return self.box.level_of(key)
+        return sum(self.box.lengths_of(key))
+
+    def spell(self, key: int) -> str:
+        return " ".join(map(str, reversed(self.box.lengths_of(key))))
 
     def levels_of(self, keys: np.ndarray) -> np.ndarray:
         return self.box.levels_of(keys)

@@ -202,7 +202,7 @@ class KeyedGame(Game):
         batch functions (the compiled move generator run as Python, ``format_positions``, ``levels_of``),
         which need NumPy, whose import takes longer than all the rest of a cold lookup. A game that lists
         one position's moves here, and gives ``spell`` and ``level_of`` in plain Python too, is looked up
-        without it (Chomp). The moves are the generator's, in any order; a test holds them to it.
+        without it (Chomp, Nim). The moves are the generator's, in any order; a test holds them to it.
         """
         return None
 

@@ -56,6 +56,19 @@ class Nim(HeapMultiset):
         self.max_moves = self.heaps * self.top
         self.compiled_moves = CompiledMoves(_moves, self.kernel_args)
 
+    def moves_of(self, key: int) -> list[tuple[int, int]]:
+        """``_moves`` of one position in plain Python, in its order: each heap of a run of equal ones once,
+        lowered to each smaller size."""
+        sizes, rank = self.box.lengths_of(key), self.box.rank
+        found = []
+        for j, h in enumerate(sizes):
+            if h == 0 or (j + 1 < self.heaps and sizes[j + 1] == h):
+                continue  # equal heaps give equal moves: the last of a run
+            rest = sizes[:j] + sizes[j + 1:]
+            for v in range(h):
+                found.append((h * (self.top + 1) + v, rank(sorted(rest + [v], reverse=True))))
+        return found
+
     def move_name(self, move: int) -> str:
         h, v = divmod(move, self.top + 1)
         return f"{h}->{v}"
