@@ -4,7 +4,7 @@ A program that opens a folder and probes a position needs JSON, a
 memory-mapped index and the game's notation: no Arrow, no NumPy. Yet
 nearly every module names them for what its other functions do, and
 importing them costs 300-500 ms, twice what a whole cold lookup may take
-(docs/probing.md). So modules take them from here: ``from tablebase.lazy
+(docs/probe.md). So modules take them from here: ``from tablebase.lazy
 import np, pa``. Each name is a module that imports the real library, under
 a lock, at its first attribute, and from then on holds the library's own
 attributes, so that code which uses it (numba's compiled functions too,
