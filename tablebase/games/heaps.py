@@ -32,7 +32,7 @@ from tablebase.games import young
 from tablebase.games.base import Texts, table_name
 from tablebase.games.drawing import Box, Picture, heaps
 from tablebase.games.keyed import KeyedImpartialGame
-from tablebase.games.notation import split_ints, written_plainly
+from tablebase.games.notation import format_rows, split_ints, written_plainly
 from tablebase.jit import njit
 from tablebase.lazy import np
 
@@ -90,7 +90,7 @@ class HeapGame(KeyedImpartialGame):
     def format_positions(self, keys: np.ndarray) -> Texts:
         """The numbers of every key written in one compiled pass, without a Python string per position."""
         numbers = self.numbers(np.asarray(keys, dtype=np.int64))
-        return young.format_rows(numbers, np.full(len(numbers), numbers.shape[1], dtype=np.int64))
+        return format_rows(numbers, np.full(len(numbers), numbers.shape[1], dtype=np.int64))
 
     def move_name(self, move: int) -> str:
         """A take: the move code is the number of tokens taken."""

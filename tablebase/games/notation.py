@@ -1,5 +1,5 @@
-"""Reading many positions at once: whole numbers from a buffer of texts, compiled; Young diagrams
-(Chomp's rows, Nim's heaps) straight to their ranks."""
+"""Reading and writing many positions at once, compiled: whole numbers from a buffer of texts, Young
+diagrams (Chomp's rows, Nim's heaps) straight to their ranks, and rows of numbers written as texts."""
 
 from __future__ import annotations
 
@@ -179,3 +179,52 @@ def written_plainly(texts: Texts, count: int, order: int, zeros: bool) -> bool:
     and 0 among them only if ``zeros``. A game whose ``format_positions`` writes its numbers so tells by
     this that texts read already spell their positions (``KeyedGame.spelt_alike``)."""
     return all(on_threads(_written_plainly, texts, count, order, zeros))
+
+
+@njit(cache=True)
+def _write_int(v, data, p, digits):
+    """Write the decimal digits of v >= 0 at data[p:]; return the position after them."""
+    k = 0
+    while True:
+        digits[k] = 48 + v % 10
+        v //= 10
+        k += 1
+        if v == 0:
+            break
+    for d in range(k):
+        data[p + d] = digits[k - 1 - d]
+    return p + k
+
+
+@njit(cache=True)
+def join_ints(matrix, counts):
+    """Format row i of ``matrix`` (its first counts[i] entries) as space-separated text."""
+    n = matrix.shape[0]
+    widest = 1
+    for i in range(n):
+        for j in range(counts[i]):
+            v = matrix[i, j]
+            digits = 1
+            while v >= 10:
+                v //= 10
+                digits += 1
+            widest = max(widest, digits)
+    # One pass into a buffer sized for the widest numbers, then cut to length.
+    data = np.empty(max(1, counts.sum()) * (widest + 1), dtype=np.uint8)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    digits_of = np.empty(widest + 1, dtype=np.uint8)
+    p = 0
+    for i in range(n):
+        for j in range(counts[i]):
+            if j > 0:
+                data[p] = 32
+                p += 1
+            p = _write_int(matrix[i, j], data, p, digits_of)
+        offsets[i + 1] = p
+    return offsets, data[:p].copy()
+
+
+def format_rows(matrix: np.ndarray, counts: np.ndarray) -> Texts:
+    """Row i of ``matrix``, its first counts[i] numbers, as the text of a position: numbers between single spaces."""
+    offsets, data = join_ints(np.ascontiguousarray(matrix, dtype=np.int64), counts.astype(np.int64))
+    return Texts(offsets, data)

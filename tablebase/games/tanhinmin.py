@@ -38,6 +38,7 @@ from tablebase.games import young
 from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import BLUE, GREY, LIGHT, PAPER, RED, Picture
 from tablebase.games.keyed import CompiledMoves, KeyedScoredGame
+from tablebase.games.notation import format_rows
 from tablebase.games.plain import Outcome
 from tablebase.jit import njit
 from tablebase.lazy import np
@@ -172,7 +173,7 @@ class Tanhinmin(KeyedScoredGame):
         width = self.cards_down.shape[1]
         shift = (np.arange(width) + (width - self.sizes)[:, None]) % width
         self.cards_up = np.take_along_axis(np.sort(self.cards_down, axis=1), shift, axis=1)
-        self._hand_texts = young.format_rows(self.cards_up, self.sizes)
+        self._hand_texts = format_rows(self.cards_up, self.sizes)
         self._field_texts = Texts.from_strings([str(f) for f in range(self.fields)])
 
     def draw(self, position: str) -> Picture:

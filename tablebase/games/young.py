@@ -16,9 +16,9 @@ over diagrams are compiled with numba.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from functools import cached_property, lru_cache
 from math import comb
-from collections.abc import Callable
 
 from tablebase.games import notation
 from tablebase.games.base import Texts
@@ -189,54 +189,6 @@ def next_of_size(lengths, rows, cols):
     for i in range(n):
         lengths[j + 1 + i] = q + 1 if i < extra else q
     return True
-
-
-@njit(cache=True)
-def _write_int(v, data, p, digits):
-    """Write the decimal digits of v >= 0 at data[p:]; return the position after them."""
-    k = 0
-    while True:
-        digits[k] = 48 + v % 10
-        v //= 10
-        k += 1
-        if v == 0:
-            break
-    for d in range(k):
-        data[p + d] = digits[k - 1 - d]
-    return p + k
-
-
-@njit(cache=True)
-def join_ints(matrix, counts):
-    """Format row i of ``matrix`` (its first counts[i] entries) as space-separated text."""
-    n = matrix.shape[0]
-    widest = 1
-    for i in range(n):
-        for j in range(counts[i]):
-            v = matrix[i, j]
-            digits = 1
-            while v >= 10:
-                v //= 10
-                digits += 1
-            widest = max(widest, digits)
-    # One pass into a buffer sized for the widest numbers, then cut to length.
-    data = np.empty(max(1, counts.sum()) * (widest + 1), dtype=np.uint8)
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    digits_of = np.empty(widest + 1, dtype=np.uint8)
-    p = 0
-    for i in range(n):
-        for j in range(counts[i]):
-            if j > 0:
-                data[p] = 32
-                p += 1
-            p = _write_int(matrix[i, j], data, p, digits_of)
-        offsets[i + 1] = p
-    return offsets, data[:p].copy()
-
-
-def format_rows(matrix: np.ndarray, counts: np.ndarray) -> Texts:
-    offsets, data = join_ints(np.ascontiguousarray(matrix, dtype=np.int64), counts.astype(np.int64))
-    return Texts(offsets, data)
 
 
 @njit(cache=True, inline="always")
