@@ -29,14 +29,19 @@ def kind_of(game: Game | type[Game]) -> Kind:
     return kind_named(game.kind)(game)
 
 
-def kind_named(name: str) -> type[Kind]:
-    """The class of a kind by its name, as manifests record it."""
+def known_kind(name: str) -> None:
+    """TablebaseError unless ``name`` is a kind's (its module is not imported)."""
     if name not in KINDS:
         raise TablebaseError(f"no kind of game {name!r}; kinds are {', '.join(KINDS)}")
+
+
+def kind_named(name: str) -> type[Kind]:
+    """The class of a kind by its name, as manifests record it."""
+    known_kind(name)
     module, _, cls = KINDS[name].partition(":")
     kind: type[Kind] = getattr(importlib.import_module(module), cls)
     return kind
 
 
 __all__ = ["KINDS", "SOURCE_CHANGED", "Artifact", "ArtifactCheck", "Footprint", "Kind", "StoredTable", "Trust",
-           "kind_named", "kind_of"]
+           "kind_named", "kind_of", "known_kind"]

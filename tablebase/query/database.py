@@ -15,14 +15,20 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterable
-from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
 from tablebase.errors import PositionError, StoreError, TablebaseError, TableNotFound
 from tablebase.games import KeyedForm, Texts
 from tablebase.jit import compile_if_installed
-from tablebase.kinds import SOURCE_CHANGED, StoredTable, Trust, kind_named, kind_of
+from tablebase.kinds import (
+    SOURCE_CHANGED,
+    StoredTable,
+    Trust,
+    kind_named,
+    kind_of,
+    known_kind,
+)
 from tablebase.lazy import pa
 from tablebase.listing import LevelRows
 from tablebase.query.sql import DEFAULT_TIMEOUT, Limits, QueryError, Session
@@ -39,6 +45,8 @@ COMPILED_FROM = 10_000  # positions of a batch from which the game's functions a
 
 def named_queries() -> dict[str, str]:
     """The named statistics shipped in queries/*.sql, by file stem."""
+    from importlib import resources  # not for a program that only looks positions up
+
     folder = resources.files("tablebase") / "queries"
     return {p.name[:-4]: p.read_text() for p in sorted(folder.iterdir(), key=lambda p: p.name) if p.name.endswith(".sql")}
 
@@ -78,7 +86,7 @@ class Tablebase:
         for name in list_tables(self.root):
             try:
                 self.manifests[name] = Manifest.load(self.root, name)
-                kind_named(self.manifests[name].kind)
+                known_kind(self.manifests[name].kind)
             except TablebaseError as e:
                 self.manifests.pop(name, None)
                 self.unreadable[name] = str(e)

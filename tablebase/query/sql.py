@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tempfile
 import threading
 import time
 import weakref
@@ -124,6 +123,8 @@ class Session:
     """
 
     def __init__(self, root: Path, files: Iterable[Path], limits: Limits) -> None:
+        import tempfile  # with random and more, as DuckDB below: not for a program that only looks positions up
+
         self.limits = limits
         self.temp = Path(tempfile.mkdtemp(prefix="tablebase-sql-", dir=limits.temp_root))
         self.broken: dict[str, str] = {}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 from pathlib import Path
 
 from tablebase.errors import StoreError
@@ -29,7 +28,7 @@ class BuildLock:
     def _stale(self, holder: dict | None) -> bool:
         if holder is None:
             return True  # unreadable: written by a build killed mid-write
-        if holder.get("host") != socket.gethostname():
+        if holder.get("host") != _host():
             return False  # cannot see another machine's processes
         pid = holder.get("pid")
         try:
@@ -40,7 +39,7 @@ class BuildLock:
 
     def acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        me = {"pid": os.getpid(), "host": socket.gethostname(), "started": psutil.Process().create_time()}
+        me = {"pid": os.getpid(), "host": _host(), "started": psutil.Process().create_time()}
         for _ in range(2):
             try:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
@@ -72,3 +71,9 @@ class BuildLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+def _host() -> str:
+    import socket  # not for a program that only reads
+
+    return socket.gethostname()
