@@ -67,8 +67,8 @@ def undisturbed(built):
 
 @pytest.mark.parametrize("on_disk", [False, True], ids=["values-in-memory", "values-on-disk"])
 def test_driver_killed_mid_level_resumes_to_identical_files(tmp_path, undisturbed, on_disk):
-    """With values on disk (as when they fit no worker), the resumed build reads the levels the killed one
-    wrote back into a new file a part at a time, and the killed build's values files are removed."""
+    """With values on disk (as when they fit no worker), the resumed build maps the values files the killed
+    one left on this machine and reads back only the parts they lack; once whole, it removes them."""
     table = tmp_path / "chomp_12x12"
     env = {"TABLEBASE_VALUES_MEMORY": "0"} if on_disk else None
     proc = start_build(tmp_path, env=env)
@@ -85,6 +85,7 @@ def test_driver_killed_mid_level_resumes_to_identical_files(tmp_path, undisturbe
     assert 0 < summary["skipped_partitions"] < summary["partitions"]
     assert f"({summary['skipped_partitions']} already built, skipped)" in err
     assert ("on each machine's disk" in err) == on_disk
+    assert ("kept on this machine from the last run" in err) == on_disk
     assert file_hashes(table) == undisturbed
     assert sorted(p.name for p in tmp_path.iterdir()) == ["chomp_12x12"]
 

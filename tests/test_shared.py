@@ -130,6 +130,35 @@ def test_folders_left_by_killed_builds_are_removed_and_folders_in_use_kept():
             shared.remove(run)
 
 
+def test_what_a_killed_run_of_the_same_build_left_is_kept_with_its_room_and_parts(tmp_path, monkeypatch):
+    """A killed run's folders, on disk and in shared memory, are kept for the build of the same name: their
+    room counts as this build's, their marked parts are counted; another build's are removed."""
+    ours, other = shared.values_name(tmp_path, "t", "d", {"n": 1}, []), uuid.uuid4().hex
+    assert ours == shared.values_name(tmp_path, "t", "d", {"n": 1}, [])  # the same build: the same name
+    assert ours not in {shared.values_name(tmp_path / "x", "t", "d", {"n": 1}, []),
+                        shared.values_name(tmp_path, "t", "e", {"n": 1}, []),
+                        shared.values_name(tmp_path, "t", "d", {"n": 2}, []),
+                        shared.values_name(tmp_path, "t", "d", {"n": 1}, ["grundy"])}
+    disk = tmp_path / "values"
+    for name in (ours, other):  # each left by a process that held it and ended
+        subprocess.run([sys.executable, "-c", HOLD.replace("(sys.argv[1], 1)", f"(sys.argv[1], 1, {str(disk)!r})"),
+                        name], stdin=subprocess.DEVNULL, check=True, capture_output=True)
+    kept = disk / f"{shared.PREFIX}{ours}-{shared.machine()}"
+    (kept / "grundy").write_bytes(bytes(1 << 20))
+    (kept / "parts" / "1-5.0").touch()
+    (kept / "parts" / "6-6.1").touch()
+    monkeypatch.setattr(shared, "disk_room", lambda where: 1000)  # free space, whatever else writes to the disk
+    try:
+        _, room, parts = shared.clear_room(disk, ours)
+        assert parts == 2 and kept.is_dir()
+        assert not (disk / f"{shared.PREFIX}{other}-{shared.machine()}").exists()
+        assert room >= 1000 + (1 << 20)  # the kept file's megabyte is the build's own room
+        assert shared.clear_room(disk)[2] == 0 and not kept.exists()  # for any other build: removed
+    finally:
+        shared.remove(ours, disk)
+        shared.remove(other, disk)
+
+
 def test_a_two_worker_build_with_shared_values_is_right_and_leaves_nothing_behind(tmp_path, scheduler):
     before = _our_folders()
     spec = spec_for("chomp", {"rows": 5, "cols": 6})

@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tablebase.build.cluster import dask_client
-    from tablebase.build.driver import BuildSummary, build_table
+    from tablebase.build.driver import build_table
     from tablebase.build.jobs import TableSpec, read_job, spec_for
     from tablebase.build.plan import DEFAULT_PARTITION_ROWS
+    from tablebase.build.summary import BuildSummary
     from tablebase.build.tables import build_tables
 
-_LATER = {"build_table": "driver", "BuildSummary": "driver", "dask_client": "cluster", "build_tables": "tables",
+_LATER = {"build_table": "driver", "BuildSummary": "summary", "dask_client": "cluster", "build_tables": "tables",
           "TableSpec": "jobs", "read_job": "jobs", "spec_for": "jobs", "DEFAULT_PARTITION_ROWS": "plan"}
 
 

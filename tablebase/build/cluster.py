@@ -134,13 +134,13 @@ def least_limit(workers: dict[str, Any]) -> int | None:
     return min(limits) if limits and min(limits) > 0 else None
 
 
-def cluster_workers(client: Client, disk: str | None = None) -> Workers:
+def cluster_workers(client: Client, disk: str | None = None, keep: str | None = None) -> Workers:
     """The workers' smallest memory limit, the most on one machine, and the least shared memory and free
     space on the disk that holds ``disk`` (a folder for values too large for memory) any of them has,
-    once what builds that were killed left there is removed."""
+    once what builds that were killed left there is removed, but the values of the build named ``keep``."""
     info = client.scheduler_info()["workers"]
     hosts = Counter(w.get("host") for w in info.values())
-    rooms = [r for r in client.run(shared.clear_room, disk, on_error="return").values() if isinstance(r, tuple)]
+    rooms = [r for r in client.run(shared.clear_room, disk, keep, on_error="return").values() if isinstance(r, tuple)]
     rests = [r for r in client.run(heap.held_at_rest, on_error="return").values() if isinstance(r, int)]
     return Workers(limit=least_limit(info),
                    per_machine=max(hosts.values(), default=1),
@@ -148,4 +148,5 @@ def cluster_workers(client: Client, disk: str | None = None) -> Workers:
                    addresses=tuple(sorted(info)),
                    disk_room=min((r[1] for r in rooms), default=0),
                    machines=max(len(hosts), 1),
-                   at_rest=max(rests, default=0))
+                   at_rest=max(rests, default=0),
+                   kept_parts=max((r[2] for r in rooms), default=0))

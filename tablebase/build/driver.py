@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 import uuid
 from collections import Counter
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +39,7 @@ from tablebase.build.plan import (
 from tablebase.build.progress import Progress, Ticker
 from tablebase.build.readback import listening
 from tablebase.build.resume import resumed
+from tablebase.build.summary import BuildSummary
 from tablebase.build.tasks import measure_notation, release, solve_slices, warm_up
 from tablebase.errors import BuildError
 from tablebase.kinds import Artifact, Kind
@@ -56,24 +56,6 @@ from tablebase.words import counted
 MANIFEST_EVERY = 1.0  # seconds between manifest saves while a table builds
 VALUES_FOLDER = ".values"  # under the output folder: values too large for memory, while a build runs
 AGAIN = "again-"  # in the key of a task submitted once more after its records were lost (``_submit_again``)
-
-
-@dataclass(frozen=True)
-class BuildSummary:
-    """What one run of a table's build did (the build command prints it as one JSON line)."""
-
-    table: str
-    positions: int
-    levels: int
-    seconds: float
-    partitions: int
-    skipped_partitions: int  # built by an earlier run, kept
-    bytes: int
-    memory_estimate_mib: int  # a worker's planned peak
-    worker_seconds: dict[str, float]  # the workers' time reading lower levels, solving and writing
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int | None = None,
@@ -115,7 +97,7 @@ def plan_table(client: Client, root: Path, spec: TableSpec, partition_rows: int 
     build = TableBuild(client, root, spec, float("inf"), frozenset(), scratch)
     build.resume(partition_rows)
     build.kind = listed_from_store(build.kind, root, spec.name, build.manifest.listing)
-    return build._memory(level_sizes(build.kind.keyed), cluster_workers(client, build.disk))
+    return build._memory(level_sizes(build.kind.keyed), cluster_workers(client, build.disk, build.values_name))
 
 
 class TableBuild:
@@ -131,6 +113,8 @@ class TableBuild:
         self.kind.wide = wide
         #: where each machine maps values too large for memory from, if the plan says so
         self.disk = str(scratch if scratch is not None else root / VALUES_FOLDER)
+        #: the values' folders are named for the build, not the run: a resumed build maps what a killed run left
+        self.values_name = shared.values_name(root, spec.name, spec.source.digest, spec.game.params, sorted(wide))
         self.say = Progress(spec.name, 1, 0, every=every).say
         self.task_args = (self.run, str(root), spec.name, spec.source.ref, spec.game.params)
         self.pending: dict[str, Any] = {}  # solving tasks not yet collected
@@ -146,7 +130,7 @@ class TableBuild:
     @property
     def values(self) -> dict[str, Any]:
         """What a worker needs to know of where and how wide it holds the values (build/tasks.py)."""
-        return {"disk": self.disk if self.memory.on_disk else None, "wide": sorted(self.wide)}
+        return {"disk": self.disk if self.memory.on_disk else None, "wide": sorted(self.wide), "name": self.values_name}
 
     # -- the steps ----------------------------------------------------------------
     def resume(self, partition_rows: int | None) -> None:
@@ -169,7 +153,9 @@ class TableBuild:
         """Memory, partitions and files planned; the manifest the workers read saved; progress begun."""
         game, manifest = self.kind.keyed, self.manifest
         self.sizes = level_sizes(game, self.say)
-        self.cluster = cluster_workers(self.client, self.disk)
+        self.cluster = cluster_workers(self.client, self.disk, self.values_name)
+        if self.cluster.kept_parts:
+            self.say(f"values of {counted(self.cluster.kept_parts, 'part')} kept on this machine from the last run")
         self.memory = self._memory(self.sizes, self.cluster)
         manifest.partition_rows = self.memory.partition_rows
         manifest.plan = plan(self.sizes, self.memory.partition_rows, self.kind.whole_levels)
@@ -228,7 +214,7 @@ class TableBuild:
         """Values mapped from disk are let go of and their files removed before the probe index is written:
         for the largest tables both take tens of GB of the same disk."""
         if self.memory.on_disk:
-            self.client.run(release, self.run, self.disk)
+            self.client.run(release, self.run, self.values_name, self.disk)
 
     def write_index(self) -> None:
         """The probe index, written by a worker from the table's files once the table is whole; kept when
@@ -259,7 +245,7 @@ class TableBuild:
             try:
                 if unfinished:
                     self.client.cancel(unfinished)
-                self.client.run(shared.remove, self.run, self.disk, on_error="ignore")
+                self.client.run(shared.remove, self.values_name, self.disk, on_error="ignore")
             except (OSError, TimeoutError):
                 pass  # lost on the way: the next build removes what the workers keep
 

@@ -66,6 +66,7 @@ class Workers:
     disk_room: int = 0  # the least free space on the disk that holds the values' folder, of any machine
     machines: int = 1
     at_rest: int = 0  # the most any worker holds between tasks (``heap.held_at_rest``), once measured
+    kept_parts: int = 0  # parts of values an earlier run of the build left on a machine (build/shared.py)
 
 
 def shared_values(kind: Kind) -> int:

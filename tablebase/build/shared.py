@@ -21,11 +21,22 @@ can be built from disk too.
 
 Each user of a folder holds a shared lock on it, so that a later build can
 tell a folder that a killed build left behind (nobody holds it) from one in use.
+A folder is named for the build (``values_name``: the table, where it is
+built, its game's source and parameters), not for one run of it: a resumed
+build maps the values a killed run of it left on the machine, and reads back
+only the parts they lack, where reading every level solved took an hour for
+the largest tables. The parts a folder marks are whole whatever killed the
+process, as the machine's page cache keeps a mapped file's pages; a folder on
+disk is named for the machine's boot as well (``machine``), so that one that
+a reboot may have cut short is never taken up again. Folders of other builds
+that nobody holds are removed (``remove_unused``).
 """
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
+import json
 import os
 import shutil
 import socket
@@ -71,6 +82,12 @@ def disk_room(disk: str | Path) -> int:
         return shutil.disk_usage(path).free
     except OSError:
         return 0
+
+
+def values_name(root: str | Path, table: str, digest: str, params: dict[str, Any], wide: list[str]) -> str:
+    """The name of a build's values folders on every run of it: what decides the values they hold."""
+    said = json.dumps([str(Path(root).resolve()), table, digest, params, sorted(wide)], sort_keys=True, default=str)
+    return hashlib.sha256(said.encode()).hexdigest()[:32]
 
 
 def folder_for(run: str, size: int, disk: str | Path | None = None) -> Path | None:
@@ -122,12 +139,19 @@ def remove(run: str, disk: str | Path | None = None) -> None:
             pass
 
 
-def remove_unused(disk: str | Path | None = None) -> int:
+def _kept(keep: str | None, disk: str | Path | None) -> list[Path]:
+    """Where the folders of the build named ``keep`` are on this machine, in shared memory and on disk."""
+    if keep is None:
+        return []
+    return [SHARED_MEMORY / f"{PREFIX}{keep}"] + ([Path(disk) / f"{PREFIX}{keep}-{machine()}"] if disk else [])
+
+
+def remove_unused(disk: str | Path | None = None, keep: str | None = None) -> int:
     """Remove folders of earlier builds that no process holds any more (in shared memory, and under
-    ``disk``); return how many."""
-    removed = 0
+    ``disk``), but those of the build named ``keep``; return how many."""
+    removed, kept = 0, _kept(keep, disk)
     places = [SHARED_MEMORY] + ([Path(disk)] if disk is not None else [])
-    for folder in [f for where in places if where.is_dir() for f in where.glob(f"{PREFIX}*")]:
+    for folder in [f for where in places if where.is_dir() for f in where.glob(f"{PREFIX}*") if f not in kept]:
         try:
             lock = os.open(folder / "lock", os.O_RDONLY)
         except FileNotFoundError:
@@ -148,11 +172,20 @@ def remove_unused(disk: str | Path | None = None) -> int:
     return removed
 
 
-def clear_room(disk: str | Path | None = None) -> tuple[int, int]:
-    """Remove folders that killed builds left (``remove_unused``), then return the ``room`` there is in
-    shared memory and on the disk that holds ``disk`` (0 if none is named)."""
-    remove_unused(disk)
-    return room(), disk_room(disk) if disk is not None else 0
+def clear_room(disk: str | Path | None = None, keep: str | None = None) -> tuple[int, int, int]:
+    """Remove folders that killed builds left (``remove_unused``) but those of the build named ``keep``;
+    return the ``room`` there is for that build in shared memory and on the disk that holds ``disk`` (0 if
+    none is named), its kept folders' room counted in, and how many parts they hold."""
+    remove_unused(disk, keep)
+    kept = _kept(keep, disk)
+    held = [_allocated(folder) for folder in kept]
+    parts = sum(len(list((folder / "parts").glob("*"))) for folder in kept if folder.is_dir())
+    return room() + held[0] if kept else room(), (disk_room(disk) + sum(held[1:])) if disk is not None else 0, parts
+
+
+def _allocated(folder: Path) -> int:
+    """Bytes a folder's files take where they are (a values file fills as its parts come in)."""
+    return sum(f.stat().st_blocks * 512 for f in folder.glob("*") if f.is_file()) if folder.is_dir() else 0
 
 
 class Holding:

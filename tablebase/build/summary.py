@@ -1,4 +1,5 @@
-"""A job's summary table: one row per table it built, of the figures each manifest records.
+"""What one run of a table's build did (``BuildSummary``), and a job's summary table: one row per table
+it built, of the figures each manifest records.
 
 A job entry that stands for many tables (the octal game's ``codes``) may name
 a summary; once the job is built, ``<out>/_summaries/<name>.parquet`` holds a
@@ -12,6 +13,7 @@ its values were copied from the period rather than computed.
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,24 @@ from tablebase.store import Manifest
 from tablebase.store.files import write_table
 
 FOLDER = "_summaries"
+
+
+@dataclass(frozen=True)
+class BuildSummary:
+    """What one run of a table's build did (the build command prints it as one JSON line)."""
+
+    table: str
+    positions: int
+    levels: int
+    seconds: float
+    partitions: int
+    skipped_partitions: int  # built by an earlier run, kept
+    bytes: int
+    memory_estimate_mib: int  # a worker's planned peak
+    worker_seconds: dict[str, float]  # the workers' time reading lower levels, solving and writing
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 # (column, type) of every summary, whatever its tables hold: null where a table has no such figure.
 COLUMNS = [("table", pa.string()), ("game", pa.string()), ("code", pa.string()), ("max", pa.int64()),

@@ -19,11 +19,12 @@ from tablebase.build.cluster import (
     dask_client,
     local_workers,
 )
-from tablebase.build.driver import BuildSummary, build_table, plan_table
+from tablebase.build.driver import build_table, plan_table
 from tablebase.build.failures import disk_full
 from tablebase.build.jobs import TableSpec, is_small
 from tablebase.build.memory import MemoryPlan, shared_values
 from tablebase.build.resume import resumable
+from tablebase.build.summary import BuildSummary
 from tablebase.errors import TablebaseError
 from tablebase.kinds import kind_named
 from tablebase.store import BuildLock, Manifest, list_tables, table_dir

@@ -82,7 +82,7 @@ def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any], v
         disk = values["disk"]
 
         def place(size: int) -> Path | None:
-            folder = shared.folder_for(run, size, disk)
+            folder = shared.folder_for(values.get("name", run), size, disk)
             if disk is not None and folder is None:  # never the worker's own memory: the plan found it too small
                 raise TablebaseError(f"cannot map {size / 2**20:,.0f} MiB of values from {disk} on this machine "
                                      "(no room, or the folder cannot be made); free disk space or name another "
@@ -101,12 +101,12 @@ def warm_up(run: str, root: str, table: str, ref: str, params: dict[str, Any], v
         _solver(run, root, table, ref, params, values)
 
 
-def release(run: str, disk: str | None) -> None:
-    """Let go of the run's solver and remove its folders on this machine: values mapped from disk take
-    their room until the last mapping goes, and the probe index written next wants that room."""
+def release(run: str, values: str, disk: str | None) -> None:
+    """Let go of the run's solver and remove its values' folders on this machine: values mapped from disk
+    take their room until the last mapping goes, and the probe index written next wants that room."""
     with _one_at_a_time:
         _state.pop(run, None)
-    shared.remove(run, disk)
+    shared.remove(values, disk)
 
 
 def measure_notation(run: str, ref: str, params: dict[str, Any]) -> int:

@@ -96,6 +96,10 @@ def build(argv: list[str]) -> int:
     with long_lived():  # the build's imports, and its job, last as long as the command
         args, specs, partition_rows, summaries = _build_job(argv)
         from tablebase.build.jobs import is_small
+        from tablebase.store import BuildLock, table_dir
+
+        for spec in specs:  # a table another build is writing is refused before its positions are counted
+            BuildLock(table_dir(Path(args.out), spec.name)).check()
 
         def say(table: str, text: str) -> None:
             if not args.quiet:

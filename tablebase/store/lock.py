@@ -37,6 +37,16 @@ class BuildLock:
         except (psutil.NoSuchProcess, TypeError, ValueError):
             return True
 
+    def check(self) -> None:
+        """StoreError if a build that is still running holds the lock; nothing is taken (a build checks
+        before it counts a table's positions, which may take seconds)."""
+        if not self.path.exists():
+            return
+        holder = self._holder()
+        if not self._stale(holder):
+            who = f"process {holder.get('pid')} on {holder.get('host')}" if holder else "another build"
+            raise StoreError(f"{self.path.parent} is being built by {who}; wait for it or stop it") from None
+
     def acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         me = {"pid": os.getpid(), "host": _host(), "started": psutil.Process().create_time()}
@@ -44,10 +54,7 @@ class BuildLock:
             try:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             except FileExistsError:
-                holder = self._holder()
-                if not self._stale(holder):
-                    who = f"process {holder.get('pid')} on {holder.get('host')}" if holder else "another build"
-                    raise StoreError(f"{self.path.parent} is being built by {who}; wait for it or stop it") from None
+                self.check()
                 self.path.unlink(missing_ok=True)
                 continue
             with os.fdopen(fd, "w") as f:
