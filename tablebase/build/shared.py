@@ -178,9 +178,9 @@ def clear_room(disk: str | Path | None = None, keep: str | None = None) -> tuple
     none is named), its kept folders' room counted in, and how many parts they hold."""
     remove_unused(disk, keep)
     kept = _kept(keep, disk)
-    held = [_allocated(folder) for folder in kept]
+    held = [_allocated(folder) for folder in kept] or [0]  # in shared memory, then on disk
     parts = sum(len(list((folder / "parts").glob("*"))) for folder in kept if folder.is_dir())
-    return room() + held[0] if kept else room(), (disk_room(disk) + sum(held[1:])) if disk is not None else 0, parts
+    return room() + held[0], disk_room(disk) + sum(held[1:]) if disk is not None else 0, parts
 
 
 def _allocated(folder: Path) -> int:
