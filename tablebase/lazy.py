@@ -10,7 +10,11 @@ a lock, at its first attribute, and from then on holds the library's own
 attributes, so that code which uses it (numba's compiled functions too,
 which see a module) reads them as it reads a module's.
 
-For type checkers the names are the libraries themselves.
+For type checkers the names are the libraries themselves. A region whose
+thread may be interrupted (a game's code under a time limit,
+listing/limits.py) imports them all first (``import_all``): an exception
+raised into a thread halfway through importing a compiled library would
+leave it unusable for the whole process.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import threading
 import types
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["np", "pa", "pc", "pq", "psutil"]
+__all__ = ["import_all", "np", "pa", "pc", "pq", "psutil"]
 
 
 class OnFirstUse(types.ModuleType):
@@ -47,3 +51,9 @@ if TYPE_CHECKING:
 else:
     np, pa, pc, pq, psutil = (OnFirstUse(name) for name in
                               ("numpy", "pyarrow", "pyarrow.compute", "pyarrow.parquet", "psutil"))
+
+
+def import_all() -> None:
+    """Import every library named here now, where nothing can interrupt it."""
+    for library in (np, pa, pc, pq, psutil):
+        getattr(library, "__version__", None)  # the first attribute: imports it, and copies its own in

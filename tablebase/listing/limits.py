@@ -44,6 +44,7 @@ from types import TracebackType
 from typing import Any
 
 from tablebase.errors import TablebaseError
+from tablebase.lazy import import_all
 
 SECONDS = 10.0  # a position's share of the game's code, by default: far above any sane game's, below a user's patience
 PLAIN_POSITIONS = 20_000_000  # about 20 GB of a plain game's listing: the most a large laptop holds
@@ -207,6 +208,7 @@ def watched(game: Any, method: str, seconds: float | None = None) -> Iterator[Wa
     ``method`` is the game's method the loop drives, named when the time runs out outside the game's
     own frames. Regions nest: an inner one drives another method of the same watch.
     """
+    import_all()  # never under the watchdog: an import it interrupts would break the library for the process
     outer: Watch | None = getattr(_watching, "watch", None)
     if outer is not None:
         driven, at = outer.method, outer.at
