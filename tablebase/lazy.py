@@ -20,11 +20,13 @@ leave it unusable for the whole process.
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 import types
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["import_all", "np", "pa", "pc", "pq", "psutil"]
+__all__ = ["exports", "import_all", "np", "pa", "pc", "pq", "psutil"]
 
 
 class OnFirstUse(types.ModuleType):
@@ -57,3 +59,24 @@ def import_all() -> None:
     """Import every library named here now, where nothing can interrupt it."""
     for library in (np, pa, pc, pq, psutil):
         getattr(library, "__version__", None)  # the first attribute: imports it, and copies its own in
+
+
+def exports(package: str, names: dict[str, tuple[str, ...]]) -> Callable[[str], Any]:
+    """A package's ``__getattr__`` (PEP 562) for the names its submodules define (``{submodule: names}``).
+
+    A name is imported from its submodule when it is first asked for, so that
+    importing one submodule, or one name, does not import its siblings: a
+    program that only looks positions up names a kind's rules, never runs
+    the listing that follows them. The package lists the same names under
+    ``TYPE_CHECKING`` for type checkers.
+    """
+    where = {name: module for module, defined in names.items() for name in defined}
+
+    def __getattr__(name: str) -> Any:
+        if name not in where:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{where[name]}"), name)
+        setattr(sys.modules[package], name, value)  # asked once: the next lookup is the module's own
+        return value
+
+    return __getattr__

@@ -75,3 +75,27 @@ with watched(object(), "moves", 5.0):
     print("numpy" in sys.modules, "pyarrow" in sys.modules)
 """)
     assert said.splitlines() == ["False", "True True"]
+
+
+def test_the_listing_package_gives_each_name_of_its_submodules():
+    """``tablebase.listing`` imports a name's submodule at its first use: every name it exports is the
+    submodule's own, and a name it does not export is an AttributeError, as from any module."""
+    code = """
+import sys, tablebase.listing as listing
+print(sorted(m for m in sys.modules if m.startswith("tablebase.listing.")))
+from tablebase.listing import PlainRules
+print(sorted(m for m in sys.modules if m.startswith("tablebase.listing.")))
+for name in listing.__all__:
+    value = getattr(listing, name)
+    assert value is getattr(sys.modules[value.__module__], name), name
+try:
+    listing.no_such_name
+except AttributeError as e:
+    print(e)
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    before, after, missing = result.stdout.splitlines()
+    assert before == "[]"
+    assert after == "['tablebase.listing.rules']"
+    assert missing == "module 'tablebase.listing' has no attribute 'no_such_name'"

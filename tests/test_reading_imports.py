@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import tablebase
+from tablebase.store.manifest import FILE_NAME
 from tablebase.words import as_text
 
 pytestmark = pytest.mark.slow  # other processes
@@ -145,3 +146,24 @@ def test_the_lookup_command_imports_neither_arrow_nor_numpy(folder):
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "False False"
     assert "(2,1)" in result.stdout  # its moves listed
+
+
+def test_a_lookup_reads_its_own_table_and_imports_no_listing_engine(folder):
+    """Opening a folder lists its tables; a lookup reads the manifest of the table it names, not every
+    table's (each opened file is seen by an audit hook), and imports the listed forms of a game but not the
+    engine that explores one, nor ctypes, which only its watchdog uses."""
+    root, chomp, domineering = folder
+    code = f"""
+import sys
+opened = []
+sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" else None)
+import tablebase
+tb = tablebase.open({str(root)!r})
+tb.lookup({chomp!r}, "4 4 3 1")
+print(sorted({{p.split("/")[-2] for p in opened if p.endswith("/" + {FILE_NAME!r})}}))
+print(sorted(m for m in ("tablebase.listing.explore", "tablebase.listing.expand", "ctypes") if m in sys.modules))
+print(sorted(tb.manifests))
+"""
+    result = python(code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [str([chomp]), "[]", str(sorted([chomp, domineering]))]

@@ -13,41 +13,58 @@ import argparse
 import os
 import re
 import sys
-from typing import Sequence
+from collections.abc import Callable, Sequence
 
 from tablebase.cli import building, catalogue, indexing, output, reading
 from tablebase.cli.common import EXIT_USAGE, Parser, missing_extra, one_line
 from tablebase.errors import TablebaseError
 
 
-def make_parser() -> argparse.ArgumentParser:
-    """The command line: one verb a job, the readers sharing their options."""
+def make_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The command line: one verb a job, the readers sharing their options.
+
+    ``verb``: only that verb's options (a command names one, and making every
+    verb's took a tenth of a cold lookup); None: every verb, for help and for
+    a word that is no verb.
+    """
     parser = Parser(prog="tablebase", description="Build and query tablebases of combinatorial games.")
     parser.add_argument("--version", nargs=0, action=catalogue.Version, help="the version, and where each game comes from")
     verbs = parser.add_subparsers(dest="verb", required=True, parser_class=Parser)
-    verbs.add_parser("build", help="build tables: build GAME [options] --out DIR, or build --job FILE --out DIR")
-    verbs.add_parser("check-game", help="check a game's rules on a small table: check-game GAME [options]")
-
-    _add_reading_verbs(verbs)
-    indexing.add_parser(verbs)
-
-    listing = verbs.add_parser("games", help="every game with its build options and notation, and where it comes from")
-    listing.add_argument("--json", action="store_true")
-
-    cgt = verbs.add_parser("cgt", help="evaluate a sum of short partizan games in CGSuite notation",
-                           description="Evaluate a CGSuite expression: 3+-1, {2|-1/2} + ^, ^<2>, (+-1).Cool(1/2).")
-    cgt.add_argument("expression", nargs="+", help="the expression (its words are joined by spaces)")
-    cgt.add_argument("--json", action="store_true")
-    # An expression may start with '-' (-1/2, -{1|0}): anything with one leading dash that is not
-    # -h is taken as part of the expression, never as an unknown option.
-    cgt._negative_number_matcher = re.compile(r"^-(?!-)")
+    for name, (help, add) in VERBS.items():
+        if verb in (None, name):
+            _add_verb(verbs, name, help, add)
     return parser
 
 
-def _add_reading_verbs(verbs: argparse._SubParsersAction) -> None:
-    """The verbs that read a built tablebase folder (``--db``), each bounded where it runs SQL."""
-    lookup = verbs.add_parser("lookup", help="a position's stored row and all its moves")
-    output.db_option(lookup)
+def _add_verb(verbs: argparse._SubParsersAction, name: str, help: str,
+              add: Callable[[argparse.ArgumentParser], None]) -> None:
+    """A verb and its options; a verb that reads a built folder (``--db``) takes a game to trust, and one
+    that runs SQL is bounded."""
+    if name in READERS:
+        reader = verbs.add_parser(name, help=help)
+        output.db_option(reader)
+        add(reader)
+        reading.game_option(reader)
+        if name in BOUNDED:
+            reading.limit_options(reader)
+    else:
+        add(verbs.add_parser(name, help=help))
+
+
+def _nothing(parser: argparse.ArgumentParser) -> None:
+    """``build`` and ``check-game``: their options depend on the game, parsed by ``building.py``."""
+
+
+def _table_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("table")
+    parser.add_argument("--json", action="store_true")
+
+
+def _json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true")
+
+
+def _lookup(lookup: argparse.ArgumentParser) -> None:
     lookup.add_argument("table")
     lookup.add_argument("position")
     lookup.add_argument("--json", action="store_true")
@@ -58,33 +75,24 @@ def _add_reading_verbs(verbs: argparse._SubParsersAction) -> None:
     lookup.add_argument("--first", metavar="SIDE",
                         help="with --line on a partizan table: the side to move first, Left or Right")
 
-    query = verbs.add_parser("query", help="run read-only DuckDB SQL; each table is a view of its name")
-    output.db_option(query)
+
+def _query(query: argparse.ArgumentParser) -> None:
     query.add_argument("sql")
     output.format_options(query)
 
-    stats = verbs.add_parser("stats", help="the named statistics of queries/*.sql for a table")
-    output.db_option(stats)
-    stats.add_argument("table")
-    stats.add_argument("--json", action="store_true")
 
-    verify = verbs.add_parser("verify", help="check a table's files and re-derive every row from its children")
-    output.db_option(verify)
+def _verify(verify: argparse.ArgumentParser) -> None:
     verify.add_argument("table")
     verify.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
-    tables = verbs.add_parser("tables", help="the tables of a tablebase folder")
-    output.db_option(tables)
-    tables.add_argument("--json", action="store_true")
 
-    serve = verbs.add_parser("serve", help="serve a read-only JSON API over HTTP")
-    output.db_option(serve)
+def _serve(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1, help="server processes")
 
-    plot = verbs.add_parser("plot", help="draw a picture of a table: grundy-map, p-positions, outcomes, position")
-    output.db_option(plot)
+
+def _plot(plot: argparse.ArgumentParser) -> None:
     plot.add_argument("table")
     plot.add_argument("picture", metavar="KIND",
                       help="grundy-map (two-number positions), p-positions (two or three numbers), "
@@ -92,10 +100,33 @@ def _add_reading_verbs(verbs: argparse._SubParsersAction) -> None:
     plot.add_argument("--out", required=True, help="the picture's file, .png or .svg")
     plot.add_argument("--position", help="the position of the picture 'position'")
 
-    for reader in (lookup, query, stats, verify, tables, serve, plot):
-        reading.game_option(reader)
-    for bounded in (query, stats):
-        reading.limit_options(bounded)
+
+def _cgt(cgt: argparse.ArgumentParser) -> None:
+    cgt.description = "Evaluate a CGSuite expression: 3+-1, {2|-1/2} + ^, ^<2>, (+-1).Cool(1/2)."
+    cgt.add_argument("expression", nargs="+", help="the expression (its words are joined by spaces)")
+    cgt.add_argument("--json", action="store_true")
+    # An expression may start with '-' (-1/2, -{1|0}): anything with one leading dash that is not
+    # -h is taken as part of the expression, never as an unknown option.
+    cgt._negative_number_matcher = re.compile(r"^-(?!-)")
+
+
+# Each verb's help and options, in the order help lists them.
+VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "build": ("build tables: build GAME [options] --out DIR, or build --job FILE --out DIR", _nothing),
+    "check-game": ("check a game's rules on a small table: check-game GAME [options]", _nothing),
+    "lookup": ("a position's stored row and all its moves", _lookup),
+    "query": ("run read-only DuckDB SQL; each table is a view of its name", _query),
+    "stats": ("the named statistics of queries/*.sql for a table", _table_json),
+    "verify": ("check a table's files and re-derive every row from its children", _verify),
+    "tables": ("the tables of a tablebase folder", _json),
+    "serve": ("serve a read-only JSON API over HTTP", _serve),
+    "plot": ("draw a picture of a table: grundy-map, p-positions, outcomes, position", _plot),
+    "index": ("write the probe index of built tables (other programs mmap it)", indexing.add_options),
+    "games": ("every game with its build options and notation, and where it comes from", _json),
+    "cgt": ("evaluate a sum of short partizan games in CGSuite notation", _cgt),
+}
+READERS = {"lookup", "query", "stats", "verify", "tables", "serve", "plot"}  # read a built folder (--db)
+BOUNDED = {"query", "stats"}  # run SQL, under bounds of memory and time
 
 
 COMMANDS = {
@@ -119,11 +150,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv and argv[0] in GAME_COMMANDS:
             return GAME_COMMANDS[argv[0]](argv[1:])
-        parser = make_parser()
         if not argv:  # what the program does, not "required: verb"
-            parser.print_help(sys.stderr)
+            make_parser().print_help(sys.stderr)
             return EXIT_USAGE
-        args = parser.parse_args(argv)
+        args = make_parser(argv[0] if argv[0] in COMMANDS else None).parse_args(argv)
         return COMMANDS[args.verb](args)
     except TablebaseError as e:
         print(f"tablebase: error: {one_line(e)}", file=sys.stderr)

@@ -13,15 +13,13 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from tablebase.cli.output import db_option, need_db
 from tablebase.errors import StoreError
 
 
-def add_parser(verbs: Any) -> None:
-    """The verb's options, among the command's verbs."""
-    index = verbs.add_parser("index", help="write the probe index of built tables (other programs mmap it)")
+def add_options(index: argparse.ArgumentParser) -> None:
+    """The verb's options."""
     db_option(index)
     index.add_argument("tables", nargs="*", metavar="TABLE", help="tables to index (default: every table)")
     index.add_argument("--force", action="store_true", help="write it again even where one is recorded")

@@ -22,7 +22,6 @@ from tablebase.kinds.artifacts import Artifact, Say
 from tablebase.kinds.lines import Choose, best_line, by_figure, side_named
 from tablebase.lazy import np, pa
 from tablebase.listing import (
-    Exploration,
     LevelRows,
     ListedKeyedGame,
     ListedPlainGame,
@@ -142,6 +141,10 @@ class Kind(ABC):
         ``limit``: refuse more positions; ``memory``: refuse to hold more bytes.
         """
         if isinstance(self.game, PlainGame):
+            from tablebase.listing.explore import (
+                Exploration,  # the engine a reader of tables never runs
+            )
+
             return Exploration(self.game, self.plain_rules(), limit, memory, say).everything()
         return list_keys(self.game, self.successors(), self.same_level, say)
 

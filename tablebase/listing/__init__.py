@@ -18,20 +18,42 @@ This package knows games and errors, and nothing of Dask, files or solvers.
 
 from __future__ import annotations
 
-from tablebase.listing.expand import Chunk, PlainRules, expand_chunk
-from tablebase.listing.explore import Exploration
-from tablebase.listing.forms import ListedKeyedGame, ListedPlainGame, one_part
-from tablebase.listing.levels import (
-    LevelRows,
-    Listing,
-    distinct,
-    gather,
-    level_rows,
-    level_table,
-    list_keys,
-)
-from tablebase.listing.limits import LimitReached, Limits, current_limits, limits_set
+from typing import TYPE_CHECKING
 
+from tablebase.lazy import exports
+
+if TYPE_CHECKING:
+    from tablebase.listing.expand import Chunk, expand_chunk
+    from tablebase.listing.explore import Exploration
+    from tablebase.listing.forms import ListedKeyedGame, ListedPlainGame, one_part
+    from tablebase.listing.levels import (
+        LevelRows,
+        Listing,
+        distinct,
+        gather,
+        level_rows,
+        level_table,
+        list_keys,
+    )
+    from tablebase.listing.limits import (
+        LimitReached,
+        Limits,
+        current_limits,
+        limits_set,
+    )
+    from tablebase.listing.rules import PlainRules
+
+# Each name is imported with its submodule when it is first used (a reader of tables imports the
+# listed forms, never the exploration).
+_EXPORTS = {
+    "expand": ("Chunk", "expand_chunk"),
+    "explore": ("Exploration",),
+    "forms": ("ListedKeyedGame", "ListedPlainGame", "one_part"),
+    "levels": ("LevelRows", "Listing", "distinct", "gather", "level_rows", "level_table", "list_keys"),
+    "limits": ("LimitReached", "Limits", "current_limits", "limits_set"),
+    "rules": ("PlainRules",),
+}
+__getattr__ = exports(__name__, _EXPORTS)
 __all__ = [
     "Chunk",
     "Exploration",

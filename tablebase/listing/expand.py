@@ -10,47 +10,15 @@ merges in a fixed order.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tablebase.errors import TablebaseError
-from tablebase.games import AGAIN, Again, PlainGame
+from tablebase.games import Again, PlainGame
 from tablebase.lazy import np, pa
 from tablebase.listing.checked import finished, game_failed, level_of, spelt
 from tablebase.listing.levels import distinct
 from tablebase.listing.limits import Watch, watched
-
-# A side's moves of a position: (move, position) pairs.
-Moves = Callable[[Any], Iterable[tuple[Any, Any]]]
-
-@dataclass(frozen=True)
-class PlainRules:
-    """What a search needs of a plain game, as its kind puts it.
-
-    ``sides``: each side's moves; ``split``: the parts a position reached falls
-    into (None: it stays whole); ``result_of``: how a position without moves
-    ended, (outcome, score) (None: the kind has no such results); ``same_level``:
-    moves may keep their level; ``again``: a move may lead to ``Again(child)``, the same player
-    moving again there (scored games).
-
-    A search records such a move's child by its number with ``AGAIN`` added
-    (``extra_turn``), which the listing carries to the child's key.
-    """
-
-    sides: tuple[Moves, ...]
-    split: Callable[[Any], Sequence[Any]] | None = None
-    result_of: Callable[[Any], tuple[int, int]] | None = None
-    same_level: bool = False
-    again: bool = False
-
-    def extra_turn(self, game: PlainGame, child: Again) -> tuple[Any, int]:
-        """The position an ``Again`` leads to and the mark its number gets; refused where the kind has no extra turns."""
-        if not self.again:
-            raise TablebaseError(f"{game.name}: moves() gave Again(...), a move after which the same player moves "
-                                 f"again; only scored games have such moves")
-        return child.position, AGAIN
-
+from tablebase.listing.rules import PlainRules
 
 
 @dataclass

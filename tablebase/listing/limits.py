@@ -32,7 +32,6 @@ tasks on Dask workers are given them as arguments.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import threading
 import time
@@ -113,7 +112,13 @@ class _Late(BaseException):
     own ``except Exception`` does not swallow it."""
 
 
-_set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+def _raise_in(thread: int, exception: type[BaseException] | None) -> None:
+    """Have ``thread`` raise ``exception`` at its next bytecode (None: withdraw one not yet raised).
+    ctypes is imported by the watchdog that fires, not by every program that imports the listing."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread),
+                                               None if exception is None else ctypes.py_object(exception))
 
 
 class Watch:
@@ -144,7 +149,7 @@ class Watch:
             if self.active and self.at is at:
                 self.late, self.fired = at, True
                 self.since = now  # a game that swallows it gets it again after another limit
-                _set_async_exc(ctypes.c_ulong(self.thread), ctypes.py_object(_Late))
+                _raise_in(self.thread, _Late)
 
     def stop(self) -> bool:
         """Stop watching; whether the position ran out of time. Once this returns, nothing can be raised
@@ -152,7 +157,7 @@ class Watch:
         with self.lock:
             self.active = False
             if self.fired:
-                _set_async_exc(ctypes.c_ulong(self.thread), None)
+                _raise_in(self.thread, None)
             return self.fired
 
 

@@ -24,7 +24,8 @@ from tablebase.errors import TablebaseError
 from tablebase.games import KEY_BITS, PlainGame
 from tablebase.lazy import np, pa, pc
 from tablebase.listing.checked import game_failed, level_of, read_back, spelt
-from tablebase.listing.expand import Chunk, PlainRules, expand_chunk
+from tablebase.listing.expand import Chunk, expand_chunk
+from tablebase.listing.rules import PlainRules
 from tablebase.listing.hashing import owners, text_hashes
 from tablebase.listing.limits import too_many, watched
 

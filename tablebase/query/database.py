@@ -80,16 +80,11 @@ class Tablebase:
             raise StoreError(f"no tablebase folder at {self.root}")
         self.limits = Limits.of(memory_limit, threads, timeout, temp_directory)
         self.trust = Trust(games)
-        #: the tables that can be read, and why each other sub-folder with a manifest cannot
-        self.manifests: dict[str, Manifest] = {}
-        self.unreadable: dict[str, str] = {}
-        for name in list_tables(self.root):
-            try:
-                self.manifests[name] = Manifest.load(self.root, name)
-                known_kind(self.manifests[name].kind)
-            except TablebaseError as e:
-                self.manifests.pop(name, None)
-                self.unreadable[name] = str(e)
+        # A manifest is read when its table is first asked for: a lookup in a folder of many tables reads one.
+        self._names = list_tables(self.root)
+        self._manifests: dict[str, Manifest] = {}
+        self._unreadable: dict[str, str] = {}
+        self._read_all = False
         self._stored: dict[str, StoredTable] = {}
         self._indexes: dict[str, Rows] = {}
         self._probes: dict[str, Callable[[str], dict[str, Any]]] = {}
@@ -105,14 +100,50 @@ class Tablebase:
                  "complete": m.complete, **{k: m.figures[k] for k in FIGURES_SHOWN if k in m.figures}}
                 for name, m in self.manifests.items()]
 
+    @property
+    def manifests(self) -> dict[str, Manifest]:
+        """The tables that can be read, by name (every manifest read, once)."""
+        self._read_every_manifest()
+        return self._manifests
+
+    @property
+    def unreadable(self) -> dict[str, str]:
+        """Why each other sub-folder with a manifest cannot be read, by name."""
+        self._read_every_manifest()
+        return self._unreadable
+
     def manifest(self, table: str) -> Manifest:
-        if table in self.unreadable:
-            raise StoreError(self.unreadable[table])
-        if table not in self.manifests:
+        found = self._manifests.get(table)  # read without the lock once read
+        if found is not None:
+            return found
+        if table not in self._names:
             raise TableNotFound(
                 f"no table {table!r} in {self.root} (tables: {', '.join(self.manifests) or 'none'})"
             )
-        return self.manifests[table]
+        read = self._read_manifest(table)
+        if read is None:
+            raise StoreError(self._unreadable[table])
+        return read
+
+    def _read_manifest(self, table: str) -> Manifest | None:
+        """The table's manifest, read once; None if it cannot be read (``unreadable`` says why)."""
+        with self._loading:
+            if table not in self._manifests and table not in self._unreadable:
+                try:
+                    manifest = Manifest.load(self.root, table)
+                    known_kind(manifest.kind)
+                    self._manifests[table] = manifest
+                except TablebaseError as e:
+                    self._unreadable[table] = str(e)
+            return self._manifests.get(table)
+
+    def _read_every_manifest(self) -> None:
+        with self._loading:
+            if not self._read_all:
+                for name in self._names:
+                    self._read_manifest(name)
+                self._manifests = {name: self._manifests[name] for name in self._names if name in self._manifests}
+                self._read_all = True
 
     def stored(self, table: str) -> StoredTable:
         """The table as its kind reads it, bound to its game if this reader trusts one for it (else
