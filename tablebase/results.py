@@ -15,10 +15,11 @@ as a ``tablebase.cgt`` game; scored rows give ``outcome``, ``score``,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypedDict
 
 if TYPE_CHECKING:
+    from fractions import Fraction
+
     from tablebase.cgt import Game
 
 
@@ -110,6 +111,8 @@ class Exact:
 
 def exact(row: Figures | dict[str, Any]) -> Exact:
     """The exact figures of any row with a CGT ``value`` (a probe, a lookup, a move, a row of SQL)."""
+    from fractions import Fraction
+
     from tablebase.cgt import parse
 
     if not isinstance(row.get("value"), str):

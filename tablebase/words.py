@@ -8,7 +8,7 @@ leaves Python as JSON or a printed table.
 
 from __future__ import annotations
 
-from fractions import Fraction
+import sys
 from typing import Any
 
 
@@ -19,10 +19,16 @@ def counted(n: int, noun: str) -> str:
 
 def as_text(value: Any) -> Any:
     """The value with every Fraction in it (through dicts and lists) spelt as text: "3/4", "-2"."""
-    if isinstance(value, Fraction):
+    if _is_fraction(value):
         return str(value)
     if isinstance(value, dict):
         return {k: as_text(v) for k, v in value.items()}
     if isinstance(value, list):
         return [as_text(v) for v in value]
     return value
+
+
+def _is_fraction(value: Any) -> bool:
+    # No Fraction exists before its module is imported, and a lookup of an impartial table never imports it.
+    fractions = sys.modules.get("fractions")
+    return fractions is not None and isinstance(value, fractions.Fraction)

@@ -10,7 +10,6 @@ file (``--out``) or to a pipe, never to a terminal.
 from __future__ import annotations
 
 import argparse
-import csv
 import io
 import json
 import os
@@ -103,6 +102,8 @@ def _aligned(names: list[str], rows: list[dict[str, Any]]) -> str:
 
 
 def csv_text(table: Any) -> str:
+    import csv  # for this format only
+
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(table.column_names)

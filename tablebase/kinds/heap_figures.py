@@ -16,7 +16,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tablebase.games.octal_code import parse_code
 from tablebase.kinds.artifacts import Artifact, ArtifactCheck, Say
 from tablebase.lazy import np, pa
 from tablebase.solve import Solver
@@ -39,6 +38,7 @@ def table_figures(root: str, table: str) -> dict[str, Any]:
     keys, values = rows["key"].to_numpy(), rows["grundy"].to_numpy()
     if not np.array_equal(keys, np.arange(len(keys))):
         raise RuntimeError(f"{table}: the stored heaps are not 0..{len(keys) - 1} in order")
+    from tablebase.games.octal_code import parse_code
     from tablebase.solve.octal_table import (
         heap_figures,  # compiled code: only where a table is built
     )
@@ -118,6 +118,7 @@ class FiguresCheck(ArtifactCheck):
         if not (self.heaps and has_figures(manifest)):
             return []
         values = np.concatenate(self.values) if self.values else np.zeros(0, dtype=np.uint32)
+        from tablebase.games.octal_code import parse_code
         from tablebase.solve.octal_table import heap_figures
 
         found = heap_figures(values, parse_code(manifest.params["code"]))

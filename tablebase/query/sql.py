@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import threading
 import time
 import weakref
@@ -129,6 +128,8 @@ class Session:
         self.temp = Path(tempfile.mkdtemp(prefix="tablebase-sql-", dir=limits.temp_root))
         self.broken: dict[str, str] = {}
         self.failed: TablebaseError | None = None  # what a Python function of a view last raised
+        import shutil  # with its archive libraries, not for a program that only looks positions up
+
         import duckdb
 
         try:
@@ -259,6 +260,8 @@ def _stop(cursor: duckdb.DuckDBPyConnection, done: threading.Event) -> None:
 
 
 def _close(con: duckdb.DuckDBPyConnection, temp: Path) -> None:
+    import shutil  # imported by the session that made ``temp``
+
     con.close()
     shutil.rmtree(temp, ignore_errors=True)
 
