@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterable
+from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
@@ -155,10 +156,10 @@ class Tablebase:
             if table not in self._stored:
                 m = self.manifest(table)
                 game, changed = self.trust.load(m)
-                layout = m.layout()
+                layout = cache(m.layout)  # made at the first level read: a probe reads none (thousands of files)
 
                 def texts(level: int, start: int, stop: int) -> LevelRows:  # a plain game's notation, from the table's own rows
-                    return LevelRows(texts=read_level(self.root, table, layout, level, ["position"])
+                    return LevelRows(texts=read_level(self.root, table, layout(), level, ["position"])
                                      .column("position").combine_chunks())
 
                 kind = kind_of(game).listed(m.listing.get("sizes"), m.listing.get("move_names"), texts,

@@ -48,19 +48,22 @@ def first_outside(folder: Path, names: Iterable[object]) -> object | None:
     home = os.path.realpath(folder)
     links: dict[str, set[str] | None] = {}  # sub-folder: the names of the symlinks in it; None if it leaves
     for name in names:
-        if not isinstance(name, str) or not name or "\0" in name:
+        if type(name) is not str or not name or "\0" in name:
             return name
-        parts = name.replace(os.altsep, os.sep).split(os.sep) if os.altsep else name.split(os.sep)
-        if os.path.isabs(name) or ".." in parts:
+        path = name.replace(os.altsep, os.sep) if os.altsep else name
+        parent, _, leaf = path.rpartition(os.sep)
+        if os.path.isabs(name) or (".." in path and ".." in path.split(os.sep)):
             return name
-        parent = os.sep.join(parts[:-1])
-        if parent not in links:
+        found = links.get(parent, _UNLISTED)
+        if found is _UNLISTED:
             real = os.path.realpath(os.path.join(home, parent))
-            links[parent] = _symlinks(real) if _under(real, home) else None
-        found = links[parent]
-        if found is None or (parts[-1] in found and not _under(os.path.realpath(os.path.join(home, name)), home)):
+            found = links[parent] = _symlinks(real) if _under(real, home) else None
+        if found is None or (leaf in found and not _under(os.path.realpath(os.path.join(home, name)), home)):
             return name
     return None
+
+
+_UNLISTED: set[str] = set()  # a sub-folder not listed yet (its identity, not its contents, is what counts)
 
 
 def _symlinks(folder: str) -> set[str]:
