@@ -54,16 +54,13 @@ def first_outside(folder: Path, names: Iterable[object]) -> object | None:
         parent, _, leaf = path.rpartition(os.sep)
         if os.path.isabs(name) or (".." in path and ".." in path.split(os.sep)):
             return name
-        found = links.get(parent, _UNLISTED)
-        if found is _UNLISTED:
+        if parent not in links:
             real = os.path.realpath(os.path.join(home, parent))
-            found = links[parent] = _symlinks(real) if _under(real, home) else None
+            links[parent] = _symlinks(real) if _under(real, home) else None
+        found = links[parent]
         if found is None or (leaf in found and not _under(os.path.realpath(os.path.join(home, name)), home)):
             return name
     return None
-
-
-_UNLISTED: set[str] = set()  # a sub-folder not listed yet (its identity, not its contents, is what counts)
 
 
 def _symlinks(folder: str) -> set[str]:
