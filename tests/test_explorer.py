@@ -149,8 +149,12 @@ def test_every_link_of_the_pages_is_a_url_under_tables_that_answers(client, tabl
     links |= set(re.findall(r'(?:href|action)="([^"]*)"', page(client, "/tables/nosuch", 404)))
     assert {"/", "/openapi.json", f"/tables/{name}", f"/tables/{name}/position"} <= links
     assert [link for link in links if link not in ("/", "/openapi.json") and not link.startswith("/tables/")] == []
-    for link in links - {"/tables/nosuch", f"/tables/{name}/position"}:  # the form's action needs a position
-        assert client.get(link, follow_redirects=False).status_code == 200, link
+    # The folder is shared with other test files, whose tables' games this server is not told to trust (a 503
+    # there): the links followed are those of the tables built here. The form's action needs a position.
+    ours = set(tables[1].values())
+    for link in links - {"/tables/nosuch", f"/tables/{name}/position"}:
+        if not link.startswith("/tables/") or link.split("?")[0].split("/")[2] in ours:
+            assert client.get(link, follow_redirects=False).status_code == 200, link
 
 
 def test_the_old_page_urls_redirect_for_good_to_the_same_urls_under_tables(client, tables):
