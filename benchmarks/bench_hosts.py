@@ -1,0 +1,154 @@
+"""Memory per host as hosts are added: a dense table built on 1, 2 and 3 worker hosts, against one process.
+
+    python benchmarks/bench_hosts.py                                  # Chomp 12x12, values on disk
+    python benchmarks/bench_hosts.py --rows 15 --cols 15 --memory-limit 600MiB
+
+Needs root and iproute2 (``ip netns``): each host is a network namespace with a
+``/dev/shm`` of its own (``tests/hosts.py``), one worker a host, and the build
+runs on a host of its own. The workers are told that a machine keeps none of
+the values in memory (``TABLEBASE_VALUES_MEMORY=0``, as for values larger than
+any worker's limit): each host maps them from files on disk. The hosts here
+share one kernel, so they map one copy; on separate machines each has its own.
+
+For each number of hosts: the whole build's time, the peak of each worker
+host's own memory (the anonymous and shared-memory pages of its processes,
+sampled), the largest file pages one of its processes mapped (shared libraries
+and the values' pages, which the kernel's page cache holds and may drop), the
+driver host's own peak, and whether
+the table is byte-identical to the one-process build, timed first in the same
+run as the baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).parent))
+
+from common import report  # noqa: E402
+
+from tests.hosts import Hosts, usable  # noqa: E402
+
+MIB = 2**20
+
+
+def status_bytes(pid: int, *fields: str) -> int:
+    """The sum of these ``/proc/<pid>/status`` fields (kB there), in bytes; 0 for a process gone."""
+    total = 0
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                name, _, value = line.partition(":")
+                if name in fields:
+                    total += int(value.split()[0]) * 1024
+    except OSError:
+        pass
+    return total
+
+
+class HostPeaks:
+    """Samples each host's process tree: its own pages (anonymous and shared memory) and its mapped files."""
+
+    def __init__(self, roots: dict[str, int], every: float = 0.1) -> None:
+        self.roots, self.every = roots, every
+        self.own = dict.fromkeys(roots, 0)
+        self.files = dict.fromkeys(roots, 0)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            for host, pid in self.roots.items():
+                try:
+                    tree = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+                except psutil.Error:
+                    continue
+                own = sum(status_bytes(p.pid, "RssAnon", "RssShmem") for p in tree)
+                files = max((status_bytes(p.pid, "RssFile") for p in tree), default=0)
+                self.own[host], self.files[host] = max(self.own[host], own), max(self.files[host], files)
+            time.sleep(self.every)
+
+    def __enter__(self) -> "HostPeaks":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def file_hashes(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def one_process(args: argparse.Namespace, out: Path) -> tuple[float, dict[str, str]]:
+    began = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "tablebase", "build", "chomp", "--rows", str(args.rows), "--cols",
+                    str(args.cols), "--partition-rows", str(args.partition_rows), "--workers", "1", "--quiet",
+                    "--out", str(out)], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - began, file_hashes(out / table_name(args))
+
+
+def table_name(args: argparse.Namespace) -> str:
+    return f"chomp_{args.rows}x{args.cols}"
+
+
+def on_hosts(args: argparse.Namespace, workers: int, out: Path, baseline: dict[str, str]) -> None:
+    logs = out / "logs"
+    logs.mkdir(parents=True)
+    with Hosts(workers, tag=f"b{workers}", subnet=f"10.78.{workers}", memory_limit=args.memory_limit,
+               shm_size=args.shm_size) as hosts:
+        hosts.start_cluster(logs)
+        argv = hosts.tablebase("build", "chomp", "--rows", args.rows, "--cols", args.cols, "--partition-rows",
+                               args.partition_rows, "--quiet", "--out", out / "tables", "--scheduler",
+                               hosts.scheduler)
+        began = time.perf_counter()
+        driver = subprocess.Popen(argv, env=hosts.env({"TABLEBASE_VALUES_MEMORY": "0"}), cwd=ROOT,
+                                  stdout=subprocess.DEVNULL)
+        roots = {host: hosts.procs[host].pid for host in hosts.workers} | {"drv": driver.pid}
+        with HostPeaks(roots) as peaks:
+            code = driver.wait()
+        seconds = time.perf_counter() - began
+    if code != 0:
+        raise SystemExit(f"the build on {workers} hosts failed (exit {code}); logs in {logs}")
+    same = file_hashes(out / "tables" / table_name(args)) == baseline
+    own = [peaks.own[h] / MIB for h in roots if h != "drv"]
+    report(f"{workers} worker host{'s' if workers > 1 else ''}", seconds=seconds,
+           worker_host_mib=" / ".join(f"{m:,.0f}" for m in own), mapped_files_mib=max(
+               peaks.files[h] for h in roots if h != "drv") / MIB, driver_mib=peaks.own["drv"] / MIB,
+           identical=same)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=12)
+    parser.add_argument("--cols", type=int, default=12)
+    parser.add_argument("--partition-rows", type=int, default=100_000)
+    parser.add_argument("--memory-limit", default="1GiB", help="each worker's")
+    parser.add_argument("--shm-size", default="256m", help="each worker host's /dev/shm")
+    parser.add_argument("--hosts", default="1,2,3", help="the numbers of worker hosts")
+    args = parser.parse_args()
+    if (why := usable()) is not None:
+        raise SystemExit(f"bench_hosts: {why}")
+    with tempfile.TemporaryDirectory(prefix="bench_hosts_") as scratch:
+        seconds, baseline = one_process(args, Path(scratch) / "one")
+        report(f"{table_name(args)}, one process", seconds=seconds, files=len(baseline),
+               load=psutil.getloadavg()[0])
+        for workers in map(int, args.hosts.split(",")):
+            on_hosts(args, workers, Path(scratch) / f"hosts{workers}", baseline)
+
+
+if __name__ == "__main__":
+    main()
