@@ -139,6 +139,8 @@ class Tablebase:
             return self._manifests.get(table)
 
     def _read_every_manifest(self) -> None:
+        if self._read_all:  # the server asks for them at each request: no lock once they are read
+            return
         with self._loading:
             if not self._read_all:
                 for name in self._names:
