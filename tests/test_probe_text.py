@@ -174,6 +174,11 @@ def test_texts_said_to_spell_their_positions_do_so_byte_for_byte(name, params):
     said = 0
     for text in texts:
         for variant in variants(text, rng):
+            try:  # what the compiled read tells in its pass is what spelt_alike says
+                assert game.locate_spelt(Texts.from_strings([variant]))[2] is game.spelt_alike(
+                    Texts.from_strings([variant])), variant
+            except PositionError:
+                pass
             if not game.spelt_alike(Texts.from_strings([variant])):
                 continue
             try:
@@ -205,4 +210,6 @@ def test_a_large_batch_read_in_parts_on_threads_is_read_as_one(monkeypatch):
         assert whole[0] == keys.tolist()
         assert game.spelt_alike(Texts.from_strings(texts))
         assert not game.spelt_alike(Texts.from_strings(texts[:-1] + respelt[-1:]))  # in the last part only
+        assert game.locate_spelt(Texts.from_strings(texts))[2]
+        assert not game.locate_spelt(Texts.from_strings(texts[:-1] + respelt[-1:]))[2]
         monkeypatch.undo()

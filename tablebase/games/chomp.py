@@ -30,6 +30,10 @@ def _moves(key, args, out_keys, out_moves):
     return young.bites(key, lengths, share, term, rows, cols, out_keys, out_moves)
 
 
+# How the table writes a diagram (``notation.written_plainly``'s terms): any number of rows, the longest
+# first, no empty row.
+_SPELLING = (0, -1, False)
+
 class Chomp(KeyedImpartialGame):
     name = "chomp"
     summary = "Chomp: bite a square and all squares below and right of it; the poisoned corner loses"
@@ -147,11 +151,16 @@ class Chomp(KeyedImpartialGame):
 
     def locate_many(self, texts: Texts) -> tuple[np.ndarray, np.ndarray]:
         """Keys and levels, the squares left, from the row lengths read once."""
-        return self.read_rest(texts, *self.box.read_many(texts, least=1))
+        return self.locate_spelt(texts)[:2]
+
+    def locate_spelt(self, texts: Texts) -> tuple[np.ndarray, np.ndarray, bool]:
+        keys, levels, ok, plain = self.box.read_many(texts, _SPELLING, least=1)
+        keys, levels = self.read_rest(texts, keys, levels, ok)
+        return keys, levels, plain if ok.all() else self.spelt_alike(texts)
 
     def spelt_alike(self, texts: Texts) -> bool:
         """The rows that are not empty, the longest first."""
-        return notation.written_plainly(texts, count=0, order=-1, zeros=False)
+        return notation.written_plainly(texts, *_SPELLING)
 
     def level_of(self, key: int) -> int:
         return sum(self.box.lengths_of(key))

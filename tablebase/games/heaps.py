@@ -263,11 +263,20 @@ class HeapMultiset(HeapGame):
 
     def locate_many(self, texts: Texts) -> tuple[np.ndarray, np.ndarray]:
         """Keys and levels, the tokens left, from the heap sizes read once."""
-        return self.read_rest(texts, *self.box.read_many(texts, sort=True))
+        return self.locate_spelt(texts)[:2]
+
+    def locate_spelt(self, texts: Texts) -> tuple[np.ndarray, np.ndarray, bool]:
+        keys, levels, ok, plain = self.box.read_many(texts, self._spelling, sort=True)
+        keys, levels = self.read_rest(texts, keys, levels, ok)
+        return keys, levels, plain if ok.all() else self.spelt_alike(texts)
 
     def spelt_alike(self, texts: Texts) -> bool:
-        """Every heap written, empty ones too, the smallest first."""
-        return written_plainly(texts, count=self.heaps, order=1, zeros=True)
+        return written_plainly(texts, *self._spelling)
+
+    @property
+    def _spelling(self) -> tuple[int, int, bool]:
+        """Every heap written, empty ones too, the smallest first (``written_plainly``'s terms)."""
+        return self.heaps, 1, True
 
 
 # -- pairs ---------------------------------------------------------------------------------

@@ -229,6 +229,12 @@ class KeyedGame(Game):
         keys = self.parse_many(texts)
         return keys, self.levels_of(keys)
 
+    def locate_spelt(self, texts: Texts) -> tuple[np.ndarray, np.ndarray, bool]:
+        """``locate_many`` and ``spelt_alike`` at once, for ``lookup_many``: a game that reads its texts in a
+        compiled pass tells in that pass whether they are written plainly."""
+        keys, levels = self.locate_many(texts)
+        return keys, levels, self.spelt_alike(texts)
+
     def spelt_alike(self, texts: Texts) -> bool:
         """Whether every text is written as ``format_positions`` writes its position, byte for byte (the
         texts of positions ``locate_many`` read). A lookup of many positions then gives the texts back as

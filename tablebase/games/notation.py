@@ -78,33 +78,43 @@ def split_ints(texts: Texts, width: int) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 @njit(cache=True, nogil=True)
-def read_diagrams(offsets, data, rows, cols, binom, sort, least):
+def read_diagrams(offsets, data, rows, cols, binom, sort, least, count, order, zeros):
     """Ranks and squares of diagrams written as their row lengths (whole numbers between spaces, commas or
     tabs), read straight from a buffer of texts in one pass; ``sort``: the lengths in any order (Nim's
     heaps), else non-increasing (Chomp's rows); ``least``: the top row's fewest squares. ``ok`` is false
     for a text that is not such a diagram of the box: it is read again one by one, for another spelling
-    or its error."""
+    or its error. ``plain``: whether every text read ``ok`` is also written plainly, as
+    ``written_plainly(texts, count, order, zeros)`` asks (said in the same pass: a second one over a
+    million texts cost as much as the first)."""
     n = offsets.shape[0] - 1
     keys = np.zeros(n, dtype=np.int64)
     levels = np.zeros(n, dtype=np.int64)
     ok = np.zeros(n, dtype=np.bool_)
     lengths = np.zeros(rows, dtype=np.int64)
+    plain = True
     for i in range(n):
         k = 0
         current = -1  # the number being read, -1 between numbers
         good = True
+        spelt = True  # written plainly so far
         for p in range(offsets[i], offsets[i + 1]):
             ch = data[p]
             if 48 <= ch <= 57:
+                if current == 0:
+                    spelt = False  # a leading zero
                 current = (0 if current < 0 else current * 10) + (ch - 48)
                 if current > cols:  # no diagram of the box has such a row
                     good = False
                     break
             elif ch == 32 or ch == 44 or ch == 9:
+                if current < 0 or ch != 32:
+                    spelt = False  # a separator first, two in a row, or not one space
                 if current >= 0:
                     if k == rows:
                         good = False
                         break
+                    if current == 0 and not zeros or _out_of_order(current, lengths[k - 1], k, order):
+                        spelt = False
                     lengths[k] = current
                     k += 1
                     current = -1
@@ -116,8 +126,14 @@ def read_diagrams(offsets, data, rows, cols, binom, sort, least):
         if current >= 0:
             if k == rows:
                 continue
+            if current == 0 and not zeros or _out_of_order(current, lengths[k - 1], k, order):
+                spelt = False
             lengths[k] = current
             k += 1
+        else:
+            spelt = False  # empty, or a separator last
+        if count and k != count:
+            spelt = False
         for j in range(k, rows):
             lengths[j] = 0
         if sort:  # a few numbers: insertion sort, largest first
@@ -140,7 +156,8 @@ def read_diagrams(offsets, data, rows, cols, binom, sort, least):
             squares += lengths[j]
         if good:
             keys[i], levels[i], ok[i] = r, squares, True
-    return keys, levels, ok
+            plain = plain and spelt
+    return keys, levels, ok, plain
 
 
 @njit(cache=True, nogil=True)

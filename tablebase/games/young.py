@@ -349,13 +349,15 @@ class Box:
         ``rows`` of them; the rows after them empty): the scalar twin of ``read_many``'s ranks, in plain Python."""
         return sum(map(list.__getitem__, self._shares, lengths))
 
-    def read_many(self, texts: Texts, sort: bool = False, least: int = 0) -> tuple[np.ndarray, np.ndarray,
-                                                                                   np.ndarray]:
+    def read_many(self, texts: Texts, spelling: tuple[int, int, bool], sort: bool = False,
+                  least: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
         """Keys, levels and ``ok`` of texts that spell diagrams by their row lengths, in one compiled pass
         (``notation.read_diagrams``, a large batch in parts on threads); a text not ``ok`` has key and level 0,
-        for the game to read it one by one."""
-        parts = notation.on_threads(notation.read_diagrams, texts, self.rows, self.cols, self.binom, sort, least)
+        for the game to read it one by one. Last, whether every text read ``ok`` is written plainly, as
+        ``notation.written_plainly(texts, *spelling)`` would say."""
+        parts = notation.on_threads(notation.read_diagrams, texts, self.rows, self.cols, self.binom, sort, least,
+                                    *spelling)
         if len(parts) == 1:
             return parts[0]
-        keys, levels, ok = zip(*parts)
-        return np.concatenate(keys), np.concatenate(levels), np.concatenate(ok)
+        keys, levels, ok, plain = zip(*parts)
+        return np.concatenate(keys), np.concatenate(levels), np.concatenate(ok), all(plain)

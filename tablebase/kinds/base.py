@@ -244,9 +244,12 @@ class Kind(ABC):
 
     def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
         """Stored rows of many positions, in order (null figures where a position is not stored)."""
-        keys, levels = self.keyed.locate_many(texts)
-        if not (positions and self.keyed.spelt_alike(texts)):
-            return table.index().rows(keys, positions, levels)
+        if not positions:
+            keys, levels = self.keyed.locate_many(texts)
+            return table.index().rows(keys, False, levels)
+        keys, levels, spelt = self.keyed.locate_spelt(texts)
+        if not spelt:
+            return table.index().rows(keys, True, levels)
         # The texts are the positions' notation already: spelling a million keys again took a third of a second.
         return table.index().rows(keys, False, levels).add_column(1, "position", texts.to_arrow())
 
