@@ -22,7 +22,7 @@ from tablebase.probe.format import (
     RAW,
     SPARSE,
 )
-from tablebase.store.probe import codes
+from tablebase.store.probe import PASSES, codes, write_index
 
 
 def check_every_key(root, table, keys_absent) -> ProbeIndex:
@@ -88,6 +88,19 @@ def test_runs_of_levels_and_parts_of_levels_give_the_same_bytes(tmp_path):
     assert len({tuple(sorted(m.files)) for m in made}) == 4  # four different sets of files
 
 
+@pytest.mark.parametrize("distinct", [0, 2])
+def test_writing_tells_every_row_of_every_pass_as_it_reads_it(tmp_path, distinct):
+    """``done`` hears each batch of rows read, PASSES times the table in all, in the order read: what the
+    progress of a build's last step counts (a record dictionary or none, in one file or in several)."""
+    from tablebase.store import Manifest
+
+    keys = np.arange(0, 300_000, 3, dtype=np.int64)
+    synthetic_table(tmp_path, "told", mixed_rows(keys, seed=4, distinct=distinct), run=2)
+    heard: list[int] = []
+    write_index(tmp_path, Manifest.load(tmp_path, "told"), done=heard.append)
+    assert sum(heard) == PASSES * len(keys) and len(heard) >= 2 * PASSES and min(heard) > 0
+
+
 def test_floats_with_too_many_values_keep_their_bits_and_records_wider_than_64_bits(tmp_path, monkeypatch):
     monkeypatch.setattr(codes, "FLOATS_LISTED", 8)
     monkeypatch.setattr(codes, "INTEGERS_LISTED", 8)
@@ -99,7 +112,10 @@ def test_floats_with_too_many_values_keep_their_bits_and_records_wider_than_64_b
                      "a": pa.array(rng.integers(-2**40, 2**40, len(keys))),
                      "b": pa.array(rng.integers(0, 2**40, len(keys)), pa.uint64()),
                      "level": pa.array(np.zeros(len(keys), np.int32))})
-    synthetic_table(tmp_path, "wide", rows)
+    manifest = synthetic_table(tmp_path, "wide", rows)
+    heard: list[int] = []  # no pass of distinct tuples for records this wide: its rows are told at once
+    write_index(tmp_path, manifest, done=heard.append)
+    assert sum(heard) == PASSES * len(keys) and len(keys) in heard
     with check_every_key(tmp_path, "wide", [2000, 5000]) as index:
         figures = {f.name: f for f in index.header.figures}
         assert figures["x"].encoding == RAW and figures["x"].width == 64

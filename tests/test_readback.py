@@ -52,6 +52,16 @@ def test_the_status_shows_the_worker_the_step_waits_for_then_the_solving_again()
     assert SOLVING.search(lines(out)[-1]).groups() == ("2", "5")
 
 
+def test_other_long_work_of_a_task_is_told_by_its_name_with_its_steps_and_an_eta():
+    """The probe index's passes over the rows (build/indexing.py) are told as a reading back is."""
+    out = io.StringIO()
+    progress = Progress("t", 10_000, 5, stream=out, every=0.0, clock=lambda: 100.0)
+    progress.reading("index-t-run", 1_500, 3_000, 10.0, what="writing the probe index, 3 passes over 1,000 rows")
+    line = lines(out)[-1]
+    assert line.startswith("[t] writing the probe index, 3 passes over 1,000 rows: 1,500/3,000 (50.0%)  150/s"), line
+    assert line.endswith("ETA 10.0s")  # 1,500 more at 150 a second
+
+
 def test_a_resumed_progress_names_the_first_level_left():
     out = io.StringIO()
     progress = Progress("t", 100, 5, stream=out, every=0.0)
@@ -98,3 +108,5 @@ def test_a_resumed_build_says_how_far_its_workers_have_read_back_and_the_level_l
     assert all(found.group(4) != "-" for found in reading if found.group(2) != "0"), err
     solving = [int(found.group(1)) for found in map(SOLVING.search, err.splitlines()) if found]
     assert solving and min(solving) == left > 0, err
+    # Then the probe index, written from every row three times over, is told as it goes.
+    assert re.search(r"writing the probe index, 3 passes over 184,755 rows: [\d,]+/554,265 \(\d+\.\d%\)", err), err

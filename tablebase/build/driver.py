@@ -225,9 +225,10 @@ class TableBuild:
         manifest.probe = {}
         manifest.save(self.root)  # the worker reads the files from it
         self.progress.say("writing the probe index")
-        future = self.client.submit(index_table, str(self.root), self.spec.name, pure=False,
-                                    key=f"index-{self.spec.name}-{self.run}")
-        manifest.probe = records_of(future, self.spec.name, None, self.memory.limit)
+        with listening(self.client, self.run, self.progress), Ticker(self.progress.heartbeat, self.every):
+            future = self.client.submit(index_table, str(self.root), self.spec.name, self.run, self.every,
+                                        pure=False, key=f"index-{self.spec.name}-{self.run}")
+            manifest.probe = records_of(future, self.spec.name, None, self.memory.limit)
         size = sum(r["bytes"] for r in manifest.probe.values())
         self.progress.say(f"probe index: {size:,} bytes, {size / max(manifest.positions, 1):.2f} bytes a position")
 

@@ -12,13 +12,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tablebase.build import readback
 from tablebase.store import Manifest, table_dir
-from tablebase.store.probe import write_index
+from tablebase.store.probe import PASSES, write_index
 
 
-def index_table(root: str, table: str) -> dict[str, dict[str, Any]]:
-    """A task: write a complete table's probe index; the manifest's record of it (name -> rows, bytes, sha256)."""
-    return write_index(root, Manifest.load(root, table))
+def index_table(root: str, table: str, run: str = "", every: float = float("inf")) -> dict[str, dict[str, Any]]:
+    """A task: write a complete table's probe index; the manifest's record of it (name -> rows, bytes, sha256).
+    How far its passes over the rows have got is told to the build ``run``'s driver (``readback.Report``):
+    Chomp 17x17's take tens of minutes."""
+    manifest = Manifest.load(root, table)
+    rows = sum(r["rows"] for r in manifest.files.values())
+    with readback.Report(run, PASSES * rows, every, passes_over(rows)) as report:
+        return write_index(root, manifest, done=report.add)
+
+
+def passes_over(rows: int) -> str:
+    """What the progress says while the index is written."""
+    return f"writing the probe index, {PASSES} passes over {rows:,} rows"
 
 
 def index_whole(root: Path, manifest: Manifest) -> bool:

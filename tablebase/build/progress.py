@@ -36,6 +36,7 @@ class _Reading:
     total: int
     began: float  # on this process's clock
     parts: int  # the parts finished when it began (``Progress.parts``)
+    what: str | None = None  # the work, if it is not reading back
 
     def left(self, now: float) -> float:
         """Seconds still to go at the rate so far; infinite before a first measurement."""
@@ -96,9 +97,11 @@ class Progress:
                 return
             self._status(f"level {level}/{self.levels}" + ("" if level_done else f" part {parts_done}/{parts}"))
 
-    def reading(self, task: str, read: int, total: int, seconds: float, over: bool = False) -> None:
+    def reading(self, task: str, read: int, total: int, seconds: float, over: bool = False,
+                what: str | None = None) -> None:
         """A worker's report that ``task`` has taken in ``read`` of the ``total`` positions of lower levels
-        it needs, ``seconds`` after it began; ``over`` once it has stopped (done or failed)."""
+        it needs, ``seconds`` after it began; ``over`` once it has stopped (done or failed). ``what``: other
+        work told the same way, by its name (``total`` then counts its steps)."""
         with self._lock:
             now = self.clock()
             if over:
@@ -106,7 +109,7 @@ class Progress:
                 return
             known = self.readings.get(task)
             if known is None or read < known.read:  # begun, or begun again on another worker (one was lost)
-                known = _Reading(read, total, now - seconds, self.parts)
+                known = _Reading(read, total, now - seconds, self.parts, what)
             # The worker's clock says when it began; each report reaches this process late by a little,
             # so the earliest of their estimates is the best.
             known.read, known.total, known.began = read, total, min(known.began, now - seconds)
@@ -148,10 +151,11 @@ class Progress:
         # Unlike solving, reading goes at much the same rate per position at every level: the first
         # measurement already tells the ETA.
         left = reading.left(now)
+        done = f"{reading.read:,}" if reading.what is None else f"{reading.read:,}/{reading.total:,}"
         self.say(
-            f"reading {reading.total:,} solved positions back into the workers' memory: {reading.read:,}"
-            f" ({100 * reading.read / max(reading.total, 1):.1f}%)  {rate:,.0f}/s  elapsed {_duration(elapsed)}"
-            f"  ETA {_duration(left) if left != float('inf') else '-'}"
+            (reading.what or f"reading {reading.total:,} solved positions back into the workers' memory")
+            + f": {done} ({100 * reading.read / max(reading.total, 1):.1f}%)  {rate:,.0f}/s"
+            f"  elapsed {_duration(elapsed)}  ETA {_duration(left) if left != float('inf') else '-'}"
         )
 
     def _status(self, where: str) -> None:

@@ -50,12 +50,14 @@ def positions_of(plan: Plan, levels: list[int]) -> list[int]:
 class Reporter(Protocol):
     """What hears the reports (``Progress``): named here so that progress.py need know nothing of Dask."""
 
-    def reading(self, task: str, read: int, total: int, seconds: float, over: bool = False) -> None: ...
+    def reading(self, task: str, read: int, total: int, seconds: float, over: bool = False,
+                what: str | None = None) -> None: ...
 
 
 class Report:
     """One task's reading back of ``total`` positions, told to the driver, which prints every ``every``
-    seconds, ``SHARE`` times as often.
+    seconds, ``SHARE`` times as often; ``what``: other long work of a task told the same way, named
+    (the probe index's passes over the rows).
 
     Nothing is said in the first such interval: most tasks take in a level or two
     that other workers just solved, in milliseconds, and the scheduler would keep
@@ -66,8 +68,9 @@ class Report:
     task called directly), nor to a driver that prints nothing (``every`` infinite).
     """
 
-    def __init__(self, run: str, total: int, every: float) -> None:
+    def __init__(self, run: str, total: int, every: float, what: str | None = None) -> None:
         self.topic, self.total, self.read, self.every = topic(run), total, 0, every / SHARE
+        self.what = what
         self.began = self.last = time.perf_counter()
         self.said = self.over = False
         self._lock = threading.Lock()  # the timer's thread and the task's both say things
@@ -107,7 +110,7 @@ class Report:
     def _send(self, over: bool) -> None:
         self.said, self.last = True, time.perf_counter()
         self.worker.log_event(self.topic, {"task": self.task, "read": int(self.read), "total": int(self.total),
-                                           "seconds": self.last - self.began, "over": over})
+                                           "seconds": self.last - self.began, "over": over, "what": self.what})
 
 
 @contextlib.contextmanager
@@ -121,7 +124,7 @@ def listening(client: Client, run: str, progress: Reporter) -> Iterator[None]:
 
     def heard(event: tuple[float, dict[str, Any]]) -> None:
         said = event[1]
-        progress.reading(said["task"], said["read"], said["total"], said["seconds"], said["over"])
+        progress.reading(said["task"], said["read"], said["total"], said["seconds"], said["over"], said.get("what"))
 
     client.subscribe_topic(name, heard)
     try:

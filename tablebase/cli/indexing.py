@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tablebase.cli.output import db_option, need_db
@@ -27,9 +28,9 @@ def add_options(index: argparse.ArgumentParser) -> None:
 
 
 def index(args: argparse.Namespace) -> int:
-    from tablebase.build.indexing import index_whole
+    from tablebase.build.indexing import index_whole, passes_over
     from tablebase.store import BuildLock, Manifest, list_tables, table_dir
-    from tablebase.store.probe import write_index
+    from tablebase.store.probe import PASSES, write_index
 
     root = Path(need_db(args))
     if not root.is_dir():
@@ -52,10 +53,27 @@ def index(args: argparse.Namespace) -> int:
             if index_whole(root, manifest) and not args.force:
                 say("its probe index is there already (--force writes it again)")
                 continue
-            manifest.probe = write_index(root, manifest, say)
+            rows = sum(r["rows"] for r in manifest.files.values())
+            manifest.probe = write_index(root, manifest, say, _told(name, PASSES * rows, args.quiet,
+                                                                    passes_over(rows)))
             manifest.save(root)
         for file, record in manifest.probe.items():
             print(json.dumps({"table": name, "file": file, "positions": record["rows"], "bytes": record["bytes"],
                               "bytes_per_position": round(record["bytes"] / max(record["rows"], 1), 3),
                               "seconds": round(time.perf_counter() - began, 3)}))
     return 0
+
+
+def _told(table: str, total: int, quiet: bool, what: str) -> Callable[[int], None]:
+    """What hears ``write_index``'s rows read: a line a second with the rate and the ETA."""
+    from tablebase.build.progress import Progress
+
+    progress = Progress(table, total, 0, every=float("inf") if quiet else 1.0)
+    began, read = time.perf_counter(), 0
+
+    def done(rows: int) -> None:
+        nonlocal read
+        read += rows
+        progress.reading("index", read, total, time.perf_counter() - began, what=what)
+
+    return done

@@ -109,8 +109,9 @@ def _float_bits(values: pa.Array) -> np.ndarray:
     return values.cast(pa.float64()).to_numpy(zero_copy_only=False).astype(np.float64).view(np.uint64)
 
 
-def survey(sources: list[Source], schema: pa.Schema, say: Say) -> list[Survey]:
-    """Each figure's survey, from one pass over the files."""
+def survey(sources: list[Source], schema: pa.Schema, say: Say,
+           done: Callable[[int], None] = lambda rows: None) -> list[Survey]:
+    """Each figure's survey, from one pass over the files (``done`` hears the rows as they are read)."""
     names = [f.name for f in schema if f.name not in NOT_FIGURES]
     if "key" not in schema.names:
         raise StoreError("the table's files have no key column")
@@ -127,6 +128,7 @@ def survey(sources: list[Source], schema: pa.Schema, say: Say) -> list[Survey]:
         for batch in batches(source.path, names, texts):
             for figure in figures:
                 figure.add(batch.column(figure.name))
+            done(batch.num_rows)
         rows += source.rows
         if number % 64 == 63:
             say(f"surveyed {number + 1}/{len(sources)} files, {rows:,} rows")
