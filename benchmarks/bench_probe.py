@@ -72,7 +72,7 @@ def duckdb_one_shot(root: Path, table: str, key: int, runs: int) -> float:
     from tablebase.store import Manifest, table_dir
 
     files = [str(table_dir(root, table) / name) for name in sorted(Manifest.load(root, table).files)]
-    query = f"SELECT * EXCLUDE (position) FROM read_parquet({files!r}) WHERE key = {key}"
+    query = f"SELECT COLUMNS(lambda c: c != 'position') FROM read_parquet({files!r}) WHERE key = {key}"
     return whole_process([sys.executable, "-c", f"import duckdb; print(duckdb.sql({query!r}).fetchall())"], runs)
 
 
@@ -164,7 +164,7 @@ def duckdb_point(root: Path, table: str, keys: list[int]) -> float:
 
     files = [str(table_dir(root, table) / name) for name in sorted(Manifest.load(root, table).files)]
     con = duckdb.connect()
-    query = f"SELECT * EXCLUDE (position) FROM read_parquet({files!r}) WHERE key = ?"
+    query = f"SELECT COLUMNS(lambda c: c != 'position') FROM read_parquet({files!r}) WHERE key = ?"
     con.execute(query, [keys[0]]).fetchall()
     times = []
     for key in keys:
@@ -318,6 +318,7 @@ def measure(root: Path, table: str, count: int, texts: int, index_only: bool = F
     if keys is None:
         sys.exit("bench_probe measures a dense table (Chomp, Nim, Wythoff, ...)")
     size = path.stat().st_size
+    cached_before = cached(path)
     cold = one_shot(path, keys[0], runs=5)
     interpreter = whole_process([sys.executable, "-c", "pass"], runs=5)
     duckdb_cold = duckdb_one_shot(root, table, keys[0], runs=5)
@@ -352,10 +353,23 @@ def measure(root: Path, table: str, count: int, texts: int, index_only: bool = F
         ("bytes a position, everything included", f"{size / header.positions:.3f} ({size:,} bytes)", "<= 3"),
         ("DuckDB point query on the Parquet files (baseline)", f"{point * 1e3:.2f} ms", ""),
     ]
-    print(f"{table}: {header.positions:,} positions; load average {load:.1f} on {os.cpu_count()} cores")
+    print(f"{table}: {header.positions:,} positions; load average {load:.1f} on {os.cpu_count()} cores; "
+          f"the index in the page cache before the warm probes: {cached_before}")
     report(rows)
     report(routing(root, table, keys, texts, index_only))
-    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+    print(f"load average at the end {os.getloadavg()[0]:.1f}; the index in the page cache: {cached(path)}")
+
+
+def cached(path: Path) -> str:
+    """How much of a file the page cache holds (util-linux's fincore): a probe of a page it lacks reads the
+    disk, so the warm figures of a table larger than the memory left are figures of the disk."""
+    if not shutil.which("fincore"):
+        return "unknown (no fincore)"
+    out = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES", str(path)], capture_output=True,
+                         text=True)
+    if out.returncode or not out.stdout.strip().isdigit():
+        return "unknown"
+    return f"{int(out.stdout) / max(path.stat().st_size, 1):.0%}"
 
 
 def report(rows: list[tuple[str, str, str]]) -> None:

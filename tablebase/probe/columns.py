@@ -53,7 +53,9 @@ class Bits:
         """The ``width``-bit fields starting at bit ``bits`` (int64), least significant bit first."""
         mask = np.uint64((1 << width) - 1)
         if width <= ONE_GATHER:
-            return np.take(self.quarter, bits >> 5) >> (bits & 31).astype(np.uint64) & mask
+            # Indexing, not np.take: take copies an array that is not contiguous first, and these
+            # overlapping words are the whole records section (Chomp 17x17's: 11.6 GB, 13 s a batch).
+            return self.quarter[bits >> 5] >> (bits & 31).astype(np.uint64) & mask
         at = bits >> 6
         shift = (bits & 63).astype(np.uint64)
         value = np.take(self.words, at) >> shift
