@@ -99,6 +99,18 @@ def test_a_batch_of_keys_reads_its_records_in_place_without_copying_the_section(
     assert peak < 100_000  # the records section is 2.5 MB, its words read every 4 bytes 5 MB
 
 
+def test_tuples_coded_through_a_table_or_by_search_give_the_same_bytes(tmp_path, monkeypatch):
+    from tablebase.store.probe import write
+
+    rows = mixed_rows(np.arange(0, 30_000, 2, dtype=np.int64), seed=5, distinct=2)
+    tabled = synthetic_table(tmp_path / "tabled", "coded", rows)
+    with ProbeIndex(tmp_path / "tabled" / "coded" / FILE_NAME) as index:
+        assert index.header.records == DICTIONARY and index.header.entry_bits <= write.CODE_TABLE_BITS
+    monkeypatch.setattr(write, "CODE_TABLE_BITS", 0)
+    searched = synthetic_table(tmp_path / "searched", "coded", rows)
+    assert tabled.probe[FILE_NAME]["sha256"] == searched.probe[FILE_NAME]["sha256"]
+
+
 def test_runs_of_levels_and_parts_of_levels_give_the_same_bytes(tmp_path):
     keys = np.arange(5000, dtype=np.int64)
     rows = mixed_rows(keys, seed=3)
@@ -205,6 +217,29 @@ def test_a_flipped_byte_in_a_section_fails_its_checksum(tmp_path):
     path.write_bytes(bytes(data))
     with ProbeIndex(path) as index:
         assert index.check() == [f"section records at byte {records.offset}: CRC-32 differs"]
+
+
+def test_a_dense_index_takes_its_rows_a_block_of_keys_at_a_time_each_once(tmp_path, monkeypatch):
+    """``in_key_blocks``: every row once, with its payload, each block's keys before the next block's, in
+    pieces of ascending keys; and a key that two files hold is refused, not written twice."""
+    from tablebase.store.probe import order
+
+    keys = np.arange(40_000, dtype=np.int64)
+    rows = mixed_rows(keys).set_column(9, "level", pa.array((keys % 20).astype(np.int32)))
+    manifest = synthetic_table(tmp_path, "blocks", rows, parts=4)
+    sources = [order.Source.of(tmp_path / "blocks" / piece.name, True) for piece in manifest.layout().pieces]
+    monkeypatch.setattr(order, "MERGE_BATCH", 64)
+    pieces = list(order.in_key_blocks(sources, ["key", "small"], [], lambda b: b.column("key").to_numpy() * 3, 1000))
+    assert all((k[1:] > k[:-1]).all() and k[0] // 1000 == k[-1] // 1000 for k, _ in pieces)
+    blocks = [int(k[0]) // 1000 for k, _ in pieces]
+    assert blocks == sorted(blocks) and len(pieces) > 40 * 20  # many pieces a block, in no order within it
+    out = np.concatenate([k for k, _ in pieces])
+    assert sorted(out.tolist()) == keys.tolist()
+    assert (np.concatenate([p for _, p in pieces]) == out * 3).all()
+
+    twice = pa.concat_tables([rows, rows.slice(777, 1).set_column(9, "level", pa.array([25], pa.int32()))])
+    with pytest.raises(StoreError, match="stored twice"):
+        synthetic_table(tmp_path / "twice", "twice", twice, parts=4)
 
 
 def test_the_merge_holds_a_batch_of_each_open_file_never_the_table(tmp_path, monkeypatch):

@@ -3,8 +3,9 @@
 ``write_index`` reads the table's Parquet files three times, a batch at a
 time, never the whole table: to survey each figure (``codes``), to count the
 distinct tuples of figure codes (where they fit in 64 bits), and, once the
-layout is chosen by size (``layout``), in key order to write the records
-(``order``, ``write``). The file is written atomically, and is the same
+layout is chosen by size (``layout``), to write the records (``order``,
+``write``): a sparse index's in key order, a dense index's placed by key a
+block of keys at a time. The file is written atomically, and is the same
 bytes for the same rows. ``docs/format.md`` is its contract;
 ``tablebase.probe`` reads it.
 """
@@ -23,8 +24,8 @@ from tablebase.store.files import sha256_of, table_dir, write_atomic
 from tablebase.store.manifest import Manifest
 from tablebase.store.probe.codes import TEXT, Coding, coding, survey
 from tablebase.store.probe.layout import Plan, choose, entry_widths, places
-from tablebase.store.probe.order import Source, batches, in_key_order
-from tablebase.store.probe.write import encoder, packed_tuples, write_index_file
+from tablebase.store.probe.order import Source, batches, in_key_blocks, in_key_order
+from tablebase.store.probe.write import BLOCK, encoder, packed_tuples, write_index_file
 
 TUPLES_LISTED = 1 << 22  # distinct tuples of figure codes counted up to this: past it, no record dictionary
 PRESENCE_BITS = 26  # tuples of at most this many bits are marked in an array of 2**bits (64 MiB at most)
@@ -62,7 +63,10 @@ def write_index(root: str | Path, manifest: Manifest, say: Say = lambda s: None,
     tuples = distinct_tuples(sources, names, texts, codings, say, done)
     plan = choose(codings, count, greatest, None if tuples is None else len(tuples))
     say(f"layout {_describe(plan)}: {plan.bytes / max(count, 1):.3f} bytes a position before dictionaries")
-    rows = _counted(in_key_order(sources, ["key", *names], texts, encoder(codings, plan, tuples)), done)
+    columns, encode = ["key", *names], encoder(codings, plan, tuples)
+    # A dense index places each record by its key, a block at a time: no row need be sorted.
+    rows = _counted(in_key_blocks(sources, columns, texts, encode, BLOCK) if plan.layout == DENSE
+                    else in_key_order(sources, columns, texts, encode), done)
     about = {"table": manifest.table, "game": manifest.game, "kind": manifest.kind, "params": manifest.params}
     path = folder / FILE_NAME
     write_atomic(path, lambda tmp: write_index_file(Path(tmp), about, codings, plan,

@@ -146,3 +146,35 @@ def in_key_order(sources: list[Source], columns: list[str], texts: list[str],
             joined = np.concatenate(keys)
             order = np.argsort(joined, kind="stable")
             yield joined[order], np.concatenate(payload)[order]
+
+
+def in_key_blocks(sources: list[Source], columns: list[str], texts: list[str], encode: Encode,
+                  block: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The rows of every file as (keys, payloads) pieces, each inside one block of ``block`` keys (from
+    key 0), the blocks ascending and the keys ascending within a piece, but the pieces of a block in no
+    order: what a dense index's records need, which are placed by key a block at a time. It skips the
+    merge's sorting of every row, most of the time ``in_key_order`` takes."""
+    waiting = deque(sorted(sources, key=lambda s: s.least))
+    active: list[_Open] = []
+    start = 0
+    while waiting or active:
+        if not active:
+            start = max(start, waiting[0].least // block * block)
+        end = start + block
+        while waiting and waiting[0].least < end:
+            opened = _Open(waiting.popleft(), columns, texts, encode)
+            if opened.refill():
+                active.append(opened)
+        left = []
+        for a in active:
+            while True:
+                stop = a.taken + int(np.searchsorted(a.keys[a.taken:], end))
+                if stop > a.taken:
+                    yield a.keys[a.taken : stop], a.payload[a.taken : stop]
+                    a.taken = stop
+                if stop < len(a.keys):
+                    left.append(a)  # more of this file in later blocks
+                    break
+                if not a.refill():
+                    break
+        active, start = left, end
