@@ -39,7 +39,7 @@ from tablebase.store.probe.codes import Coding
 from tablebase.store.probe.layout import Plan, entry_widths, places
 
 CHUNK = 1 << 18  # records packed at a time (a multiple of 8)
-CODE_TABLE_BITS = 24  # tuples of at most this many bits are coded through a table of them all (64 MiB at most)
+CODE_TABLE_BITS = 26  # tuples of at most this many bits are coded through a table of them all (256 MiB at most)
 BLOCK = 1 << 20  # a dense index's records placed by key at a time (``order.in_key_blocks``)
 Say = Callable[[str], None]
 
@@ -272,10 +272,10 @@ def encoder(codings: list[Coding], plan: Plan, tuples: np.ndarray | None) -> Cal
     entry = places(entry_widths(codings))
     # A tuple's code read from a table of every tuple there could be, where that table is small: a
     # binary search in the tuples costs a cache miss a step, minutes for Chomp 17x17's rows.
-    code_of = None
-    if plan.records == DICTIONARY and tuples is not None and sum(entry_widths(codings)) <= CODE_TABLE_BITS:
-        code_of = np.zeros(1 << sum(entry_widths(codings)), dtype=np.uint32)
-        code_of[tuples.astype(np.intp)] = np.arange(len(tuples), dtype=np.uint32)
+    code_of, bits = None, sum(entry_widths(codings))
+    if plan.records == DICTIONARY and tuples is not None and bits <= CODE_TABLE_BITS and 1 << bits <= 4 * plan.slots:
+        code_of = np.zeros(1 << bits, dtype=np.uint16 if len(tuples) <= 1 << 16 else np.uint32)
+        code_of[tuples.astype(np.intp)] = np.arange(len(tuples))
 
     def encode(batch: pa.RecordBatch) -> np.ndarray:
         codes = [c.encode(batch.column(c.name)) for c in codings]
