@@ -71,7 +71,7 @@ def write_index(root: str | Path, manifest: Manifest, say: Say = lambda s: None,
     path = folder / FILE_NAME
     write_atomic(path, lambda tmp: write_index_file(Path(tmp), about, codings, plan,
                                                     tuples if plan.records == DICTIONARY else None,
-                                                    rows, count, say))
+                                                    rows, count))
     record = index_record(path, count)
     say(f"{FILE_NAME}: {record['bytes']:,} bytes, {record['bytes'] / max(count, 1):.3f} bytes a position, "
         f"{time.perf_counter() - began:.1f}s")

@@ -41,7 +41,6 @@ from tablebase.store.probe.layout import Plan, entry_widths, places
 CHUNK = 1 << 18  # records packed at a time (a multiple of 8)
 CODE_TABLE_BITS = 26  # tuples of at most this many bits are coded through a table of them all (256 MiB at most)
 BLOCK = 1 << 20  # a dense index's records placed by key at a time (``order.in_key_blocks``)
-Say = Callable[[str], None]
 
 
 def pack(payload: np.ndarray, widths: tuple[int, ...]) -> bytes:
@@ -183,7 +182,7 @@ def dictionary_bytes(c: Coding) -> tuple[int, bytes]:
 
 
 def write_index_file(path: Path, about: dict, codings: list[Coding], plan: Plan, tuples: np.ndarray | None,
-                     rows: Iterator[tuple[np.ndarray, np.ndarray]], positions: int, say: Say) -> None:
+                     rows: Iterator[tuple[np.ndarray, np.ndarray]], positions: int) -> None:
     """Write the index to ``path``: ``rows`` are (keys, payloads) in key order (for a dense layout, in
     blocks of keys: ``order.in_key_blocks``), payloads made by ``encoder``."""
     sections: list[tuple[int, int]] = []  # (kind, length), in file order
@@ -220,7 +219,7 @@ def write_index_file(path: Path, about: dict, codings: list[Coding], plan: Plan,
         if plan.records == DICTIONARY:
             entries = sinks[[s.kind for s in placed].index(RECORD_DICTIONARY)]
             entries.write(COUNT.pack(plan.entries) + pack(tuples, (plan.entry_bits,)))
-        _write_records(plan, sinks[: 2 if plan.layout != DENSE else 1], rows, positions, say)
+        _write_records(plan, sinks[: 2 if plan.layout != DENSE else 1], rows, positions)
         crcs = [Section(s.kind, sink.crc, s.offset, s.length) for s, sink in zip(placed, sinks)]
         for s, sink in zip(placed, sinks):
             if sink.at != s.offset + s.length:
@@ -229,8 +228,7 @@ def write_index_file(path: Path, about: dict, codings: list[Coding], plan: Plan,
         os.pwrite(f.fileno(), header(crcs).pack(), 0)
 
 
-def _write_records(plan: Plan, sinks: list[_Sink], rows: Iterator[tuple[np.ndarray, np.ndarray]], positions: int,
-                   say: Say) -> None:
+def _write_records(plan: Plan, sinks: list[_Sink], rows: Iterator[tuple[np.ndarray, np.ndarray]], positions: int) -> None:
     """The records section (and a sparse table's keys) from the rows in key order."""
     records_sink = sinks[-1]
     records_sink.write(COUNT.pack(plan.slots))
@@ -256,8 +254,6 @@ def _write_records(plan: Plan, sinks: list[_Sink], rows: Iterator[tuple[np.ndarr
         else:
             sinks[0].write(keys.astype(f"<u{plan.key_bytes}").tobytes())
             records.add(payload)
-        if count // 5_000_000 != (count - len(keys)) // 5_000_000:
-            say(f"indexed {count:,}/{positions:,} positions")
     if count != positions:
         raise StoreError(f"the table's files hold {count:,} rows, {positions:,} when first read")
     if dense is not None:
