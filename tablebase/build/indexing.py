@@ -22,14 +22,15 @@ def index_table(root: str, table: str, run: str = "", every: float = float("inf"
     How far its passes over the rows have got is told to the build ``run``'s driver (``readback.Report``):
     Chomp 17x17's take tens of minutes."""
     manifest = Manifest.load(root, table)
-    rows = sum(r["rows"] for r in manifest.files.values())
-    with readback.Report(run, PASSES * rows, every, passes_over(rows)) as report:
+    total, what = index_work(manifest)
+    with readback.Report(run, total, every, what) as report:
         return write_index(root, manifest, done=report.add)
 
 
-def passes_over(rows: int) -> str:
-    """What the progress says while the index is written."""
-    return f"writing the probe index, {PASSES} passes over {rows:,} rows"
+def index_work(manifest: Manifest) -> tuple[int, str]:
+    """The rows the index's passes read in all, and what the progress calls that work."""
+    rows = sum(r["rows"] for r in manifest.files.values())
+    return PASSES * rows, f"writing the probe index, {PASSES} passes over {rows:,} rows"
 
 
 def index_whole(root: Path, manifest: Manifest) -> bool:

@@ -28,9 +28,9 @@ def add_options(index: argparse.ArgumentParser) -> None:
 
 
 def index(args: argparse.Namespace) -> int:
-    from tablebase.build.indexing import index_whole, passes_over
+    from tablebase.build.indexing import index_whole, index_work
     from tablebase.store import BuildLock, Manifest, list_tables, table_dir
-    from tablebase.store.probe import PASSES, write_index
+    from tablebase.store.probe import write_index
 
     root = Path(need_db(args))
     if not root.is_dir():
@@ -53,9 +53,7 @@ def index(args: argparse.Namespace) -> int:
             if index_whole(root, manifest) and not args.force:
                 say("its probe index is there already (--force writes it again)")
                 continue
-            rows = sum(r["rows"] for r in manifest.files.values())
-            manifest.probe = write_index(root, manifest, say, _told(name, PASSES * rows, args.quiet,
-                                                                    passes_over(rows)))
+            manifest.probe = write_index(root, manifest, say, _told(name, *index_work(manifest), args.quiet))
             manifest.save(root)
         for file, record in manifest.probe.items():
             print(json.dumps({"table": name, "file": file, "positions": record["rows"], "bytes": record["bytes"],
@@ -64,7 +62,7 @@ def index(args: argparse.Namespace) -> int:
     return 0
 
 
-def _told(table: str, total: int, quiet: bool, what: str) -> Callable[[int], None]:
+def _told(table: str, total: int, what: str, quiet: bool) -> Callable[[int], None]:
     """What hears ``write_index``'s rows read: a line a second with the rate and the ETA."""
     from tablebase.build.progress import Progress
 

@@ -34,6 +34,7 @@ def _moves(key, args, out_keys, out_moves):
 # first, no empty row.
 _SPELLING = (0, -1, False)
 
+
 class Chomp(KeyedImpartialGame):
     name = "chomp"
     summary = "Chomp: bite a square and all squares below and right of it; the poisoned corner loses"
@@ -154,9 +155,7 @@ class Chomp(KeyedImpartialGame):
         return self.locate_spelt(texts)[:2]
 
     def locate_spelt(self, texts: Texts) -> tuple[np.ndarray, np.ndarray, bool]:
-        keys, levels, ok, plain = self.box.read_many(texts, _SPELLING, least=1)
-        keys, levels = self.read_rest(texts, keys, levels, ok)
-        return keys, levels, plain if ok.all() else self.spelt_alike(texts)
+        return self.read_rest_spelt(texts, *self.box.read_many(texts, _SPELLING, least=1))
 
     def spelt_alike(self, texts: Texts) -> bool:
         """The rows that are not empty, the longest first."""

@@ -266,9 +266,7 @@ class HeapMultiset(HeapGame):
         return self.locate_spelt(texts)[:2]
 
     def locate_spelt(self, texts: Texts) -> tuple[np.ndarray, np.ndarray, bool]:
-        keys, levels, ok, plain = self.box.read_many(texts, self._spelling, sort=True)
-        keys, levels = self.read_rest(texts, keys, levels, ok)
-        return keys, levels, plain if ok.all() else self.spelt_alike(texts)
+        return self.read_rest_spelt(texts, *self.box.read_many(texts, self._spelling, sort=True))
 
     def spelt_alike(self, texts: Texts) -> bool:
         return written_plainly(texts, *self._spelling)

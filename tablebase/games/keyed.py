@@ -262,6 +262,13 @@ class KeyedGame(Game):
             levels[~ok] = self.levels_of(keys[~ok])
         return keys, levels
 
+    def read_rest_spelt(self, texts: Texts, keys: np.ndarray, levels: np.ndarray, ok: np.ndarray,
+                        plain: bool) -> tuple[np.ndarray, np.ndarray, bool]:
+        """``read_rest``, and whether every text is written as the table writes it: ``plain``, which a compiled
+        reader said of the texts it read, where it read them all; else ``spelt_alike`` (``locate_spelt``)."""
+        keys, levels = self.read_rest(texts, keys, levels, ok)
+        return keys, levels, plain if ok.all() else self.spelt_alike(texts)
+
     def move_name(self, move: int) -> str:
         """The notation of a move code (codes name moves independently of the position)."""
         raise NotImplementedError(f"{self.name}: a keyed game gives move_name()")
