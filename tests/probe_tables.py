@@ -12,12 +12,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tablebase.store import Manifest, Plan, table_dir, write_parquet
+from tablebase.store.files import write_table
 from tablebase.store.probe import write_index
 
 
-def synthetic_table(root: Path, name: str, rows: pa.Table, parts: int = 1, run: int = 1) -> Manifest:
+def synthetic_table(root: Path, name: str, rows: pa.Table, parts: int = 1, run: int = 1,
+                    group: int | None = None) -> Manifest:
     """Write ``rows`` (a ``key`` and a ``level`` column among them) as a complete table: each level a
-    file, or cut in ``parts`` files; ``run`` consecutive levels share a file. Returns its manifest."""
+    file, or cut in ``parts`` files; ``run`` consecutive levels share a file; ``group``: rows in a Parquet
+    row group (the store's own by default). Returns its manifest."""
     order = np.lexsort((rows.column("key").to_numpy(), rows.column("level").to_numpy()))
     rows = rows.take(pa.array(order))
     levels = rows.column("level").to_numpy()
@@ -35,7 +38,10 @@ def synthetic_table(root: Path, name: str, rows: pa.Table, parts: int = 1, run: 
         inside = np.flatnonzero((levels >= piece.first) & (levels <= piece.last))
         size = len(inside)
         part = inside[piece.part * size // piece.parts : (piece.part + 1) * size // piece.parts]
-        manifest.files[piece.name] = write_parquet(rows.take(pa.array(part)), table_dir(root, name) / piece.name)
+        path = table_dir(root, name) / piece.name
+        manifest.files[piece.name] = (write_parquet(rows.take(pa.array(part)), path) if group is None else
+                                      write_table(rows.take(pa.array(part)), path, sort_key="key",
+                                                  statistics=["key", "level"], group=group))
     manifest.levels_done = list(manifest.plan)
     manifest.probe = write_index(root, manifest)
     manifest.save(root)

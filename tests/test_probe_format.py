@@ -8,6 +8,8 @@ import sys
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import pytest
 from probe_tables import mixed_rows, plain, same, stored_rows, synthetic_table
 
@@ -240,6 +242,48 @@ def test_a_dense_index_takes_its_rows_a_block_of_keys_at_a_time_each_once(tmp_pa
     twice = pa.concat_tables([rows, rows.slice(777, 1).set_column(9, "level", pa.array([25], pa.int32()))])
     with pytest.raises(StoreError, match="stored twice"):
         synthetic_table(tmp_path / "twice", "twice", twice, parts=4)
+
+
+@pytest.mark.parametrize("distinct", [0, 2])
+def test_records_written_in_parts_at_once_are_the_bytes_one_writer_makes(tmp_path, monkeypatch, distinct):
+    """A dense index's records cut in ranges of keys, written by threads at once, each part reading only
+    the row groups that may hold its keys: the same file as one writer's, every key read back as stored."""
+    import tablebase.store.probe as probe
+    from tablebase.store import Manifest
+    from tablebase.store.probe import InThreads, order, write
+
+    keys = np.array([k for k in range(30_000) if k % 7], dtype=np.int64)
+    rows = mixed_rows(keys, seed=6, distinct=distinct).set_column(9, "level", pa.array((keys % 5).astype(np.int32)))
+    one = synthetic_table(tmp_path, "parts", rows, parts=2, group=200)  # each file spans every key
+    monkeypatch.setattr(write, "BLOCK", 1024)
+    monkeypatch.setattr(probe, "BLOCK", 1024)
+    heard: list[int] = []
+    for width in (1, 2, 3):
+        again = write_index(tmp_path, Manifest.load(tmp_path, "parts"), done=heard.append, parallel=InThreads(width))
+        assert again[FILE_NAME]["sha256"] == one.probe[FILE_NAME]["sha256"], width
+    assert sum(heard) == 3 * PASSES * len(keys)
+    check_every_key(tmp_path, "parts", [0, 7, 29_995, 30_000, 10**9]).close()
+
+    path = tmp_path / "parts" / one.layout().pieces[0].name
+    source, inside = order.Source.of(path, True), pc.field("key")
+    part = source.within(1000, 1500)
+    assert len(source.groups) > 10 and len(part._chosen(1000, 1500)) <= 2
+    expected = pq.read_table(path, columns=["key"], filters=(inside >= 1000) & (inside < 1500))
+    assert [k for b in part.batches(["key"], []) for k in b.column("key").to_pylist()] == \
+        expected.column("key").to_pylist() != []
+
+
+@pytest.mark.parametrize("width", [1, 3, 8, 9, 20, 26, 31, 33, 63, 64])
+def test_records_packed_in_words_are_the_bits_side_by_side(width):
+    """Each row's low ``width`` bits one after another from bit 0 of byte 0, as one big number would
+    hold them (little-endian), whatever the rows' count."""
+    from tablebase.store.probe.write import pack
+
+    rng = np.random.default_rng(width)
+    for n in (1, 7, 8, 65, 1000):
+        values = rng.integers(0, 2**63, n, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+        number = sum((int(v) & ((1 << width) - 1)) << (i * width) for i, v in enumerate(values.tolist()))
+        assert pack(values, (width,)) == number.to_bytes((n * width + 7) // 8, "little"), n
 
 
 def test_the_merge_holds_a_batch_of_each_open_file_never_the_table(tmp_path, monkeypatch):

@@ -24,7 +24,7 @@ from distributed import Client, Future, as_completed
 from tablebase.build import shared
 from tablebase.build.cluster import cluster_workers
 from tablebase.build.failures import RecordsLost, levels_named, records_of
-from tablebase.build.indexing import index_table, index_whole
+from tablebase.build.indexing import OnWorkers, counting, index_whole, index_work
 from tablebase.build.jobs import TableSpec
 from tablebase.build.listing import list_on_cluster, listed_from_store
 from tablebase.build.memory import MemoryPlan, Workers, notation_bytes, plan_memory
@@ -51,6 +51,7 @@ from tablebase.store import (
     remove_listing,
     table_dir,
 )
+from tablebase.store.probe import write_index
 from tablebase.words import counted
 
 MANIFEST_EVERY = 1.0  # seconds between manifest saves while a table builds
@@ -217,18 +218,18 @@ class TableBuild:
             self.client.run(release, self.run, self.values_name, self.disk)
 
     def write_index(self) -> None:
-        """The probe index, written by a worker from the table's files once the table is whole; kept when
-        this run built nothing and the one recorded is there."""
+        """The probe index, planned here and written by the workers from the table's files once the table
+        is whole; kept when this run built nothing and the one recorded is there."""
         manifest = self.manifest
         if not self._whole() or (self.skipped == len(self.layout.pieces) and index_whole(self.root, manifest)):
             return
         manifest.probe = {}
-        manifest.save(self.root)  # the worker reads the files from it
+        manifest.save(self.root)
         self.progress.say("writing the probe index")
-        with listening(self.client, self.run, self.progress), Ticker(self.progress.heartbeat, self.every):
-            future = self.client.submit(index_table, str(self.root), self.spec.name, self.run, self.every,
-                                        pure=False, key=f"index-{self.spec.name}-{self.run}")
-            manifest.probe = records_of(future, self.spec.name, None, self.memory.limit)
+        workers = OnWorkers(self.client, self.spec.name, self.run, self.every, self.memory.limit)
+        with Ticker(self.progress.heartbeat, self.every):
+            manifest.probe = write_index(self.root, manifest, done=counting(self.progress, *index_work(manifest)),
+                                         parallel=workers)
         size = sum(r["bytes"] for r in manifest.probe.values())
         self.progress.say(f"probe index: {size:,} bytes, {size / max(manifest.positions, 1):.2f} bytes a position")
 

@@ -1,30 +1,31 @@
-"""The last step of a build: the table's probe index, written on a worker once the table is whole.
+"""The last step of a build: the table's probe index, written by the cluster's workers once the table is whole.
 
 Other programs probe a table through this file by memory-mapping it
 (``tablebase.probe``, ``docs/format.md``). It is made from the table's own
-Parquet files, a batch at a time (``tablebase.store.probe``), so a worker
-writes it in bounded memory; the driver only records it in the manifest.
-Tables built before it existed get theirs from ``tablebase index``.
+Parquet files, a batch at a time (``tablebase.store.probe``): the driver
+plans it, and the workers do each pass's parts at once (``OnWorkers``): the
+files surveyed one by one, a dense index's records written by ranges of
+keys straight into the file. Tables built before it existed get theirs from
+``tablebase index``, which runs the same parts on threads.
 """
 
 from __future__ import annotations
 
+import threading
+import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from distributed import Client, as_completed
+
 from tablebase.build import readback
+from tablebase.build.failures import records_of
+from tablebase.build.progress import Progress
 from tablebase.store import Manifest, table_dir
-from tablebase.store.probe import PASSES, write_index
-
-
-def index_table(root: str, table: str, run: str = "", every: float = float("inf")) -> dict[str, dict[str, Any]]:
-    """A task: write a complete table's probe index; the manifest's record of it (name -> rows, bytes, sha256).
-    How far its passes over the rows have got is told to the build ``run``'s driver (``readback.Report``):
-    Chomp 17x17's take tens of minutes."""
-    manifest = Manifest.load(root, table)
-    total, what = index_work(manifest)
-    with readback.Report(run, total, every, what) as report:
-        return write_index(root, manifest, done=report.add)
+from tablebase.store.probe import PASSES
+from tablebase.store.probe.parts import Done, Task
 
 
 def index_work(manifest: Manifest) -> tuple[int, str]:
@@ -33,8 +34,69 @@ def index_work(manifest: Manifest) -> tuple[int, str]:
     return PASSES * rows, f"writing the probe index, {PASSES} passes over {rows:,} rows"
 
 
+def counting(progress: Progress, total: int, what: str) -> Done:
+    """What hears the index's rows read: ``progress`` shows them against ``total`` with the rate and ETA."""
+    began, read, lock = time.perf_counter(), 0, threading.Lock()
+
+    def done(rows: int) -> None:
+        nonlocal read
+        with lock:
+            read += rows
+            progress.reading("index", read, total, time.perf_counter() - began, what=what)
+
+    return done
+
+
 def index_whole(root: Path, manifest: Manifest) -> bool:
     """Whether the manifest records a probe index whose file is there at its recorded size."""
     folder = table_dir(root, manifest.table)
     return bool(manifest.probe) and all((folder / name).is_file() and (folder / name).stat().st_size == r["bytes"]
                                         for name, r in manifest.probe.items())
+
+
+class OnWorkers:
+    """The index's parts run as tasks on the build's workers (a ``Parallel``), as many at once as they have
+    threads. Each task tells how many rows it has read through the run's events as it goes
+    (``readback.Report``); the rest is counted when it ends."""
+
+    def __init__(self, client: Client, table: str, run: str, every: float, limit: int | None = None) -> None:
+        self.client, self.table, self.run, self.every, self.limit = client, table, run, every, limit
+        self.width = max(1, sum(client.nthreads().values()))
+
+    def __call__(self, task: Task, items: list[Any], done: Done) -> Iterator[tuple[int, Any]]:
+        summed = _Summed(done)
+        name = f"index-{self.table}-{uuid.uuid4().hex[:8]}"
+        with readback.listening(self.client, self.run, summed):
+            futures = self.client.map(_reported, [task] * len(items), items, run=self.run, every=self.every,
+                                      pure=False, key=[f"{name}-{i}" for i in range(len(items))])
+            index = {future.key: i for i, future in enumerate(futures)}
+            try:
+                for future in as_completed(futures):
+                    result, rows = records_of(future, self.table, None, self.limit)
+                    summed.reading(future.key, rows, rows, 0.0)
+                    yield index[future.key], result
+            finally:
+                left = [f for f in futures if not f.done()]
+                if left and self.client.status == "running":
+                    self.client.cancel(left)
+
+
+def _reported(task: Task, item: Any, run: str, every: float) -> tuple[Any, int]:
+    """On a worker: the task's result, and the rows it read, told to the driver as it reads them."""
+    with readback.Report(run, 1, every) as report:
+        return task(item, report.add), report.read
+
+
+class _Summed:
+    """Each task's rows read so far (its reports say its running total), their growth told to ``done``."""
+
+    def __init__(self, done: Done) -> None:
+        self.done, self.heard, self.lock = done, dict[str, int](), threading.Lock()
+
+    def reading(self, task: str, read: int, total: int, seconds: float, over: bool = False,
+                what: str | None = None) -> None:
+        with self.lock:
+            more = read - self.heard.get(task, 0)
+            if more > 0:
+                self.heard[task] = read
+                self.done(more)

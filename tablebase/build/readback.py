@@ -56,8 +56,7 @@ class Reporter(Protocol):
 
 class Report:
     """One task's reading back of ``total`` positions, told to the driver, which prints every ``every``
-    seconds, ``SHARE`` times as often; ``what``: other long work of a task told the same way, named
-    (the probe index's passes over the rows).
+    seconds, ``SHARE`` times as often (or other long work told the same way: the probe index's parts).
 
     Nothing is said in the first such interval: most tasks take in a level or two
     that other workers just solved, in milliseconds, and the scheduler would keep
@@ -68,9 +67,8 @@ class Report:
     task called directly), nor to a driver that prints nothing (``every`` infinite).
     """
 
-    def __init__(self, run: str, total: int, every: float, what: str | None = None) -> None:
+    def __init__(self, run: str, total: int, every: float) -> None:
         self.topic, self.total, self.read, self.every = topic(run), total, 0, every / SHARE
-        self.what = what
         self.began = self.last = time.perf_counter()
         self.said = self.over = False
         self._lock = threading.Lock()  # the timer's thread and the task's both say things
@@ -110,7 +108,7 @@ class Report:
     def _send(self, over: bool) -> None:
         self.said, self.last = True, time.perf_counter()
         self.worker.log_event(self.topic, {"task": self.task, "read": int(self.read), "total": int(self.total),
-                                           "seconds": self.last - self.began, "over": over, "what": self.what})
+                                           "seconds": self.last - self.began, "over": over})
 
 
 @contextlib.contextmanager
@@ -124,7 +122,7 @@ def listening(client: Client, run: str, progress: Reporter) -> Iterator[None]:
 
     def heard(event: tuple[float, dict[str, Any]]) -> None:
         said = event[1]
-        progress.reading(said["task"], said["read"], said["total"], said["seconds"], said["over"], said.get("what"))
+        progress.reading(said["task"], said["read"], said["total"], said["seconds"], said["over"])
 
     client.subscribe_topic(name, heard)
     try:

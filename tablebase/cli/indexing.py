@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from tablebase.cli.output import db_option, need_db
@@ -25,13 +25,19 @@ def add_options(index: argparse.ArgumentParser) -> None:
     index.add_argument("tables", nargs="*", metavar="TABLE", help="tables to index (default: every table)")
     index.add_argument("--force", action="store_true", help="write it again even where one is recorded")
     index.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    index.add_argument("--threads", type=int, default=None, metavar="N",
+                       help="parts of each pass read at once (default: one a core)")
 
 
 def index(args: argparse.Namespace) -> int:
-    from tablebase.build.indexing import index_whole, index_work
+    from tablebase.build.indexing import counting, index_whole, index_work
+    from tablebase.build.progress import Progress
     from tablebase.store import BuildLock, Manifest, list_tables, table_dir
-    from tablebase.store.probe import write_index
+    from tablebase.store.probe import InThreads, write_index
 
+    if args.threads is not None and args.threads < 1:
+        raise StoreError(f"--threads must be at least 1, got {args.threads}")
+    threads = InThreads(args.threads or os.cpu_count() or 1)
     root = Path(need_db(args))
     if not root.is_dir():
         raise StoreError(f"no tablebase folder at {root}")
@@ -53,25 +59,12 @@ def index(args: argparse.Namespace) -> int:
             if index_whole(root, manifest) and not args.force:
                 say("its probe index is there already (--force writes it again)")
                 continue
-            manifest.probe = write_index(root, manifest, say, _told(name, *index_work(manifest), args.quiet))
+            total, what = index_work(manifest)
+            progress = Progress(name, total, 0, every=float("inf") if args.quiet else 1.0)
+            manifest.probe = write_index(root, manifest, say, counting(progress, total, what), threads)
             manifest.save(root)
         for file, record in manifest.probe.items():
             print(json.dumps({"table": name, "file": file, "positions": record["rows"], "bytes": record["bytes"],
                               "bytes_per_position": round(record["bytes"] / max(record["rows"], 1), 3),
                               "seconds": round(time.perf_counter() - began, 3)}))
     return 0
-
-
-def _told(table: str, total: int, what: str, quiet: bool) -> Callable[[int], None]:
-    """What hears ``write_index``'s rows read: a line a second with the rate and the ETA."""
-    from tablebase.build.progress import Progress
-
-    progress = Progress(table, total, 0, every=float("inf") if quiet else 1.0)
-    began, read = time.perf_counter(), 0
-
-    def done(rows: int) -> None:
-        nonlocal read
-        read += rows
-        progress.reading("index", read, total, time.perf_counter() - began, what=what)
-
-    return done

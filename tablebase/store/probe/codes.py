@@ -1,8 +1,9 @@
 """The figures of a table's rows as codes: what each figure holds, surveyed, and how its values become codes.
 
-A first pass over the table's files (``survey``) finds, for each figure,
-its type, whether it has nulls, its least and greatest value and its
-distinct values (counted up to a bound). ``Coding`` then turns a figure's
+A first pass over the table's files (``survey_file`` on each file, the
+files' surveys merged) finds, for each figure, its type, whether it has
+nulls, its least and greatest value and its distinct values (counted up
+to a bound). ``Coding`` then turns a figure's
 values into the smallest codes that tell them apart: an integer as
 (value - least) in just enough bits, or an entry of the dictionary of its
 distinct values where that is narrower; a float or a text as an entry of
@@ -30,13 +31,11 @@ from tablebase.probe.format import (
     UNSIGNED,
     bits_for,
 )
-from tablebase.store.probe.order import Source, batches
+from tablebase.store.probe.order import Source
 
 NOT_FIGURES = ("key", "position", "level")  # the key; what the game spells or counts from it
 INTEGERS_LISTED = 1 << 16  # distinct integers counted up to this: past it, an integer is stored by offset
 FLOATS_LISTED = 1 << 20  # distinct floats listed up to this: past it, a float is stored as its 64 bits
-
-Say = Callable[[str], None]
 
 
 def kind_of_column(name: str, kind: pa.DataType) -> int:
@@ -91,6 +90,24 @@ class Survey:
                                INTEGERS_LISTED, first)
 
 
+    def merge(self, other: Survey) -> None:
+        """Take in another's survey of the same figure over other rows."""
+        self.nulls = self.nulls or other.nulls
+        if other.least is None and other.distinct is None:  # it saw no values
+            return
+        if self.type == TEXT:
+            self.distinct = (self.distinct or set()) | (other.distinct or set())
+            return
+        seen = self.least is not None
+        if self.type != FLOAT:
+            self.least = other.least if not seen else min(self.least, other.least)
+            self.most = other.most if not seen else max(self.most, other.most)
+        else:
+            self.least = 0
+        bound = FLOATS_LISTED if self.type == FLOAT else INTEGERS_LISTED
+        self.distinct = None if other.distinct is None else _union(self.distinct, other.distinct, bound, not seen)
+
+
 def _union(known: np.ndarray | None, more: np.ndarray, bound: int, first: bool) -> np.ndarray | None:
     """The distinct values so far and these, or None once past ``bound`` (and for good)."""
     if known is None and not first:
@@ -109,9 +126,8 @@ def _float_bits(values: pa.Array) -> np.ndarray:
     return values.cast(pa.float64()).to_numpy(zero_copy_only=False).astype(np.float64).view(np.uint64)
 
 
-def survey(sources: list[Source], schema: pa.Schema, say: Say,
-           done: Callable[[int], None] = lambda rows: None) -> list[Survey]:
-    """Each figure's survey, from one pass over the files (``done`` hears the rows as they are read)."""
+def blank_surveys(sources: list[Source], schema: pa.Schema) -> list[Survey]:
+    """Each figure's survey before any row is read: the table's figures, its keys checked."""
     names = [f.name for f in schema if f.name not in NOT_FIGURES]
     if "key" not in schema.names:
         raise StoreError("the table's files have no key column")
@@ -120,18 +136,18 @@ def survey(sources: list[Source], schema: pa.Schema, say: Say,
     least = min((s.least for s in sources if s.rows), default=0)
     if least < 0:
         raise StoreError(f"keys must not be negative for a probe index (found {least})")
-    texts = [f.name for f in schema if f.name in names and kind_of_column(f.name, f.type) == TEXT]
-    figures = [Survey(f.name, kind_of_column(f.name, f.type), unsigned=pa.types.is_unsigned_integer(f.type))
-               for f in schema if f.name in names]
-    rows = 0
-    for number, source in enumerate(sources):
-        for batch in batches(source.path, names, texts):
-            for figure in figures:
-                figure.add(batch.column(figure.name))
-            done(batch.num_rows)
-        rows += source.rows
-        if number % 64 == 63:
-            say(f"surveyed {number + 1}/{len(sources)} files, {rows:,} rows")
+    return [Survey(f.name, kind_of_column(f.name, f.type), unsigned=pa.types.is_unsigned_integer(f.type))
+            for f in schema if f.name in names]
+
+
+def survey_file(blank: list[Survey], source: Source, done: Callable[[int], None]) -> list[Survey]:
+    """Each figure's survey over one file's rows (``done`` hears the rows as they are read)."""
+    figures = [Survey(f.name, f.type, unsigned=f.unsigned) for f in blank]
+    texts = [f.name for f in figures if f.type == TEXT]
+    for batch in source.batches([f.name for f in figures], texts):
+        for figure in figures:
+            figure.add(batch.column(figure.name))
+        done(batch.num_rows)
     return figures
 
 
@@ -151,6 +167,7 @@ class Coding:
     unsigned: bool = False
     #: the dictionary, in code order: texts (an Arrow array), integers (int64/uint64), floats (their bits)
     dictionary: pa.Array | np.ndarray | None = None
+    _last: tuple[pa.Array, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     @property
     def null(self) -> int:
@@ -171,7 +188,7 @@ class Coding:
         """The codes of a column of this figure's values (uint64)."""
         nulls = values.is_null().to_numpy(zero_copy_only=False) if values.null_count else None
         if self.type == TEXT:
-            codes = _text_codes(values, self.dictionary)
+            codes = self._text_codes(values)
         elif self.type == FLOAT:
             bits = _float_bits(values.fill_null(0.0) if nulls is not None else values)
             if self.encoding == RAW:
@@ -192,14 +209,27 @@ class Coding:
             codes[nulls] = self.null
         return codes
 
+    def _text_codes(self, values: pa.Array) -> np.ndarray:
+        """Texts as the places of their values in the (sorted) dictionary; nulls as 0, marked after.
 
-def _text_codes(values: pa.Array, dictionary: pa.Array) -> np.ndarray:
-    """Texts as the places of their values in the (sorted) dictionary; nulls as 0, marked after."""
-    if pa.types.is_dictionary(values.type):
-        mapped = pc.index_in(values.dictionary, value_set=dictionary).fill_null(0).to_numpy(zero_copy_only=False)
-        indices = values.indices.fill_null(0).to_numpy(zero_copy_only=False)
-        return mapped.astype(np.uint64)[indices] if len(mapped) else np.zeros(len(values), dtype=np.uint64)
-    return pc.index_in(values, value_set=dictionary).fill_null(0).to_numpy(zero_copy_only=False).astype(np.uint64)
+        The texts of a file's row group come as indices into one dictionary, the same for each batch:
+        its places are found once (``_mapped``), the batch's are then looked up."""
+        if not pa.types.is_dictionary(values.type):
+            return pc.index_in(values, value_set=self.dictionary).fill_null(0).to_numpy(
+                zero_copy_only=False).astype(np.uint64)
+        mapped = self._mapped(values.dictionary)
+        indices = values.indices if not values.null_count else values.indices.fill_null(0)
+        return mapped[indices.to_numpy(zero_copy_only=False)] if len(mapped) else np.zeros(len(values), np.uint64)
+
+    def _mapped(self, texts: pa.Array) -> np.ndarray:
+        """The places of these texts in the dictionary: of the last texts asked about, if they are equal."""
+        last = self._last
+        if last is not None and last[0].equals(texts):
+            return last[1]
+        mapped = pc.index_in(texts, value_set=self.dictionary).fill_null(0).to_numpy(
+            zero_copy_only=False).astype(np.uint64)
+        self._last = (texts, mapped)
+        return mapped
 
 
 def coding(s: Survey, slots: int) -> Coding:

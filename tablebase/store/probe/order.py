@@ -31,25 +31,30 @@ MERGE_BATCH = 1 << 14  # rows read at a time from each file being merged: about 
 Encode = Callable[[pa.RecordBatch], np.ndarray]  # a batch of rows (key first) -> one payload row per row
 
 
-def batches(path: Path, columns: list[str], texts: list[str], size: int = BATCH) -> Iterator[pa.RecordBatch]:
-    """A file's rows, a batch at a time, text columns as dictionaries; a damaged file is a StoreError."""
+def batches(path: Path, columns: list[str], texts: list[str], size: int = BATCH,
+            groups: list[int] | None = None) -> Iterator[pa.RecordBatch]:
+    """A file's rows (of these row groups: all by default), a batch at a time, text columns as
+    dictionaries; a damaged file is a StoreError."""
     try:
         reader = pq.ParquetFile(path, read_dictionary=texts)
         # One thread: with a thread pool per open file, a merge of a hundred files reads five times slower.
-        yield from reader.iter_batches(batch_size=size, columns=columns, use_threads=False)
+        yield from reader.iter_batches(batch_size=size, columns=columns, row_groups=groups, use_threads=False)
     except (OSError, pa.ArrowException) as e:
         raise StoreError(f"cannot read {path}: {str(e).splitlines()[0]}") from None
 
 
 @dataclass(frozen=True)
 class Source:
-    """One file of a table's rows: where it is, whether it holds one level, its rows, least and greatest key."""
+    """One file of a table's rows: where it is, whether it holds one level, its rows, least and greatest key,
+    and each row group's least and greatest key; ``within`` restricts it to a range of keys."""
 
     path: Path
     one_level: bool
     rows: int
     least: int
     most: int
+    groups: tuple[tuple[int, int], ...] = ()  # (least, greatest) key of each row group, if known
+    keys: tuple[int, int] | None = None  # only the rows with keys in [start, stop), if restricted
 
     @classmethod
     def of(cls, path: Path, one_level: bool) -> Source:
@@ -59,13 +64,59 @@ class Source:
             column = meta.schema.names.index("key")
             stats = [meta.row_group(g).column(column).statistics for g in range(meta.num_row_groups)]
             if all(s is not None and s.has_min_max for s in stats):
-                least = min((s.min for s in stats), default=2**63 - 1)
-                most = max((s.max for s in stats), default=-1)
-                return cls(path, one_level, meta.num_rows, least, most)
+                groups = tuple((int(s.min), int(s.max)) for s in stats)
+                least = min((g[0] for g in groups), default=2**63 - 1)
+                most = max((g[1] for g in groups), default=-1)
+                return cls(path, one_level, meta.num_rows, least, most, groups)
             keys = pq.read_table(path, columns=["key"]).column("key").to_numpy()
         except (OSError, pa.ArrowException, ValueError) as e:
             raise StoreError(f"cannot read {path}: {str(e).splitlines()[0]}") from None
         return cls(path, one_level, len(keys), int(keys.min(initial=2**63 - 1)), int(keys.max(initial=-1)))
+
+    def within(self, start: int, stop: int) -> Source | None:
+        """This file restricted to its rows with keys in [start, stop): only the row groups that may hold
+        such keys are read (all of them where their keys are not known); None if it has none."""
+        if self.most < start or self.least >= stop:
+            return None
+        if not self.groups:
+            return Source(self.path, self.one_level, self.rows, max(self.least, start), min(self.most, stop - 1),
+                          (), (start, stop))
+        inside = [self.groups[g] for g in self._chosen(start, stop)]
+        if not inside:
+            return None
+        return Source(self.path, self.one_level, self.rows, max(min(g[0] for g in inside), start),
+                      min(max(g[1] for g in inside), stop - 1), self.groups, (start, stop))
+
+    def _chosen(self, start: int, stop: int) -> list[int]:
+        """The row groups that may hold keys in [start, stop)."""
+        return [g for g, (least, most) in enumerate(self.groups) if most >= start and least < stop]
+
+    def _runs(self, start: int, stop: int) -> list[tuple[bool, list[int]]]:
+        """The row groups to read for [start, stop), in runs of groups wholly inside it (False) or not."""
+        runs: list[tuple[bool, list[int]]] = []
+        for g in self._chosen(start, stop):
+            edge = self.groups[g][0] < start or self.groups[g][1] >= stop
+            if runs and runs[-1][0] == edge:
+                runs[-1][1].append(g)
+            else:
+                runs.append((edge, [g]))
+        return runs
+
+    def batches(self, columns: list[str], texts: list[str], size: int = BATCH) -> Iterator[pa.RecordBatch]:
+        """The file's rows (its rows in its range of keys, if restricted), a batch at a time (``batches``):
+        only the rows of a row group that its keys do not put wholly inside the range are sifted."""
+        if self.keys is None:
+            yield from batches(self.path, columns, texts, size)
+            return
+        start, stop = self.keys
+        runs: list[tuple[bool, list[int] | None]] = [(True, None)] if not self.groups else [*self._runs(start, stop)]
+        for edge, groups in runs:
+            for batch in batches(self.path, columns, texts, size, groups):
+                if edge:
+                    keys = batch.column("key").to_numpy(zero_copy_only=False)
+                    batch = batch.filter(pa.array((keys >= start) & (keys < stop)))
+                if batch.num_rows:
+                    yield batch
 
 
 class _Open:
@@ -74,10 +125,10 @@ class _Open:
     def __init__(self, source: Source, columns: list[str], texts: list[str], encode: Encode) -> None:
         self.encode = encode
         if source.one_level:
-            self.more: Iterator[pa.RecordBatch] | None = batches(source.path, columns, texts, MERGE_BATCH)
+            self.more: Iterator[pa.RecordBatch] | None = source.batches(columns, texts, MERGE_BATCH)
             self.keys, self.payload = np.empty(0, dtype=np.int64), None
         else:  # a run of small levels: read whole, sorted by key
-            read = list(batches(source.path, columns, texts))
+            read = list(source.batches(columns, texts))
             keys, payload = self._encoded(read)
             order = np.argsort(keys, kind="stable")
             self.more, self.keys, self.payload = None, keys[order], payload[order]

@@ -1,0 +1,102 @@
+"""A probe index's passes in parts at once: how parts are run, and how their CRCs become one.
+
+Each pass over a table's rows is cut into parts that need nothing of one
+another: the survey and the distinct tuples file by file, a dense index's
+records by ranges of keys, each written at its own place in the file. A
+``Parallel`` runs them: ``InThreads`` in this process (``tablebase index``),
+the build on its cluster's workers (``tablebase.build.indexing``). A
+section written in parts gets its CRC-32 from the parts' CRCs
+(``crc32_joined``), without reading it again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any, Protocol
+
+Done = Callable[[int], None]  # hears rows read
+Task = Callable[[Any, Done], Any]  # (item, done) -> the item's result
+
+__all__ = ["Done", "InThreads", "Parallel", "Task", "crc32_joined"]
+
+
+class Parallel(Protocol):
+    """Runs ``task(item, done)`` on each item, as many at once as it has room for (``width``), yielding
+    (the item's index, its result) as each ends; ``done`` hears the rows the tasks read as they read them.
+    Leaving the loop early cancels the tasks not yet begun."""
+
+    width: int
+
+    def __call__(self, task: Task, items: list[Any], done: Done) -> Iterator[tuple[int, Any]]: ...
+
+
+class InThreads:
+    """A ``Parallel`` of this process's threads: Parquet's decoding and numpy's work on whole arrays let
+    go of the GIL, so the passes' parts run side by side."""
+
+    def __init__(self, width: int = 1) -> None:
+        self.width = max(1, width)
+
+    def __call__(self, task: Task, items: list[Any], done: Done) -> Iterator[tuple[int, Any]]:
+        lock = threading.Lock()
+
+        def told(rows: int) -> None:
+            with lock:
+                done(rows)
+
+        if self.width == 1:
+            for index, item in enumerate(items):
+                yield index, task(item, told)
+            return
+        pool = ThreadPoolExecutor(self.width, thread_name_prefix="probe-index")
+        try:
+            futures: dict[Future, int] = {pool.submit(task, item, told): i for i, item in enumerate(items)}
+            left = set(futures)
+            while left:
+                ended, left = wait(left, return_when=FIRST_COMPLETED)
+                for future in sorted(ended, key=futures.__getitem__):
+                    yield futures[future], future.result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+POLYNOMIAL = 0xEDB88320  # CRC-32's (zlib's), bits reflected: bit 31 is x^0
+
+
+def _times(a: int, b: int) -> int:
+    """a(x) b(x) modulo CRC-32's polynomial, both in its reflected form."""
+    product, bit = 0, 1 << 31
+    while a:
+        if a & bit:
+            product ^= b
+            a ^= bit
+        bit >>= 1
+        b = (b >> 1) ^ POLYNOMIAL if b & 1 else b >> 1
+    return product
+
+
+def _shift(length: int) -> int:
+    """x^(8 length) modulo the polynomial: what ``length`` bytes after a CRC multiply it by."""
+    power, square = 1 << 31, 1 << 23  # x^0, and x^8 (one byte)
+    while length:
+        if length & 1:
+            power = _times(square, power)
+        square = _times(square, square)
+        length >>= 1
+    return power
+
+
+def crc32_joined(parts: list[tuple[int, int]]) -> int:
+    """The CRC-32 (``zlib.crc32``) of parts' bytes one after another, from each part's (CRC, length).
+
+    A CRC-32 is linear in its message once its starting and final inversions
+    are taken into account: the CRC of A then B is the CRC of A carried
+    through len(B) zero bytes (a multiplication by x^(8 len(B)) modulo the
+    polynomial) plus the CRC of B.
+    """
+    crc = 0
+    for part, length in parts:
+        crc = _times(_shift(length), crc) ^ part if length else crc
+    return crc
