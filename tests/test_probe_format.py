@@ -250,7 +250,7 @@ def test_records_written_in_parts_at_once_are_the_bytes_one_writer_makes(tmp_pat
     the row groups that may hold its keys: the same file as one writer's, every key read back as stored."""
     import tablebase.store.probe as probe
     from tablebase.store import Manifest
-    from tablebase.store.probe import InThreads, order, write
+    from tablebase.store.probe import InProcesses, InThreads, order, write
 
     keys = np.array([k for k in range(30_000) if k % 7], dtype=np.int64)
     rows = mixed_rows(keys, seed=6, distinct=distinct).set_column(9, "level", pa.array((keys % 5).astype(np.int32)))
@@ -258,9 +258,10 @@ def test_records_written_in_parts_at_once_are_the_bytes_one_writer_makes(tmp_pat
     monkeypatch.setattr(write, "BLOCK", 1024)
     monkeypatch.setattr(probe, "BLOCK", 1024)
     heard: list[int] = []
-    for width in (1, 2, 3):
-        again = write_index(tmp_path, Manifest.load(tmp_path, "parts"), done=heard.append, parallel=InThreads(width))
-        assert again[FILE_NAME]["sha256"] == one.probe[FILE_NAME]["sha256"], width
+    with InProcesses(2) as processes:
+        for parallel in (InThreads(1), InThreads(3), processes):
+            again = write_index(tmp_path, Manifest.load(tmp_path, "parts"), done=heard.append, parallel=parallel)
+            assert again[FILE_NAME]["sha256"] == one.probe[FILE_NAME]["sha256"], parallel
     assert sum(heard) == 3 * PASSES * len(keys)
     check_every_key(tmp_path, "parts", [0, 7, 29_995, 30_000, 10**9]).close()
 

@@ -27,7 +27,7 @@ from tablebase.store.manifest import Manifest
 from tablebase.store.probe.codes import TEXT, Coding, Survey, blank_surveys, coding, survey_file
 from tablebase.store.probe.layout import Plan, choose, entry_widths, places
 from tablebase.store.probe.order import Source, in_key_blocks, in_key_order
-from tablebase.store.probe.parts import Done, InThreads, Parallel
+from tablebase.store.probe.parts import Done, InProcesses, InThreads, Parallel
 from tablebase.store.probe.write import (
     BLOCK,
     IndexFile,
@@ -45,7 +45,7 @@ PASSES = 3  # each row is read this many times: survey, distinct tuples, records
 PARTS_PER_TASK = 2  # a dense index's records in this many ranges of keys for each part run at once
 Say = Callable[[str], None]
 
-__all__ = ["FILE_NAME", "PASSES", "InThreads", "Parallel", "index_record", "write_index"]
+__all__ = ["FILE_NAME", "PASSES", "InProcesses", "InThreads", "Parallel", "index_record", "write_index"]
 
 
 def write_index(root: str | Path, manifest: Manifest, say: Say = lambda s: None,
