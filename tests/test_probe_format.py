@@ -24,7 +24,7 @@ from tablebase.probe.format import (
     RAW,
     SPARSE,
 )
-from tablebase.store.probe import PASSES, codes, write_index
+from tablebase.store.probe import PASSES, WEIGHTS, WORK, codes, write_index
 
 
 def check_every_key(root, table, keys_absent) -> ProbeIndex:
@@ -124,15 +124,17 @@ def test_runs_of_levels_and_parts_of_levels_give_the_same_bytes(tmp_path):
 
 @pytest.mark.parametrize("distinct", [0, 2])
 def test_writing_tells_every_row_of_every_pass_as_it_reads_it(tmp_path, distinct):
-    """``done`` hears each batch of rows read, PASSES times the table in all, in the order read: what the
-    progress of a build's last step counts (a record dictionary or none, in one file or in several)."""
+    """``done`` hears each batch of rows read (weighted by its pass), WORK times the table in all, in the
+    order read: what the progress of a build's last step counts (a record dictionary or none, in one file
+    or in several)."""
     from tablebase.store import Manifest
 
     keys = np.arange(0, 300_000, 3, dtype=np.int64)
     synthetic_table(tmp_path, "told", mixed_rows(keys, seed=4, distinct=distinct), run=2)
     heard: list[int] = []
     write_index(tmp_path, Manifest.load(tmp_path, "told"), done=heard.append)
-    assert sum(heard) == PASSES * len(keys) and len(heard) >= 2 * PASSES and min(heard) > 0
+    assert sum(heard) == WORK * len(keys) and len(heard) >= 2 * PASSES and min(heard) > 0
+    assert all(h % WEIGHTS[-1] == 0 for h in heard[-2:])  # the records' pass, weighted
 
 
 def test_floats_with_too_many_values_keep_their_bits_and_records_wider_than_64_bits(tmp_path, monkeypatch):
@@ -149,7 +151,7 @@ def test_floats_with_too_many_values_keep_their_bits_and_records_wider_than_64_b
     manifest = synthetic_table(tmp_path, "wide", rows)
     heard: list[int] = []  # no pass of distinct tuples for records this wide: its rows are told at once
     write_index(tmp_path, manifest, done=heard.append)
-    assert sum(heard) == PASSES * len(keys) and len(keys) in heard
+    assert sum(heard) == WORK * len(keys) and len(keys) * WEIGHTS[1] in heard
     with check_every_key(tmp_path, "wide", [2000, 5000]) as index:
         figures = {f.name: f for f in index.header.figures}
         assert figures["x"].encoding == RAW and figures["x"].width == 64
@@ -262,7 +264,7 @@ def test_records_written_in_parts_at_once_are_the_bytes_one_writer_makes(tmp_pat
         for parallel in (InThreads(1), InThreads(3), processes):
             again = write_index(tmp_path, Manifest.load(tmp_path, "parts"), done=heard.append, parallel=parallel)
             assert again[FILE_NAME]["sha256"] == one.probe[FILE_NAME]["sha256"], parallel
-    assert sum(heard) == 3 * PASSES * len(keys)
+    assert sum(heard) == 3 * WORK * len(keys)
     check_every_key(tmp_path, "parts", [0, 7, 29_995, 30_000, 10**9]).close()
 
     path = tmp_path / "parts" / one.layout().pieces[0].name

@@ -24,14 +24,16 @@ from tablebase.build import readback
 from tablebase.build.failures import records_of
 from tablebase.build.progress import Progress
 from tablebase.store import Manifest, table_dir
-from tablebase.store.probe import PASSES
+from tablebase.store.probe import PASSES, WEIGHTS, WORK
 from tablebase.store.probe.parts import Done, Task
 
 
 def index_work(manifest: Manifest) -> tuple[int, str]:
-    """The rows the index's passes read in all, and what the progress calls that work."""
+    """The index's work in all (``write_index``'s ``done`` counts it: rows read, each pass's weighted), and
+    what the progress calls it."""
     rows = sum(r["rows"] for r in manifest.files.values())
-    return PASSES * rows, f"writing the probe index, {PASSES} passes over {rows:,} rows"
+    return WORK * rows, (f"writing the probe index, {PASSES} passes over {rows:,} rows "
+                         f"(a row counted {', '.join(map(str, WEIGHTS))} times in each)")
 
 
 def counting(progress: Progress, total: int, what: str) -> Done:
