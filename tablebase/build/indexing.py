@@ -6,7 +6,7 @@ Parquet files, a batch at a time (``tablebase.store.probe``): the driver
 plans it, and the workers do each pass's parts at once (``OnWorkers``): the
 files surveyed one by one, a dense index's records written by ranges of
 keys straight into the file. Tables built before it existed get theirs from
-``tablebase index``, which runs the same parts on threads.
+``tablebase index``, which runs the same parts on processes of its own.
 """
 
 from __future__ import annotations

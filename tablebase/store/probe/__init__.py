@@ -135,18 +135,12 @@ def distinct_tuples(parallel: Parallel, sources: list[Source], codings: list[Cod
     if sum(widths) > 64:
         return None
     bound = min(TUPLES_LISTED, 1 << max(sum(widths) - 1, 0))  # a code as wide as the fields never pays
-    merged = np.empty(0, dtype=np.uint64)
-    held: list[np.ndarray] = []
+    gathered = _Distinct(bound)
     for _, found in parallel(partial(tuples_in_file, codings, bound), sources, done):
-        if found is not None:
-            held.append(found)
-            if sum(len(h) for h in held) > max(len(merged), 1 << 16):
-                merged, held = np.unique(np.concatenate([merged, *held])), []
-        if found is None or len(merged) > bound:
+        if found is None or not gathered.add(found):
             say("too many distinct records for a record dictionary")
             return None  # the files not yet read are left unread
-    merged = np.unique(np.concatenate([merged, *held]))
-    return merged if len(merged) <= bound else None
+    return gathered.result()
 
 
 def tuples_in_file(codings: list[Coding], bound: int, source: Source, done: Done) -> np.ndarray | None:
@@ -161,17 +155,33 @@ def tuples_in_file(codings: list[Coding], bound: int, source: Source, done: Done
             done(batch.num_rows)
         found = np.flatnonzero(seen).astype(np.uint64)
         return found if len(found) <= bound else None
-    merged = np.empty(0, dtype=np.uint64)
-    held: list[np.ndarray] = []
+    gathered = _Distinct(bound)
     for batch in source.batches(names, texts):
-        held.append(np.unique(packed_tuples([c.encode(batch.column(c.name)) for c in codings], offsets)))
+        tuples = np.unique(packed_tuples([c.encode(batch.column(c.name)) for c in codings], offsets))
         done(batch.num_rows)
-        if sum(len(h) for h in held) > max(len(merged), 1 << 16):
-            merged, held = np.unique(np.concatenate([merged, *held])), []
-            if len(merged) > bound:
-                return None
-    merged = np.unique(np.concatenate([merged, *held]))
-    return merged if len(merged) <= bound else None
+        if not gathered.add(tuples):
+            return None
+    return gathered.result()
+
+
+class _Distinct:
+    """Distinct 64-bit numbers gathered a piece at a time, merged once the pieces held outgrow what is
+    merged (so each is sorted a few times, not once a piece); more than ``bound`` of them is too many."""
+
+    def __init__(self, bound: int) -> None:
+        self.bound, self.merged, self.held = bound, np.empty(0, dtype=np.uint64), list[np.ndarray]()
+
+    def add(self, values: np.ndarray) -> bool:
+        """Take in these numbers; False once more than ``bound`` are known to be distinct."""
+        self.held.append(values)
+        if sum(len(h) for h in self.held) > max(len(self.merged), 1 << 16):
+            self.merged, self.held = np.unique(np.concatenate([self.merged, *self.held])), []
+        return len(self.merged) <= self.bound
+
+    def result(self) -> np.ndarray | None:
+        """Every distinct number, ascending; None if too many."""
+        merged = np.unique(np.concatenate([self.merged, *self.held]))
+        return merged if len(merged) <= self.bound else None
 
 
 @dataclass(frozen=True)

@@ -77,19 +77,13 @@ class Survey:
             self.distinct = (self.distinct or set()) | {v for v in seen.to_pylist() if v is not None}
             return
         if self.type == FLOAT:
-            bits = _float_bits(values.drop_null())
-            self.distinct = _union(self.distinct, bits, FLOATS_LISTED, self.least is None)
-            self.least = 0
+            self._take(0, 0, _float_bits(values.drop_null()))
             return
         low, high = pc.min_max(values).values()
         low, high = int(low.as_py()), int(high.as_py())
-        first = self.least is None
-        self.least = low if first else min(self.least, low)
-        self.most = high if first else max(self.most, high)
-        if self.distinct is not None or first:
-            numbers = _integers(values.drop_null() if values.null_count else values, self.unsigned)
-            self.distinct = _union(self.distinct, _distinct(numbers, low, high), INTEGERS_LISTED, first)
-
+        counted = self.distinct is not None or self.least is None  # past the bound once, past it for good
+        numbers = _integers(values.drop_null() if values.null_count else values, self.unsigned) if counted else None
+        self._take(low, high, None if numbers is None else _distinct(numbers, low, high))
 
     def merge(self, other: Survey) -> None:
         """Take in another's survey of the same figure over other rows."""
@@ -99,14 +93,15 @@ class Survey:
         if self.type == TEXT:
             self.distinct = (self.distinct or set()) | (other.distinct or set())
             return
+        self._take(other.least, other.most, other.distinct)
+
+    def _take(self, low: int, high: int, distinct: np.ndarray | None) -> None:
+        """Take in values from ``low`` to ``high`` (a float's: 0 and 0), these distinct ones (None: too many)."""
         seen = self.least is not None
-        if self.type != FLOAT:
-            self.least = other.least if not seen else min(self.least, other.least)
-            self.most = other.most if not seen else max(self.most, other.most)
-        else:
-            self.least = 0
+        self.least = low if not seen else min(self.least, low)
+        self.most = high if not seen else max(self.most, high)
         bound = FLOATS_LISTED if self.type == FLOAT else INTEGERS_LISTED
-        self.distinct = None if other.distinct is None else _union(self.distinct, other.distinct, bound, not seen)
+        self.distinct = None if distinct is None else _union(self.distinct, distinct, bound, not seen)
 
 
 def _union(known: np.ndarray | None, more: np.ndarray, bound: int, first: bool) -> np.ndarray | None:

@@ -76,16 +76,12 @@ class Source:
     def within(self, start: int, stop: int) -> Source | None:
         """This file restricted to its rows with keys in [start, stop): only the row groups that may hold
         such keys are read (all of them where their keys are not known); None if it has none."""
-        if self.most < start or self.least >= stop:
+        spans = [self.groups[g] for g in self._chosen(start, stop)] if self.groups else \
+            [(self.least, self.most)] if self.most >= start and self.least < stop else []
+        if not spans:
             return None
-        if not self.groups:
-            return Source(self.path, self.one_level, self.rows, max(self.least, start), min(self.most, stop - 1),
-                          (), (start, stop))
-        inside = [self.groups[g] for g in self._chosen(start, stop)]
-        if not inside:
-            return None
-        return Source(self.path, self.one_level, self.rows, max(min(g[0] for g in inside), start),
-                      min(max(g[1] for g in inside), stop - 1), self.groups, (start, stop))
+        return Source(self.path, self.one_level, self.rows, max(min(a for a, _ in spans), start),
+                      min(max(b for _, b in spans), stop - 1), self.groups, (start, stop))
 
     def _chosen(self, start: int, stop: int) -> list[int]:
         """The row groups that may hold keys in [start, stop)."""

@@ -3,11 +3,11 @@
 Each pass over a table's rows is cut into parts that need nothing of one
 another: the survey and the distinct tuples file by file, a dense index's
 records by ranges of keys, each written at its own place in the file. A
-``Parallel`` runs them: ``InProcesses`` in processes of its own (``tablebase index``), ``InThreads``
-in this process, the build on its cluster's workers
-(``tablebase.build.indexing``). A
-section written in parts gets its CRC-32 from the parts' CRCs
-(``crc32_joined``), without reading it again.
+``Parallel`` runs them: ``InProcesses`` in processes of its own
+(``tablebase index``), ``InThreads`` in this process, a build on its
+cluster's workers (``tablebase.build.indexing``). A section written in
+parts gets its CRC-32 from the parts' CRCs (``crc32_joined``), without
+reading it again.
 """
 
 from __future__ import annotations
@@ -54,12 +54,7 @@ class InThreads:
             return
         pool = ThreadPoolExecutor(self.width, thread_name_prefix="probe-index")
         try:
-            futures: dict[Future, int] = {pool.submit(task, item, told): i for i, item in enumerate(items)}
-            left = set(futures)
-            while left:
-                ended, left = wait(left, return_when=FIRST_COMPLETED)
-                for future in sorted(ended, key=futures.__getitem__):
-                    yield futures[future], future.result()
+            yield from _as_they_end({pool.submit(task, item, told): i for i, item in enumerate(items)})
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
@@ -85,17 +80,10 @@ class InProcesses:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     def __call__(self, task: Task, items: list[Any], done: Done) -> Iterator[tuple[int, Any]]:
-        futures: dict[Future, int] = {self._pool.submit(_counted, task, item): i for i, item in enumerate(items)}
-        left = set(futures)
+        futures = {self._pool.submit(_counted, task, item): i for i, item in enumerate(items)}
         try:
-            while left:
-                ended, left = wait(left, timeout=0.25, return_when=FIRST_COMPLETED)
-                self._tell(done)
-                for future in sorted(ended, key=futures.__getitem__):
-                    yield futures[future], future.result()
+            yield from _as_they_end(futures, lambda: self._tell(done), every=0.25)
         finally:
-            for future in left:
-                future.cancel()
             self._tell(done)
 
     def _tell(self, done: Done) -> None:
@@ -103,6 +91,23 @@ class InProcesses:
         if read > self._told:
             done(read - self._told)
             self._told = read
+
+
+def _as_they_end(futures: dict[Future, int], tick: Callable[[], None] = lambda: None,
+                 every: float | None = None) -> Iterator[tuple[int, Any]]:
+    """(index, result) of each future as it ends (of those ending together, in index order); ``tick``
+    called as each ends, and every ``every`` seconds meanwhile. Left early, the futures not begun are
+    cancelled."""
+    left = set(futures)
+    try:
+        while left:
+            ended, left = wait(left, timeout=every, return_when=FIRST_COMPLETED)
+            tick()
+            for future in sorted(ended, key=futures.__getitem__):
+                yield futures[future], future.result()
+    finally:
+        for future in left:
+            future.cancel()
 
 
 _shared_rows: Any = None  # in a process of ``InProcesses``: the counter of rows read
