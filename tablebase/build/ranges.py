@@ -43,6 +43,9 @@ RANGE_ROWS = 50_000  # positions of a level a range holds at most: a range is a 
 # range: 290 MiB more). A range takes at most this share of the least worker's memory limit at its peak.
 RANGE_COPIES = 5
 RANGE_SHARE = 0.2
+# and at most this many bytes of rows in Arrow whatever the limit, so that what a worker holds to number
+# a level does not grow with the level (nor with a large limit): a few tasks more for a large level
+RANGE_BYTES = 16 * 2**20
 from tablebase.listing.levels import level_table
 from tablebase.listing.numbering import named_moves, sorted_moves
 from tablebase.listing.ranges import (
@@ -174,7 +177,7 @@ class RangeNumbering:
         self.found = {int(level): n for level, n in state["found"].items() if n}
         self.reaches = {int(level): sorted(set(r)) for level, r in state.get("reaches", {}).items()}
         limit = least_limit(self.client.scheduler_info()["workers"])
-        self.range_bytes = RANGE_SHARE * limit / RANGE_COPIES if limit else None
+        self.range_bytes = min(RANGE_SHARE * limit / RANGE_COPIES, RANGE_BYTES) if limit else RANGE_BYTES
 
     def _submit(self, fn, *args, name: str, on: int | None = None) -> Any:
         where = self.search._on(on) if on is not None else {"pure": False}

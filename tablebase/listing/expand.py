@@ -16,7 +16,6 @@ from typing import Any
 from tablebase.games import Again, PlainGame
 from tablebase.lazy import np, pa
 from tablebase.listing.checked import finished, game_failed, level_of, spelt
-from tablebase.listing.levels import distinct
 from tablebase.listing.limits import Watch, watched
 from tablebase.listing.rules import PlainRules
 
@@ -108,17 +107,20 @@ def _expand_one_part(game, rules, positions, watch: Watch, found, levels, move_i
                      results) -> None:
     """``expand_chunk`` for one side whose moves lead to one position each: once per move, no more than it must.
 
-    Moves are kept as given and numbered once at the end, in one numpy pass when they are whole numbers.
+    A move is numbered as it is met: kept until the end, every move's own object (a tuple, say) would
+    make the batch's memory grow with its moves rather than with the moves it has distinct.
     """
-    get, count, part = found.get, counts.append, parts.append
-    raw: list = []
-    keep = raw.append
+    get, count, part, move = found.get, counts.append, parts.append, moves.append
+    move_id = move_ids.get
     moves_of, result_of = rules.sides[0], rules.result_of
     for j, p in enumerate(positions):
         watch.at = p
-        before = len(raw)
-        for move, child in moves_of(p):
-            keep(move)
+        n = 0
+        for m, child in moves_of(p):
+            i = move_id(m)
+            if i is None:
+                i = move_ids[m] = len(move_ids)
+            move(i)
             mark = 0
             if child.__class__ is Again:
                 child, mark = rules.extra_turn(game, child)
@@ -127,16 +129,10 @@ def _expand_one_part(game, rules, positions, watch: Watch, found, levels, move_i
                 c = found[child] = len(found)
                 levels.append(level_of(game, child))
             part(c | mark)
-        count(len(raw) - before)
-        if len(raw) == before and result_of is not None:
+            n += 1
+        count(n)
+        if not n and result_of is not None:
             results[j] = finished(game, result_of, p)
-    numbers = whole_numbers(raw)
-    if numbers is not None:
-        seen = distinct(numbers)
-        moves.frombytes(np.searchsorted(seen, numbers).astype(np.int64).tobytes())
-        move_ids.update((m, i) for i, m in enumerate(seen.tolist()))
-    else:
-        moves.extend(move_ids.setdefault(m, len(move_ids)) for m in raw)
 
 
 def whole_numbers(values: list) -> np.ndarray | None:
