@@ -289,6 +289,24 @@ def test_records_packed_in_words_are_the_bits_side_by_side(width):
         assert pack(values, (width,)) == number.to_bytes((n * width + 7) // 8, "little"), n
 
 
+@pytest.mark.parametrize("width", [1, 7, 8, 9, 16, 20, 32, 33, 40, 64])
+def test_records_read_back_are_the_bits_of_one_big_number(width):
+    """A reader's records at any slots, read by one gather of bytes at a whole number of them (8, 16, 32
+    bits) and by shifts and masks otherwise, are the bits a big integer of the section holds there."""
+    from tablebase.probe.columns import Bits
+    from tablebase.probe.format import COUNT, Section
+
+    rng = np.random.default_rng(width)
+    n = 1000
+    values = [int(v) & ((1 << width) - 1) for v in rng.integers(0, 2**63, n, dtype=np.uint64).tolist()]
+    values = [v | ((v & 1) << (width - 1)) for v in values]  # the top bit set in some
+    body = sum(v << (i * width) for i, v in enumerate(values)).to_bytes((n * width + 7) // 8, "little")
+    data = b"\x00" * 3 + COUNT.pack(n) + body + b"\x00" * 16  # an odd offset: no alignment assumed
+    bits = Bits(data, Section(0, 0, 3, COUNT.size + len(body)))
+    slots = rng.integers(0, n, 5000)
+    assert bits.records(slots, width).tolist() == [values[s] for s in slots.tolist()]
+
+
 def test_the_merge_holds_a_batch_of_each_open_file_never_the_table(tmp_path, monkeypatch):
     from tablebase.store.probe import order
 

@@ -48,6 +48,19 @@ class Bits:
         self.quarter = np.ndarray(shape=((available - 8) // 4 + 1,), dtype="<u8", buffer=data, offset=start,
                                   strides=(4,))
         self.words = np.ndarray(shape=(available // 8,), dtype="<u8", buffer=data, offset=start)
+        self._data, self._start, self._available = data, start, available
+        self._whole: dict[int, np.ndarray] = {}
+
+    def records(self, slots: np.ndarray, width: int) -> np.ndarray:
+        """The ``width``-bit records in ``slots`` (int64 slots; unsigned values, uint64 or narrower): of a
+        whole number of bytes (8, 16 or 32 bits), one gather from the section seen as an array of that
+        type, in that type, a third of the time of the shifts and masks of any other width."""
+        if width not in (8, 16, 32):
+            return self.fields(slots * width, width)
+        if width not in self._whole:
+            self._whole[width] = np.ndarray(shape=(self._available * 8 // width,), dtype=f"<u{width // 8}",
+                                            buffer=self._data, offset=self._start)
+        return self._whole[width][slots]
 
     def fields(self, bits: np.ndarray, width: int) -> np.ndarray:
         """The ``width``-bit fields starting at bit ``bits`` (int64), least significant bit first."""
@@ -55,7 +68,13 @@ class Bits:
         if width <= ONE_GATHER:
             # Indexing, not np.take: take copies an array that is not contiguous first, and these
             # overlapping words are the whole records section (Chomp 17x17's: 11.6 GB, 13 s a batch).
-            return self.quarter[bits >> 5] >> (bits & 31).astype(np.uint64) & mask
+            # In place after the gather: a batch of millions spends as much making arrays as reading.
+            at = bits >> 5
+            value = self.quarter[at]
+            np.bitwise_and(bits, 31, out=at)
+            value >>= at.view(np.uint64)
+            value &= mask
+            return value
         at = bits >> 6
         shift = (bits & 63).astype(np.uint64)
         value = np.take(self.words, at) >> shift
@@ -95,22 +114,25 @@ class Arrays:
         if keys.dtype.kind not in "iu":
             raise TypeError(f"keys must be integers, not {keys.dtype}")
         slots, found = self._slots(keys.astype(np.int64, copy=False).ravel())
-        bits = slots * h.record_bits
         out: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
         if h.records == DICTIONARY:
-            codes = self.records.fields(bits, h.record_bits)
+            codes = self.records.records(slots, h.record_bits)
             if h.absent != NONE:
                 found &= codes != np.uint64(h.absent)
             found &= codes < np.uint64(h.entries)  # a damaged code reads as no position
-            codes = (codes if found.all() else np.where(found, codes, 0)).astype(np.intp)
+            if not found.all():
+                codes = np.where(found, codes, np.zeros(1, codes.dtype))
+            if codes.dtype == np.uint64:  # every code is now below ``entries``: the same bits as an index
+                codes = codes.view(np.intp)
             for figure, (values, nulls) in zip(h.figures, self.by_entry):
                 out[figure.name] = (values[codes] if len(values) else np.zeros(len(codes), values.dtype),
                                     None if nulls is None else nulls[codes])
             return Columns(found, out, self.texts)
         if h.record_bits <= 64:
-            record = self.records.fields(bits, h.record_bits)
+            record = self.records.records(slots, h.record_bits)
             fields = [record >> np.uint64(f.offset) & np.uint64((1 << f.width) - 1) for f in h.figures]
         else:
+            bits = slots * h.record_bits
             fields = [self.records.fields(bits + f.offset, f.width) for f in h.figures]
         if h.absent != NONE and fields:
             found &= fields[0] != np.uint64(h.absent)
@@ -124,7 +146,7 @@ class Arrays:
         h = self.header
         if self.keys is None:
             found = (keys >= 0) & (keys < h.slots)
-            return np.where(found, keys, 0), found
+            return (keys if found.all() else np.where(found, keys, 0)), found
         if not h.slots:
             return np.zeros(len(keys), dtype=np.int64), np.zeros(len(keys), dtype=bool)
         top = np.iinfo(self.keys.dtype).max
