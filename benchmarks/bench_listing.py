@@ -23,7 +23,6 @@ tiny table of the same game (what a worker holds before any position).
 from __future__ import annotations
 
 import argparse
-from array import array
 import importlib.util
 import json
 import os
@@ -31,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from array import array
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -130,7 +130,8 @@ def main() -> None:
             # A local cluster's workers are the command's children or grandchildren (forked from its fork server).
             worker = max((peak for depth, peak in memory.by_depth.items() if depth >= 2), default=0)
             base = max((peak for depth, peak in idle.by_depth.items() if depth >= 2), default=0)
-            report(key, load=round(os.getloadavg()[0], 1), positions=n, moves_loop_s=round(loop, 2), command_s=round(command, 2),
+            report(key, load=round(os.getloadavg()[0], 1), positions=n, moves_loop_s=round(loop, 2),
+                   command_s=round(command, 2),
                    ratio=round(command / loop, 2), least_listing_s=round(least, 2),
                    least_on_two_cores_ratio=round(least / 2 / loop, 2), moves_loop_cpu_s=round(loop_cpu, 2),
                    command_cpu_s=round(memory.cpu_seconds, 2), cpu_ratio=round(memory.cpu_seconds / loop_cpu, 2),

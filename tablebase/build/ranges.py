@@ -36,16 +36,6 @@ from typing import Any
 from tablebase.build.cluster import least_limit
 from tablebase.build.shares import item, rss
 from tablebase.lazy import np, pa, pq
-
-RANGE_ROWS = 50_000  # positions of a level a range holds at most: a range is a task
-# A range's task holds its rows several times over while it sorts them, keys them and looks up their
-# children: at its peak about five times their Arrow bytes (Kayles with 40 pins, a level of 63 MB in one
-# range: 290 MiB more). A range takes at most this share of the least worker's memory limit at its peak.
-RANGE_COPIES = 5
-RANGE_SHARE = 0.2
-# and at most this many bytes of rows in Arrow whatever the limit, so that what a worker holds to number
-# a level does not grow with the level (nor with a large limit): a few tasks more for a large level
-RANGE_BYTES = 16 * 2**20
 from tablebase.listing.levels import level_table
 from tablebase.listing.numbering import named_moves, sorted_moves
 from tablebase.listing.ranges import (
@@ -70,6 +60,16 @@ from tablebase.store import (
     write_listing_level,
     write_work,
 )
+
+RANGE_ROWS = 50_000  # positions of a level a range holds at most: a range is a task
+# A range's task holds its rows several times over while it sorts them, keys them and looks up their
+# children: at its peak about five times their Arrow bytes (Kayles with 40 pins, a level of 63 MB in one
+# range: 290 MiB more). A range takes at most this share of the least worker's memory limit at its peak.
+RANGE_COPIES = 5
+RANGE_SHARE = 0.2
+# and at most this many bytes of rows in Arrow whatever the limit, so that what a worker holds to number
+# a level does not grow with the level (nor with a large limit): a few tasks more for a large level
+RANGE_BYTES = 16 * 2**20
 
 
 # -- the tasks ---------------------------------------------------------------------------

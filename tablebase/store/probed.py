@@ -76,8 +76,8 @@ def _arrow(figure: Figure, columns: Any) -> pa.Array:
         codes = columns.codes(figure.name)
         dictionary = columns.dictionary(figure.name)[:-1].tolist()  # its last entry stands for null
         mask = np.ma.getmaskarray(codes)
-        return pa.DictionaryArray.from_arrays(pa.array(codes.filled(0).astype(np.int32, copy=False), mask=mask if mask.any() else None),
-                                              pa.array(dictionary, pa.string()))
+        indices = pa.array(codes.filled(0).astype(np.int32, copy=False), mask=mask if mask.any() else None)
+        return pa.DictionaryArray.from_arrays(indices, pa.array(dictionary, pa.string()))
     values = columns[figure.name]
     kind = np.float64 if figure.type == FLOAT else np.bool_ if figure.type == BOOLEAN else \
         np.uint64 if figure.flags & UNSIGNED else np.int64
