@@ -23,8 +23,9 @@ Every step's tasks are submitted at once after the survey, each taking what
 it needs from the tasks before it, level by level from the top: the
 scheduler runs a level's steps as soon as their inputs are there, and what
 travels between workers are Dask results. What a task holds is its share or
-its range of one level, and a level is ordered once the level above is, so
-that the levels pass through the workers' memory one or two at a time. Files are written atomically and the steps are
+its range of one level, and a level is ordered once the level two above it
+is written, so that the levels pass through the workers' memory two or
+three at a time. Files are written atomically and the steps are
 deterministic, so a resumed build numbers again to the same files.
 """
 
@@ -70,6 +71,7 @@ RANGE_SHARE = 0.2
 # and at most this many bytes of rows in Arrow whatever the limit, so that what a worker holds to number
 # a level does not grow with the level (nor with a large limit): a few tasks more for a large level
 RANGE_BYTES = 16 * 2**20
+LEVELS_AT_ONCE = 2  # levels ordered at once (each waits for the level this many above it)
 
 
 # -- the tasks ---------------------------------------------------------------------------
@@ -103,7 +105,7 @@ def _coded_shares(root: str, table: str, level: int, partition: int | None, rank
 def route(root: str, table: str, level: int, partition: int, ranked: list, cuts: list[str],
           after: Any = None) -> dict[str, Any]:
     """Dask task: a share's rows of a level, moves as codes, split by range of notation; each range's count.
-    ``after``: the level above's, to wait for (one level at a time)."""
+    ``after``: a level above's, to wait for (a few levels at a time)."""
     tables = _coded_shares(root, table, level, partition, ranked)
     if not tables:  # no position of the level is this share's
         return {"pieces": [None] * (len(cuts) + 1), "counts": [0] * (len(cuts) + 1)}
@@ -120,7 +122,7 @@ def order_range(root: str, table: str, level: int, range_: int, pieces: list[pa.
     ``pieces``: what each share routed to the range, or (a level in one range) the game's moves in order, the
     range then reading every share itself. ``counts``: each share's counts by range, so the range's first key
     is ``first`` (the level's) plus the positions of the ranges before it. Every range holds a position (the
-    text it begins at, or the least). ``after``: the level above's, to wait for (one level at a time)."""
+    text it begins at, or the least). ``after``: a level above's, to wait for (a few levels at a time)."""
     if not counts:
         pieces = _coded_shares(root, table, level, None, pieces)
     rows = in_order(pa.concat_tables([piece for piece in pieces if piece is not None]))
@@ -194,11 +196,12 @@ class RangeNumbering:
         written: dict[int, list] = {}  # each range's, once it is written: small, to wait for
         answers: dict[int, dict] = {}
         writing: dict[int, Any] = {}
-        above = None
-        for level in levels:
+        for i, level in enumerate(levels):
+            # A level is ordered once the level LEVELS_AT_ONCE above it is written: so many levels in the
+            # workers' memory at a time, one a worker, rather than one level at a time for all of them.
+            above = written[levels[i - LEVELS_AT_ONCE]][0] if i >= LEVELS_AT_ONCE else None
             ordered[level] = self._order(level, ranked, cuts[level], firsts[level], above)
             written[level] = [self._item(f, f"w{level}-{r}", "rss") for r, f in enumerate(ordered[level])]
-            above = written[level][0]  # the next level is ordered after this one: a level at a time in memory
             answers[level] = self._answers(level, ordered)
             for done in ordered:  # every level whose children are all answered now
                 if done not in writing and all(lv in answers for lv in self.reaches.get(done, [])):
