@@ -86,3 +86,43 @@ def test_pair_sets_marked_once_give_the_definition(code):
     assert solve(code, 400, method="plain", use_period=False).values.tolist() == want
     resumed = solve(code, 400, method="plain", use_period=False, start=np.array(want[:333]))
     assert resumed.values.tolist() == want
+
+
+def test_codes_with_one_values_key_have_the_same_values():
+    """A heap of exactly k taken whole is a move of heap k alone: codes that differ in such moves and
+    agree at heap k agree everywhere (the definition, to heap 150, for every group of the 512 codes)."""
+    from tablebase.games.octal_code import parse_code, values_key
+
+    groups: dict[str, list[str]] = {}
+    for code in ALL:
+        groups.setdefault(values_key(parse_code(code)), []).append(code)
+    shared = [codes for codes in groups.values() if len(codes) > 1]
+    assert len(shared) > 50
+    for codes in shared:
+        values = [brute_heaps(code, 150) for code in codes]
+        assert all(v == values[0] for v in values), codes
+    key = {code: values_key(parse_code(code)) for code in ALL}
+    # .224 to .235: taking 2 or 3 whole changes no value (G(2) = G(3) = 1 either way, by hand)
+    assert key["0.224"] == key["0.225"] == key["0.234"] == key["0.235"]
+    # .004 and .005: a heap of 3 has no move, or one to nothing (G(3) = 0 or 1): apart
+    assert key["0.004"] != key["0.005"]
+
+
+def test_a_solver_takes_the_values_of_the_code_before_it_when_they_are_the_same():
+    """The octal solver of a code whose values a code solved before it in this process shares (a job's
+    group, one after another on a worker) takes them in, and gives the rows it would have solved."""
+    from tablebase.games.octal import Octal
+    from tablebase.solve import octal_table
+
+    keys = np.arange(0, 400, dtype=np.int64)
+    octal_table._LAST.clear()
+    alone = {code: octal_table.OctalSolver(Octal(code=code, max=399)).solve(keys) for code in ("0.225", "0.245")}
+    octal_table._LAST.clear()
+    octal_table.OctalSolver(Octal(code="0.224", max=399)).solve(keys)
+    after = octal_table.OctalSolver(Octal(code="0.225", max=399))
+    assert after.known == 400 and after.moved  # taken in, not solved
+    assert after.solve(keys).equals(alone["0.225"])
+    other = octal_table.OctalSolver(Octal(code="0.245", max=399))
+    assert other.known == 0  # another group's values are not taken
+    assert other.solve(keys).equals(alone["0.245"])
+    assert [int(v) for v in alone["0.225"].column("grundy").to_pylist()] == brute_heaps("0.225", 399)

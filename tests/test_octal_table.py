@@ -280,6 +280,24 @@ summary = "octal_x7"
     assert (summary["0.07"]["preperiod"], summary["0.07"]["period"]) == (53, 34)  # A002187, one heap later
 
 
+@pytest.mark.slow
+def test_a_job_builds_codes_with_the_same_values_one_after_another_to_the_same_rows(tmp_path, scheduler):
+    """.224, .225, .234 and .235 have one sequence of values (taking 2 or 3 whole changes no heap's value):
+    a job builds them on one worker in turn, the later ones taking the first one's values, and each
+    table's rows are those of the code built alone, best moves included."""
+    (tmp_path / "job").mkdir()
+    job(tmp_path / "job", scheduler, '''
+[[table]]
+game = "octal"
+codes = "0.2[2-5][45]"
+max = 300
+''')
+    for code in ("0.224", "0.225", "0.234", "0.235", "0.244", "0.245", "0.254", "0.255"):
+        table = build(tmp_path / "alone", scheduler, code, 300)
+        assert rows(tmp_path / "job", table) == rows(tmp_path / "alone", table), code
+        assert [r["grundy"] for r in rows(tmp_path / "alone", table)] == brute_heaps(code, 300)
+
+
 def test_codes_patterns_expand_to_each_game_once():
     from tablebase.games.octal import expand_codes
 

@@ -137,11 +137,22 @@ def _side_by_side(specs: list[TableSpec], workers: int) -> int:
     return min(workers, len(specs))
 
 
+def in_groups(specs: list[TableSpec]) -> list[list[TableSpec]]:
+    """The tables by their games' ``work_group``, each group where its first table was; a table without one
+    alone."""
+    groups: dict[Any, list[TableSpec]] = {}
+    for i, spec in enumerate(specs):
+        group = spec.game.work_group
+        groups.setdefault(i if group is None else group, []).append(spec)
+    return list(groups.values())
+
+
 def _in_lanes(specs: list[TableSpec], lanes: int,
               one: Callable[[TableSpec, int], BuildSummary]) -> Iterator[BuildSummary]:
-    """Build the tables in ``lanes`` threads, lane i on worker i, each lane taking the next table left;
-    yield each summary as it comes. A failure stops every lane after its current table, then is raised."""
-    left = list(reversed(specs))
+    """Build the tables in ``lanes`` threads, lane i on worker i, each lane taking the next group of tables
+    left (``in_groups``: a group's tables one after another on one worker); yield each summary as it comes.
+    A failure stops every lane after its current table, then is raised."""
+    left = list(reversed(in_groups(specs)))
     lock, stop = threading.Lock(), threading.Event()
 
     def lane(i: int) -> list[BuildSummary]:
@@ -150,13 +161,16 @@ def _in_lanes(specs: list[TableSpec], lanes: int,
             with lock:
                 if not left:
                     return done
-                spec = left.pop()
-            try:
-                done.append(one(spec, i))
-            except BaseException:
-                stop.set()
-                raise
-            results.put(done[-1])
+                group = left.pop()
+            for spec in group:
+                if stop.is_set():
+                    break
+                try:
+                    done.append(one(spec, i))
+                except BaseException:
+                    stop.set()
+                    raise
+                results.put(done[-1])
         return done
 
     results: queue.Queue[BuildSummary] = queue.Queue()

@@ -176,6 +176,13 @@ class Game(ABC):
         a set of tables from an option of its own (the octal game's ``codes``)."""
         return [params]
 
+    @property
+    def work_group(self) -> str | None:
+        """Tables whose games give the same group (not None) share work: a job that builds tables side by
+        side builds a group's one after another on one worker, where a solver may take up what the one
+        before it found (octal codes whose moves differ in none of their values). None: no group."""
+        return None
+
     def int_param(self, key: str, low: int, high: int) -> int:
         """An integer option, refused with a one-line error outside ``low..high``."""
         value = self.params[key]

@@ -36,7 +36,7 @@ from tablebase.games.base import Option
 from tablebase.games.drawing import Picture, heaps
 from tablebase.games.heaps import SingleHeap
 from tablebase.games.keyed import SumMoves
-from tablebase.games.octal_code import OctalCode, OctalCodeError, check_size, parse_code
+from tablebase.games.octal_code import OctalCode, OctalCodeError, check_size, parse_code, values_key
 from tablebase.lazy import np
 
 BLOCK_BITS = 16
@@ -137,6 +137,11 @@ class Octal(SingleHeap):
         self.max_moves = len(self.code.whole) + len(self.code.take) + len(self.code.split2) * (self.top // 2 + 1)
         if self.code.split3:
             self.max_moves += len(self.code.split3) * (self.top // 3 + 1) ** 2
+
+    @property
+    def work_group(self) -> str:
+        """Codes with the same heap values (``values_key``): one is solved, the others take its values."""
+        return values_key(self.code)
 
     def draw(self, position: str) -> Picture:
         """The heaps of a heap or of a sum ("5 + 3"), side by side; a click resizes a heap, within the table."""

@@ -111,6 +111,43 @@ def parse_code(text: str | OctalCode) -> OctalCode:
     )
 
 
+def values_key(code: OctalCode) -> str:
+    """Codes with the same key have the same value at every heap.
+
+    Taking a heap of exactly k whole is a move of heap k alone: if dropping
+    it leaves G(k) as it was, no other heap can tell, and every value stays
+    (Winning Ways' codes .224, .225, .234 and .235 are one sequence). The key
+    is the code less every such move, k by k from the smallest, each G(k)
+    found by the definition on the heaps below k.
+    """
+    whole = list(code.whole)
+    for k in sorted(code.whole):
+        without = [w for w in whole if w != k]
+        if _first_values(code, whole, k)[k] == _first_values(code, without, k)[k]:
+            whole = without
+    return f"whole {whole} take {list(code.take)} two {list(code.split2)} three {list(code.split3)}" + (
+        " distinct" if code.distinct else "")
+
+
+def _first_values(code: OctalCode, whole: list[int], n: int) -> list[int]:
+    """G(0..n) by the definition (the mex of every move's value), with ``whole`` for the code's own: for the
+    few heaps a code's digits reach (at most 64)."""
+    values: list[int] = []
+    for heap in range(n + 1):
+        seen = {0} if heap in whole else set()
+        seen.update(values[heap - k] for k in code.take if k < heap)
+        for k in code.split2:
+            rest = heap - k
+            seen.update(values[a] ^ values[rest - a] for a in range(1, rest // 2 + 1)
+                        if not (code.distinct and 2 * a == rest))
+        for k in code.split3:
+            rest = heap - k
+            seen.update(values[a] ^ values[b] ^ values[rest - a - b] for a in range(1, rest // 3 + 1)
+                        for b in range(a, (rest - a) // 2 + 1))
+        values.append(min(set(range(len(seen) + 1)) - seen))
+    return values
+
+
 def check_size(code: OctalCode, n_max: int) -> None:
     """OctalCodeError unless G(0..n_max) of this code fits the loops and the machine's memory."""
     if code.split3 and n_max > MAX_THREE_HEAPS:

@@ -33,6 +33,11 @@ from tablebase.solve.octal import (
 from tablebase.solve.rows import part_rows
 
 NO_MOVE = -1
+# The values of the last table this process solved, by its game's work group (``Octal.work_group``), for
+# the next table of a job whose code has the same values: it takes them instead of solving them again.
+# Kept only while they are small: a table of 10^8 heaps would otherwise stay in a worker's memory.
+_LAST: dict[str, tuple[np.ndarray, int]] = {}
+KEPT_BYTES = 64 * 2**20
 
 
 @numba.njit(cache=True)
@@ -86,6 +91,10 @@ class OctalSolver(LevelByLevel):
         self.run.next_choice = WARMUP
         self.known = 0  # heaps 0..known-1 have values, computed or taken in
         self.moved = False  # values were taken in past the run's own: it must start again from them
+        self.group = game.work_group
+        if self.group in _LAST:
+            values, known = _LAST[self.group]
+            self._take_in(values[: min(known, game.top + 1)], 0)
 
     @property
     def levels(self) -> set[int]:
@@ -100,17 +109,24 @@ class OctalSolver(LevelByLevel):
         """Take in a stored block's values (those this run has not computed itself)."""
         if rows is not None and rows.num_rows:
             keys = rows["key"].to_numpy()
-            lo, hi = int(keys[0]), int(keys[-1]) + 1
-            if hi > self.run.n:
-                values = rows["grundy"].to_numpy()
-                if int(values.max()) > self.run.limit:
-                    self.run.g = self.run.g.astype(np.uint32)
-                    self.run.limit = np.iinfo(np.uint32).max
-                self.run.g[lo:hi] = values
-                self.known = max(self.known, hi)
-                self.moved = True
+            lo = int(keys[0])
+            if int(keys[-1]) + 1 > self.run.n:
+                self._take_in(rows["grundy"].to_numpy(), lo)
         if whole:
             self._levels.add(level)
+
+    def _take_in(self, values: np.ndarray, lo: int) -> None:
+        """Values of heaps lo.. found elsewhere (stored, or by a code with the same values): the run goes on
+        from them."""
+        if not len(values):
+            return
+        if int(values.max()) > self.run.limit:
+            self.run.g = self.run.g.astype(np.uint32)
+            self.run.limit = np.iinfo(np.uint32).max
+        hi = lo + len(values)
+        self.run.g[lo:hi] = values
+        self.known = max(self.known, hi)
+        self.moved = True
 
     def _restart(self) -> None:
         """Go on from values taken in: the loop's arrays sized to them, the rare values chosen again."""
@@ -131,6 +147,9 @@ class OctalSolver(LevelByLevel):
             self.run.advance(hi)
         self.known = max(self.known, hi)
         g = self.run.g
+        _LAST.clear()
+        if self.known * g.itemsize <= KEPT_BYTES:
+            _LAST[self.group] = (g, self.known)
         code = self.code
         best = np.empty(hi - lo, dtype=np.int64)
         whole, take, split2, split3 = code.arrays()
