@@ -121,6 +121,7 @@ def test_a_solver_takes_the_values_of_the_code_before_it_when_they_are_the_same(
     octal_table.OctalSolver(Octal(code="0.224", max=399)).solve(keys)
     after = octal_table.OctalSolver(Octal(code="0.225", max=399))
     assert after.known == 400 and after.moved  # taken in, not solved
+    assert octal_table.OctalSolver(Octal(code="0.225", max=399), fresh=True).known == 0  # verify's solves all
     assert after.solve(keys).equals(alone["0.225"])
     other = octal_table.OctalSolver(Octal(code="0.245", max=399))
     assert other.known == 0  # another group's values are not taken

@@ -112,7 +112,7 @@ class Impartial(Kind):
 
         game: ImpartialForm = self.keyed
         if self.heap_sequence:
-            return OctalSolver(game)
+            return OctalSolver(game, fresh)
         if self.sums:
             return SumSolver(game)
         if game.queen is not None and not game.misere:

@@ -82,7 +82,8 @@ class OctalSolver(LevelByLevel):
 
     shared = None  # the values are this process's
 
-    def __init__(self, game) -> None:
+    def __init__(self, game, fresh: bool = False) -> None:
+        """``fresh``: solve every value it is not given (verify's), never taking another table's."""
         self.game = game
         self.code: OctalCode = game.code
         self.columns = ["key", "grundy"]
@@ -91,8 +92,8 @@ class OctalSolver(LevelByLevel):
         self.run.next_choice = WARMUP
         self.known = 0  # heaps 0..known-1 have values, computed or taken in
         self.moved = False  # values were taken in past the run's own: it must start again from them
-        self.group = game.work_group
-        if self.group in _LAST:
+        self.group = None if fresh else game.work_group
+        if self.group is not None and self.group in _LAST:
             values, known = _LAST[self.group]
             self._take_in(values[: min(known, game.top + 1)], 0)
 
@@ -148,7 +149,7 @@ class OctalSolver(LevelByLevel):
         self.known = max(self.known, hi)
         g = self.run.g
         _LAST.clear()
-        if self.known * g.itemsize <= KEPT_BYTES:
+        if self.group is not None and self.known * g.itemsize <= KEPT_BYTES:
             _LAST[self.group] = (g, self.known)
         code = self.code
         best = np.empty(hi - lo, dtype=np.int64)
