@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from functools import cached_property
 from typing import Any, ClassVar
 
 from tablebase.errors import PositionError, TablebaseError
@@ -138,9 +139,10 @@ class Octal(SingleHeap):
         if self.code.split3:
             self.max_moves += len(self.code.split3) * (self.top // 3 + 1) ** 2
 
-    @property
-    def work_group(self) -> str:
-        """Codes with the same heap values (``values_key``): one is solved, the others take its values."""
+    @cached_property
+    def work_group(self) -> str:  # type: ignore[override]
+        """Codes with the same heap values (``values_key``): one is solved, the others take its values (found
+        once: a job asks it of every table, a solver of its own)."""
         return values_key(self.code)
 
     def draw(self, position: str) -> Picture:
