@@ -226,12 +226,12 @@ def test_a_task_whose_records_were_lost_with_its_worker_is_solved_again(tmp_path
         driver.build_table(client, tmp_path / "undisturbed", spec, 300)
     lost: list[str] = []
 
-    def losing(future, table, levels=None, limit=None):
+    def losing(future, table, levels=None, limit=None, **options):
         if not lost and levels and min(levels) <= 20 <= max(levels):
-            records_of(future, table, levels, limit)  # it did finish
+            records_of(future, table, levels, limit, **options)  # it did finish
             lost.append(future.key)
             raise RecordsLost(f"{table}: the worker that solved level 20 was lost before its records were fetched")
-        return records_of(future, table, levels, limit)
+        return records_of(future, table, levels, limit, **options)
 
     monkeypatch.setattr(driver, "records_of", losing)
     capsys.readouterr()

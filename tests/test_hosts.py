@@ -61,7 +61,12 @@ def start(hosts: Hosts, out: Path, *args: str) -> subprocess.Popen:
 
 
 def finish(proc: subprocess.Popen, timeout: float = 600) -> tuple[int, str, str]:
-    out, err = proc.communicate(timeout=timeout)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"the build did not end in {timeout:.0f} s; what it said last:\n{err[-4000:]}")
     return proc.returncode, out, err
 
 

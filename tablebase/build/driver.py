@@ -23,7 +23,7 @@ from distributed import Client, Future, as_completed
 
 from tablebase.build import shared
 from tablebase.build.cluster import cluster_workers
-from tablebase.build.failures import RecordsLost, levels_named, records_of
+from tablebase.build.failures import LOST, RESUME, RecordsLost, levels_named, records_of
 from tablebase.build.indexing import OnWorkers, counting, index_whole, index_work
 from tablebase.build.jobs import TableSpec
 from tablebase.build.listing import list_on_cluster, listed_from_store
@@ -187,17 +187,15 @@ class TableBuild:
             solving = self._submit_steps()
             for future in finishing(self.client, self.pending, self.run, self.progress.say):
                 try:
-                    records = records_of(future, self.spec.name, solving[future.key], self.memory.limit)
+                    records = self._records(future, solving)
                 except RecordsLost:
+                    self._report_failures(solving)  # a task's failure says more than a lost record
                     if future.key.endswith(AGAIN + self.run):
                         raise
                     self._submit_again(future, solving)
                     continue
                 except BuildError:
-                    # Another task's failure (a worker killed for memory) says more than a lost record.
-                    for other in self.pending.values():
-                        if other.status == "error":
-                            records_of(other, self.spec.name, solving[other.key], self.memory.limit)
+                    self._report_failures(solving)
                     raise
                 self.collector.add(records)
                 # Forgotten once the step above has started, so that a worker lost
@@ -280,8 +278,9 @@ class TableBuild:
                                                pure=False, key=f"notation-{self.spec.name}-{self.run}")
                 notation = records_of(measuring, self.spec.name, [game.max_level // 2], cluster.limit)
             footprint = footprint.with_notation(notation)
-        return plan_memory(game, footprint, self.manifest.partition_rows or default_partition_rows(sizes), self.fixed_rows,
-                           cluster, max(sizes, default=0), sum(sizes), self.kind.whole_levels)
+        rows = self.manifest.partition_rows or default_partition_rows(sizes)
+        return plan_memory(game, footprint, rows, self.fixed_rows, cluster, max(sizes, default=0), sum(sizes),
+                           self.kind.whole_levels)
 
     def _warm_up(self) -> None:
         """Each worker makes the run's solver (loading compiled code) before the first slice needs it."""
@@ -299,6 +298,21 @@ class TableBuild:
             return workers
         first = self.worker % len(workers)
         return workers[first:] + workers[:first]
+
+    def _records(self, future: Future, solving: dict[str, list[int]]) -> list[dict[str, Any]]:
+        """The records of a task seen finished or failed. One lost since was finished: its worker died holding
+        its records, and the scheduler would wait for ever on the steps below it (forgotten on purpose)."""
+        if future.status in LOST:
+            raise RecordsLost(f"{self.spec.name}: the worker that solved {levels_named(solving[future.key])} was lost "
+                              f"before its records were fetched; {RESUME}")
+        return records_of(future, self.spec.name, solving[future.key], self.memory.limit, small=True)
+
+    def _report_failures(self, solving: dict[str, list[int]]) -> None:
+        """The first task that failed, in its own line (a worker killed for memory names the level and the
+        remedy); nothing if none has."""
+        for other in self.pending.values():
+            if other.status == "error":
+                records_of(other, self.spec.name, solving[other.key], self.memory.limit)
 
     def _submit_again(self, lost: Future, solving: dict[str, list[int]]) -> None:
         """A finished task whose records were lost with its worker, submitted once more on its own: every
@@ -353,7 +367,8 @@ class _Collector:
 
     def __init__(self, root: Path, manifest: Manifest, layout: Layout, progress: Progress,
                  artifacts: tuple[Artifact, ...]) -> None:
-        self.root, self.manifest, self.layout, self.progress, self.artifacts = root, manifest, layout, progress, artifacts
+        self.root, self.manifest, self.layout = root, manifest, layout
+        self.progress, self.artifacts = progress, artifacts
         self.busy = {"read": 0.0, "solve": 0.0, "write": 0.0}
         # Files recorded of each piece's first level: a run's one file, or a level's parts so far.
         self.recorded = Counter(piece.first for piece in map(layout.named, manifest.files) if piece is not None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import sys
+import time
 from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import Any
@@ -30,17 +31,23 @@ class RecordsLost(BuildError):
 # A finished task's records are small: longer than this to fetch them means the worker that held them
 # died and the scheduler cannot compute them again (the tasks below were forgotten on purpose).
 GATHER_SECONDS = 60
+LOST = ("lost", "pending")  # a finished task's status once its worker died holding its result
+GATHER_POLL = 2.0  # seconds a try at fetching small records takes before looking whether the task was lost
 
 
-def records_of(future: Any, table: str, levels: list[int] | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+def records_of(future: Any, table: str, levels: list[int] | None = None, limit: int | None = None,
+               small: bool = False) -> list[dict[str, Any]]:
     """A task's records; a task that failed (a bug in a game's code, a full disk, workers that
     died, the scheduler lost) is one line saying what to do. Workers paused for memory meanwhile are
-    freed, or restarted (``placing.wait_watching``)."""
+    freed, or restarted (``placing.wait_watching``). Records known to be ``small`` are fetched in short
+    tries, so that a task lost with its worker meanwhile is known in seconds, not in GATHER_SECONDS."""
     where = levels_named(levels)
     if future.status != "finished":
         wait_watching(future.client, [future], lambda text: print(f"[{table}] {text}", file=sys.stderr, flush=True))
     try:
-        return future.result(timeout=GATHER_SECONDS if future.status == "finished" else None)
+        if future.status == "finished":
+            return _fetched(future, GATHER_POLL if small else GATHER_SECONDS)
+        return future.result()
     except TablebaseError:
         raise
     except TimeoutError:
@@ -62,6 +69,18 @@ def records_of(future: Any, table: str, levels: list[int] | None = None, limit: 
         if isinstance(e, OSError) and e.errno == errno.ENOSPC:
             raise  # the caller knows the folder: see disk_full
         raise BuildError(f"{table}: a task failed ({type(e).__name__}: {e}); {RESUME}") from e
+
+
+def _fetched(future: Any, each: float) -> Any:
+    """A finished task's result, tried for ``each`` seconds at a time; TimeoutError once the task is lost
+    with its worker (the scheduler says so, or a fetch found it gone), or after GATHER_SECONDS."""
+    deadline = time.monotonic() + GATHER_SECONDS
+    while True:
+        try:
+            return future.result(timeout=each)
+        except TimeoutError:
+            if future.status in LOST or time.monotonic() >= deadline:
+                raise
 
 
 def disk_full(e: OSError, table: str, root: Path) -> BuildError:

@@ -130,4 +130,4 @@ def finishing(client: Client, pending: dict[str, Future], run: str, say: Callabl
             if stuck:
                 say(restarted_note(stuck))
             continue
-        yield from done
+        yield from sorted(done, key=lambda future: future.status != "error")  # a failure first: it says the most
