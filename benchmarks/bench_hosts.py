@@ -108,8 +108,10 @@ def table_name(args: argparse.Namespace) -> str:
 def on_hosts(args: argparse.Namespace, workers: int, out: Path, baseline: dict[str, str]) -> None:
     logs = out / "logs"
     logs.mkdir(parents=True)
+    # Dask's own patience with a silent worker (the tests' hosts give up after 10 s, to cut links quickly): a
+    # worker writing its values to a file on a busy disk may miss a heartbeat or two.
     with Hosts(workers, tag=f"b{workers}", subnet=f"10.78.{workers}", memory_limit=args.memory_limit,
-               shm_size=args.shm_size) as hosts:
+               shm_size=args.shm_size, scheduler_env={"DASK_DISTRIBUTED__SCHEDULER__WORKER_TTL": "300s"}) as hosts:
         hosts.start_cluster(logs)
         argv = hosts.tablebase("build", "chomp", "--rows", args.rows, "--cols", args.cols, "--partition-rows",
                                args.partition_rows, "--quiet", "--out", out / "tables", "--scheduler",

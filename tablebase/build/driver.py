@@ -27,6 +27,7 @@ from tablebase.build.failures import LOST, RESUME, RecordsLost, levels_named, re
 from tablebase.build.indexing import OnWorkers, counting, index_whole, index_work
 from tablebase.build.jobs import TableSpec
 from tablebase.build.listing import list_on_cluster, listed_from_store
+from tablebase.build.mapped import mapped_values_allowed
 from tablebase.build.memory import MemoryPlan, Workers, notation_bytes, plan_memory
 from tablebase.build.placing import finishing
 from tablebase.build.plan import (
@@ -182,7 +183,9 @@ class TableBuild:
     def solve(self) -> None:
         """Every step of solving tasks submitted at once, then each task's records collected as it finishes."""
         # From before any task runs: the workers' reading back (readback.py), and a level whose parts take minutes.
-        with listening(self.client, self.run, self.progress), Ticker(self.progress.heartbeat, self.every):
+        mapped = self.memory.values if self.memory.on_disk else 0
+        with listening(self.client, self.run, self.progress), Ticker(self.progress.heartbeat, self.every), \
+                mapped_values_allowed(self.client, self.run, mapped):
             self._warm_up()
             solving = self._submit_steps()
             for future in finishing(self.client, self.pending, self.run, self.progress.say):

@@ -1,0 +1,90 @@
+"""Values mapped from a machine's disk, allowed for in Dask's memory limits while a build maps them.
+
+Dask measures a worker by its process's resident set: the worker pauses at 80%
+of its ``--memory-limit`` and its nanny restarts it at 95%. A process's
+resident set holds every page of a mapped file it has touched, so a worker
+whose values are mapped from disk (values larger than the workers' limits,
+build/shared.py) reaches its limit by reading them, although those pages are
+the page cache's, which the system takes back when it needs the memory: Chomp
+15x15's values (about 600 MiB) had a worker limited to 600 MiB paused within
+a minute and restarted by the driver (``placing.restart_paused``) every two or
+three minutes, its tasks computed again each time.
+
+So for the run each nanny's and each worker's limit is raised by the values'
+bytes, and set back when the run ends, however it ends. What the memory plan
+counts (build/memory.py) is still held to the limit the worker was given;
+only the mapped pages are allowed for. The raise is a Dask plugin of the
+nannies and of the workers: a worker started meanwhile (its nanny restarting
+it) is raised as it joins, and unregistering the plugin sets each one back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from typing import Any
+
+from distributed import Client
+from distributed.diagnostics.plugin import NannyPlugin, WorkerPlugin
+
+RAISED = "_tablebase_raised"  # on each nanny and worker: the bytes each plugin raised its limit by
+
+
+@contextmanager
+def mapped_values_allowed(client: Client, run: str, nbytes: int) -> Iterator[None]:
+    """Every worker's and nanny's memory limit raised by ``nbytes`` while the block runs (nothing if 0)."""
+    if not nbytes:
+        yield
+        return
+    name = f"mapped-values-{run}"
+    client.register_plugin(NannyAllowance(name, nbytes), name=name)
+    client.register_plugin(WorkerAllowance(name, nbytes), name=name)
+    try:
+        yield
+    finally:
+        if client.status == "running":  # not after the scheduler was lost: its workers are restarted anyway
+            with suppress(OSError, TimeoutError, ValueError):
+                client.unregister_worker_plugin(name)
+                client.unregister_worker_plugin(name, nanny=True)
+
+
+class WorkerAllowance(WorkerPlugin):
+    """A worker's memory limit raised by ``nbytes`` while the plugin is registered."""
+
+    def __init__(self, name: str, nbytes: int) -> None:
+        self.name, self.nbytes = name, nbytes
+
+    def setup(self, worker: Any) -> None:
+        raised_limit(worker, self.name, self.nbytes)
+
+    def teardown(self, worker: Any) -> None:
+        raised_limit(worker, self.name, 0)
+
+
+class NannyAllowance(NannyPlugin):
+    """A nanny's memory limit (the one it restarts its worker past) raised by ``nbytes`` while registered."""
+
+    def __init__(self, name: str, nbytes: int) -> None:
+        self.name, self.nbytes = name, nbytes
+
+    def setup(self, nanny: Any) -> None:
+        raised_limit(nanny, self.name, self.nbytes)
+
+    def teardown(self, nanny: Any) -> None:
+        raised_limit(nanny, self.name, 0)
+
+
+def raised_limit(server: Any, name: str, nbytes: int) -> int | None:
+    """A nanny's or a worker's memory limit with the raise ``name`` set to ``nbytes`` (0: taken back), the
+    others kept; None for one without a limit."""
+    manager = server.memory_manager
+    if not manager.memory_limit:
+        return None
+    raised = server.__dict__.setdefault(RAISED, {})
+    base = manager.memory_limit - sum(raised.values())
+    if nbytes:
+        raised[name] = nbytes
+    else:
+        raised.pop(name, None)
+    manager.memory_limit = base + sum(raised.values())
+    return manager.memory_limit

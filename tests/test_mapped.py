@@ -1,0 +1,58 @@
+"""Values mapped from disk are allowed for in Dask's memory limits while a build maps them (build/mapped.py).
+
+A real local cluster of worker processes, each with a nanny: the limits Dask
+pauses a worker at (the worker's) and restarts it at (its nanny's) are read
+back from the processes themselves.
+"""
+
+from __future__ import annotations
+
+import pytest
+from distributed import Client, LocalCluster
+
+from tablebase.build.mapped import mapped_values_allowed
+
+MIB = 2**20
+LIMIT = 500 * MIB
+
+
+def limits(client: Client, nanny: bool = False) -> list[int]:
+    def limit(dask_worker):
+        return dask_worker.memory_manager.memory_limit
+
+    return sorted(client.run(limit, nanny=nanny).values())
+
+
+@pytest.fixture(scope="module")
+def client():
+    with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=LIMIT, dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            yield client
+
+
+def test_every_worker_and_nanny_may_hold_the_mapped_values_while_they_are_mapped_then_no_more(client):
+    assert limits(client) == limits(client, nanny=True) == [LIMIT, LIMIT]
+    with mapped_values_allowed(client, "run-a", 100 * MIB):
+        assert limits(client) == limits(client, nanny=True) == [LIMIT + 100 * MIB] * 2
+        with mapped_values_allowed(client, "run-b", 10 * MIB):  # two tables side by side
+            assert limits(client) == [LIMIT + 110 * MIB] * 2
+        assert limits(client) == [LIMIT + 100 * MIB] * 2
+    assert limits(client) == limits(client, nanny=True) == [LIMIT, LIMIT]
+
+
+def test_a_worker_restarted_while_the_values_are_mapped_is_allowed_for_them_too(client):
+    with mapped_values_allowed(client, "run-c", 64 * MIB):
+        client.restart_workers(sorted(client.scheduler_info()["workers"])[:1])
+        assert limits(client) == limits(client, nanny=True) == [LIMIT + 64 * MIB] * 2
+    assert limits(client) == limits(client, nanny=True) == [LIMIT, LIMIT]
+
+
+def test_values_in_memory_change_no_limit(client):
+    with mapped_values_allowed(client, "run-d", 0):
+        assert limits(client) == [LIMIT, LIMIT]
+
+
+def test_the_limits_are_set_back_when_the_build_fails(client):
+    with pytest.raises(RuntimeError), mapped_values_allowed(client, "run-e", 32 * MIB):
+        raise RuntimeError("a task failed")
+    assert limits(client) == limits(client, nanny=True) == [LIMIT, LIMIT]
