@@ -23,7 +23,7 @@ from distributed import Client, Future, as_completed
 
 from tablebase.build import shared
 from tablebase.build.cluster import cluster_workers
-from tablebase.build.failures import LOST, RESUME, RecordsLost, levels_named, records_of
+from tablebase.build.failures import LOST, RecordsLost, levels_named, records_lost, records_of
 from tablebase.build.indexing import OnWorkers, counting, index_whole, index_work
 from tablebase.build.jobs import TableSpec
 from tablebase.build.listing import list_on_cluster, listed_from_store
@@ -306,8 +306,7 @@ class TableBuild:
         """The records of a task seen finished or failed. One lost since was finished: its worker died holding
         its records, and the scheduler would wait for ever on the steps below it (forgotten on purpose)."""
         if future.status in LOST:
-            raise RecordsLost(f"{self.spec.name}: the worker that solved {levels_named(solving[future.key])} was lost "
-                              f"before its records were fetched; {RESUME}")
+            raise records_lost(self.spec.name, levels_named(solving[future.key]))
         return records_of(future, self.spec.name, solving[future.key], self.memory.limit, small=True)
 
     def _report_failures(self, solving: dict[str, list[int]]) -> None:

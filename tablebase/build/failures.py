@@ -51,8 +51,7 @@ def records_of(future: Any, table: str, levels: list[int] | None = None, limit: 
     except TablebaseError:
         raise
     except TimeoutError:
-        raise RecordsLost(f"{table}: the worker that solved {where} was lost before its records were fetched; "
-                          f"{RESUME}") from None
+        raise records_lost(table, where) from None
     except KilledWorker:
         most = f"{limit / MIB:,.0f} MiB" if limit else "their memory limit"
         raise BuildError(
@@ -69,6 +68,11 @@ def records_of(future: Any, table: str, levels: list[int] | None = None, limit: 
         if isinstance(e, OSError) and e.errno == errno.ENOSPC:
             raise  # the caller knows the folder: see disk_full
         raise BuildError(f"{table}: a task failed ({type(e).__name__}: {e}); {RESUME}") from e
+
+
+def records_lost(table: str, where: str) -> RecordsLost:
+    """The worker that held a finished task's records died before they were fetched."""
+    return RecordsLost(f"{table}: the worker that solved {where} was lost before its records were fetched; {RESUME}")
 
 
 def _fetched(future: Any, each: float) -> Any:

@@ -6,7 +6,7 @@ resident set holds every page of a mapped file it has touched, so a worker
 whose values are mapped from disk (values larger than the workers' limits,
 build/shared.py) reaches its limit by reading them, although those pages are
 the page cache's, which the system takes back when it needs the memory: Chomp
-15x15's values (about 600 MiB) had a worker limited to 600 MiB paused within
+15x15's values (296 MiB) had a worker limited to 600 MiB paused within
 a minute and restarted by the driver (``placing.restart_paused``) every two or
 three minutes, its tasks computed again each time.
 
@@ -43,9 +43,9 @@ def mapped_values_allowed(client: Client, run: str, nbytes: int) -> Iterator[Non
         yield
     finally:
         if client.status == "running":  # not after the scheduler was lost: its workers are restarted anyway
-            with suppress(OSError, TimeoutError, ValueError):
-                client.unregister_worker_plugin(name)
-                client.unregister_worker_plugin(name, nanny=True)
+            for nanny in (False, True):  # each set back even if the other cannot be
+                with suppress(OSError, TimeoutError, ValueError):
+                    client.unregister_worker_plugin(name, nanny=nanny)
 
 
 class WorkerAllowance(WorkerPlugin):
