@@ -50,13 +50,13 @@ def child_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def whole_process(argv: list[str], runs: int) -> float:
-    """Seconds of a whole process (the median of ``runs``, after one that writes the caches)."""
-    subprocess.run(argv, check=True, capture_output=True, env=child_env())
+def whole_process(argv: list[str], runs: int, given: str | None = None) -> float:
+    """Seconds of a whole process (the median of ``runs``, after one that writes the caches), ``given`` its input."""
+    subprocess.run(argv, check=True, capture_output=True, env=child_env(), input=given, text=True)
     times = []
     for _ in range(runs):
         began = time.perf_counter()
-        subprocess.run(argv, check=True, capture_output=True, env=child_env())
+        subprocess.run(argv, check=True, capture_output=True, env=child_env(), input=given, text=True)
         times.append(time.perf_counter() - began)
     return statistics.median(times)
 
@@ -68,12 +68,14 @@ def one_shot(path: Path, key: int, runs: int) -> float:
 
 
 def duckdb_one_shot(root: Path, table: str, key: int, runs: int) -> float:
-    """Seconds of a whole `python -c` process that asks DuckDB for one row of the table's Parquet files."""
+    """Seconds of a whole `python -c` process that asks DuckDB for one row of the table's Parquet files (the query
+    read from its input: a large table's thousands of file names exceed the limit of a command line)."""
     from tablebase.store import Manifest, table_dir
 
     files = [str(table_dir(root, table) / name) for name in sorted(Manifest.load(root, table).files)]
     query = f"SELECT COLUMNS(lambda c: c != 'position') FROM read_parquet({files!r}) WHERE key = {key}"
-    return whole_process([sys.executable, "-c", f"import duckdb; print(duckdb.sql({query!r}).fetchall())"], runs)
+    script = "import duckdb, sys; print(duckdb.sql(sys.stdin.read()).fetchall())"
+    return whole_process([sys.executable, "-c", script], runs, given=query)
 
 
 def in_process(path: Path, keys: list[int]) -> dict[str, float]:

@@ -101,7 +101,7 @@ def test_a_batch_of_keys_reads_its_records_in_place_without_copying_the_section(
     assert peak < 100_000  # the records section is 2.5 MB, its words read every 4 bytes 5 MB
 
 
-def test_tuples_coded_through_a_table_or_by_search_give_the_same_bytes(tmp_path, monkeypatch):
+def test_tuples_coded_by_rank_in_a_bitmap_or_by_search_give_the_same_bytes(tmp_path, monkeypatch):
     from tablebase.store.probe import write
 
     rows = mixed_rows(np.arange(0, 30_000, 2, dtype=np.int64), seed=5, distinct=2)

@@ -46,7 +46,7 @@ from tablebase.store.probe.layout import Plan, entry_widths, places
 from tablebase.store.probe.parts import crc32_joined
 
 CHUNK = 1 << 18  # records packed at a time (a multiple of 8)
-CODE_TABLE_BITS = 26  # tuples of at most this many bits are coded through a table of them all (256 MiB at most)
+CODE_TABLE_BITS = 28  # tuples of at most this many bits are coded by rank in a bitmap of them all (48 MiB at most)
 BLOCK = 1 << 20  # a dense index's records placed by key at a time (``order.in_key_blocks``)
 
 
@@ -356,22 +356,44 @@ def encoder(codings: list[Coding], plan: Plan, tuples: np.ndarray | None) -> Cal
     """A batch of rows (key first, then the figures) -> each row's payload: its record (its fields in one
     number, or side by side in a row when they are wider than 64 bits), or its tuple's code."""
     entry = places(entry_widths(codings))
-    # A tuple's code read from a table of every tuple there could be, where that table is small: a
-    # binary search in the tuples costs a cache miss a step, minutes for Chomp 17x17's rows.
-    code_of, bits = None, sum(entry_widths(codings))
+    bits = sum(entry_widths(codings))
+    ranked = None
     if plan.records == DICTIONARY and tuples is not None and bits <= CODE_TABLE_BITS and 1 << bits <= 4 * plan.slots:
-        code_of = np.zeros(1 << bits, dtype=np.uint16 if len(tuples) <= 1 << 16 else np.uint32)
-        code_of[tuples.astype(np.intp)] = np.arange(len(tuples))
+        ranked = TupleRanks(tuples, bits)
 
     def encode(batch: pa.RecordBatch) -> np.ndarray:
         codes = [c.encode(batch.column(c.name)) for c in codings]
         if plan.records == DICTIONARY:
             packed = packed_tuples(codes, entry)
-            if code_of is not None:
-                return code_of[packed.astype(np.intp)].astype(np.uint64)
+            if ranked is not None:
+                return ranked(packed)
             return np.searchsorted(tuples, packed).astype(np.uint64)
         if plan.record_bits <= 64:
             return packed_tuples(codes, plan.offsets)
         return np.column_stack(codes) if codes else np.zeros((batch.num_rows, 0), dtype=np.uint64)
 
     return encode
+
+
+class TupleRanks:
+    """A tuple's code, its rank among the distinct tuples, from a bitmap of every tuple there could be and
+    the count of tuples before each 64-bit word of it: two reads a row, in 3/16 of a byte a possible tuple.
+
+    A binary search in the tuples costs a cache miss a step (minutes for Chomp 17x17's rows), and a table of
+    every possible tuple's code takes 4 bytes each (128 MiB for Chomp 15x15's 25-bit tuples, which a worker
+    limited to 600 MiB cannot spare beside the files it merges).
+    """
+
+    def __init__(self, tuples: np.ndarray, bits: int) -> None:
+        tuples = tuples.astype(np.uint64)
+        self.words = np.zeros(max(1, (1 << bits) >> 6), dtype=np.uint64)
+        np.bitwise_or.at(self.words, (tuples >> np.uint64(6)).astype(np.intp), np.uint64(1) << (tuples & np.uint64(63)))
+        counts = np.bitwise_count(self.words).astype(np.uint32)
+        self.before = np.concatenate([np.zeros(1, dtype=np.uint32), np.cumsum(counts, dtype=np.uint32)[:-1]])
+
+    def __call__(self, packed: np.ndarray) -> np.ndarray:
+        """The codes of these tuples, each one of the distinct tuples."""
+        packed = packed.astype(np.uint64, copy=False)
+        word = (packed >> np.uint64(6)).astype(np.intp)
+        below = self.words[word] & ((np.uint64(1) << (packed & np.uint64(63))) - np.uint64(1))
+        return (self.before[word] + np.bitwise_count(below)).astype(np.uint64)
