@@ -113,6 +113,20 @@ def test_tuples_coded_by_rank_in_a_bitmap_or_by_search_give_the_same_bytes(tmp_p
     assert tabled.probe[FILE_NAME]["sha256"] == searched.probe[FILE_NAME]["sha256"]
 
 
+@pytest.mark.parametrize("bits", [1, 5, 6, 7, 12, 20])
+def test_a_tuples_rank_in_the_bitmap_is_its_place_among_the_tuples(bits):
+    from tablebase.store.probe.write import TupleRanks
+
+    rng = np.random.default_rng(bits)
+    every = np.arange(1 << bits, dtype=np.uint64)
+    for share in (1, 0.5, 0.01):
+        tuples = np.unique(rng.choice(every, size=max(1, int(len(every) * share)), replace=False))
+        asked = tuples[rng.integers(0, len(tuples), size=5000)]
+        expected = [int(np.count_nonzero(tuples < t)) for t in asked[:200]]  # the definition: tuples below it
+        assert TupleRanks(tuples, bits)(asked)[:200].tolist() == expected
+        assert (TupleRanks(tuples, bits)(asked) == np.searchsorted(tuples, asked)).all()
+
+
 def test_runs_of_levels_and_parts_of_levels_give_the_same_bytes(tmp_path):
     keys = np.arange(5000, dtype=np.int64)
     rows = mixed_rows(keys, seed=3)
