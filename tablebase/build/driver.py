@@ -21,7 +21,7 @@ from typing import Any
 
 from distributed import Client, Future, as_completed
 
-from tablebase.build import shared
+from tablebase.build import heap, shared
 from tablebase.build.cluster import cluster_workers
 from tablebase.build.failures import LOST, RecordsLost, levels_named, records_lost, records_of
 from tablebase.build.indexing import OnWorkers, counting, index_whole, index_work
@@ -227,7 +227,8 @@ class TableBuild:
         manifest.probe = {}
         manifest.save(self.root)
         self.progress.say("writing the probe index")
-        workers = OnWorkers(self.client, self.spec.name, self.run, self.every, self.memory.limit)
+        self.client.run(heap.hand_back_freed_memory, on_error="ignore")  # what the solving kept for its next task
+        workers = OnWorkers(self.client, self.spec.name, self.run, self.every, self.memory.limit, self.progress.say)
         with Ticker(self.progress.heartbeat, self.every):
             manifest.probe = write_index(self.root, manifest, done=counting(self.progress, *index_work(manifest)),
                                          parallel=workers)

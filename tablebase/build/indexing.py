@@ -14,14 +14,15 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from distributed import Client, as_completed
+from distributed import Client
 
-from tablebase.build import readback
+from tablebase.build import heap, readback
 from tablebase.build.failures import records_of
+from tablebase.build.placing import finishing
 from tablebase.build.progress import Progress
 from tablebase.store import Manifest, table_dir
 from tablebase.store.probe import PASSES, WEIGHTS, WORK
@@ -59,10 +60,13 @@ def index_whole(root: Path, manifest: Manifest) -> bool:
 class OnWorkers:
     """The index's parts run as tasks on the build's workers (a ``Parallel``), as many at once as they have
     threads. Each task tells how many rows it has read through the run's events as it goes
-    (``readback.Report``); the rest is counted when it ends."""
+    (``readback.Report``); the rest is counted when it ends. They are waited for as the solving tasks are
+    (``placing.finishing``): a worker paused for memory is made to hand back what its allocators keep, and
+    restarted if it stays paused, where it would otherwise hold the index's tasks for ever."""
 
-    def __init__(self, client: Client, table: str, run: str, every: float, limit: int | None = None) -> None:
-        self.client, self.table, self.run, self.every, self.limit = client, table, run, every, limit
+    def __init__(self, client: Client, table: str, run: str, every: float, limit: int | None = None,
+                 say: Callable[[str], None] = lambda line: None) -> None:
+        self.client, self.table, self.run, self.every, self.limit, self.say = client, table, run, every, limit, say
         self.width = max(1, sum(client.nthreads().values()))
 
     def __call__(self, task: Task, items: list[Any], done: Done) -> Iterator[tuple[int, Any]]:
@@ -70,10 +74,12 @@ class OnWorkers:
         name = f"index-{self.table}-{uuid.uuid4().hex[:8]}"
         with readback.listening(self.client, self.run, summed):
             futures = self.client.map(_reported, [task] * len(items), items, run=self.run, every=self.every,
-                                      pure=False, key=[f"{name}-{i}" for i in range(len(items))])
+                                      pure=False, key=[f"{name}-{i}-{self.run}" for i in range(len(items))])
             index = {future.key: i for i, future in enumerate(futures)}
+            pending = {future.key: future for future in futures}
             try:
-                for future in as_completed(futures):
+                for future in finishing(self.client, pending, self.run, self.say):
+                    del pending[future.key]
                     result, rows = records_of(future, self.table, None, self.limit)
                     summed.reading(future.key, rows, rows, 0.0)
                     yield index[future.key], result
@@ -84,9 +90,13 @@ class OnWorkers:
 
 
 def _reported(task: Task, item: Any, run: str, every: float) -> tuple[Any, int]:
-    """On a worker: the task's result, and the rows it read, told to the driver as it reads them."""
-    with readback.Report(run, 1, every) as report:
-        return task(item, report.add), report.read
+    """On a worker: the task's result, and the rows it read, told to the driver as it reads them; Arrow's
+    freed memory handed back after it, which Dask would count as the worker's."""
+    try:
+        with readback.Report(run, 1, every) as report:
+            return task(item, report.add), report.read
+    finally:
+        heap.hand_back_arrow_memory()
 
 
 class _Summed:
