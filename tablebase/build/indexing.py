@@ -76,15 +76,19 @@ class OnWorkers:
             futures = self.client.map(_reported, [task] * len(items), items, run=self.run, every=self.every,
                                       pure=False, key=[f"{name}-{i}-{self.run}" for i in range(len(items))])
             index = {future.key: i for i, future in enumerate(futures)}
+            # Only the tasks not yet gathered are held: a result held by the client stays in its worker's
+            # memory, and a pass's results (each file's distinct tuples) would add up there.
             pending = {future.key: future for future in futures}
+            del futures
             try:
                 for future in finishing(self.client, pending, self.run, self.say):
                     del pending[future.key]
                     result, rows = records_of(future, self.table, None, self.limit)
+                    future.release()
                     summed.reading(future.key, rows, rows, 0.0)
                     yield index[future.key], result
             finally:
-                left = [f for f in futures if not f.done()]
+                left = [f for f in pending.values() if not f.done()]
                 if left and self.client.status == "running":
                     self.client.cancel(left)
 
