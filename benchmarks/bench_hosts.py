@@ -1,7 +1,9 @@
-"""Memory per host as hosts are added: a dense table built on 1, 2 and 3 worker hosts, against one process.
+"""Memory per host as hosts are added: a table (dense Chomp, or a plain game) built on 1, 2 and 3 worker hosts,
+against one process.
 
     python benchmarks/bench_hosts.py                                  # Chomp 12x12, values on disk
     python benchmarks/bench_hosts.py --rows 15 --cols 15 --memory-limit 600MiB
+    python benchmarks/bench_hosts.py --plain-kayles 40 --memory-limit 600MiB  # a plain game listed on the hosts
 
 Needs root and iproute2 (``ip netns``): each host is a network namespace with a
 ``/dev/shm`` of its own (``tests/hosts.py``), one worker a host, and the build
@@ -41,6 +43,7 @@ from common import report  # noqa: E402
 from tests.hosts import Hosts, usable  # noqa: E402
 
 MIB = 2**20
+KAYLES = ROOT / "tests" / "plugins" / "kayles_rows.py"
 
 
 def status_bytes(pid: int, *fields: str) -> int:
@@ -93,15 +96,26 @@ def file_hashes(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def game_args(args: argparse.Namespace) -> list[str]:
+    """What names the table to build: Chomp of rows x cols, or the plain-Python Kayles of the tests (every set
+    of rows of at most ``--plain-kayles`` pins: 215,308 positions for 40, whose listing in one process held
+    about 1,190 MiB)."""
+    if args.plain_kayles:
+        return ["--game", f"{KAYLES}:KaylesRows", "--pins", str(args.plain_kayles), "--every", "1"]
+    return ["chomp", "--rows", str(args.rows), "--cols", str(args.cols)]
+
+
 def one_process(args: argparse.Namespace, out: Path) -> tuple[float, dict[str, str]]:
     began = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "tablebase", "build", "chomp", "--rows", str(args.rows), "--cols",
-                    str(args.cols), "--partition-rows", str(args.partition_rows), "--workers", "1", "--quiet",
-                    "--out", str(out)], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-m", "tablebase", "build", *game_args(args), "--partition-rows",
+                    str(args.partition_rows), "--workers", "1", "--quiet", "--out", str(out)],
+                   check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
     return time.perf_counter() - began, file_hashes(out / table_name(args))
 
 
 def table_name(args: argparse.Namespace) -> str:
+    if args.plain_kayles:
+        return f"kayles_rows_pins{args.plain_kayles}_every1"
     return f"chomp_{args.rows}x{args.cols}"
 
 
@@ -113,9 +127,8 @@ def on_hosts(args: argparse.Namespace, workers: int, out: Path, baseline: dict[s
     with Hosts(workers, tag=f"b{workers}", subnet=f"10.78.{workers}", memory_limit=args.memory_limit,
                shm_size=args.shm_size, scheduler_env={"DASK_DISTRIBUTED__SCHEDULER__WORKER_TTL": "300s"}) as hosts:
         hosts.start_cluster(logs)
-        argv = hosts.tablebase("build", "chomp", "--rows", args.rows, "--cols", args.cols, "--partition-rows",
-                               args.partition_rows, "--quiet", "--out", out / "tables", "--scheduler",
-                               hosts.scheduler)
+        argv = hosts.tablebase("build", *game_args(args), "--partition-rows", args.partition_rows, "--quiet",
+                               "--out", out / "tables", "--scheduler", hosts.scheduler)
         began = time.perf_counter()
         driver = subprocess.Popen(argv, env=hosts.env({"TABLEBASE_VALUES_MEMORY": "0"}), cwd=ROOT,
                                   stdout=subprocess.DEVNULL)
@@ -137,11 +150,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=12)
     parser.add_argument("--cols", type=int, default=12)
-    parser.add_argument("--partition-rows", type=int, default=100_000)
+    parser.add_argument("--plain-kayles", type=int, metavar="PINS", help="the plain-Python Kayles instead of Chomp")
+    parser.add_argument("--partition-rows", type=int, help="default: 100,000 for Chomp, 5,000 for Kayles")
     parser.add_argument("--memory-limit", default="1GiB", help="each worker's")
     parser.add_argument("--shm-size", default="256m", help="each worker host's /dev/shm")
     parser.add_argument("--hosts", default="1,2,3", help="the numbers of worker hosts")
     args = parser.parse_args()
+    if args.partition_rows is None:
+        args.partition_rows = 5_000 if args.plain_kayles else 100_000
     if (why := usable()) is not None:
         raise SystemExit(f"bench_hosts: {why}")
     with tempfile.TemporaryDirectory(prefix="bench_hosts_") as scratch:
