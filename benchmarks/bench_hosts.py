@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -136,8 +137,9 @@ def on_hosts(args: argparse.Namespace, workers: int, out: Path, baseline: dict[s
         with HostPeaks(roots) as peaks:
             code = driver.wait()
         seconds = time.perf_counter() - began
-    if code != 0:
-        raise SystemExit(f"the build on {workers} hosts failed (exit {code}); logs in {logs}")
+    if code != 0:  # the logs kept: the scratch folder goes when the benchmark ends
+        kept = shutil.copytree(logs, Path(tempfile.gettempdir()) / f"bench_hosts-logs-{workers}-{int(time.time())}")
+        raise SystemExit(f"the build on {workers} hosts failed (exit {code}); logs in {kept}")
     same = file_hashes(out / "tables" / table_name(args)) == baseline
     own = [peaks.own[h] / MIB for h in roots if h != "drv"]
     report(f"{workers} worker host{'s' if workers > 1 else ''}", seconds=seconds,

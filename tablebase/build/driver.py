@@ -216,7 +216,8 @@ class TableBuild:
         """Values mapped from disk are let go of and their files removed before the probe index is written:
         for the largest tables both take tens of GB of the same disk."""
         if self.memory.on_disk:
-            self.client.run(release, self.run, self.values_name, self.disk)
+            # A worker lost meanwhile holds nothing; its host's files go at the end (``close``).
+            self.client.run(release, self.run, self.values_name, self.disk, on_error="ignore")
 
     def write_index(self) -> None:
         """The probe index, planned here and written by the workers from the table's files once the table
