@@ -10,8 +10,12 @@ the page cache's, which the system takes back when it needs the memory: Chomp
 a minute and restarted by the driver (``placing.restart_paused``) every two or
 three minutes, its tasks computed again each time.
 
-So for the run each nanny's and each worker's limit is raised by the values'
-bytes, and set back when the run ends, however it ends. What the memory plan
+So for the run each nanny's and each worker's limit is raised so that the
+threshold that acts on it (a worker's pause, a nanny's restart) rises by the
+values' bytes: by the bytes divided by that fraction, since every page of the
+values may be resident at once (Chomp 16x16's 1.15 GiB, raised by only their
+bytes, left 600 MiB workers 250 MiB of their own before the pause, and all
+three paused). The limits are set back when the run ends, however it ends. What the memory plan
 counts (build/memory.py) is still held to the limit the worker was given;
 only the mapped pages are allowed for. The raise is a Dask plugin of the
 nannies and of the workers: a worker started meanwhile (its nanny restarting
@@ -20,6 +24,7 @@ it) is raised as it joins, and unregistering the plugin sets each one back.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -52,29 +57,35 @@ def mapped_values_allowed(client: Client, run: str, nbytes: int) -> Iterator[Non
 
 
 class WorkerAllowance(WorkerPlugin):
-    """A worker's memory limit raised by ``nbytes`` while the plugin is registered."""
+    """A worker's memory limit raised while the plugin is registered, its pause by ``nbytes``."""
 
     def __init__(self, name: str, nbytes: int) -> None:
         self.name, self.nbytes = name, nbytes
 
     def setup(self, worker: Any) -> None:
-        raised_limit(worker, self.name, self.nbytes)
+        raised_limit(worker, self.name, allowance(self.nbytes, worker.memory_manager.memory_pause_fraction))
 
     def teardown(self, worker: Any) -> None:
         raised_limit(worker, self.name, 0)
 
 
 class NannyAllowance(NannyPlugin):
-    """A nanny's memory limit (the one it restarts its worker past) raised by ``nbytes`` while registered."""
+    """A nanny's memory limit raised while the plugin is registered, the point past which it restarts its
+    worker by ``nbytes``."""
 
     def __init__(self, name: str, nbytes: int) -> None:
         self.name, self.nbytes = name, nbytes
 
     def setup(self, nanny: Any) -> None:
-        raised_limit(nanny, self.name, self.nbytes)
+        raised_limit(nanny, self.name, allowance(self.nbytes, nanny.memory_manager.memory_terminate_fraction))
 
     def teardown(self, nanny: Any) -> None:
         raised_limit(nanny, self.name, 0)
+
+
+def allowance(nbytes: int, fraction: float | bool | None) -> int:
+    """What a limit is raised by so that its threshold at ``fraction`` of it rises by ``nbytes``."""
+    return math.ceil(nbytes / fraction) if fraction else nbytes
 
 
 def raised_limit(server: Any, name: str, nbytes: int) -> int | None:
