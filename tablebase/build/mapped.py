@@ -15,9 +15,9 @@ threshold that acts on it (a worker's pause, a nanny's restart) rises by the
 values' bytes: by the bytes divided by that fraction, since every page of the
 values may be resident at once (Chomp 16x16's 1.12 GiB, raised by only their
 bytes, left 600 MiB workers 250 MiB of their own before the pause, and all
-three paused). The limits are set back when the run ends, however it ends. What the memory plan
-counts (build/memory.py) is still held to the limit the worker was given;
-only the mapped pages are allowed for. The raise is a Dask plugin of the
+three paused). The limits are set back when the run ends, however it ends.
+What the memory plan counts (build/memory.py) is still held to the limit the
+worker was given; only the mapped pages are allowed for. The raise is a Dask plugin of the
 nannies and of the workers: a worker started meanwhile (its nanny restarting
 it) is raised as it joins, and unregistering the plugin sets each one back.
 """
