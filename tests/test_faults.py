@@ -54,6 +54,50 @@ def wait_for_files(table: Path, at_least: int, proc: subprocess.Popen, timeout: 
     raise AssertionError("no progress")
 
 
+def ended(build: subprocess.Popen, address: str, timeout: float = 300) -> tuple[str, str]:
+    """The output of a build on the cluster at ``address`` once it ends; one that has not ended in time fails
+    the test with the scheduler's unfinished tasks and the build's last lines, which say where it stopped."""
+    try:
+        return build.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        from distributed import Client
+
+        def unfinished(dask_scheduler=None):
+            return {"workers": {a: str(w.status) for a, w in dask_scheduler.workers.items()},
+                    "tasks": sorted((str(k), t.state, str(t.processing_on), sorted(t.worker_restrictions or ()))
+                                    for k, t in dask_scheduler.tasks.items()
+                                    if t.state not in ("memory", "released", "forgotten"))[:40]}
+
+        with Client(address, timeout=30) as client:
+            tasks = client.run_on_scheduler(unfinished)
+        build.kill()
+        _, err = build.communicate()
+        pytest.fail(f"the build had not ended after {timeout:.0f} s; on the scheduler: {tasks}\n{err[-2000:]}")
+
+
+def kill_holding_awaited_results(address: str, worker: subprocess.Popen, build: subprocess.Popen) -> None:
+    """Kill the worker once it holds the results of finished tasks that a task not yet started needs (most
+    of the time it does): the scheduler must then compute them again."""
+    from distributed import Client
+
+    def holds_awaited(pid, dask_scheduler=None):
+        return any(d.state == "waiting" for w in dask_scheduler.workers.values() if w.pid == pid
+                   for task in w.has_what for d in task.dependents)
+
+    with Client(address, timeout=30) as client:
+        deadline = time.monotonic() + 60
+        while not client.run_on_scheduler(holds_awaited, worker.pid):
+            assert build.poll() is None and time.monotonic() < deadline, "no worker held results awaited"
+            time.sleep(0.005)
+        os.kill(worker.pid, signal.SIGKILL)
+
+
+def file_identities(table: Path) -> dict[str, tuple[int, int]]:
+    """The inode and modification time of each file the manifest records."""
+    names = json.loads((table / "_manifest.json").read_text())["files"]
+    return {name: (st.st_ino, st.st_mtime_ns) for name in names for st in [(table / name).stat()]}
+
+
 def assert_no_half_files(table: Path) -> None:
     for path in table.glob("level=*/part-*.parquet"):
         pq.read_metadata(path)  # a file under its final name is always whole
@@ -119,6 +163,9 @@ def test_a_second_build_is_refused_while_the_first_runs(tmp_path, undisturbed):
 
 
 def test_a_worker_killed_mid_level_does_not_change_the_table(tmp_path, undisturbed):
+    """Nor are the files recorded before it solved again: the scheduler computes again the tasks whose
+    results the lost worker held, and through their arguments every step below them, which find their files
+    recorded and return at once."""
     address = f"tcp://127.0.0.1:{free_port()}"
     port = address.rsplit(":", 1)[1]
     quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -131,11 +178,14 @@ def test_a_worker_killed_mid_level_does_not_change_the_table(tmp_path, undisturb
         wait_for_workers(address, 2)
         build = start_build(tmp_path, "--scheduler", address)
         wait_for_files(tmp_path / "chomp_12x12", 40, build)
-        os.kill(workers[0].pid, signal.SIGKILL)
-        out, err = build.communicate(timeout=300)
+        recorded = file_identities(tmp_path / "chomp_12x12")
+        kill_holding_awaited_results(address, workers[0], build)
+        out, err = ended(build, address)
         assert build.returncode == 0, err
         assert workers[0].wait() == -signal.SIGKILL
         assert file_hashes(tmp_path / "chomp_12x12") == undisturbed
+        now = file_identities(tmp_path / "chomp_12x12")
+        assert {name: now[name] for name in recorded} == recorded  # each written once: atomic writes rename
         assert not list((tmp_path / "chomp_12x12").rglob("*.tmp-*"))
     finally:
         for p in workers + [scheduler]:
@@ -160,7 +210,7 @@ def test_the_only_worker_restarted_by_its_nanny_mid_level_does_not_stall_the_bui
         wait_for_files(tmp_path / "chomp_12x12", 40, build)
         worker, = [p for p in psutil.Process(nanny.pid).children() if "spawn_main" in " ".join(p.cmdline())]
         worker.kill()
-        out, err = build.communicate(timeout=300)
+        out, err = ended(build, address)
         assert build.returncode == 0, err
         assert "placed on the others" in err
         assert file_hashes(tmp_path / "chomp_12x12") == undisturbed

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from distributed import get_client, get_worker
+
 from tablebase.build import heap, readback, shared
 from tablebase.build.listing import listed_from_store
 from tablebase.build.memory import notation_bytes
@@ -218,8 +220,37 @@ def solve_slices(
     task reading lower levels back tells it how far that has got a few times
     as often (``readback.Report``), and never if the driver says nothing.
     """
+    if _recorded_already(root, table, slices):
+        return []
     with _one_at_a_time:
         return _solve_slices(run, root, table, ref, params, slices, compact, values or MEMORY, every)
+
+
+def _recorded_already(root: str, table: str, slices: list[Slice]) -> bool:
+    """Whether this task is one the driver has the records of, computed again by the scheduler.
+
+    Each step's tasks take the step below's as arguments, so the scheduler keeps
+    the whole chain of steps: a worker lost holding results that a waiting task
+    needs makes it compute those again, and with them every step below, down to
+    the first (each needs the results of the step below to start). Such a task
+    finds its files written, and the driver no longer wants its records: it
+    has them. A task whose records the driver still waits for solves again,
+    writing the same files.
+    """
+    if not all(piece_path(root, table, piece).exists() for piece, _ in itertools.groupby(slices, key=lambda s: s[0])):
+        return False  # the usual case, decided without asking the scheduler
+    try:
+        worker = get_worker()
+    except ValueError:  # called directly, not by a worker
+        return False
+
+    # Defined in here, so that it travels by value: the scheduler need not have this package installed.
+    def wanted(key: Any, dask_scheduler: Any = None) -> bool:
+        """On the scheduler: whether a client holds the task's future (the driver lets go of one it has)."""
+        task = dask_scheduler.tasks.get(key)
+        return task is not None and bool(task.who_wants)
+
+    return not get_client().run_on_scheduler(wanted, worker.get_current_task())
 
 
 MEMORY = {"disk": None, "wide": []}  # values in memory, every figure in one byte
