@@ -68,3 +68,25 @@ def test_the_limits_are_set_back_when_the_build_fails(client):
     with pytest.raises(RuntimeError), mapped_values_allowed(client, "run-e", 32 * MIB):
         raise RuntimeError("a task failed")
     assert limits(client) == limits(client, nanny=True) == [LIMIT, LIMIT]
+
+
+def test_a_build_keeps_the_allowance_until_its_values_are_let_go_of(client, tmp_path, monkeypatch):
+    """Between the last level solved and the values let go of, the workers still map them: a nanny set back
+    to its limit then restarted every worker of a 600 MiB cluster building Chomp 16x16 at once."""
+    from tablebase.build import build_tables
+    from tablebase.build.driver import TableBuild
+    from tablebase.build.jobs import spec_for
+
+    seen, release_values = [], TableBuild.release_values
+
+    def watched(build):
+        seen.append((limits(client), limits(client, nanny=True)))
+        release_values(build)
+
+    monkeypatch.setattr(TableBuild, "release_values", watched)
+    monkeypatch.setenv("TABLEBASE_VALUES_MEMORY", "0")  # the values on disk, as when no worker can hold them
+    list(build_tables([spec_for("chomp", dict(rows=8, cols=8))], tmp_path, scheduler=client.scheduler.address,
+                      quiet=True))
+    (workers, nannies), = seen
+    assert min(workers) > LIMIT and min(nannies) > LIMIT
+    assert limits(client) == limits(client, nanny=True) == [LIMIT, LIMIT]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections import Counter
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -80,9 +81,10 @@ def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int
         build = TableBuild(client, root, spec, every, wide, scratch, worker)
         build.prepare(partition_rows)
         try:
-            build.solve()
-            build.finish_artifacts()
-            build.release_values()
+            with build.values_mapped():
+                build.solve()
+                build.finish_artifacts()
+                build.release_values()
             build.write_index()
         except FigureOverflow as e:
             wide |= {e.figure}
@@ -183,9 +185,7 @@ class TableBuild:
     def solve(self) -> None:
         """Every step of solving tasks submitted at once, then each task's records collected as it finishes."""
         # From before any task runs: the workers' reading back (readback.py), and a level whose parts take minutes.
-        mapped = self.memory.values if self.memory.on_disk else 0
-        with listening(self.client, self.run, self.progress), Ticker(self.progress.heartbeat, self.every), \
-                mapped_values_allowed(self.client, self.run, mapped):
+        with listening(self.client, self.run, self.progress), Ticker(self.progress.heartbeat, self.every):
             self._warm_up()
             solving = self._submit_steps()
             for future in finishing(self.client, self.pending, self.run, self.progress.say):
@@ -204,6 +204,12 @@ class TableBuild:
                 # Forgotten once the step above has started, so that a worker lost
                 # later does not make the scheduler compute it again.
                 del self.pending[future.key]
+
+    def values_mapped(self) -> AbstractContextManager[None]:
+        """While the block runs, the workers' memory limits allow for the values mapped from disk: from the
+        solve until they are let go of (``release_values``), not only while solving, or the nannies restart
+        workers that still map them."""
+        return mapped_values_allowed(self.client, self.run, self.memory.values if self.memory.on_disk else 0)
 
     def finish_artifacts(self) -> None:
         """The kind's files beside the rows, finished on the cluster once every partition is built."""

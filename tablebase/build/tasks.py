@@ -250,7 +250,10 @@ def _recorded_already(root: str, table: str, slices: list[Slice]) -> bool:
         task = dask_scheduler.tasks.get(key)
         return task is not None and bool(task.who_wants)
 
-    return not get_client().run_on_scheduler(wanted, worker.get_current_task())
+    try:
+        return not get_client().run_on_scheduler(wanted, worker.get_current_task())
+    except (OSError, TimeoutError):  # the scheduler out of reach: solving again is never wrong
+        return False
 
 
 MEMORY = {"disk": None, "wide": []}  # values in memory, every figure in one byte
