@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections import Counter
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from distributed import Client, Future, as_completed
 
 from tablebase.build import heap, shared
 from tablebase.build.cluster import cluster_workers
+from tablebase.build.collector import Collector
 from tablebase.build.failures import LOST, RecordsLost, levels_named, records_lost, records_of
 from tablebase.build.indexing import OnWorkers, counting, index_whole, index_work
 from tablebase.build.jobs import TableSpec
@@ -47,7 +47,6 @@ from tablebase.errors import BuildError
 from tablebase.kinds import Artifact, Kind
 from tablebase.solve.figures import FigureOverflow
 from tablebase.store import (
-    Layout,
     Manifest,
     remove_leftovers,
     remove_listing,
@@ -56,7 +55,6 @@ from tablebase.store import (
 from tablebase.store.probe import write_index
 from tablebase.words import counted
 
-MANIFEST_EVERY = 1.0  # seconds between manifest saves while a table builds
 VALUES_FOLDER = ".values"  # under the output folder: values too large for memory, while a build runs
 AGAIN = "again-"  # in the key of a task submitted once more after its records were lost (``_submit_again``)
 
@@ -180,7 +178,7 @@ class TableBuild:
             + f", {counted(len(self.cluster.addresses), 'worker')}"
         )
         self.progress.say(self.memory.describe())
-        self.collector = _Collector(self.root, manifest, self.layout, self.progress, self.kind.artifacts)
+        self.collector = Collector(self.root, manifest, self.layout, self.progress, self.kind.artifacts)
 
     def solve(self) -> None:
         """Every step of solving tasks submitted at once, then each task's records collected as it finishes."""
@@ -369,44 +367,3 @@ def _finish(client: Client, root: Path, manifest: Manifest, artifact: Artifact, 
                for name, function, args in tasks]
     records = [future.result() for future in as_completed(futures)]
     artifact.finished(root, manifest, records, say)
-
-
-class _Collector:
-    """Records finished partitions in the manifest (saved now and then), reports progress,
-    and adds up the seconds the workers spent reading lower levels, solving and writing."""
-
-    def __init__(self, root: Path, manifest: Manifest, layout: Layout, progress: Progress,
-                 artifacts: tuple[Artifact, ...]) -> None:
-        self.root, self.manifest, self.layout = root, manifest, layout
-        self.progress, self.artifacts = progress, artifacts
-        self.busy = {"read": 0.0, "solve": 0.0, "write": 0.0}
-        # Files recorded of each piece's first level: a run's one file, or a level's parts so far.
-        self.recorded = Counter(piece.first for piece in map(layout.named, manifest.files) if piece is not None)
-        # The first records are saved at once: a disk that fills up within the first second leaves
-        # no room to save the manifest at the end, and the files recorded before are then kept.
-        self.last_save = float("-inf")
-        self.save_seconds = 0.0
-
-    def finished(self) -> list[int]:
-        return self.layout.levels_held(self.manifest.files)
-
-    def add(self, records: list[dict]) -> None:
-        for record in records:
-            name = record.pop("file")
-            for phase, seconds in record.pop("seconds").items():  # not in the manifest: not reproducible
-                self.busy[phase] += seconds
-            for artifact, made in zip(self.artifacts, record.pop("pieces")):
-                artifact.record(self.manifest, made)
-            self.manifest.files[name] = record
-            piece = self.layout.named(name)
-            self.recorded[piece.first] += 1
-            done = self.recorded[piece.first]
-            self.progress.part_done(piece.last, record["rows"], done, piece.parts, done == piece.parts)
-        if time.perf_counter() - self.last_save > max(MANIFEST_EVERY, 10 * self.save_seconds):
-            # A table of thousands of files takes a while to save: never more
-            # than a tenth of the time, which the workers' cores share.
-            began = time.perf_counter()
-            self.manifest.levels_done = self.finished()
-            self.manifest.save(self.root)
-            self.last_save = time.perf_counter()
-            self.save_seconds = self.last_save - began
