@@ -18,7 +18,8 @@ sampled), the largest file pages one of its processes mapped (shared libraries
 and the values' pages, which the kernel's page cache holds and may drop), the
 driver host's own peak, and whether
 the table is byte-identical to the one-process build, timed first in the same
-run as the baseline.
+run as the baseline; or, where the build failed (too few hosts for the table),
+its exit and its last line.
 """
 
 from __future__ import annotations
@@ -132,20 +133,22 @@ def on_hosts(args: argparse.Namespace, workers: int, out: Path, baseline: dict[s
                                "--out", out / "tables", "--scheduler", hosts.scheduler)
         began = time.perf_counter()
         driver = subprocess.Popen(argv, env=hosts.env({"TABLEBASE_VALUES_MEMORY": "0"}), cwd=ROOT,
-                                  stdout=subprocess.DEVNULL)
+                                  stdout=subprocess.DEVNULL, stderr=(logs / "driver.log").open("w"))
         roots = {host: hosts.procs[host].pid for host in hosts.workers} | {"drv": driver.pid}
         with HostPeaks(roots) as peaks:
             code = driver.wait()
         seconds = time.perf_counter() - began
-    if code != 0:  # the logs kept: the scratch folder goes when the benchmark ends
-        kept = shutil.copytree(logs, Path(tempfile.gettempdir()) / f"bench_hosts-logs-{workers}-{int(time.time())}")
-        raise SystemExit(f"the build on {workers} hosts failed (exit {code}); logs in {kept}")
-    same = file_hashes(out / "tables" / table_name(args)) == baseline
     own = [peaks.own[h] / MIB for h in roots if h != "drv"]
-    report(f"{workers} worker host{'s' if workers > 1 else ''}", seconds=seconds,
-           worker_host_mib=" / ".join(f"{m:,.0f}" for m in own), mapped_files_mib=max(
-               peaks.files[h] for h in roots if h != "drv") / MIB, driver_mib=peaks.own["drv"] / MIB,
-           identical=same)
+    figures = dict(seconds=seconds, worker_host_mib=" / ".join(f"{m:,.0f}" for m in own),
+                   mapped_files_mib=max(peaks.files[h] for h in roots if h != "drv") / MIB,
+                   driver_mib=peaks.own["drv"] / MIB)
+    name = f"{workers} worker host{'s' if workers > 1 else ''}"
+    if code != 0:  # a figure too (too few hosts for the table): the logs kept, as the scratch folder goes
+        kept = shutil.copytree(logs, Path(tempfile.gettempdir()) / f"bench_hosts-logs-{workers}-{int(time.time())}")
+        said = (logs / "driver.log").read_text().strip().splitlines()
+        report(name, **figures, failed=f"exit {code}: {said[-1] if said else ''} (logs in {kept})")
+        return
+    report(name, **figures, identical=file_hashes(out / "tables" / table_name(args)) == baseline)
 
 
 def main() -> None:
