@@ -132,3 +132,18 @@ def test_a_part_of_a_level_is_read_from_the_row_groups_that_hold_it(tmp_path, mo
         for field in ("offsets", "moves", "starts", "keys"):
             assert np.array_equal(getattr(here, field), getattr(there, field)), (start, stop, field)
         assert stored.format_positions(keys).to_strings() == held.format_positions(keys).to_strings()
+
+
+def test_the_parts_a_level_is_split_into_hold_their_own_rows_only():
+    """Dask counts what a task's result holds by its buffers: parts sliced from one table would each count as
+    the whole, and a task needing one range's parts was refused as too large for its worker."""
+    import pyarrow as pa
+    from dask.sizeof import sizeof
+
+    from tablebase.listing.shares import split_by
+
+    rows = pa.table({"hash": np.arange(100_000, dtype=np.uint64), "text": [f"{i} {i % 7}" for i in range(100_000)]})
+    which = np.arange(100_000) % 10
+    parts = split_by(rows, which, 10)
+    assert [part.column("hash").to_pylist() for part in parts] == [list(range(k, 100_000, 10)) for k in range(10)]
+    assert sum(sizeof(part) for part in parts) < 1.2 * sizeof(rows)

@@ -56,11 +56,17 @@ def routed(positions: pa.Table, partitions: int) -> list[pa.Table]:
 
 
 def split_by(rows: pa.Table, which: np.ndarray, parts: int) -> list[pa.Table]:
-    """Rows split by ``which`` (each row's part, 0 .. parts - 1), each part in the rows' order."""
+    """Rows split by ``which`` (each row's part, 0 .. parts - 1), each part in the rows' order.
+
+    Each part is taken into buffers of its own, not sliced from one table of
+    them all: Dask sizes an Arrow slice by its whole buffers, so each of a
+    task's parts counted as all of them, and a task waiting for one of
+    Kayles' 44-pin ranges on two hosts was refused for its "801 MiB worth of
+    input dependencies" by a worker limited to 600 MiB.
+    """
     order = np.argsort(which, kind="stable")
     cuts = np.searchsorted(which[order], np.arange(parts + 1))
-    ordered = rows.take(pa.array(order))
-    return [ordered.slice(a, b - a) for a, b in zip(cuts[:-1], cuts[1:])]
+    return [rows.take(pa.array(order[a:b])) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
 def starting(game: PlainGame, seconds: float | None, limit: int | None,
