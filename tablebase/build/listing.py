@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from distributed import Client, get_worker
+from distributed import Client, Future, get_worker
 
 from tablebase.build.run_game import game_of_run
 from tablebase.build.search import ShareSearch
@@ -94,6 +94,30 @@ def whole(root: Path, manifest: Manifest) -> bool:
     return all(intact(folder, n, r) for n, r in files.items())
 
 
+STOP_PATIENCE = 60.0  # seconds a stopped listing's running tasks are waited for
+
+
+def _stop_tasks(client: Client, run: str, patience: float = STOP_PATIENCE) -> None:
+    """Cancel the run's tasks and wait until none is still running: a running task cannot be stopped, and
+    writes its files as it ends (after the listing was removed, they were left behind)."""
+    try:
+        client.cancel([Future(key, client) for key in list(client.futures) if run in str(key)], force=True)
+    except (OSError, TimeoutError):
+        return
+
+    def running(run: str, dask_worker: Any = None) -> int:
+        return sum(run in str(task.key) for task in dask_worker.state.executing)
+
+    deadline = time.monotonic() + patience
+    while time.monotonic() < deadline:
+        try:
+            if not any(client.run(running, run, on_error="ignore").values()):
+                return
+        except (OSError, TimeoutError):
+            return
+        time.sleep(0.05)
+
+
 def list_on_cluster(client: Client, root: Path, manifest: Manifest, kind: Kind, ref: str, run: str,
                     say: Callable[[str], None]) -> None:
     """List the game's positions (unless a whole listing is recorded); record it."""
@@ -112,6 +136,7 @@ def list_on_cluster(client: Client, root: Path, manifest: Manifest, kind: Kind, 
             # A defect of the game: listing it again finds the same, so nothing is kept.
             manifest.listing = {}
             manifest.save(root)
+            _stop_tasks(client, run)
             remove_listing(root, manifest.table)
             raise
     manifest.save(root)
