@@ -132,11 +132,12 @@ def on_hosts(args: argparse.Namespace, workers: int, out: Path, baseline: dict[s
         argv = hosts.tablebase("build", *game_args(args), "--partition-rows", args.partition_rows, "--quiet",
                                "--out", out / "tables", "--scheduler", hosts.scheduler)
         began = time.perf_counter()
-        driver = subprocess.Popen(argv, env=hosts.env({"TABLEBASE_VALUES_MEMORY": "0"}), cwd=ROOT,
-                                  stdout=subprocess.DEVNULL, stderr=(logs / "driver.log").open("w"))
-        roots = {host: hosts.procs[host].pid for host in hosts.workers} | {"drv": driver.pid}
-        with HostPeaks(roots) as peaks:
-            code = driver.wait()
+        with (logs / "driver.log").open("w") as said:
+            driver = subprocess.Popen(argv, env=hosts.env({"TABLEBASE_VALUES_MEMORY": "0"}), cwd=ROOT,
+                                      stdout=subprocess.DEVNULL, stderr=said)
+            roots = {host: hosts.procs[host].pid for host in hosts.workers} | {"drv": driver.pid}
+            with HostPeaks(roots) as peaks:
+                code = driver.wait()
         seconds = time.perf_counter() - began
     own = [peaks.own[h] / MIB for h in roots if h != "drv"]
     figures = dict(seconds=seconds, worker_host_mib=" / ".join(f"{m:,.0f}" for m in own),
