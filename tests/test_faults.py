@@ -221,6 +221,31 @@ def test_the_only_worker_restarted_by_its_nanny_mid_level_does_not_stall_the_bui
             p.wait(timeout=30)
 
 
+def test_a_table_started_while_the_workers_are_restarting_waits_for_them():
+    """A nanny restarting the workers it killed leaves the scheduler none for a moment; a job's next table
+    starting then waits for one to join, where it had ended with "the cluster has no workers"."""
+    from distributed import Client
+
+    from tablebase.build.cluster import cluster_workers
+
+    address = f"tcp://127.0.0.1:{free_port()}"
+    port = address.rsplit(":", 1)[1]
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    scheduler = subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", port, "--no-dashboard"], **quiet)
+    nanny = None
+    try:
+        with Client(address, timeout="30s") as client:
+            nanny = subprocess.Popen([DASK, "worker", address, "--nthreads", "1", "--no-dashboard"], **quiet)
+            assert client.scheduler_info()["workers"] == {}  # the worker takes seconds to join
+            assert len(cluster_workers(client).addresses) == 1
+    finally:
+        for p in (nanny, scheduler):
+            if p is not None and p.poll() is None:
+                p.terminate()
+            if p is not None:
+                p.wait(timeout=30)
+
+
 def test_a_worker_paused_for_memory_it_keeps_is_freed_then_restarted():
     """A worker Dask paused for memory runs no task, so nothing it holds is freed by a task: first its
     allocators hand back what they keep; a worker still paused after the patience is restarted."""

@@ -139,6 +139,12 @@ def cluster_workers(client: Client, disk: str | None = None, keep: str | None = 
     space on the disk that holds ``disk`` (a folder for values too large for memory) any of them has,
     once what builds that were killed left there is removed, but the values of the build named ``keep``."""
     info = client.scheduler_info()["workers"]
+    if not info:  # a nanny restarting the workers it killed leaves none for a moment
+        try:
+            client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
+        except TimeoutError:
+            pass  # the build says in one line that there are none
+        info = client.scheduler_info()["workers"]
     hosts = Counter(w.get("host") for w in info.values())
     rooms = [r for r in client.run(shared.clear_room, disk, keep, on_error="return").values() if isinstance(r, tuple)]
     rests = [r for r in client.run(heap.held_at_rest, on_error="return").values() if isinstance(r, int)]
