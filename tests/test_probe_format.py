@@ -81,6 +81,34 @@ def test_a_sparse_table_is_searched_in_its_sorted_keys(tmp_path, distinct):
         assert index.header.records == (DICTIONARY if distinct else FIELDS)
 
 
+@pytest.mark.parametrize("distinct", [0, 2])
+@pytest.mark.parametrize("layout", [DENSE, SPARSE])
+def test_a_large_batch_gathered_in_parts_on_threads_reads_as_stored(tmp_path, monkeypatch, distinct, layout):
+    """A large batch's records are gathered in parts, one a core, on threads (``threads.in_parts``): a
+    random key of an index of gigabytes waits on memory, and two cores wait on two at a time."""
+    from tablebase import threads
+    from tablebase.probe import columns
+
+    monkeypatch.setattr(threads, "THREAD_SHARE", 100)
+    monkeypatch.setattr(threads, "THREADS", 3)
+    parts: list[int] = []
+
+    def counted(n, work):
+        answer = threads.in_parts(n, work)
+        parts.append(len(answer))
+        return answer
+
+    monkeypatch.setattr(columns, "in_parts", counted)
+    keys = np.array([k for k in range(1, 3000) if k % 11], dtype=np.int64)
+    if layout == SPARSE:
+        keys = keys * 2**40 + 7
+    synthetic_table(tmp_path, "mixed", mixed_rows(keys, distinct=distinct))
+    absent = [0, 11, 2992, 10**15, -1]
+    with check_every_key(tmp_path, "mixed", absent) as index:
+        assert index.header.layout == layout
+    assert 3 in parts
+
+
 def test_a_batch_of_keys_reads_its_records_in_place_without_copying_the_section(tmp_path):
     """probe_many gathers the records of its keys from the mapped file: what it allocates follows the batch,
     not the table (a copy of the records section made a batch of Chomp 17x17 take 13 s and 11 GB)."""

@@ -193,7 +193,7 @@ def test_texts_said_to_spell_their_positions_do_so_byte_for_byte(name, params):
 def test_a_large_batch_read_in_parts_on_threads_is_read_as_one(monkeypatch):
     """A batch of many texts is read in parts, one a core, on threads (``notation.on_threads``): the keys,
     levels and the texts' plainness are those of one pass over the whole batch, wherever a part ends."""
-    from tablebase import jit
+    from tablebase import jit, threads
     from tablebase.games import notation
 
     jit.compile_all()
@@ -203,8 +203,8 @@ def test_a_large_batch_read_in_parts_on_threads_is_read_as_one(monkeypatch):
         texts = game.format_positions(keys).to_strings()
         respelt = [t.replace(" ", ",") for t in texts]
         whole = [a.tolist() for a in game.locate_many(Texts.from_strings(respelt))]
-        monkeypatch.setattr(notation, "THREAD_SHARE", 100)
-        monkeypatch.setattr(notation, "THREADS", 7)
+        monkeypatch.setattr(threads, "THREAD_SHARE", 100)
+        monkeypatch.setattr(threads, "THREADS", 7)
         assert len(notation.on_threads(lambda offsets, data: len(offsets) - 1, Texts.from_strings(texts))) == 7
         assert [a.tolist() for a in game.locate_many(Texts.from_strings(respelt))] == whole
         assert whole[0] == keys.tolist()

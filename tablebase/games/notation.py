@@ -3,35 +3,23 @@ diagrams (Chomp's rows, Nim's heaps) straight to their ranks, and rows of number
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
 from tablebase.games.base import Texts
 from tablebase.jit import compiled, njit
 from tablebase.lazy import np
-
-# Texts a thread reads at least: a batch is read on one thread per core in parts of at least this many
-# (starting threads costs a fraction of a millisecond; reading these takes tens of milliseconds).
-THREAD_SHARE = 250_000
-THREADS = os.cpu_count() or 1
+from tablebase.threads import in_parts
 
 
 def on_threads(read: Callable[..., Any], texts: Texts, *args: Any) -> list[Any]:
-    """``read(offsets, data, *args)`` of consecutive parts of a batch, one a core, on threads; what each
-    part gave, in order. The compiled readers let go of the interpreter's lock, so the parts are read at
-    once; before they are compiled (or for a small batch) the batch is one part, read here."""
+    """``read(offsets, data, *args)`` of consecutive parts of a batch, one a core, on threads
+    (``threads.in_parts``); what each part gave, in order. The compiled readers let go of the interpreter's
+    lock, so the parts are read at once; before they are compiled the batch is one part, read here."""
     offsets = texts.offsets.astype(np.int64)
-    n = len(offsets) - 1
-    parts = min(THREADS, n // THREAD_SHARE) if compiled() else 1
-    if parts < 2:
+    if not compiled():
         return [read(offsets, texts.data, *args)]
-    cuts = np.linspace(0, n, parts + 1).astype(np.int64)
-    # imports logging: not for a program that reads a position or a few
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(parts) as pool:
-        return list(pool.map(lambda a, b: read(offsets[a : b + 1], texts.data, *args), cuts[:-1], cuts[1:]))
+    return in_parts(len(offsets) - 1, lambda a, b: read(offsets[a : b + 1], texts.data, *args))
 
 
 @njit(cache=True)

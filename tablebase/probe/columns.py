@@ -33,6 +33,7 @@ from tablebase.probe.format import (
     Figure,
     Section,
 )
+from tablebase.threads import in_parts
 
 ONE_GATHER = 33  # records of at most this many bits are read with one gather (a shift of up to 31 bits)
 
@@ -54,16 +55,22 @@ class Bits:
     def records(self, slots: np.ndarray, width: int) -> np.ndarray:
         """The ``width``-bit records in ``slots`` (int64 slots; unsigned values, uint64 or narrower): of a
         whole number of bytes (8, 16 or 32 bits), one gather from the section seen as an array of that
-        type, in that type, a third of the time of the shifts and masks of any other width."""
+        type, in that type, a third of the time of the shifts and masks of any other width. A large
+        batch is gathered in parts on threads (``threads.in_parts``)."""
         if width not in (8, 16, 32):
             return self.fields(slots * width, width)
         if width not in self._whole:
             self._whole[width] = np.ndarray(shape=(self._available * 8 // width,), dtype=f"<u{width // 8}",
                                             buffer=self._data, offset=self._start)
-        return self._whole[width][slots]
+        whole = self._whole[width]
+        return _joined(in_parts(len(slots), lambda a, b: whole[slots[a:b]]))
 
     def fields(self, bits: np.ndarray, width: int) -> np.ndarray:
-        """The ``width``-bit fields starting at bit ``bits`` (int64), least significant bit first."""
+        """The ``width``-bit fields starting at bit ``bits`` (int64), least significant bit first; a large
+        batch in parts on threads."""
+        return _joined(in_parts(len(bits), lambda a, b: self._fields(bits[a:b], width)))
+
+    def _fields(self, bits: np.ndarray, width: int) -> np.ndarray:
         mask = np.uint64((1 << width) - 1)
         if width <= ONE_GATHER:
             # Indexing, not np.take: take copies an array that is not contiguous first, and these
@@ -82,6 +89,10 @@ class Bits:
         if len(over):
             value[over] |= (np.take(self.words, at[over] + 1) << np.uint64(1)) << (np.uint64(63) - shift[over])
         return value & mask
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 class Arrays:
