@@ -55,22 +55,16 @@ class Bits:
     def records(self, slots: np.ndarray, width: int) -> np.ndarray:
         """The ``width``-bit records in ``slots`` (int64 slots; unsigned values, uint64 or narrower): of a
         whole number of bytes (8, 16 or 32 bits), one gather from the section seen as an array of that
-        type, in that type, a third of the time of the shifts and masks of any other width. A large
-        batch is gathered in parts on threads (``threads.in_parts``)."""
+        type, in that type, a third of the time of the shifts and masks of any other width."""
         if width not in (8, 16, 32):
             return self.fields(slots * width, width)
         if width not in self._whole:
             self._whole[width] = np.ndarray(shape=(self._available * 8 // width,), dtype=f"<u{width // 8}",
                                             buffer=self._data, offset=self._start)
-        whole = self._whole[width]
-        return _joined(in_parts(len(slots), lambda a, b: whole[slots[a:b]]))
+        return self._whole[width][slots]
 
     def fields(self, bits: np.ndarray, width: int) -> np.ndarray:
-        """The ``width``-bit fields starting at bit ``bits`` (int64), least significant bit first; a large
-        batch in parts on threads."""
-        return _joined(in_parts(len(bits), lambda a, b: self._fields(bits[a:b], width)))
-
-    def _fields(self, bits: np.ndarray, width: int) -> np.ndarray:
+        """The ``width``-bit fields starting at bit ``bits`` (int64), least significant bit first."""
         mask = np.uint64((1 << width) - 1)
         if width <= ONE_GATHER:
             # Indexing, not np.take: take copies an array that is not contiguous first, and these
@@ -89,10 +83,6 @@ class Bits:
         if len(over):
             value[over] |= (np.take(self.words, at[over] + 1) << np.uint64(1)) << (np.uint64(63) - shift[over])
         return value & mask
-
-
-def _joined(parts: list[np.ndarray]) -> np.ndarray:
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 class Arrays:
@@ -120,11 +110,24 @@ class Arrays:
                 self.by_entry.append(self._decoded(figure, values, codes))
 
     def probe(self, keys: np.ndarray) -> Columns:
-        h = self.header
+        """The figures of ``keys``. A large batch is probed in parts, one a core, on threads
+        (``threads.in_parts``): a random key of an index of gigabytes waits on memory, and numpy's gathers
+        let go of the interpreter's lock."""
         keys = np.asarray(keys)
         if keys.dtype.kind not in "iu":
             raise TypeError(f"keys must be integers, not {keys.dtype}")
-        slots, found = self._slots(keys.astype(np.int64, copy=False).ravel())
+        keys = keys.astype(np.int64, copy=False).ravel()
+        parts = in_parts(len(keys), lambda a, b: self._probe_part(keys[a:b]))
+        if len(parts) == 1:
+            return Columns(*parts[0], self.texts)
+        found = np.concatenate([part[0] for part in parts])
+        out = {name: _joined([part[1][name] for part in parts]) for name in parts[0][1]}
+        return Columns(found, out, self.texts)
+
+    def _probe_part(self, keys: np.ndarray) -> tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray | None]]]:
+        """Whether each key is stored, and each figure's values and null marks (None: no nulls)."""
+        h = self.header
+        slots, found = self._slots(keys)
         out: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
         if h.records == DICTIONARY:
             codes = self.records.records(slots, h.record_bits)
@@ -138,7 +141,7 @@ class Arrays:
             for figure, (values, nulls) in zip(h.figures, self.by_entry):
                 out[figure.name] = (values[codes] if len(values) else np.zeros(len(codes), values.dtype),
                                     None if nulls is None else nulls[codes])
-            return Columns(found, out, self.texts)
+            return found, out
         if h.record_bits <= 64:
             record = self.records.records(slots, h.record_bits)
             fields = [record >> np.uint64(f.offset) & np.uint64((1 << f.width) - 1) for f in h.figures]
@@ -150,7 +153,7 @@ class Arrays:
         everywhere = bool(found.all())
         for figure, values, codes in zip(h.figures, self.values, fields):
             out[figure.name] = self._decoded(figure, values, codes if everywhere else np.where(found, codes, 0))
-        return Columns(found, out, self.texts)
+        return found, out
 
     def _slots(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each key's slot (0 where it has none) and whether it has one."""
@@ -224,6 +227,14 @@ class Arrays:
         if figure.flags & UNSIGNED:
             return codes + np.uint64(figure.base)
         return codes.astype(np.int64) + np.int64(figure.base)
+
+
+def _joined(parts: list[tuple[np.ndarray, np.ndarray | None]]) -> tuple[np.ndarray, np.ndarray | None]:
+    """One figure's values and null marks of consecutive parts, as one."""
+    values = np.concatenate([v for v, _ in parts])
+    if all(n is None for _, n in parts):
+        return values, None
+    return values, np.concatenate([np.zeros(len(v), bool) if n is None else n for v, n in parts])
 
 
 def narrow(values: np.ndarray) -> np.ndarray:
