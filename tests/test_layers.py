@@ -14,7 +14,7 @@ import pytest
 GAMES = Path(__file__).resolve().parent.parent / "tablebase" / "games"
 # What games/ may import of the project: itself and the modules the map draws below it.
 BELOW = ("tablebase.games", "tablebase.errors", "tablebase.words", "tablebase.version", "tablebase.results",
-         "tablebase.jit", "tablebase.lazy")
+         "tablebase.jit", "tablebase.lazy", "tablebase.threads")
 
 
 def project_imports(path: Path) -> list[str]:

@@ -209,3 +209,34 @@ def test_a_finished_plain_impartial_table_builds_again(tmp_path, scheduler):
         assert summary["skipped_partitions"] == summary["partitions"] == json.loads(first.stdout)["partitions"]
         manifest = json.loads((tmp_path / "cram_rows3_cols4" / "_manifest.json").read_text())
         assert manifest["complete"] and {k: v for k, v in file_hashes(tmp_path).items() if "/rows/" in k} == rows
+
+
+def test_a_finished_table_built_again_is_not_listed_again_unless_a_file_is_damaged(tmp_path, scheduler):
+    """A build of a table that ended whole, every file as recorded, does nothing: a plain game's listing
+    (a minute and more for a large one) is not made again to find every partition built, and a dry run
+    says so. A damaged file makes the build list and build again, to the same bytes."""
+    command = ("build", "--game", CRAM, "--rows", 3, "--cols", 4, "--out", tmp_path, "--scheduler", scheduler)
+    first = cli(*command)
+    assert first.returncode == 0, first.stderr
+    assert "listing positions" in first.stderr
+    folder = tmp_path / "cram_rows3_cols4"
+    hashes = file_hashes(tmp_path)
+    written = {p.name: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
+
+    again = cli(*command)
+    assert again.returncode == 0, again.stderr
+    assert "built already" in again.stderr and "listing positions" not in again.stderr
+    summary = json.loads(again.stdout)
+    assert summary["skipped_partitions"] == summary["partitions"] == json.loads(first.stdout)["partitions"]
+    assert {p.name: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()} == written
+    planned = cli(*command, "--dry-run")
+    assert planned.returncode == 0 and "built already" in json.loads(planned.stdout)["plan"]
+
+    damaged = sorted((folder / "rows").glob("*.parquet"))[-1]
+    data = bytearray(damaged.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    damaged.write_bytes(bytes(data))
+    mended = cli(*command)
+    assert mended.returncode == 0, mended.stderr
+    assert "built already" not in mended.stderr and "listing positions" in mended.stderr
+    assert file_hashes(tmp_path) == hashes

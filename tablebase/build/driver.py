@@ -40,7 +40,7 @@ from tablebase.build.plan import (
 )
 from tablebase.build.progress import Progress, Ticker
 from tablebase.build.readback import listening
-from tablebase.build.resume import resumed
+from tablebase.build.resume import built_already, resumed
 from tablebase.build.summary import BuildSummary
 from tablebase.build.tasks import measure_notation, release, solve_slices, warm_up
 from tablebase.errors import BuildError
@@ -74,6 +74,16 @@ def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int
     not fit makes the build start again with that figure wide, resuming from
     the files written so far (solve/figures.py).
     """
+    began = time.perf_counter()
+    whole = built_already(root, spec, partition_rows)
+    if whole is not None:
+        Progress(spec.name, 1, 0, every=every).say(
+            f"built already: {counted(len(whole.files), 'file')} of {whole.positions:,} positions as recorded, "
+            "nothing to do")
+        return BuildSummary(table=spec.name, positions=whole.positions, levels=len(whole.plan),
+                            seconds=round(time.perf_counter() - began, 3), partitions=len(whole.files),
+                            skipped_partitions=len(whole.files), bytes=whole.bytes, memory_estimate_mib=0,
+                            worker_seconds={})
     wide: frozenset[str] = frozenset()
     while True:
         build = TableBuild(client, root, spec, every, wide, scratch, worker)
@@ -94,8 +104,11 @@ def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int
 
 
 def plan_table(client: Client, root: Path, spec: TableSpec, partition_rows: int | None = None,
-               scratch: Path | None = None) -> MemoryPlan:
-    """The memory plan a build of the table would make on this cluster, without building (``--dry-run``)."""
+               scratch: Path | None = None) -> MemoryPlan | None:
+    """The memory plan a build of the table would make on this cluster, without building (``--dry-run``);
+    None if the table is built already (``built_already``): a build would do nothing."""
+    if built_already(root, spec, partition_rows) is not None:
+        return None
     build = TableBuild(client, root, spec, float("inf"), frozenset(), scratch)
     build.resume(partition_rows)
     build.kind = listed_from_store(build.kind, root, spec.name, build.manifest.listing)
@@ -280,8 +293,9 @@ class TableBuild:
         if footprint.per_notation_byte:
             # A listed game's notation is read from its listing here; any other game's is spelt by its own,
             # often compiled, code: on a worker, which has numba ready, while this process never starts it.
-            if self.kind.needs_listing:
-                notation = notation_bytes(game)
+            if self.kind.needs_listing:  # kept for a dry run once the table is built and its listing gone
+                listing = self.manifest.listing
+                notation = listing["notation_bytes"] = listing.get("notation_bytes") or notation_bytes(game)
             else:
                 measuring = self.client.submit(measure_notation, self.run, self.spec.source.ref, self.spec.game.params,
                                                pure=False, key=f"notation-{self.spec.name}-{self.run}")

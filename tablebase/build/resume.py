@@ -55,3 +55,20 @@ def resumed(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest
     # Only files as recorded are kept: each is read once for its sha256 (a flipped byte keeps its size).
     old.files = {name: rec for name, rec in old.files.items() if intact(folder, name, rec)}
     return old
+
+
+def built_already(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest | None:
+    """The manifest of the same build if that build ended whole and every file it records (rows, the kind's
+    artifacts, the probe index) is there as recorded: a build of it again has nothing to do. Else None.
+
+    Said before anything is listed or planned: a plain game's listing (a minute and more) was made again
+    only to find every partition built."""
+    old = resumable(root, spec, partition_rows)
+    if old is None or not old.complete or not old.probe:
+        return None
+    folder = table_dir(root, spec.name)
+    recorded = [old.files, old.probe, *(artifact.files(old) for artifact in spec.kind.artifacts)]
+    if not all(intact(folder, name, record) for files in recorded for name, record in files.items()):
+        return None
+    return old
+

@@ -190,10 +190,12 @@ class PlanSummary:
     """What a dry run says of a table: its memory plan, in words and in bytes."""
 
     table: str
-    plan: MemoryPlan
+    plan: MemoryPlan | None  # None: the table is built already, and a build would do nothing
 
     def as_dict(self) -> dict[str, Any]:
         p = self.plan
+        if p is None:
+            return {"table": self.table, "plan": "built already: a build would do nothing"}
         return {"table": self.table, "plan": p.describe(), "worker_peak_bytes": p.peak,
                 "machine_peak_bytes": p.machine_peak, "values_bytes": p.values, "values_on_disk": p.on_disk,
                 "page_cache_bytes": p.values if p.on_disk else 0, "disk_bytes": p.values if p.on_disk else 0,
