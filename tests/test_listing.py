@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from distributed import Client
 
-from tablebase.build import ranges
+from tablebase.build import ranges, shares
 from tablebase.build.jobs import TableSpec
 from tablebase.build.resume import fresh_manifest
 from tablebase.build.search import ShareSearch
@@ -72,16 +72,28 @@ def listed_in_shares(client: Client, kind, source, root: Path, partitions: int |
 @pytest.mark.parametrize("partitions", [1, 3])
 def test_a_listing_in_shares_is_the_listing_in_one_process(scheduler, tmp_path, monkeypatch, ref, params, partitions):
     """Positions found by the workers in shares, against the whole exploration in one process; in three
-    shares, every level of more than one position numbered in more than one range of notation."""
+    shares, every level of more than one position numbered in more than one range of notation, and each
+    share played a few positions at a time (a file of rows for each batch)."""
     if partitions > 1:
         monkeypatch.setattr(ranges, "RANGE_ROWS", 1)
     cls, source = find_game(f"{EXAMPLES / ref}")
     game = cls(**params)
     kind = kind_of(game)
     here = kind.list_positions()
+
+    def batches_of(first: int, moves: int) -> None:  # on the workers, which play the shares
+        shares.SHARE_BATCH_FIRST, shares.SHARE_BATCH_MOVES = first, moves
+
     with Client(scheduler) as client:
-        there = listed_in_shares(client, kind, source, tmp_path, partitions)
+        if partitions > 1:
+            client.run(batches_of, 2, 7)
+        try:
+            there = listed_in_shares(client, kind, source, tmp_path, partitions)
+        finally:
+            client.run(batches_of, shares.SHARE_BATCH_FIRST, shares.SHARE_BATCH_MOVES)
     same_listing(here, there)
+    batches = [p.stem.split("-")[4:] for p in (tmp_path / "t").rglob("share-*.parquet")]
+    assert any(batches) == (partitions > 1 and max(here.sizes) > 6)
     assert there.mean_moves == here.mean_moves
 
 

@@ -343,9 +343,10 @@ def inbox_name(level: int, partition: int, round_: int, source: str) -> str:
     return f"{LISTING}/inbox-{level:06d}-{partition:04d}-{round_:04d}-{source}.parquet"
 
 
-def share_name(level: int, partition: int, round_: int) -> str:
-    """A partition's share of a level (found in one round of it): positions and their moves."""
-    return f"{LISTING}/share-{level:06d}-{partition:04d}-{round_:04d}.parquet"
+def share_name(level: int, partition: int, round_: int, batch: int = 0) -> str:
+    """A partition's share of a level (found in one round of it): positions and their moves, a file for each
+    batch they were played in."""
+    return f"{LISTING}/share-{level:06d}-{partition:04d}-{round_:04d}{f'-{batch:04d}' if batch else ''}.parquet"
 
 
 def range_name(level: int, range_: int) -> str:
@@ -368,7 +369,7 @@ def share_files(root: str | os.PathLike, table: str, level: int, partition: int 
     """The shares of a level (of one partition; of its rounds before ``before``), sorted."""
     which = "*" if partition is None else f"{partition:04d}"
     paths = sorted((table_dir(root, table) / LISTING).glob(f"share-{level:06d}-{which}-*.parquet"))
-    return [p for p in paths if before is None or int(p.stem.rsplit("-", 1)[1]) < before]
+    return [p for p in paths if before is None or int(p.stem.split("-")[3]) < before]
 
 
 def write_work(rows: pa.Table, root: str | os.PathLike, table: str, name: str, durable: bool = False) -> None:
