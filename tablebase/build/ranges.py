@@ -8,8 +8,9 @@ each level is numbered and written without any process holding all of it:
    ranks the moves (there are few: the game's kinds of moves), names where
    each level's ranges split, and reads back each level's first position.
    A level of up to ``RANGE_ROWS`` positions is one range.
-2. ``route``: each share's rows, their moves as codes, split by range (a
-   level in one range skips it: its range reads the shares).
+2. ``route``: each share's rows, their moves as codes, split by range and
+   written, a file for each range (a level in one range skips it: its
+   range reads the shares).
 3. ``order_range``: a range's rows sorted by notation and written; its keys
    follow from the counts of the ranges before it (which it is given, not
    this process); each position's key sent to its owner by hash, and the
@@ -22,8 +23,10 @@ each level is numbered and written without any process holding all of it:
 Every step's tasks are submitted at once after the survey, each taking what
 it needs from the tasks before it, level by level from the top: the
 scheduler runs a level's steps as soon as their inputs are there, and what
-travels between workers are Dask results. What a task holds is its share or
-its range of one level, and a level is ordered once the level two above it
+travels between workers are Dask results, but for the rows routed to a
+range: files, like the shares they come from (held as results until their
+ranges ran, a large level's rows filled the worker that routed them). What a
+task holds is a batch of its share or its range of one level, and a level is ordered once the level two above it
 is written, so that the levels pass through the workers' memory two or
 three at a time. Files are written atomically and the steps are
 deterministic, so a resumed build numbers again to the same files.
@@ -55,6 +58,8 @@ from tablebase.store import (
     block_name,
     range_name,
     read_work,
+    routed_files,
+    routed_name,
     share_files,
     table_dir,
     write_listing_blocks,
@@ -104,28 +109,42 @@ def _coded_shares(root: str, table: str, level: int, partition: int | None, rank
 
 def route(root: str, table: str, level: int, partition: int, ranked: list, cuts: list[str],
           after: Any = None) -> dict[str, Any]:
-    """Dask task: a share's rows of a level, moves as codes, split by range of notation; each range's count.
-    ``after``: a level above's, to wait for (a few levels at a time)."""
-    tables = _coded_shares(root, table, level, partition, ranked)
-    if not tables:  # no position of the level is this share's
-        return {"pieces": [None] * (len(cuts) + 1), "counts": [0] * (len(cuts) + 1)}
-    rows = pa.concat_tables(tables)
-    pieces = split_by(rows, range_of(rows.column("text").combine_chunks(), cuts), len(cuts) + 1)
-    del rows, tables
-    return {"pieces": pieces, "counts": [piece.num_rows for piece in pieces], "rss": rss()}
+    """Dask task: a share's rows of a level, moves as codes, split by range of notation and written, a file
+    for each range and each batch the share was played in (``routed_name``); each range's count.
+    ``after``: a level above's, to wait for (a few levels at a time).
+
+    A file at a time, and written rather than handed to the ranges as results: a worker holds one batch's
+    copies, never its share of a level (Kayles 44's top level in one share, held as results while the next
+    level was routed, took a 600 MiB worker past its limit)."""
+    for stale in routed_files(root, table, level, partition=partition):  # a run cut the level otherwise
+        stale.unlink()
+    code_of = {move: code for code, move in enumerate(ranked)}
+    counts = [0] * (len(cuts) + 1)
+    for batch, path in enumerate(share_files(root, table, level, partition)):
+        rows = coded(read_work([path])[0], code_of).replace_schema_metadata(None)
+        for range_, piece in enumerate(split_by(rows, range_of(rows.column("text").combine_chunks(), cuts),
+                                                len(cuts) + 1)):
+            if piece.num_rows:
+                write_work(piece, root, table, routed_name(level, range_, partition, batch))
+                counts[range_] += piece.num_rows
+        del rows
+    return {"counts": counts, "rss": rss()}
 
 
-def order_range(root: str, table: str, level: int, range_: int, pieces: list[pa.Table] | list, counts: list[list[int]],
+def order_range(root: str, table: str, level: int, range_: int, ranked: list, counts: list[list[int]],
                 first: int, reaches: list[int], partitions: int, after: Any = None) -> dict[str, Any]:
     """Dask task: a range of a level in key order, written; its keys by owner, its questions by (level, owner).
 
-    ``pieces``: what each share routed to the range, or (a level in one range) the game's moves in order, the
-    range then reading every share itself. ``counts``: each share's counts by range, so the range's first key
-    is ``first`` (the level's) plus the positions of the ranges before it. Every range holds a position (the
-    text it begins at, or the least). ``after``: a level above's, to wait for (a few levels at a time)."""
-    if not counts:
-        pieces = _coded_shares(root, table, level, None, pieces)
-    rows = in_order(pa.concat_tables([piece for piece in pieces if piece is not None]))
+    ``ranked``: the game's moves in order. ``counts``: each share's counts by range (its ``route`` task's),
+    so the range's first key is ``first`` (the level's) plus the positions of the ranges before it, and the
+    range reads the rows the shares routed to it; none (a level in one range): the range reads every share
+    itself. Every range holds a position (the text it begins at, or the least). ``after``: a level above's,
+    to wait for (a few levels at a time)."""
+    if counts:
+        pieces = read_work(routed_files(root, table, level, range_))
+    else:
+        pieces = _coded_shares(root, table, level, None, ranked)
+    rows = in_order(pa.concat_tables(pieces))
     del pieces
     write_work(rows, root, table, range_name(level, range_))
     start = first + sum(sum(share[:range_]) for share in counts)
@@ -238,9 +257,8 @@ class RangeNumbering:
         routing = [self._submit(route, self.root, self.table, level, p, ranked, cuts, above, name=f"route-{level}-{p}",
                                 on=p) for p in range(self.partitions)]
         counts = [self._item(f, f"c{level}-{p}", "counts") for p, f in enumerate(routing)]
-        return [self._submit(order_range, self.root, self.table, level, r,
-                             [self._item(f, f"r{level}-{p}-{r}", "pieces", r) for p, f in enumerate(routing)],
-                             counts, *args, name=f"range-{level}-{r}", on=r)
+        return [self._submit(order_range, self.root, self.table, level, r, ranked, counts, *args,
+                             name=f"range-{level}-{r}", on=r)
                 for r in range(len(cuts) + 1)]
 
     def _answers(self, level: int, ordered: dict[int, list]) -> dict[tuple[int, int, int], Any]:

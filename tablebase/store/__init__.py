@@ -10,37 +10,41 @@ memory for lookups. This layer knows files and columns, never the rules of a gam
 """
 
 from tablebase.store.files import (
-    block_name,
     first_outside,
     flush_to_disk,
-    inbox_files,
-    inbox_name,
     intact,
     piece_path,
-    range_name,
     read_level,
     read_listing_level,
     read_listing_rows,
     read_parquet,
-    read_work,
     record_problems,
     remove_leftovers,
     remove_listing,
     rows_on_disk,
     sha256_of,
-    share_files,
-    share_name,
     table_dir,
     with_levels,
     write_listing_blocks,
     write_listing_level,
     write_parquet,
-    write_work,
 )
 from tablebase.store.index import TableIndex
 from tablebase.store.layout import Layout, Piece, Plan
 from tablebase.store.lock import BuildLock
 from tablebase.store.manifest import Manifest, list_tables
+from tablebase.store.work import (
+    block_name,
+    inbox_files,
+    inbox_name,
+    range_name,
+    read_work,
+    routed_files,
+    routed_name,
+    share_files,
+    share_name,
+    write_work,
+)
 
 __all__ = [
     "BuildLock",
@@ -67,6 +71,8 @@ __all__ = [
     "rows_on_disk",
     "sha256_of",
     "range_name",
+    "routed_files",
+    "routed_name",
     "share_files",
     "share_name",
     "table_dir",

@@ -299,7 +299,7 @@ def write_listing_blocks(blocks: list[Path], root: str | os.PathLike, table: str
     def write(tmp: Path) -> None:
         writer = None
         for block in blocks:
-            rows = read_work([block])[0]
+            rows = read_parquet([block])
             if writer is None:
                 writer = pq.ParquetWriter(tmp, rows.schema, **_parquet_options(rows.schema, None, 1, None))
             if rows.num_rows:
@@ -332,64 +332,6 @@ def read_listing_rows(root: str | os.PathLike, table: str, level: int, start: in
         return int(ends[first] - sizes[first]), file.read_row_groups(range(first, last + 1))
     except (OSError, pa.ArrowException) as e:
         raise StoreError(f"cannot read {path}: {str(e).splitlines()[0]}") from None
-
-
-# A plain game listed in shares (``tablebase.build.shares``) keeps its work beside the levels: what reached
-# each partition's share of a level (inbox), each share's rows (share); then, to number them
-# (``tablebase.build.ranges``), a level's rows in ranges of notation (range) and each range's rows as the
-# listing holds them (block).
-def inbox_name(level: int, partition: int, round_: int, source: str) -> str:
-    """Positions of a level that reached a partition from ``source`` (a step of the search, or the start)."""
-    return f"{LISTING}/inbox-{level:06d}-{partition:04d}-{round_:04d}-{source}.parquet"
-
-
-def share_name(level: int, partition: int, round_: int, batch: int = 0) -> str:
-    """A partition's share of a level (found in one round of it): positions and their moves, a file for each
-    batch they were played in."""
-    return f"{LISTING}/share-{level:06d}-{partition:04d}-{round_:04d}{f'-{batch:04d}' if batch else ''}.parquet"
-
-
-def range_name(level: int, range_: int) -> str:
-    """A range of a level's positions by notation, in order, with their moves and their children's hashes."""
-    return f"{LISTING}/range-{level:06d}-{range_:04d}.parquet"
-
-
-def block_name(level: int, range_: int) -> str:
-    """A range of a level's rows as the listing's level file holds them (children as keys)."""
-    return f"{LISTING}/block-{level:06d}-{range_:04d}.parquet"
-
-
-def inbox_files(root: str | os.PathLike, table: str, level: int, partition: int, round_: int) -> list[Path]:
-    """What reached a partition's share of a level for one round of it, from every source, sorted."""
-    return sorted((table_dir(root, table) / LISTING).glob(f"inbox-{level:06d}-{partition:04d}-{round_:04d}-*.parquet"))
-
-
-def share_files(root: str | os.PathLike, table: str, level: int, partition: int | None = None,
-                before: int | None = None) -> list[Path]:
-    """The shares of a level (of one partition; of its rounds before ``before``), sorted."""
-    which = "*" if partition is None else f"{partition:04d}"
-    paths = sorted((table_dir(root, table) / LISTING).glob(f"share-{level:06d}-{which}-*.parquet"))
-    return [p for p in paths if before is None or int(p.stem.split("-")[3]) < before]
-
-
-def write_work(rows: pa.Table, root: str | os.PathLike, table: str, name: str, durable: bool = False) -> None:
-    """Write a work file of the listing atomically: fast rather than small, its schema's metadata kept;
-    ``durable`` if the manifest will record it as done."""
-    sink = pa.BufferOutputStream()
-    pq.write_table(rows, sink, compression="lz4", use_dictionary=False, write_statistics=False)
-    data = sink.getvalue()
-    write_atomic(table_dir(root, table) / name, lambda tmp: Path(tmp).write_bytes(data), durable)
-
-
-def read_work(paths: list[Path], columns: list[str] | None = None) -> list[pa.Table]:
-    """Work files of the listing, each a table; a damaged one is a StoreError naming it."""
-    tables = []
-    for path in paths:
-        try:
-            tables.append(pq.read_table(path, columns=columns))
-        except (OSError, pa.ArrowException) as e:
-            raise StoreError(f"cannot read {path}: {str(e).splitlines()[0]}") from None
-    return tables
 
 
 def remove_listing(root: str | os.PathLike, table: str) -> None:
