@@ -326,7 +326,7 @@ class TableBuild:
         """The records of a task seen finished or failed. One lost since was finished: its worker died holding
         its records, and the scheduler would wait for ever on the steps below it (forgotten on purpose)."""
         if future.status in LOST:
-            raise records_lost(self.spec.name, levels_named(solving[future.key]))
+            raise records_lost(self.spec.name, f"solving {levels_named(solving[future.key])}")
         return records_of(future, self.spec.name, solving[future.key], self.memory.limit, small=True)
 
     def _report_failures(self, solving: dict[str, list[int]]) -> None:

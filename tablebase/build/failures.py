@@ -36,12 +36,13 @@ GATHER_POLL = 2.0  # seconds a try at fetching small records takes before lookin
 
 
 def records_of(future: Any, table: str, levels: list[int] | None = None, limit: int | None = None,
-               small: bool = False) -> list[dict[str, Any]]:
+               small: bool = False, work: str | None = None) -> list[dict[str, Any]]:
     """A task's records; a task that failed (a bug in a game's code, a full disk, workers that
     died, the scheduler lost) is one line saying what to do. Workers paused for memory meanwhile are
     freed, or restarted (``placing.wait_watching``). Records known to be ``small`` are fetched in short
-    tries, so that a task lost with its worker meanwhile is known in seconds, not in GATHER_SECONDS."""
-    where = levels_named(levels)
+    tries, so that a task lost with its worker meanwhile is known in seconds, not in GATHER_SECONDS.
+    ``work``: what the task did, as the lines say it (by default "solving" its ``levels``)."""
+    doing = work or f"solving {levels_named(levels)}"
     if future.status != "finished":
         wait_watching(future.client, [future], lambda text: print(f"[{table}] {text}", file=sys.stderr, flush=True))
     try:
@@ -51,18 +52,18 @@ def records_of(future: Any, table: str, levels: list[int] | None = None, limit: 
     except TablebaseError:
         raise
     except TimeoutError:
-        raise records_lost(table, where) from None
+        raise records_lost(table, doing) from None
     except KilledWorker:
         most = f"{limit / MIB:,.0f} MiB" if limit else "their memory limit"
         raise BuildError(
-            f"{table}: the workers that solved {where} died (a nanny kills a worker that passes {most}); "
+            f"{table}: the workers {doing} died (a nanny kills a worker that passes {most}); "
             f"give each worker more memory (fewer workers per machine, dask worker --memory-limit) or "
             f"use smaller partitions (--partition-rows); {RESUME}") from None
     except (CancelledError, CommClosedError) as e:  # as when the scheduler is lost
         if isinstance(e, CancelledError) and future.client.status == "running":
-            raise BuildError(f"{table}: the task solving {where} was cancelled on the cluster; {RESUME}") from e
-        raise BuildError(f"{table}: lost the Dask scheduler at {future.client.scheduler.address} while solving "
-                         f"{where}; files written so far are kept: start a scheduler and workers, then "
+            raise BuildError(f"{table}: the task {doing} was cancelled on the cluster; {RESUME}") from e
+        raise BuildError(f"{table}: lost the Dask scheduler at {future.client.scheduler.address} while {doing}"
+                         "; files written so far are kept: start a scheduler and workers, then "
                          "run the same command again to resume") from None
     except Exception as e:  # raised in a worker, by any code a task runs
         if isinstance(e, OSError) and e.errno == errno.ENOSPC:
@@ -70,9 +71,10 @@ def records_of(future: Any, table: str, levels: list[int] | None = None, limit: 
         raise BuildError(f"{table}: a task failed ({type(e).__name__}: {e}); {RESUME}") from e
 
 
-def records_lost(table: str, where: str) -> RecordsLost:
-    """The worker that held a finished task's records died before they were fetched."""
-    return RecordsLost(f"{table}: the worker that solved {where} was lost before its records were fetched; {RESUME}")
+def records_lost(table: str, doing: str) -> RecordsLost:
+    """The worker that held a finished task's records died before they were fetched (``doing``: what the
+    task did, "solving level 4" say)."""
+    return RecordsLost(f"{table}: the worker {doing} was lost before its records were fetched; {RESUME}")
 
 
 def _fetched(future: Any, each: float) -> Any:

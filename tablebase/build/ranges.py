@@ -225,7 +225,7 @@ class RangeNumbering:
             for done in ordered:  # every level whose children are all answered now
                 if done not in writing and all(lv in answers for lv in self.reaches.get(done, [])):
                     writing[done] = self._assemble(done, written[done], answers)
-        records = self.search._results(list(writing.values()), None)
+        records = self.search._results(list(writing.values()), "numbering the positions")
         return named_moves(self.search.kind.game, ranked), records
 
     def _item(self, future: Any, name: str, *path: Any) -> Any:
@@ -239,7 +239,7 @@ class RangeNumbering:
         cuts = {}
         game = self.search.kind.game
         for level in sorted(surveys):  # from the bottom, as a listing in one process reads them back
-            done = self.search._results(surveys[level], level)
+            done = self.search._results(surveys[level], f"numbering level {level}")
             reads_back(game, [s["first"] for s in done if s["first"] is not None], self.search.limits.seconds)
             for survey_ in done:
                 moves.update(survey_["moves"])

@@ -59,10 +59,10 @@ class ShareSearch:
     def _save(self) -> None:
         self.manifest.save(self.root)  # the step's files were synced by the tasks that wrote them
 
-    def _results(self, futures: list, level: int | None) -> list:
-        """The tasks' results; a task that failed is one line (``failures.records_of``)."""
+    def _results(self, futures: list, work: str) -> list:
+        """The tasks' results; a task that failed is one line (``failures.records_of``) saying what it did."""
         try:
-            return [records_of(f, self.table, None if level is None or level < 0 else [level]) for f in futures]
+            return [records_of(f, self.table, work=work) for f in futures]
         except OSError as e:
             if e.errno == errno.ENOSPC:
                 raise disk_full(e, self.table, self.root) from None
@@ -92,7 +92,7 @@ class ShareSearch:
         self.say(f"listing positions from the start positions in {partitions} shares on the workers")
         started = self.client.submit(start, *self.game_args, self.root_text, self.table, partitions, self.limits,
                                      key=f"start-{self.table}-{self.run}", pure=False)
-        result, = self._results([started], -1)
+        result, = self._results([started], "listing the start positions")
         self._record(-1, 0, result["received"], [result])
 
     def _next(self) -> tuple[int, int]:
@@ -113,7 +113,8 @@ class ShareSearch:
             submitted.append((lv, r, receiving, counts))
             above = (lv, receiving)
         for lv, r, receiving, counts in submitted:
-            reached, counted = self._results(receiving, lv), self._results(counts, lv)
+            work = f"listing level {lv}"
+            reached, counted = self._results(receiving, work), self._results(counts, work)
             if any(c["skipped"] for c in counted) or any(x["skipped"] for x in reached):
                 break
             self._record(lv, r, reached, counted)
