@@ -25,10 +25,10 @@ it needs from the tasks before it, level by level from the top: the
 scheduler runs a level's steps as soon as their inputs are there, and what
 travels between workers are Dask results, but for the rows routed to a
 range: files, like the shares they come from (held as results until their
-ranges ran, a large level's rows filled the worker that routed them). What a
-task holds is a batch of its share or its range of one level, and a level is ordered once the level two above it
-is written, so that the levels pass through the workers' memory two or
-three at a time. Files are written atomically and the steps are
+ranges ran, a large level's rows filled the worker that routed them). What
+a task holds is one file of its share or its range of one level, and a
+level is ordered once the level two above it is written, so that the
+levels pass through the workers' memory two or three at a time. Files are written atomically and the steps are
 deterministic, so a resumed build numbers again to the same files.
 """
 
@@ -110,7 +110,7 @@ def _coded_shares(root: str, table: str, level: int, partition: int | None, rank
 def route(root: str, table: str, level: int, partition: int, ranked: list, cuts: list[str],
           after: Any = None) -> dict[str, Any]:
     """Dask task: a share's rows of a level, moves as codes, split by range of notation and written, a file
-    for each range and each batch the share was played in (``routed_name``); each range's count.
+    for each range and each of the share's files (``routed_name``); each range's count.
     ``after``: a level above's, to wait for (a few levels at a time).
 
     A file at a time, and written rather than handed to the ranges as results: a worker holds one batch's

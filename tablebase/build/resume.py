@@ -71,4 +71,3 @@ def built_already(root: Path, spec: TableSpec, partition_rows: int | None) -> Ma
     if not all(intact(folder, name, record) for files in recorded for name, record in files.items()):
         return None
     return old
-
