@@ -4,6 +4,7 @@
     python benchmarks/bench_octal.py --max 100000000          # the full figure: .16 to 10^8
     python benchmarks/bench_octal.py --grundy-max 21 --skip 0.354
     python benchmarks/bench_octal.py --tables --codes all-3-digit --codes-max 1048576 --table-max 100000000
+    python benchmarks/bench_octal.py --skip-all --tables --codes "" --table-max 100000000   # .16 vs subtraction
     python benchmarks/bench_octal.py --grundy-seconds 1200 --skip-all    # Grundy's game for 20 minutes
 
 Prints, on one core: the sparse solver on ``--code`` to ``--max`` heaps with
@@ -20,7 +21,8 @@ wall-clock and CPU seconds of this process (the machine may be shared).
 runs it: a job of every code of ``--codes`` to ``--codes-max`` heaps on two
 local workers, with its summary (how many periods proven, and where the
 values were copied from them), and ``tablebase build octal --code .16 --max
---table-max`` whole. ``--grundy-seconds`` runs Grundy's game, doubling the
+--table-max`` whole, beside the subtraction game that takes 1 or 2 tokens
+(.16's amounts, without its splits) to the same heap. ``--grundy-seconds`` runs Grundy's game, doubling the
 heaps, while the time lasts, and prints the rare heaps and the largest value.
 """
 
@@ -149,6 +151,13 @@ def command(*args: str) -> tuple[float, list[dict]]:
 
 
 def tables(codes: str, codes_max: int, table_max: int) -> None:
+    if codes:
+        job_of_codes(codes, codes_max)
+    if table_max:
+        octal_against_subtraction(table_max)
+
+
+def job_of_codes(codes: str, codes_max: int) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-octal-") as folder:
         job = Path(folder) / "codes.toml"
         job.write_text(f'[[table]]\ngame = "octal"\ncodes = "{codes}"\nmax = {codes_max}\nsummary = "codes"\n')
@@ -158,15 +167,21 @@ def tables(codes: str, codes_max: int, table_max: int) -> None:
                           "max(proven_at) AS last_proof, max(largest) AS largest FROM codes")
         report(f"job: codes {codes} to {codes_max:,} heaps, two workers", tables=len(printed) - 1, wall_s=seconds,
                **rows[0][0] if isinstance(rows[0], list) else rows[0])
-    if not table_max:
-        return
-    with tempfile.TemporaryDirectory(prefix="bench-octal-") as folder:
-        seconds, printed = command("build", "octal", "--code", ".16", "--max", str(table_max), "--out", folder,
-                                   "--quiet")
-        _, listed = command("tables", "--db", folder, "--json")
-        report(f"tablebase build octal --code .16 --max {table_max}", wall_s=seconds, table_s=printed[-1]["seconds"],
-               bytes=printed[-1]["bytes"], period=listed[0][0].get("period") if isinstance(listed[0], list)
-               else listed[0].get("period"))
+
+
+def octal_against_subtraction(heaps: int) -> None:
+    """.16's table against the subtraction game with the same amounts taken (1 and 2, no splits) to the same
+    heap, both whole commands in turn: what the splits and the octal figures cost over the simplest heap game."""
+    timed = {}
+    for name, game in ((".16", ["octal", "--code", ".16"]), ("subtraction {1,2}", ["subtraction", "--set", "1,2"])):
+        with tempfile.TemporaryDirectory(prefix="bench-octal-") as folder:
+            seconds, printed = command("build", *game, "--max", str(heaps), "--out", folder, "--quiet")
+            _, listed = command("tables", "--db", folder, "--json")
+            entry = listed[0][0] if isinstance(listed[0], list) else listed[0]
+            timed[name] = seconds
+            report(f"tablebase build {' '.join(game)} --max {heaps}", wall_s=seconds, table_s=printed[-1]["seconds"],
+                   bytes=printed[-1]["bytes"], period=entry.get("period"))
+    report("  .16 against the subtraction game, whole commands", ratio=timed[".16"] / timed["subtraction {1,2}"])
 
 
 def grundy_for(seconds: float, progress: bool) -> None:
@@ -195,9 +210,10 @@ def main() -> None:
     parser.add_argument("--progress", action="store_true", help="a progress line a second on stderr")
     parser.add_argument("--skip-all", action="store_true", help="none of the solver's figures above")
     parser.add_argument("--tables", action="store_true", help="the octal game's tables, through the command")
-    parser.add_argument("--codes", default="all-3-digit", help="the codes of the job (--tables)")
+    parser.add_argument("--codes", default="all-3-digit", help="the codes of the job (--tables; \"\": no job)")
     parser.add_argument("--codes-max", type=int, default=2**20, help="heaps of each code of the job")
-    parser.add_argument("--table-max", type=int, default=10**8, help="heaps of the .16 table (0: none)")
+    parser.add_argument("--table-max", type=int, default=10**8,
+                        help="heaps of the .16 table and of the subtraction game's beside it (0: none)")
     parser.add_argument("--grundy-seconds", type=float, default=0, help="Grundy's game, doubling, this long")
     args = parser.parse_args()
     warm_up()
