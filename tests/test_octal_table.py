@@ -211,6 +211,24 @@ def test_a_build_whose_last_blocks_are_lost_resumes_to_the_same_files(tmp_path, 
     assert len(values) == 150_001 - 2 * 65536
 
 
+def test_figures_that_cannot_be_found_fail_the_build_in_one_line(tmp_path, scheduler):
+    """The task that finds a table's figures reads its heaps back a file at a time and checks their order:
+    a second block of rows that holds the first block's heaps (recorded as intact) stops the build with one
+    line, not a traceback, and the table is not marked complete."""
+    table = build(tmp_path, scheduler, "0.16", 150_000, "--partition-rows", "65536")
+    path = tmp_path / table / "_manifest.json"
+    data = json.loads(path.read_text())
+    first, second = sorted(name for name in data["files"] if name.startswith("rows/"))[:2]
+    (tmp_path / table / second).write_bytes((tmp_path / table / first).read_bytes())
+    data["files"][second] = dict(data["files"][first])
+    data["complete"], data["figures"] = False, {}
+    path.write_text(json.dumps(data))
+    result = tablebase("build", "octal", "--code", "0.16", "--max", "150000", "--out", tmp_path, "--scheduler",
+                       scheduler, "--quiet", "--partition-rows", "65536")
+    assert_clean_error(result, table, "finishing the table", "not 0..150000 in order")
+    assert manifest(tmp_path, table)["complete"] is False
+
+
 @pytest.mark.parametrize("code, why", [
     ("0.1x", "expected digits after a point"),
     ("1.5", "digit before the point"),

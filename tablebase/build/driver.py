@@ -377,7 +377,9 @@ class TableBuild:
 def _finish(client: Client, root: Path, manifest: Manifest, artifact: Artifact, run: str, say: Any) -> None:
     """Run an artifact's finishing tasks on the cluster, then let it record what they wrote."""
     tasks = artifact.finishing_tasks(root, manifest)
-    futures = [client.submit(function, *args, key=f"{name}-{manifest.table}-{run}", pure=False)
-               for name, function, args in tasks]
-    records = [future.result() for future in as_completed(futures)]
+    futures = {client.submit(function, *args, key=f"{name}-{manifest.table}-{run}", pure=False): name
+               for name, function, args in tasks}
+    # One line, as for a solve, when a task fails or its workers die (records_of).
+    records = [records_of(future, manifest.table, work=f"finishing the table ({futures[future]})")
+               for future in as_completed(futures)]
     artifact.finished(root, manifest, records, say)

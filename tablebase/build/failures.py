@@ -68,7 +68,7 @@ def records_of(future: Any, table: str, levels: list[int] | None = None, limit: 
     except Exception as e:  # raised in a worker, by any code a task runs
         if isinstance(e, OSError) and e.errno == errno.ENOSPC:
             raise  # the caller knows the folder: see disk_full
-        raise BuildError(f"{table}: a task failed ({type(e).__name__}: {e}); {RESUME}") from e
+        raise BuildError(f"{table}: a task failed {doing} ({type(e).__name__}: {e}); {RESUME}") from e
 
 
 def records_lost(table: str, doing: str) -> RecordsLost:

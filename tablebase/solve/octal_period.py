@@ -40,6 +40,7 @@ from tablebase.lazy import np
 from tablebase.solve.octal_kernels import least_proven_period
 
 MAX_MASK_BITS = 22  # values up to four million; beyond that the transform costs more than it saves
+HISTOGRAM_SLICE = 1 << 24  # values counted at a time (bincount holds them as 64-bit numbers: 128 MiB)
 
 
 @dataclass(frozen=True)
@@ -107,8 +108,8 @@ class RareSplit:
         g = _as_values(values)
         size = 1 << max(1, int(g.max(initial=0)).bit_length())
         cls = self.parity_table(size)[g]
-        if self.by_position:
-            cls ^= ((np.arange(g.size) - self.parity_heap) & 1).astype(np.uint8)
+        if self.by_position:  # the heaps n with n - parity_heap odd change class (no array of heaps made)
+            cls[(self.parity_heap + 1) % 2::2] ^= 1
         return np.flatnonzero(cls == 0)
 
     def text(self, bits: int) -> str:
@@ -138,21 +139,30 @@ def choose_split(values: np.ndarray, code: OctalCode) -> tuple[RareSplit, int] |
         return None
     size = 1 << bits
     low = np.int64(size - 1)
-    counts = (g.size + _walsh(np.bincount(g, minlength=size))) // 2
+    counts = (g.size + _walsh(_histogram(g, size))) // 2
     counts[0] = g.size + 1  # the empty mask makes every heap rare
     best = int(np.argmin(counts))
     choice = (int(counts[best]), RareSplit(best | ~int(low)))
     if len({k & 1 for k in code.split2}) == 1:
         tp = code.split2[0]
-        odd = ((np.arange(1, g.size + 1) - tp) & 1).astype(bool)
-        even_w = _walsh(np.bincount(g[~odd], minlength=size))
-        odd_w = _walsh(np.bincount(g[odd], minlength=size))
-        by_pos = (int((~odd).sum()) + even_w) // 2 + (int(odd.sum()) - odd_w) // 2
+        odd, even = g[tp % 2::2], g[(tp + 1) % 2::2]  # g[i] is heap i + 1: n - tp odd where i - tp is even
+        even_w = _walsh(_histogram(even, size))
+        odd_w = _walsh(_histogram(odd, size))
+        by_pos = (even.size + even_w) // 2 + (odd.size - odd_w) // 2
         by_pos[0] = g.size + 1
         x = int(np.argmin(by_pos))
         if by_pos[x] < choice[0]:
             choice = (int(by_pos[x]), RareSplit(x | ~int(low), True, tp))
     return choice[1], choice[0]
+
+
+def _histogram(values: np.ndarray, size: int) -> np.ndarray:
+    """How many times each value 0..size-1 occurs, counted in slices: bincount widens what it counts to
+    64 bits, 3.6 GB for 450 million heaps at once."""
+    counts = np.zeros(size, dtype=np.int64)
+    for start in range(0, values.size, HISTOGRAM_SLICE):
+        counts += np.bincount(values[start: start + HISTOGRAM_SLICE], minlength=size)
+    return counts
 
 
 @dataclass(frozen=True)
