@@ -335,7 +335,7 @@ def last_mismatch(g, p, top, low):
 
 
 @numba.njit(cache=True)
-def least_proven_period(g, size, t, h):
+def least_proven_period(g, size, t, h, top):
     """The least p for which the values g[:size] prove periodicity by the Guy-Smith argument
     (see ``octal_period.py``): no n with L <= n < size - p has G(n) != G(n + p), where
     L = (size - h p - t) // h >= 1 is the largest preperiod the proof can afford.
@@ -346,20 +346,21 @@ def least_proven_period(g, size, t, h):
     mismatch bounds q's from above: multiples start their scan there, which keeps the
     multiples of a period that is seen but not yet proven from rescanning the whole tail
     (passed on only after a long clean run: a mismatch near the top costs the multiples
-    little to find themselves).
+    little to find themselves). ``top``: room for those bounds, pmax + 1 numbers of the
+    caller's type (32 bits below 2^32 heaps: 0.9 GB at 450 million, not 1.8).
     """
     pmax = (size - t - h) // h
     if pmax < 1:
         return 0, 0
-    top = np.empty(pmax + 1, np.int64)
     for p in range(1, pmax + 1):
         top[p] = size - p - 1
     for p in range(1, pmax + 1):
         low = (size - h * p - t) // h
-        at = last_mismatch(g, p, top[p], low)
+        scan = np.int64(top[p])  # signed: the scans count down past 0
+        at = last_mismatch(g, p, scan, low)
         if at < 0:
-            return p, last_mismatch(g, p, min(top[p], low - 1), 0) + 1
-        if top[p] - at > 64:  # a long clean run: spare the multiples rescanning it
+            return p, last_mismatch(g, p, min(scan, low - 1), 0) + 1
+        if scan - at > 64:  # a long clean run: spare the multiples rescanning it
             for q in range(2 * p, pmax + 1, p):
                 top[q] = min(top[q], at)
     return 0, 0

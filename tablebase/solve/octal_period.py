@@ -78,7 +78,9 @@ def find_period(values: np.ndarray, code: OctalCode | str) -> Period | None:
     g = _as_values(values)
     if code.distinct:
         return None
-    p, e = least_proven_period(g, g.size, code.largest_removal, code.most_heaps)
+    t, h = code.largest_removal, code.most_heaps
+    bounds = np.empty(max((g.size - t - h) // h, 0) + 1, dtype=np.uint32 if g.size < 2**32 else np.int64)
+    p, e = least_proven_period(g, g.size, t, h, bounds)
     if p == 0:
         return None
     return Period(e, p, proof_heap(code, e, p))
