@@ -55,7 +55,7 @@ PUBLISHED = {
     "0.354": (10061916, 1180, 132, "3f", 113, 25 * 10**6),
 }
 # The stretch goal, with --stretch: .1777, periodic with period 60,620,715, its last exception at heap
-# 160,949,017 (OEIS A071509); 450 million heaps cover its proof, about 4 CPU minutes and 4.5 GB.
+# 160,949,017 (OEIS A071509); 450 million heaps cover its proof, about 4.5 CPU minutes and 2 GB.
 STRETCH = {"0.1777": (160949018, 60620715, None, None, None, 450_000_000)}
 # Grundy's game below 2^21: 1,274 rare heaps, the last at 82,860; largest value 231, first at
 # 763,622 (tczajka/octal-games, UnsolvedGames.md). Flammenkamp lists 1,287 rare values known in all.
@@ -214,7 +214,7 @@ def main() -> None:
     parser.add_argument("--grundy-max", type=int, default=20, help="Grundy's game to 2^k heaps")
     parser.add_argument("--skip", default="", help="published periods to leave out, e.g. 0.354,0.376")
     parser.add_argument("--progress", action="store_true", help="a progress line a second on stderr")
-    parser.add_argument("--stretch", action="store_true", help="and .1777's period (4.5 GB, minutes)")
+    parser.add_argument("--stretch", action="store_true", help="and .1777's period (2 GB, minutes)")
     parser.add_argument("--skip-all", action="store_true", help="none of the solver's figures above")
     parser.add_argument("--tables", action="store_true", help="the octal game's tables, through the command")
     parser.add_argument("--codes", default="all-3-digit", help="the codes of the job (--tables; \"\": no job)")
