@@ -116,7 +116,8 @@ WINDOW = 4096  # recent heaps whose values are counted, to guess which values a 
 FIRST = 32  # heaps remembered per value (the first ones)
 TRIED = 24  # commonest recent values tried as partners of each missing rare value
 SMALL = 16  # heaps tried as partners in order before the value index is asked
-RANDOM_COST = 3  # a partner found by value reads a heap out of order: worth about 3 in-order steps
+RANDOM_COST = 16  # a partner tried by value reads a heap out of order and tests it: worth about 16 marks in order
+SCAN_BLOCK = 128  # splits marked between counts of the missing values
 TRIAL = 1 << 10  # heaps of a trial of searching by value against not, every TRIAL * 16 heaps
 
 
@@ -167,26 +168,41 @@ def _try_pair(g, n, k, a, w, distinct, seen, par, q, c):
 
 
 @numba.njit(cache=True, inline="always")
-def _scan_pairs(g, n, split2, distinct, seen, par, q, c, missing, low, high):
-    """Mark the splits a + b with low <= a <= min(high, b) of every split size, until no rare
-    value below c is missing. Returns (how many stay missing, splits looked at)."""
+def _unmarked(n, seen, want, k):
+    """Drop from want[:k] the values now marked for heap n; returns how many stay."""
+    j = 0
+    while j < k:
+        if seen[want[j]] == n:
+            k -= 1
+            want[j] = want[k]
+        else:
+            j += 1
+    return k
+
+
+@numba.njit(cache=True)
+def _scan_pairs(g, n, split2, distinct, seen, want, k, low, high):
+    """Mark the splits a + b with low <= a <= min(high, b) of every split size, until none of the
+    values want[:k] is missing. Returns (how many stay missing, splits looked at).
+
+    The splits are marked a block at a time without a test per split (a mark of any value is a
+    true option of n), and the values still missing are looked at after each block: a branch
+    per split cost more than the marks it spared."""
     steps = 0
     for s in range(split2.size):
         m = n - split2[s]
-        top = min(high, m // 2)
-        for a in range(low, top + 1):
-            b = m - a
-            if distinct and a == b:
-                continue
-            x = g[a] ^ g[b]
-            if x < c and seen[x] != n:
-                seen[x] = n
-                if par[x] == q:
-                    missing -= 1
-                    if missing == 0:
-                        return 0, steps + a - low + 1
-        steps += max(0, top - low + 1)
-    return missing, steps
+        top = min(high, (m - 1) // 2 if distinct else m // 2)
+        a = low
+        while a <= top:
+            end = min(top, a + SCAN_BLOCK - 1)
+            for x in range(a, end + 1):
+                seen[g[x] ^ g[m - x]] = n
+            steps += end - a + 1
+            a = end + 1
+            k = _unmarked(n, seen, want, k)
+            if k == 0:
+                return 0, steps
+    return k, steps
 
 
 @numba.njit(cache=True)
@@ -223,14 +239,23 @@ def _search_rare(g, n, split2, distinct, seen, par, q, c, missing, rares, index,
     if ``by_value``, by value (``_by_value``); then among all splits in order. Returns (how
     many stay missing, work done): when some stay missing, the mex is rare, which happens
     only at rare heaps, so the full scan is paid rarely."""
-    missing, steps = _scan_pairs(g, n, split2, distinct, seen, par, q, c, missing, 1, SMALL)
-    work = steps
-    if missing and by_value:
-        missing, tried = _by_value(g, n, split2, distinct, seen, par, q, c, missing, rares, index)
+    want = np.empty(missing, dtype=np.int64)
+    k = 0
+    for j in range(rares.size):
+        if rares[j] >= c:
+            break
+        if seen[rares[j]] != n:
+            want[k] = rares[j]
+            k += 1
+    k, work = _scan_pairs(g, n, split2, distinct, seen, want, k, 1, SMALL)
+    if k and by_value:
+        _, tried = _by_value(g, n, split2, distinct, seen, par, q, c, k, rares, index)
         work += RANDOM_COST * tried
-    if missing:
-        missing, steps = _scan_pairs(g, n, split2, distinct, seen, par, q, c, missing, SMALL + 1, n)
+        k = _unmarked(n, seen, want, k)
+    if k:
+        k, steps = _scan_pairs(g, n, split2, distinct, seen, want, k, SMALL + 1, n)
         work += steps
+    missing = k
     return missing, work
 
 
