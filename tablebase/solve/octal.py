@@ -61,6 +61,8 @@ CHUNK_SECONDS = 0.25
 PERIOD_GROWTH = 1.1  # a look for a period costs about a tenth of a second per 10^7 heaps
 PROGRESS_EVERY = 0.5  # seconds between calls of ``progress``; chunks take a quarter of a second
 CHECKED_PREFIX = 256  # heaps of a saved prefix recomputed to catch values of another code
+PARTNER_HEAPS = 1 << 17  # the sparse loop's partners are heaps below this (RareSplit.partners) ...
+PARTNERS_PER_VALUE = 64  # ... and at most this many of each value
 
 
 @dataclass
@@ -126,6 +128,14 @@ class _Solver:
                       np.zeros(size, np.int64))
         index_values(self.g, self.n, *self.index)
         self.trial = np.array([1, 0, 0], dtype=np.int64)
+        self._partners()
+
+    def _partners(self) -> None:
+        """The partners of the sparse loop's search, chosen again each time the heaps double
+        until they reach PARTNER_HEAPS."""
+        heaps = self.split.partners(self.g[: min(self.n, PARTNER_HEAPS)], PARTNERS_PER_VALUE)
+        self.partners = (heaps, self.g[heaps].astype(np.int64), int(heaps.max(initial=0)))
+        self.partners_from = max(self.n, 1)
 
     def _widen(self) -> None:
         """A value no longer fits the dtype: continue in uint32."""
@@ -172,9 +182,13 @@ class _Solver:
             self.n = plain_run(self.g, self.n, stop, self.whole, self.take, self.split2, self.split3,
                                self.code.distinct, self.seen, self.pairs, self.by_value, self.limit)
         else:
+            if self.partners_from < PARTNER_HEAPS:
+                if self.n >= 2 * self.partners_from:
+                    self._partners()
+                stop = min(stop, 2 * self.partners_from)
             self.n, self.n_rare = sparse_run(
                 self.g, self.n, stop, self.whole, self.take, self.split2, self.code.distinct, self.tables,
-                self.rare, self.n_rare, self.seen, self.index, self.trial, self.limit,
+                self.rare, self.n_rare, self.seen, self.index, self.partners, self.trial, self.limit,
             )
         # The arrays grow before the next chunk even when this one ended at ``stop``: its last heap
         # may be the one whose value outgrew them.

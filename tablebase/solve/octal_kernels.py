@@ -206,6 +206,31 @@ def _scan_pairs(g, n, split2, distinct, seen, want, k, low, high):
 
 
 @numba.njit(cache=True)
+def _scan_partners(g, n, split2, distinct, seen, want, k, partners):
+    """Mark the splits off the heaps ``partners`` (common heaps of many values, see
+    ``RareSplit.partners``), a block at a time, until none of want[:k] is missing. Used only
+    where every partner is a legal part of every split, so the loop tests nothing per split.
+    Returns (how many stay missing, splits looked at)."""
+    heaps, values, largest = partners
+    steps = 0
+    for s in range(split2.size):
+        m = n - split2[s]
+        if largest > ((m - 1) // 2 if distinct else m // 2):
+            continue
+        i = 0
+        while i < heaps.size:
+            end = min(heaps.size, i + SCAN_BLOCK)
+            for t in range(i, end):
+                seen[values[t] ^ g[m - heaps[t]]] = n
+            steps += end - i
+            i = end
+            k = _unmarked(n, seen, want, k)
+            if k == 0:
+                return 0, steps
+    return k, steps
+
+
+@numba.njit(cache=True)
 def _by_value(g, n, split2, distinct, seen, par, q, c, missing, rares, index):
     """Partners by value: a rare value v comes from two common heaps a and b with G(a) xor G(b)
     = v; b near n has one of the values commonest lately, u, so the first heaps a of value
@@ -233,10 +258,11 @@ def _by_value(g, n, split2, distinct, seen, par, q, c, missing, rares, index):
 
 
 @numba.njit(cache=True)
-def _search_rare(g, n, split2, distinct, seen, par, q, c, missing, rares, index, by_value):
+def _search_rare(g, n, split2, distinct, seen, par, q, c, missing, rares, index, partners, by_value):
     """Look for the rare values below the common mex ``c`` that no rare heap produced: among
-    the splits off the SMALL smallest heaps, where values are small and often suffice; then,
-    if ``by_value``, by value (``_by_value``); then among all splits in order. Returns (how
+    the splits off the SMALL smallest heaps, where values are small and often suffice; then
+    off the ``partners`` (``_scan_partners``); then, if ``by_value``, by value (``_by_value``);
+    then among all splits in order. Returns (how
     many stay missing, work done): when some stay missing, the mex is rare, which happens
     only at rare heaps, so the full scan is paid rarely."""
     want = np.empty(missing, dtype=np.int64)
@@ -248,6 +274,9 @@ def _search_rare(g, n, split2, distinct, seen, par, q, c, missing, rares, index,
             want[k] = rares[j]
             k += 1
     k, work = _scan_pairs(g, n, split2, distinct, seen, want, k, 1, SMALL)
+    if k:
+        k, steps = _scan_partners(g, n, split2, distinct, seen, want, k, partners)
+        work += steps
     if k and by_value:
         _, tried = _by_value(g, n, split2, distinct, seen, par, q, c, k, rares, index)
         work += RANDOM_COST * tried
@@ -277,7 +306,7 @@ def _by_value_now(n, trial):
 
 
 @numba.njit(cache=True)
-def sparse_run(g, n0, n1, whole, take, split2, distinct, split, rare, n_rare, seen, index, trial, limit):
+def sparse_run(g, n0, n1, whole, take, split2, distinct, split, rare, n_rare, seen, index, partners, trial, limit):
     """G(n) for n0 <= n < n1 by the sparse-space method (Winning Ways ch. 4, "Sparse space
     spells speed"; Gangolli and Plambeck 1989; Flammenkamp).
 
@@ -290,7 +319,8 @@ def sparse_run(g, n0, n1, whole, take, split2, distinct, split, rare, n_rare, se
     with its partner marks every common option: the least common value not marked, c, is exact.
     G(n) is c unless a rare value below c is missing, which ``_search_rare`` settles. values0
     and values1 are the values with par 0 and 1 in ascending order, each reaching past every
-    possible option. ``index`` is the value index of ``index_values``; ``trial`` the state of
+    possible option. ``index`` is the value index of ``index_values``; ``partners`` (heaps,
+    their values, the largest heap) those of ``_scan_partners``; ``trial`` the state of
     ``_by_value_now``.
 
     Returns (first heap not solved, rare heaps now listed): n1, or earlier when ``rare`` is full,
@@ -328,7 +358,8 @@ def sparse_run(g, n0, n1, whole, take, split2, distinct, split, rare, n_rare, se
                 missing += 1
         by_value = _by_value_now(n, trial)
         if missing:
-            missing, work = _search_rare(g, n, split2, distinct, seen, par, q, c, missing, rares, index, by_value)
+            missing, work = _search_rare(g, n, split2, distinct, seen, par, q, c, missing, rares, index, partners,
+                                         by_value)
             if n & (16 * TRIAL - 1) < TRIAL:
                 trial[1 + by_value] += work
         if missing:

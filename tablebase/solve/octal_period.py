@@ -114,6 +114,26 @@ class RareSplit:
             cls[(self.parity_heap + 1) % 2::2] ^= 1
         return np.flatnonzero(cls == 0)
 
+    def partners(self, values: np.ndarray, per_value: int) -> np.ndarray:
+        """Common heaps (from 1), the first ``per_value`` of each value, ordered first of every
+        value, then second of every value, and so on. Two common heaps give a value rare for
+        their sum, so heaps of many values met early give many of those values in few splits
+        (the sparse loop's search for the rare values below the mex)."""
+        g = _as_values(values)
+        rare = np.zeros(g.size, dtype=bool)
+        rare[self.rare_heaps(g)] = True
+        rare[:1] = True  # heap 0 is never a part of a split
+        heaps = np.flatnonzero(~rare)
+        if heaps.size == 0:
+            return heaps.astype(np.int64)
+        by_value = heaps[np.argsort(g[heaps], kind="stable")]
+        ordered = g[by_value]
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        rank = np.arange(by_value.size) - np.repeat(starts, np.diff(np.r_[starts, by_value.size]))
+        keep = rank < per_value
+        order = np.lexsort((ordered[keep], rank[keep]))
+        return by_value[keep][order].astype(np.int64)
+
     def text(self, bits: int) -> str:
         """The mask as published: hexadecimal over the low ``bits`` bits, '+pos' for the domain type."""
         return f"{self.mask & ((1 << bits) - 1):x}" + ("+pos" if self.by_position else "")
