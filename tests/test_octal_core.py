@@ -76,6 +76,15 @@ def test_sparse_loop_is_exact_for_any_mask(code):
         assert grundy_values(code, 60, split=by_position, use_period=False).tolist() == want
 
 
+def test_partners_are_common_heaps_first_of_every_value_then_second():
+    """The partners of the sparse search, checked on hand-made values against their definition."""
+    values = np.array([0, 1, 2, 1, 3, 2, 1, 3, 2, 0])  # mask -2: 0 and 1 rare, 2 and 3 common
+    partners = RareSplit(-2).partners(values, per_value=2)
+    assert partners.tolist() == [2, 4, 5, 7]  # first 2, first 3, second 2, second 3 (heap 8 is a third 2)
+    assert RareSplit(-2).partners(values, per_value=5).tolist() == [2, 4, 5, 7, 8]
+    assert RareSplit(-2).partners(values[:2], per_value=5).tolist() == []
+
+
 @pytest.mark.parametrize("code", ["0.77", "0.07", "0.137", "0.16", "0.f", "4.07", "grundy", "0.18"])
 def test_xor_of_heaps_is_the_value_of_the_position(code):
     """Small positions of two and three heaps valued by the definition, without the XOR."""
