@@ -7,6 +7,7 @@
     python benchmarks/bench_octal.py --tables --codes all-3-digit --codes-max 1048576 --table-max 100000000
     python benchmarks/bench_octal.py --skip-all --tables --codes "" --table-max 100000000   # .16 vs subtraction
     python benchmarks/bench_octal.py --grundy-seconds 1200 --skip-all    # Grundy's game for 20 minutes
+    python benchmarks/bench_octal.py --skip-all --grundy-seconds 20000 --grundy-top 30 --grundy-save g.npy
 
 Prints, on one core: the sparse solver on ``--code`` to ``--max`` heaps with
 every heap computed (and with the proven period used, the default of
@@ -24,7 +25,8 @@ local workers, with its summary (how many periods proven, and where the
 values were copied from them), and ``tablebase build octal --code .16 --max
 --table-max`` whole, beside the subtraction game that takes 1 or 2 tokens
 (.16's amounts, without its splits) to the same heap. ``--grundy-seconds`` runs Grundy's game, doubling the
-heaps, while the time lasts, and prints the rare heaps and the largest value.
+heaps, while the time lasts, and prints the rare heaps and the largest value; ``--grundy-save`` keeps the
+values of each doubling and starts from them.
 """
 
 from __future__ import annotations
@@ -190,14 +192,25 @@ def octal_against_subtraction(heaps: int) -> None:
     report("  .16 against the subtraction game, whole commands", ratio=timed[".16"] / timed["subtraction {1,2}"])
 
 
-def grundy_for(seconds: float, progress: bool) -> None:
-    """Grundy's game from 2^20 heaps, doubling while the next doubling should fit the time left."""
+def grundy_for(seconds: float, progress: bool, saved: Path | None = None, top_k: int = 34) -> None:
+    """Grundy's game from 2^20 heaps, doubling while the next doubling should fit the time left, up to
+    2^top_k. With ``saved`` (a .npy file), each doubling's values are kept there and a run starts from
+    them: a run of hours goes on where the last one stopped."""
+    import numpy as np
+
     top, values, began = 2**20, None, time.process_time()
-    while True:
+    if saved is not None and saved.exists():
+        values = np.load(saved)
+        top = max(top, 1 << (values.size - 1).bit_length())
+    while top <= 2**top_k:
         step = time.process_time()
         values = grundy_values("grundy", top - 1, start=values,
                                progress=ProgressLine("grundy") if progress else None)
         spent, last = time.process_time() - began, time.process_time() - step
+        if saved is not None:
+            partial = saved.with_name(saved.name + ".partial.npy")
+            np.save(partial, values)
+            partial.replace(saved)
         rv = rare_values(values, "grundy")
         report("grundy's game", heaps=top, cpu_s=spent, rare=rv.heaps.size, last_rare=int(rv.heaps[-1]),
                largest=rv.largest, largest_at=rv.largest_heap)
@@ -222,6 +235,8 @@ def main() -> None:
     parser.add_argument("--table-max", type=int, default=10**8,
                         help="heaps of the .16 table and of the subtraction game's beside it (0: none)")
     parser.add_argument("--grundy-seconds", type=float, default=0, help="Grundy's game, doubling, this long")
+    parser.add_argument("--grundy-top", type=int, default=34, help="... up to 2^k heaps at most")
+    parser.add_argument("--grundy-save", type=Path, help="... keeping the values in this .npy file, and resuming")
     args = parser.parse_args()
     warm_up()
     if not args.skip_all:
@@ -231,7 +246,7 @@ def main() -> None:
     if args.tables:
         tables(args.codes, args.codes_max, args.table_max)
     if args.grundy_seconds:
-        grundy_for(args.grundy_seconds, args.progress)
+        grundy_for(args.grundy_seconds, args.progress, args.grundy_save, args.grundy_top)
 
 
 if __name__ == "__main__":
