@@ -35,9 +35,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
+
 from tablebase.games.octal_code import OctalCode, OctalCodeError, parse_code
 from tablebase.lazy import np
-from tablebase.solve.octal_kernels import least_proven_period
 
 MAX_MASK_BITS = 22  # values up to four million; beyond that the transform costs more than it saves
 HISTOGRAM_SLICE = 1 << 24  # values counted at a time (bincount holds them as 64-bit numbers: 128 MiB)
@@ -216,3 +217,46 @@ def rare_values(values: np.ndarray, code: OctalCode | str, split: RareSplit | No
     heaps = split.rare_heaps(g)
     top = int(np.argmax(g)) if g.size else 0
     return RareValues(split, heaps, g[heaps].copy(), int(g[top]) if g.size else 0, top)
+
+
+@numba.njit(cache=True)
+def last_mismatch(g, p, top, low):
+    """The largest n with low <= n <= top and G(n) != G(n + p), or -1."""
+    n = top
+    while n >= low:
+        if g[n] != g[n + p]:
+            return n
+        n -= 1
+    return -1
+
+
+@numba.njit(cache=True)
+def least_proven_period(g, size, t, h, top):
+    """The least p for which the values g[:size] prove periodicity by the Guy-Smith argument
+    (see ``octal_period.py``): no n with L <= n < size - p has G(n) != G(n + p), where
+    L = (size - h p - t) // h >= 1 is the largest preperiod the proof can afford.
+
+    Returns (p, e) with e the exact preperiod of p in these values, or (0, 0). Periods are
+    tried in increasing order, each scanned from the top down to its first mismatch. A
+    mismatch of q = k p at n implies a mismatch of p at some n + i p >= n, so p's last
+    mismatch bounds q's from above: multiples start their scan there, which keeps the
+    multiples of a period that is seen but not yet proven from rescanning the whole tail
+    (passed on only after a long clean run: a mismatch near the top costs the multiples
+    little to find themselves). ``top``: room for those bounds, pmax + 1 numbers of the
+    caller's type (32 bits below 2^32 heaps: 0.9 GB at 450 million, not 1.8).
+    """
+    pmax = (size - t - h) // h
+    if pmax < 1:
+        return 0, 0
+    for p in range(1, pmax + 1):
+        top[p] = size - p - 1
+    for p in range(1, pmax + 1):
+        low = (size - h * p - t) // h
+        scan = np.int64(top[p])  # signed: the scans count down past 0
+        at = last_mismatch(g, p, scan, low)
+        if at < 0:
+            return p, last_mismatch(g, p, min(scan, low - 1), 0) + 1
+        if scan - at > 64:  # a long clean run: spare the multiples rescanning it
+            for q in range(2 * p, pmax + 1, p):
+                top[q] = min(top[q], at)
+    return 0, 0

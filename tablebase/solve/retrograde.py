@@ -47,7 +47,8 @@ def retrograde(pred_off, pred, fee, costs, offer, wait, blocked, succ, final, fi
 
     The level's moves inside it are ``pred_off``/``pred`` (CSR by child) with
     ``fee`` 1 for passes, plus ``SAME`` where the same player moves again at
-    the child (whose state then counts for the parent as it is, not turned round). With ``costs`` FREE or UNIT node i is position i and
+    the child (whose state then counts for the parent as it is, not turned round).
+    With ``costs`` FREE or UNIT node i is position i and
     every move costs 0 or 1. With PASSES node 2i is position i with the counted
     player to move and node 2i+1 the same position with the other player to
     move; only the counted player's passes cost 1.

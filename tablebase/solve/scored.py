@@ -238,7 +238,8 @@ class ScoredSolver(LevelByLevel):
             keys = rows["key"].to_numpy()
             values = np.zeros((len(keys), 5), dtype=np.int16)
             values[:, OUTCOME] = pc.index_in(rows["outcome"].cast(pa.string()), OUTCOMES).to_numpy(zero_copy_only=False)
-            for column, name in ((SCORE, "score"), (PLIES, "plies"), (MINE, "mover_passes"), (THEIRS, "opponent_passes")):
+            named = ((SCORE, "score"), (PLIES, "plies"), (MINE, "mover_passes"), (THEIRS, "opponent_passes"))
+            for column, name in named:
                 if name in self.columns:
                     values[:, column] = rows[name].fill_null(0).to_numpy()
             self.known[keys] = values
