@@ -262,9 +262,8 @@ def _search_rare(g, n, split2, distinct, seen, par, q, c, missing, rares, index,
     """Look for the rare values below the common mex ``c`` that no rare heap produced: among
     the splits off the SMALL smallest heaps, where values are small and often suffice; then
     off the ``partners`` (``_scan_partners``); then, if ``by_value``, by value (``_by_value``);
-    then among all splits in order. Returns (how
-    many stay missing, work done): when some stay missing, the mex is rare, which happens
-    only at rare heaps, so the full scan is paid rarely."""
+    then among all splits in order. Returns (how many stay missing, work done): when some stay
+    missing, the mex is rare, which happens only at rare heaps, so the full scan is paid rarely."""
     want = np.empty(missing, dtype=np.int64)
     k = 0
     for j in range(rares.size):
@@ -284,8 +283,7 @@ def _search_rare(g, n, split2, distinct, seen, par, q, c, missing, rares, index,
     if k:
         k, steps = _scan_pairs(g, n, split2, distinct, seen, want, k, SMALL + 1, n)
         work += steps
-    missing = k
-    return missing, work
+    return k, work
 
 
 @numba.njit(cache=True, inline="always")
