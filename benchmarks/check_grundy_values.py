@@ -59,6 +59,10 @@ def main() -> int:
     except (OSError, ValueError) as err:
         print(f"check_grundy_values: cannot read {args.values}: {err}", file=sys.stderr)
         return 2
+    if g.ndim != 1 or g.dtype.kind not in "iu" or g.size < 2:
+        print(f"check_grundy_values: {args.values} is not a list of Grundy values (one dimension of integers)",
+              file=sys.stderr)
+        return 2
     g = np.ascontiguousarray(g)
     heaps = heaps_to_check(g, args.samples, args.seed)
     began, wrong = time.monotonic(), 0

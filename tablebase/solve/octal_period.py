@@ -233,7 +233,7 @@ def last_mismatch(g, p, top, low):
 @numba.njit(cache=True)
 def least_proven_period(g, size, t, h, top):
     """The least p for which the values g[:size] prove periodicity by the Guy-Smith argument
-    (see ``octal_period.py``): no n with L <= n < size - p has G(n) != G(n + p), where
+    (see the module's docstring): no n with L <= n < size - p has G(n) != G(n + p), where
     L = (size - h p - t) // h >= 1 is the largest preperiod the proof can afford.
 
     Returns (p, e) with e the exact preperiod of p in these values, or (0, 0). Periods are
