@@ -42,7 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from common import report  # noqa: E402
+from common import load_grundy_values, report  # noqa: E402
 
 from tablebase.solve.octal import ProgressLine, grundy_values, rare_values, solve  # noqa: E402
 
@@ -200,7 +200,7 @@ def grundy_for(seconds: float, progress: bool, saved: Path | None = None, top_k:
 
     top, values, began = 2**20, None, time.process_time()
     if saved is not None and saved.exists():
-        values = np.load(saved)
+        values = load_grundy_values(saved, "bench_octal")
         top = max(top, 1 << (values.size - 1).bit_length())
     while top <= 2**top_k:
         step = time.process_time()

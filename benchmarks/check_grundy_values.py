@@ -18,9 +18,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 import numba
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from common import load_grundy_values  # noqa: E402
 
 
 @numba.njit(cache=True)
@@ -54,15 +59,7 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=200, help="heaps drawn at random")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    try:
-        g = np.load(args.values, mmap_mode="r")
-    except (OSError, ValueError) as err:
-        print(f"check_grundy_values: cannot read {args.values}: {err}", file=sys.stderr)
-        return 2
-    if g.ndim != 1 or g.dtype.kind not in "iu" or g.size < 2:
-        print(f"check_grundy_values: {args.values} is not a list of Grundy values (one dimension of integers)",
-              file=sys.stderr)
-        return 2
+    g = load_grundy_values(args.values, "check_grundy_values", mmap=True)
     g = np.ascontiguousarray(g)
     heaps = heaps_to_check(g, args.samples, args.seed)
     began, wrong = time.monotonic(), 0

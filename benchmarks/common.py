@@ -108,3 +108,21 @@ def report(name: str, **figures) -> None:
 
     parts = [f"{k}={show(v)}" for k, v in figures.items()]
     print(f"{name:<28} " + "  ".join(parts), flush=True)
+
+
+def load_grundy_values(path, program: str, mmap: bool = False):
+    """A .npy file of Grundy values G(0..N), or the program's exit (status 2) with one line on stderr where the
+    file cannot be read or is not one dimension of integers."""
+    import sys
+
+    import numpy as np
+
+    try:
+        values = np.load(path, mmap_mode="r" if mmap else None)
+    except (OSError, ValueError, EOFError) as err:
+        print(f"{program}: cannot read {path}: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+    if values.ndim != 1 or values.dtype.kind not in "iu" or values.size < 2:
+        print(f"{program}: {path} is not a list of Grundy values (one dimension of integers)", file=sys.stderr)
+        raise SystemExit(2)
+    return values

@@ -9,6 +9,7 @@ from math import comb
 
 import pytest
 
+from tablebase.errors import PositionError
 from tablebase.games import load_game
 
 
@@ -75,6 +76,26 @@ def test_chomp_keys_of_every_diagram(rows, cols):
     assert sorted(keys) == list(range(1, comb(rows + cols, rows)))  # dense; key 0 is the empty bar
     for d, key in zip(every, keys):
         assert game.level_of(key) == sum(d)
+
+
+def test_chomp_reads_every_short_list_of_numbers_as_the_rules_say():
+    """Every list of up to four numbers 0..4 in a 3 x 3 bar, as a probe reads it: the diagram's key and
+    squares where the numbers are row lengths that fit, the longest first (empty rows at the end left
+    out), and a PositionError otherwise."""
+    game, _ = load_game("chomp", {"rows": 3, "cols": 3})
+    for count in range(5):
+        for numbers in itertools.product(range(5), repeat=count):
+            lengths = list(numbers)
+            while lengths and lengths[-1] == 0:
+                lengths.pop()
+            fits = (lengths and len(lengths) <= 3 and lengths[0] <= 3
+                    and all(a >= b for a, b in itertools.pairwise(lengths)))
+            text = " ".join(map(str, numbers))
+            if fits:
+                assert game.locate(text) == (chomp_key(lengths, 3), sum(lengths)), text
+            else:
+                with pytest.raises(PositionError):
+                    game.locate(text)
 
 
 def test_chomp_keys_of_random_diagrams_in_a_large_bar():

@@ -38,8 +38,11 @@ def test_probed_rows_are_the_loaded_rows(tmp_path, keys, distinct):
     assert path == table_dir(tmp_path, "t") / FILE_NAME
     probed = ProbedRows(path, spell, levels)
     asked = np.concatenate([keys, [-1, int(keys.max()) + 1, 1 << 40], keys[::-3] + 1])
+    read_probed, read_loaded = probed.row_reader(), loaded.row_reader()  # bound once, as a table's probes use them
     for key in asked.tolist():
         assert same(probed.row(key), loaded.row(key)), key
+        assert same(read_probed(key, key % 7), loaded.row(key)), key  # the level a probe read from the text
+        assert same(read_loaded(key, key % 7), loaded.row(key)), key
     for positions in (True, False):
         a, b = probed.rows(asked, positions), loaded.rows(asked, positions)
         assert a.column_names == b.column_names

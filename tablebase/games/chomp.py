@@ -114,20 +114,36 @@ class Chomp(KeyedImpartialGame):
         return self.box.rank(self._lengths(text))
 
     def locate(self, text: str) -> tuple[int, int]:
-        """The key and the level, the squares left: both from the row lengths read once.
+        return self._locate(text)
+
+    def locator(self) -> Callable[[str], tuple[int, int]]:
+        return self._locate
+
+    @cached_property
+    def _locate(self) -> Callable[[str], tuple[int, int]]:
+        """``locate``: the key and the level, the squares left, both from the row lengths read once.
 
         The table's own spelling (small numbers between single spaces, the longest row first, no empty
-        row) is read and checked in one expression, a third quicker; any other goes through ``_lengths``,
-        which reads every spelling and words every error.
+        row) is read and checked in one expression, and each row's share of the rank carries its length
+        in its low bits, so that one sum gives both; any other spelling goes through ``_lengths``, which
+        reads every spelling and words every error. Everything it reads is a local: a probe of a text
+        takes about two microseconds, of which each attribute looked up would be a hundredth.
         """
-        try:
-            lengths = list(map(self._number, text.split()))
-        except KeyError:
-            lengths = []
-        if not (lengths and lengths[-1] and len(lengths) <= self.rows and lengths[0] <= self.cols
-                and lengths == sorted(lengths, reverse=True)):
+        number, rows, shift = self._number, self.rows, (self.rows * self.cols).bit_length()
+        packed, squares, share = self.box.packed_shares(shift), (1 << shift) - 1, list.__getitem__
+
+        def locate(text: str) -> tuple[int, int]:
+            try:
+                lengths = list(map(number, text.split()))
+                if lengths == sorted(lengths, reverse=True) and lengths[-1] and len(lengths) <= rows:
+                    both = sum(map(share, packed, lengths))  # IndexError: a row longer than the bar
+                    return both >> shift, both & squares
+            except (KeyError, IndexError):  # not a small number; no number at all
+                pass
             lengths = self._lengths(text)
-        return self.box.rank(lengths), sum(lengths)
+            return self.box.rank(lengths), sum(lengths)
+
+        return locate
 
     @cached_property
     def _number(self) -> Callable[[str], int]:

@@ -223,6 +223,11 @@ class KeyedGame(Game):
         key = self.parse(text)
         return key, self.level_of(key)
 
+    def locator(self) -> Callable[[str], tuple[int, int]]:
+        """``locate``, bound once for many calls (a probe's): a game may give a function that keeps what it
+        reads in locals, where ``locate`` looks each up on the game."""
+        return self.locate
+
     def locate_many(self, texts: Texts) -> tuple[np.ndarray, np.ndarray]:
         """Keys and levels of many positions, as ``parse_many`` and ``levels_of`` give them (``locate``'s
         batch twin: a game whose notation shows the level overrides it to keep the level it read)."""

@@ -344,6 +344,11 @@ class Box:
                 found.append((r * self.cols + c, key + delta))
         return found
 
+    def packed_shares(self, shift: int) -> list[list[int]]:
+        """Each row's share of a rank by its length c, shifted left by ``shift`` with c in the low bits: one
+        sum of a diagram's items gives its rank and its number of squares at once (``Chomp.locator``)."""
+        return [[share << shift | c for c, share in enumerate(row)] for row in self._shares]
+
     def rank(self, lengths: list[int]) -> int:
         """The rank of a diagram given by its first rows' lengths (non-increasing, each 0..cols, at most
         ``rows`` of them; the rows after them empty): the scalar twin of ``read_many``'s ranks, in plain Python."""

@@ -231,7 +231,7 @@ class Kind(ABC):
         """``probe`` of the table, bound once: the game's reading and the table's rows are looked up now, not
         at each probe (a warm probe takes microseconds, a tenth of one each call saved). A kind whose probe
         differs overrides this, not ``probe``."""
-        locate, row, name, bounds = self.keyed.locate, table.index().row, table.name, self.keyed.bounds
+        locate, row, name, bounds = self.keyed.locator(), table.index().row_reader(), table.name, self.keyed.bounds
 
         def probe(text: str) -> dict[str, Any]:
             key, level = locate(text)

@@ -23,6 +23,7 @@ import struct
 import sys
 import zlib
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from tablebase.errors import PositionError, StoreError
@@ -151,6 +152,33 @@ class ProbeIndex:
         found["key"] = key  # the entry holds the key it was first read for
         return found
 
+    def row_reader(self) -> Callable[[int], dict[str, Any] | None]:
+        """``row``, bound once for many calls (a table's probes). A dense table of dictionary codes read in one
+        word, the usual case, gets a function that keeps the index's layout in locals: ``row`` looks up nine
+        attributes a call, a sixth of a warm probe by key."""
+        if not (self._dense and self._in_word and self._by_dictionary):
+            return self.row
+        data, records, width, mask, slots = self._map, self._records, self._record_bits, self._record_mask, self._slots
+        kept, entry_of = self._tuples, self._entry
+
+        def row(key: int) -> dict[str, Any] | None:
+            if not 0 <= key < slots:
+                return None
+            bit = key * width
+            record = _WORD(data, records + (bit >> 3))[0] >> (bit & 7) & mask
+            entry = kept.get(record)
+            if entry is None:
+                entry = entry_of(key, record)
+                if entry is None:
+                    return None
+                if len(kept) < TUPLES_KEPT:
+                    kept[record] = entry
+            found = entry.copy()
+            found["key"] = key
+            return found
+
+        return row
+
     def _entry(self, key: int, code: int) -> dict[str, Any] | None:
         """Record dictionary entry ``code`` as a row of ``key``; None for the absent code."""
         h = self.header
@@ -223,7 +251,8 @@ class ProbeIndex:
             end = section.offset + section.length
 
             def read_text(code: int) -> str:
-                a, b = _OFFSET.unpack_from(data, offsets + 8 * code)[0], _OFFSET.unpack_from(data, offsets + 8 * code + 8)[0]
+                a, b = (_OFFSET.unpack_from(data, offsets + 8 * code)[0],
+                        _OFFSET.unpack_from(data, offsets + 8 * code + 8)[0])
                 if not a <= b <= end - text:
                     raise self._damaged(f"figure {figure.name}: text {code} at {a}..{b}")
                 return bytes(data[text + a : text + b]).decode("utf-8", errors="replace")

@@ -40,8 +40,8 @@ from tablebase.store.probed import ProbedRows, probe_path
 
 __all__ = ["DEFAULT_TIMEOUT", "QueryError", "Tablebase", "named_queries", "open_tablebase", "quote_name"]
 Rows = TableIndex | ProbedRows
-_DEFAULT: Any = object()
-COMPILED_FROM = 10_000  # positions of a batch from which the game's functions are compiled (where numba is)  # a keyword left out: the Tablebase's own limit
+_DEFAULT: Any = object()  # a keyword left out: the Tablebase's own limit
+COMPILED_FROM = 10_000  # positions of a batch from which the game's functions are compiled (where numba is)
 
 
 def named_queries() -> dict[str, str]:
@@ -49,7 +49,8 @@ def named_queries() -> dict[str, str]:
     from importlib import resources  # not for a program that only looks positions up
 
     folder = resources.files("tablebase") / "queries"
-    return {p.name[:-4]: p.read_text() for p in sorted(folder.iterdir(), key=lambda p: p.name) if p.name.endswith(".sql")}
+    return {p.name[:-4]: p.read_text() for p in sorted(folder.iterdir(), key=lambda p: p.name)
+            if p.name.endswith(".sql")}
 
 
 class Statistic(NamedTuple):
@@ -88,7 +89,7 @@ class Tablebase:
         self._read_all = False
         self._stored: dict[str, StoredTable] = {}
         self._indexes: dict[str, Rows] = {}
-        self._probes: dict[str, Callable[[str], dict[str, Any]]] = {}
+        self._probes: dict[str, Callable[[str], Probe]] = {}  # a Probe is the dict a kind's probe gives
         self._session: Session | None = None
         self._loading = threading.RLock()  # a table's game and index are loaded once, whoever asks first
 
@@ -160,7 +161,8 @@ class Tablebase:
                 game, changed = self.trust.load(m)
                 layout = cache(m.layout)  # made at the first level read: a probe reads none (thousands of files)
 
-                def texts(level: int, start: int, stop: int) -> LevelRows:  # a plain game's notation, from the table's own rows
+                # a plain game's notation, from the table's own rows
+                def texts(level: int, start: int, stop: int) -> LevelRows:
                     return LevelRows(texts=read_level(self.root, table, layout(), level, ["position"])
                                      .column("position").combine_chunks())
 
@@ -283,14 +285,14 @@ class Tablebase:
         probe = self._probes.get(table)
         if probe is None:
             probe = self._prober(table)
-        return cast(Probe, probe(position))
+        return probe(position)  # no cast(): a call less is a twentieth of a warm probe
 
-    def _prober(self, table: str) -> Callable[[str], dict[str, Any]]:
+    def _prober(self, table: str) -> Callable[[str], Probe]:
         """The table's probe bound once (``Kind.prober``), with the warning if its game's source changed;
         kept until ``close``, which closes the index it reads."""
         stored = self.stored(table)
         bare = stored.kind.prober(stored)
-        probe = bare if not stored.changed else lambda text: _warned(stored, bare(text))
+        probe = cast(Callable[[str], Probe], bare if not stored.changed else lambda text: _warned(stored, bare(text)))
         self._probes[table] = probe
         return probe
 

@@ -48,6 +48,18 @@ class ProbedRows:
         found["level"] = int(self.levels(np.array([key], dtype=np.int64))[0]) if level is None else level
         return found
 
+    def row_reader(self) -> Callable[[int, int], dict[str, Any] | None]:
+        """``row`` of a key and its level, bound once for a table's probes (the index's ``row_reader``)."""
+        read = self.index.row_reader()
+
+        def row(key: int, level: int) -> dict[str, Any] | None:
+            found = read(key)
+            if found is not None:
+                found["level"] = level
+            return found
+
+        return row
+
     def rows(self, keys: np.ndarray, with_positions: bool = True, levels: np.ndarray | None = None) -> pa.Table:
         """Stored rows of many keys, in the order given; missing keys give null figures. ``levels``: the
         keys' levels where the caller read them (with the positions' texts), else the game's give them."""
