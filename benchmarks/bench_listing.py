@@ -2,6 +2,7 @@
 
     python benchmarks/bench_listing.py                    # Kayles 40 and Connect-Four 5x4, two workers
     python benchmarks/bench_listing.py --only kayles --workers 1
+    python benchmarks/bench_listing.py --only connect_four --board 4x5
 
 Two plugins: Kayles whose start positions are every set of rows of at most
 40 pins in all (tests/plugins/kayles_rows.py, 215,308 positions), and
@@ -114,7 +115,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--only", choices=sorted(GAMES))
+    parser.add_argument("--board", default="5x4", help="Connect-Four's rows x columns (4x5: 3,945,711 positions)")
     args = parser.parse_args()
+    rows, _, cols = args.board.partition("x")
+    if not (rows.isdigit() and cols.isdigit()):
+        sys.exit(f"bench_listing: --board must be rows x columns, like 5x4, not {args.board!r}")
+    GAMES["connect_four"][2].update(rows=int(rows), cols=int(cols))
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for key, (path, cls, params, tiny) in GAMES.items():

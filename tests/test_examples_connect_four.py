@@ -12,6 +12,7 @@ many as the oracle reaches.
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from pathlib import Path
 
@@ -91,6 +92,23 @@ def stored(root: Path, name: str) -> list[dict]:
 
 @pytest.mark.parametrize("rows, cols, connect", SMALL)
 def test_every_row_against_minimax(built, rows, cols, connect):
+    check_against_minimax(built, rows, cols, connect)
+
+
+def test_levels_no_move_keeps_are_cut_in_parts(tmp_path, scheduler):
+    """Every drop adds a disc, so the listing finds no move that keeps its level: a scored game's levels are
+    then cut into parts like any other game's, and a worker holds a part of a level, not the whole of it.
+    The rows are still the oracle's, the moves between parts of a level being none."""
+    result = tablebase("build", CONNECT_FOUR, "--rows", 4, "--cols", 3, "--connect", 3, "--partition-rows", 64,
+                       "--out", tmp_path, "--scheduler", scheduler, "--quiet")
+    assert result.returncode == 0, result.stderr
+    manifest = json.loads((tmp_path / table(4, 3, 3) / "_manifest.json").read_text())
+    assert manifest["listing"]["kept"] == []
+    assert any(parts > 1 for _, parts, _ in manifest["plan"])
+    check_against_minimax(tmp_path, 4, 3, 3)
+
+
+def check_against_minimax(built: Path, rows: int, cols: int, connect: int) -> None:
     boards = every_board(rows, cols, connect)
     found = stored(built, table(rows, cols, connect))
     assert sorted(r["position"] for r in found) == sorted(boards)

@@ -12,6 +12,7 @@ the extra turns; the board is drawn.
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from pathlib import Path
 
@@ -134,6 +135,23 @@ def stored(root: Path, pits: int, seeds: int) -> list[dict]:
 def test_every_row_against_negamax(built, pits, seeds):
     """Exactly the reachable positions, each with the oracle's outcome, score and plies; each best
     move leads where the oracle says: to the best score, and to a quickest win or a longest defence."""
+    check_against_negamax(built, pits, seeds)
+
+
+def test_levels_with_extra_turns_are_solved_whole_however_small_the_partitions(tmp_path, scheduler):
+    """An extra turn keeps its level (the seeds on the board), so the listing records such levels and the
+    build never cuts them, even where the partitions are far smaller than a level; the rows are still the
+    oracle's."""
+    result = tablebase("build", KALAH, "--pits", 3, "--seeds", 2, "--partition-rows", 16, "--out", tmp_path,
+                       "--scheduler", scheduler, "--quiet")
+    assert result.returncode == 0, result.stderr
+    manifest = json.loads((tmp_path / table(3, 2) / "_manifest.json").read_text())
+    assert manifest["listing"]["kept"]
+    assert max(manifest["listing"]["sizes"]) > 16 and all(parts == 1 for _, parts, _ in manifest["plan"])
+    check_against_negamax(tmp_path, 3, 2)
+
+
+def check_against_negamax(built: Path, pits: int, seeds: int) -> None:
     rows = stored(built, pits, seeds)
     boards = every_board(pits, seeds)
     assert sorted(r["position"] for r in rows) == sorted(boards)

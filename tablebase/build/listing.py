@@ -178,4 +178,4 @@ def listed_from_store(kind: Kind, root: str | Path, table: str, listing: dict[st
         return level_rows(rows, first)
 
     return kind.listed(listing.get("sizes"), listing.get("move_names"), part,
-                       listing.get("max_moves", 0), listing.get("mean_moves", 0.0))
+                       listing.get("max_moves", 0), listing.get("mean_moves", 0.0), listing.get("kept"))

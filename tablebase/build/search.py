@@ -169,6 +169,10 @@ class ShareSearch:
                      f"{total:,} positions so far, {rate:,.0f}/s")
         self._save()
 
+    def _kept(self) -> list[int]:
+        """The levels some move keeps (a pass, an extra turn): only these must be solved whole."""
+        return sorted(int(level) for level, reached in self.state.get("reaches", {}).items() if int(level) in reached)
+
     # -- numbering -------------------------------------------------------------------
     def _numbered(self) -> dict[str, Any]:
         """Every level numbered by notation and written as the listing's level file (``build/ranges.py``);
@@ -184,6 +188,6 @@ class ShareSearch:
         peak = max([self.state["peak"], *(r["rss"] for r in records)])
         self.say(f"listed in {self.state['partitions']} shares; a worker's memory peaked at {peak / 2**20:,.0f} MiB")
         # Nothing measured is kept: the record is the same on any cluster.
-        return {"sizes": sizes, "move_names": names, "max_moves": max((r["max_moves"] for r in records), default=0),
+        return {"sizes": sizes, "move_names": names, "kept": self._kept(), "max_moves": max((r["max_moves"] for r in records), default=0),
                 "mean_moves": sum(r["parts"] for r in records) / max(sum(sizes), 1), "files": files,
                 "complete": True}

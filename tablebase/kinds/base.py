@@ -170,10 +170,11 @@ class Kind(ABC):
 
     def listed(self, sizes: Any, move_names: list[str] | None = None,
                rows: Callable[[int, int, int], LevelRows] | None = None, max_moves: int = 0,
-               mean_moves: float = 0.0) -> Kind:
+               mean_moves: float = 0.0, kept: list[int] | None = None) -> Kind:
         """This kind bound to the game's keyed form over a listing of its positions (``sizes`` per
         level, ``rows(level, start, stop)``: rows of a level that hold those, perhaps more; lookups of a
-        built plain game give only each level's notation).
+        built plain game give only each level's notation; ``kept``: the levels some move keeps, where
+        the listing says, None where it does not).
 
         A game that lists its own levels is its own keyed form: the kind is returned as it is.
         """
@@ -182,7 +183,7 @@ class Kind(ABC):
         if sizes is None:
             raise TablebaseError(f"{self.game.name}: its positions must be listed first")
         if isinstance(self.game, PlainGame):
-            keyed: Any = self.listed_class(self.game, sizes, move_names or [], rows, max_moves, mean_moves)
+            keyed: Any = self.listed_class(self.game, sizes, move_names or [], rows, max_moves, mean_moves, kept)
         else:
             keys = None if rows is None else (lambda level: rows(level, 0, int(sizes[level])).keys)
             keyed = ListedKeyedGame(self.game, sizes, keys)

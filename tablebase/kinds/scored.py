@@ -61,8 +61,14 @@ class ListedScoredGame(ListedPlainGame):
 class Scored(Kind):
     name = "scored"
     listed_class = ListedScoredGame
-    whole_levels = True
     same_level = True
+
+    @property
+    def whole_levels(self) -> bool:  # type: ignore[override]
+        """Levels are solved whole where a move may keep its level (a pass, an extra turn): such moves tie
+        a level's positions together. A game whose listing found no such move (Connect-Four) has its
+        large levels cut in parts, as any other kind's, and a worker holds a part, not its largest level."""
+        return getattr(self._keyed, "kept_levels", None) != frozenset()
 
     def plain_rules(self) -> PlainRules:
         return PlainRules((self.game.moves,), result_of=_result_of(self.game), same_level=True, again=True)

@@ -105,8 +105,11 @@ class ListedPlainGame(_CountedLevels):
     spell = KeyedGame.spell
 
     def __init__(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
-                 rows: Callable[[int, int, int], LevelRows], max_moves: int = 0, mean_moves: float = 0.0) -> None:
+                 rows: Callable[[int, int, int], LevelRows], max_moves: int = 0, mean_moves: float = 0.0,
+                 kept: list[int] | None = None) -> None:
         self.game = game
+        # The levels some move keeps (None: not known, as in a listing recorded before it was counted).
+        self.kept_levels: frozenset[int] | None = None if kept is None else frozenset(kept)
         self.sizes = np.asarray(sizes, dtype=np.int64)
         self.offsets = np.zeros(len(self.sizes) + 1, dtype=np.int64)
         np.cumsum(self.sizes, out=self.offsets[1:])

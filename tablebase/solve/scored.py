@@ -5,7 +5,9 @@ loss or a draw for the player to move, and a score); some moves go down a
 level and are looked up in the lower levels' stored values, others may stay
 in the level (passes, as in two-player Tanhinmin) and form cycles, so a
 level is solved whole by retrograde analysis (``retrograde.py``), never by
-recursion. Keys must be dense. Moves come from the game's compiled generator,
+recursion. A plain game whose listing found no move that keeps its level
+(``kept_levels``) is solved a part of a level at a time, by the same
+analysis with no moves inside the part. Keys must be dense. Moves come from the game's compiled generator,
 or from the compressed rows of ``children(keys)`` read through a compiled
 generator of their own, so one compiled scan serves both.
 
@@ -208,7 +210,8 @@ def _outcome_array(codes: np.ndarray) -> pa.Array:
 
 
 class ScoredSolver(LevelByLevel):
-    """Solves a scored game's levels whole, keeping every solved value in arrays indexed by key."""
+    """Solves a scored game's levels, whole where a move may keep its level (else a part at a time), keeping
+    every solved value in arrays indexed by key."""
 
     def __init__(self, game: ScoredForm, fresh: bool = False) -> None:
         if game.key_space is None:
@@ -247,8 +250,13 @@ class ScoredSolver(LevelByLevel):
             self._levels.add(level)
 
     def _check_whole(self, keys: np.ndarray) -> int:
+        """The level of ``keys``, which must be all of it unless the listing found no move that keeps it
+        (``kept_levels``): a part of such a level is solved from the levels below alone."""
         game = self.game
         level = game.level_of(int(keys[0]))
+        kept = getattr(game, "kept_levels", None)
+        if kept is not None and level not in kept:
+            return level
         size = game.level_size(level)
         ends = game.level_keys(level, 0, 1)[0], game.level_keys(level, size - 1, size)[0]
         if len(keys) != size or (keys[0], keys[-1]) != ends:
@@ -268,7 +276,7 @@ class ScoredSolver(LevelByLevel):
         return _listed_moves, (keys, offsets, child, codes), max(most, 1)
 
     def solve(self, keys: np.ndarray, compact: bool = False) -> pa.Table:
-        """The rows of one whole level, in key order."""
+        """The rows of one level, or of a part of a level no move keeps, in key order."""
         game = self.game
         keys = np.ascontiguousarray(keys, dtype=np.int64)
         if len(keys) == 0:
@@ -283,7 +291,8 @@ class ScoredSolver(LevelByLevel):
          mine_offer, theirs_wait, src, dst, paid) = compiled_loop(SCORED_SCAN, generator, self.fresh)(
             keys, *kernel, self.known)
         if not whole:
-            raise RuntimeError("a move leads to a position of a level that is not loaded")
+            raise RuntimeError(f"{game.name} level {level}: a move leads to a position of a level that is not "
+                               "loaded, or of this level outside the part solved")
         final_outcome = np.full(n, LOST, dtype=np.int8)  # only positions without moves are over
         final_score = np.zeros(n, dtype=np.int64)
         if final.any():
