@@ -3,6 +3,7 @@
     python benchmarks/bench_listing.py                    # Kayles 40 and Connect-Four 5x4, two workers
     python benchmarks/bench_listing.py --only kayles --workers 1
     python benchmarks/bench_listing.py --only connect_four --board 4x5
+    python benchmarks/bench_listing.py --only kayles --pins 44
 
 Two plugins: Kayles whose start positions are every set of rows of at most
 40 pins in all (tests/plugins/kayles_rows.py, 215,308 positions), and
@@ -116,11 +117,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--only", choices=sorted(GAMES))
     parser.add_argument("--board", default="5x4", help="Connect-Four's rows x columns (4x5: 3,945,711 positions)")
+    parser.add_argument("--pins", type=int, default=40, help="Kayles' pins in all (44: 451,501 positions)")
     args = parser.parse_args()
     rows, _, cols = args.board.partition("x")
     if not (rows.isdigit() and cols.isdigit()):
         sys.exit(f"bench_listing: --board must be rows x columns, like 5x4, not {args.board!r}")
     GAMES["connect_four"][2].update(rows=int(rows), cols=int(cols))
+    GAMES["kayles"][2].update(pins=args.pins)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for key, (path, cls, params, tiny) in GAMES.items():

@@ -12,10 +12,12 @@ import pytest
 
 from tablebase.build.memory import (
     FRESH_WORKER,
+    LISTED_PART,
     MIB,
     PROCESS_BASE,
     USABLE,
     Workers,
+    listed_partition,
     local_worker_limit,
     notation_bytes,
     plan_memory,
@@ -23,8 +25,8 @@ from tablebase.build.memory import (
 from tablebase.build.plan import deal, default_partition_rows, level_sizes, plan
 from tablebase.errors import TablebaseError
 from tablebase.games import make_game
-from tablebase.store import Layout, Manifest
 from tablebase.kinds import kind_of
+from tablebase.store import Layout, Manifest
 
 
 def planned(game, rows, fixed, limit, per_machine=1, shared_room=0, disk_room=0, wide=None, machines=1):
@@ -37,6 +39,21 @@ def planned(game, rows, fixed, limit, per_machine=1, shared_room=0, disk_room=0,
     return plan_memory(game, footprint, rows, fixed,
                        Workers(limit, per_machine, shared_room, disk_room=disk_room, machines=machines),
                        max(levels), sum(levels), kind.whole_levels)
+
+
+def test_a_listed_game_of_many_moves_a_position_gets_smaller_parts():
+    """A part's listing in memory stays within LISTED_PART: the largest power of two of positions that
+    fits, never below the smallest partition; a partition the user fixed stands."""
+    kayles_rows = 3 * (32 + 24 * 60)  # ListedPlainGame.listed_bytes at 60 moves a position
+    assert listed_partition(kayles_rows) == 16_384
+    for per_row in (1, 16, 384, kayles_rows, 10**5, 10**9):
+        rows = listed_partition(per_row)
+        assert rows & (rows - 1) == 0 and rows >= 1024
+        assert rows == 1024 or (rows * per_row <= LISTED_PART < 2 * rows * per_row)
+    game = make_game("chomp", dict(rows=8, cols=8))
+    game.listed_bytes = kayles_rows
+    assert planned(game, 65_536, fixed=False, limit=None).partition_rows == 16_384
+    assert planned(game, 65_536, fixed=True, limit=None).partition_rows == 65_536
 
 
 def test_partitions_shrink_to_fit_a_small_worker():

@@ -50,6 +50,9 @@ FRESH_WORKER = 100 * MIB
 USABLE = 0.8  # of the limit: Dask starts spilling and pausing workers above it
 SMALLEST = 1024  # positions: partitions are never cut smaller
 DISK_PARTITION = 2**20  # positions: the smallest partition planned to leave room for the page cache
+# A part's listing in memory, at most, where the user did not fix the partitions: a game of many moves a
+# position (Kayles' rows: 60) would hold hundreds of MiB a part at the default partition.
+LISTED_PART = 96 * MIB
 IN_MEMORY = 0.5  # of a machine: dense values above this share are mapped from disk by a local cluster
 
 
@@ -167,6 +170,8 @@ def plan_memory(game: KeyedForm, footprint: Footprint, partition_rows: int, fixe
     Dense values that do not fit in a worker's memory (or pass ``TABLEBASE_VALUES_MEMORY``) go to each
     machine's disk: then only a machine's disk, or a worker's partition, can refuse the table.
     """
+    if not fixed and game.listed_bytes:
+        partition_rows = min(partition_rows, listed_partition(game.listed_bytes))
     held = game.key_space if footprint.dense else total  # keys of the space, or positions read by the end
     values = held * footprint.per_key
     limit = workers.limit
@@ -215,3 +220,10 @@ def plan_memory(game: KeyedForm, footprint: Footprint, partition_rows: int, fixe
     if not fixed and not whole_levels and partition_rows * per_row > room:
         plan = planned(max(SMALLEST, int(room // per_row) // SMALLEST * SMALLEST), on_disk)
     return plan
+
+
+def listed_partition(listed_bytes: int) -> int:
+    """The most positions a part of a listed game may have: a power of two whose listing in memory stays
+    within ``LISTED_PART`` (Kayles' rows of 44 pins: a worker's peak 742 MiB at 65,536, 532 at 16,384)."""
+    rows = max(SMALLEST, LISTED_PART // max(listed_bytes, 1))
+    return 1 << (rows.bit_length() - 1)

@@ -188,6 +188,7 @@ class ShareSearch:
         peak = max([self.state["peak"], *(r["rss"] for r in records)])
         self.say(f"listed in {self.state['partitions']} shares; a worker's memory peaked at {peak / 2**20:,.0f} MiB")
         # Nothing measured is kept: the record is the same on any cluster.
-        return {"sizes": sizes, "move_names": names, "kept": self._kept(), "max_moves": max((r["max_moves"] for r in records), default=0),
+        return {"sizes": sizes, "move_names": names, "kept": self._kept(),
+                "max_moves": max((r["max_moves"] for r in records), default=0),
                 "mean_moves": sum(r["parts"] for r in records) / max(sum(sizes), 1), "files": files,
                 "complete": True}
