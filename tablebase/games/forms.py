@@ -7,7 +7,7 @@ Each kind asks for its own: ``ImpartialForm``, ``PartizanForm``, ``ScoredForm``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from tablebase.games.base import Texts
@@ -71,6 +71,8 @@ class KeyedForm(Protocol):
     def parse_many(self, texts: Texts) -> np.ndarray: ...
 
     def locate(self, text: str) -> tuple[int, int]: ...
+
+    def locator(self) -> Callable[[str], tuple[int, int]]: ...
 
     def locate_many(self, texts: Texts) -> tuple[np.ndarray, np.ndarray]: ...
 

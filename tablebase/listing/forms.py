@@ -90,6 +90,7 @@ class _CountedLevels:
 
     value_dtype = KeyedGame.value_dtype
     locate = KeyedGame.locate
+    locator = KeyedGame.locator
     locate_many = KeyedGame.locate_many
     locate_spelt = KeyedGame.locate_spelt
     spelt_alike = KeyedGame.spelt_alike
