@@ -127,7 +127,7 @@ class Chomp(KeyedImpartialGame):
         row) is read and checked in one expression, and each row's share of the rank carries its length
         in its low bits, so that one sum gives both; any other spelling goes through ``_lengths``, which
         reads every spelling and words every error. Everything it reads is a local: a probe of a text
-        takes about two microseconds, of which each attribute looked up would be a hundredth.
+        takes a few microseconds, and each attribute looked up on the game would add to it.
         """
         number, rows, shift = self._number, self.rows, (self.rows * self.cols).bit_length()
         packed, squares, share = self.box.packed_shares(shift), (1 << shift) - 1, list.__getitem__

@@ -154,8 +154,8 @@ class ProbeIndex:
 
     def row_reader(self) -> Callable[[int], dict[str, Any] | None]:
         """``row``, bound once for many calls (a table's probes). A dense table of dictionary codes read in one
-        word, the usual case, gets a function that keeps the index's layout in locals: ``row`` looks up nine
-        attributes a call, a sixth of a warm probe by key."""
+        word, the usual case, gets a function that keeps the index's layout in locals, where ``row`` looks up
+        nine attributes a call."""
         if not (self._dense and self._in_word and self._by_dictionary):
             return self.row
         data, records, width, mask, slots = self._map, self._records, self._record_bits, self._record_mask, self._slots

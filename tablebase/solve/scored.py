@@ -7,9 +7,10 @@ in the level (passes, as in two-player Tanhinmin) and form cycles, so a
 level is solved whole by retrograde analysis (``retrograde.py``), never by
 recursion. A plain game whose listing found no move that keeps its level
 (``kept_levels``) is solved a part of a level at a time, by the same
-analysis with no moves inside the part. Keys must be dense. Moves come from the game's compiled generator,
-or from the compressed rows of ``children(keys)`` read through a compiled
-generator of their own, so one compiled scan serves both.
+analysis with no moves inside the part. Keys must be dense. Moves come from
+the game's compiled generator, or from the compressed rows of
+``children(keys)`` read through a compiled generator of their own, so one
+compiled scan serves both.
 
 What is computed for each position, all from the mover's view:
 
