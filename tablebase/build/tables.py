@@ -51,9 +51,7 @@ def build_tables(
     ``out``). ``dry_run``: plan each table on the cluster and yield its plan
     (``PlanSummary``) instead of building it.
     """
-    _check_options(out, scheduler, workers, partition_rows, bool(dashboard), scratch)
-    _refuse_view_names(out, specs)
-    _make_folder(out)
+    prepare_out(specs, out, scheduler, workers, partition_rows, bool(dashboard), scratch)
     with ExitStack() as held:
         # Every table is claimed before the cluster starts, so a clash is refused at once.
         for spec in specs:
@@ -90,6 +88,16 @@ def build_tables(
                     yield one(spec)
             else:
                 yield from _in_lanes(specs, side, one)
+
+
+def prepare_out(specs: list[TableSpec], out: Path, scheduler: str | None = None, workers: int | None = None,
+                partition_rows: int | None = None, dashboard: bool = False, scratch: Path | None = None) -> None:
+    """Refuse what the options cannot do, in one line, then make the output folder: before anything else is
+    done. The command calls it before it counts positions (a count of more than a second is said as it
+    goes, and a refusal must stay the one line there is)."""
+    _check_options(out, scheduler, workers, partition_rows, dashboard, scratch)
+    _refuse_view_names(out, specs)
+    _make_folder(out)
 
 
 def _check_options(out: Path, scheduler: str | None, workers: int | None, partition_rows: int | None,

@@ -96,6 +96,7 @@ def build(argv: list[str]) -> int:
     with long_lived():  # the build's imports, and its job, last as long as the command
         args, specs, partition_rows, summaries = _build_job(argv)
         from tablebase.build.jobs import is_small
+        from tablebase.build.tables import prepare_out
         from tablebase.store import BuildLock, table_dir
 
         for spec in specs:  # a table another build is writing is refused before its positions are counted
@@ -105,6 +106,8 @@ def build(argv: list[str]) -> int:
             if not args.quiet:
                 print(f"[{table}] {text}", file=sys.stderr, flush=True)
 
+        prepare_out(specs, Path(args.out), args.scheduler, args.workers, partition_rows, args.dashboard,
+                    Path(args.scratch) if args.scratch else None)
         small = local and is_small(specs, say)
         if small:
             fork_server.stop()  # the job's workers will be threads of this process,
