@@ -72,7 +72,8 @@ def _parse_game_verb(verb: str, argv: list[str], extra: Any) -> tuple[argparse.N
         try:
             parser.add_argument(f"--{option.name}", type=option.type, required=option.required, help=option.help)
         except argparse.ArgumentError:
-            raise TablebaseError(f"{cls.name}: its option --{option.name} is also an option of {verb}; rename it") from None
+            raise TablebaseError(
+                f"{cls.name}: its option --{option.name} is also an option of {verb}; rename it") from None
     return parser.parse_args(argv), found
 
 
@@ -97,6 +98,9 @@ def build(argv: list[str]) -> int:
         args, specs, partition_rows, summaries = _build_job(argv)
         from tablebase.build.jobs import is_small
         from tablebase.build.tables import prepare_out
+        from tablebase.listing.limits import Limits, limits_set
+
+        limits = Limits(args.position_seconds, args.max_positions)  # refused in one line before --out is made
         from tablebase.store import BuildLock, table_dir
 
         for spec in specs:  # a table another build is writing is refused before its positions are counted
@@ -125,9 +129,7 @@ def build(argv: list[str]) -> int:
     def dashboard(url: str) -> None:
         print(f"Dask dashboard at {url} (this machine only)", file=sys.stderr, flush=True)
 
-    from tablebase.listing.limits import Limits, limits_set
-
-    with limits_set(Limits(args.position_seconds, args.max_positions)):  # the listings' limits
+    with limits_set(limits):  # the listings' limits
         for summary in build_tables(
             specs, Path(args.out), scheduler=args.scheduler, workers=args.workers, partition_rows=partition_rows,
             quiet=args.quiet, small=small, dashboard=dashboard if args.dashboard else None,

@@ -62,6 +62,12 @@ class Limits:
     seconds: float = SECONDS
     positions: int | None = None
 
+    def __post_init__(self) -> None:
+        if not self.seconds > 0:
+            raise TablebaseError(f"--position-seconds must be more than 0, got {self.seconds:g}")
+        if self.positions is not None and self.positions < 1:
+            raise TablebaseError(f"--max-positions must be at least 1, got {self.positions}")
+
     def positions_for(self, plain: bool) -> int | None:
         return PLAIN_POSITIONS if self.positions is None and plain else self.positions
 
@@ -77,10 +83,6 @@ def current_limits() -> Limits:
 @contextmanager
 def limits_set(limits: Limits) -> Iterator[Limits]:
     """Listings started inside use these limits."""
-    if not limits.seconds > 0:
-        raise TablebaseError(f"--position-seconds must be more than 0, got {limits.seconds:g}")
-    if limits.positions is not None and limits.positions < 1:
-        raise TablebaseError(f"--max-positions must be at least 1, got {limits.positions}")
     token = _LIMITS.set(limits)
     try:
         yield limits
