@@ -288,8 +288,10 @@ def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, A
             {"file": piece.name, **record, "pieces": files,
              "seconds": {"read": read - began, "solve": solved - read, "write": time.perf_counter() - solved}}
         )
+        # A task may solve many parts: what Arrow kept from one would add to the next one's peak.
+        del rows
+        heap.hand_back_arrow_memory()
     if len(pieces) > 1:  # many files synced at once, before the driver records them
         flush_to_disk([piece_path(root, table, piece) for piece, _ in pieces]
                       + [table_dir(root, table) / f["file"] for r in records for f in r["pieces"] if f])
-    heap.hand_back_arrow_memory()
     return records
