@@ -99,10 +99,9 @@ def build(argv: list[str]) -> int:
         from tablebase.build.jobs import is_small
         from tablebase.build.tables import prepare_out
         from tablebase.listing.limits import Limits, limits_set
-
-        limits = Limits(args.position_seconds, args.max_positions)  # refused in one line before --out is made
         from tablebase.store import BuildLock, table_dir
 
+        limits = Limits(args.position_seconds, args.max_positions)  # refused in one line before --out is made
         for spec in specs:  # a table another build is writing is refused before its positions are counted
             BuildLock(table_dir(Path(args.out), spec.name)).check()
 
