@@ -299,3 +299,22 @@ def test_the_build_speaks_while_a_level_takes_long():
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("[t] solving level 0/5  0/100 positions (0.0%)")
     assert lines[-1].startswith("[t] solving level 3/5  40/100 positions (40.0%)") and "ETA" in lines[-1]
+
+
+def test_the_eta_is_there_from_the_first_part_and_rough_until_a_hundredth_is_done():
+    """No ETA before anything is done; from the first part, the rate so far, marked "~" while under 1%."""
+    from tablebase.build.progress import Progress
+
+    now = [0.0]
+    out = io.StringIO()
+    progress = Progress("t", 10_000, 5, stream=out, every=0.0, clock=lambda: now[0])
+    now[0] = 1.0
+    progress.heartbeat()
+    now[0] = 2.0
+    progress.part_done(1, 50, 1, 4, False)  # 50 in 2 s: 25/s, 9,950 left
+    now[0] = 4.0
+    progress.part_done(1, 150, 2, 4, False)  # 200 in 4 s: 50/s, 9,800 left
+    first, rough, known = out.getvalue().splitlines()
+    assert first.endswith("ETA -")
+    assert rough.endswith("25/s  elapsed 2.0s  ETA ~6m38s")
+    assert known.endswith("50/s  elapsed 4.0s  ETA 3m16s")

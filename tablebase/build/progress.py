@@ -163,9 +163,11 @@ class Progress:
         elapsed = now - self.started
         fresh = self.done - self.skipped
         rate = fresh / elapsed if elapsed > 0 else 0.0
-        # Too little done says nothing of the rest (levels grow): no ETA before 1% of the work.
-        known = rate > 0 and fresh >= 0.01 * (self.total - self.skipped)
-        eta = _duration((self.total - self.done) / rate) if known else "-"
+        # Levels grow, and so does the rate: before 1% of the work is done, the rate so far gives only a rough
+        # ETA (too long, as a rule), marked "~"; before anything is done, there is none.
+        eta = _duration((self.total - self.done) / rate) if rate > 0 else "-"
+        if rate > 0 and fresh < 0.01 * (self.total - self.skipped):
+            eta = "~" + eta
         self.say(
             f"{where}  {self.done:,}/{self.total:,} positions ({100 * self.done / self.total:.1f}%)"
             f"  {rate:,.0f}/s  elapsed {_duration(elapsed)}  ETA {eta}"
