@@ -69,8 +69,9 @@ def _needs(db: Tablebase, table: str, kind: str, columns: set[str], why: str) ->
 
 def _widths(db: Tablebase, table: str, kind: str, most: int) -> int:
     """How many numbers the positions have at most; refused unless every position is at most ``most`` numbers."""
-    low, high, bad = db.sql(f"SELECT min(len(n)), max(len(n)), count(*) FILTER (WHERE len(list_filter(n, lambda x: x IS NULL)) > 0) "
-                            f"FROM (SELECT {NUMBERS} AS n FROM {quote_name(table)})").to_pylist()[0].values()
+    low, high, bad = db.sql("SELECT min(len(n)), max(len(n)),"
+                            " count(*) FILTER (WHERE len(list_filter(n, lambda x: x IS NULL)) > 0)"
+                            f" FROM (SELECT {NUMBERS} AS n FROM {quote_name(table)})").to_pylist()[0].values()
     if bad or high is None or high > most:
         raise TablebaseError(f"picture {kind!r} does not fit table {table} ({db.manifest(table).game}): "
                              f"it needs positions of at most {most} whole numbers")

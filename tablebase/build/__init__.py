@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from tablebase.build.summary import BuildSummary
     from tablebase.build.tables import build_tables
 
+__all__ = ["DEFAULT_PARTITION_ROWS", "BuildSummary", "TableSpec", "build_table", "build_tables", "dask_client",
+           "read_job", "spec_for"]
+
 _LATER = {"build_table": "driver", "BuildSummary": "summary", "dask_client": "cluster", "build_tables": "tables",
           "TableSpec": "jobs", "read_job": "jobs", "spec_for": "jobs", "DEFAULT_PARTITION_ROWS": "plan"}
 

@@ -140,7 +140,8 @@ def _check_notation(keyed: KeyedForm, levels: dict[int, np.ndarray], defects: De
         texts = keyed.format_positions(keys).to_strings()
         for key, text in zip(keys.tolist(), texts):
             if text in spelt:
-                defects.add("notation", f"{text!r}: two different positions are spelt alike (keys {spelt[text]} and {key})")
+                defects.add("notation",
+                            f"{text!r}: two different positions are spelt alike (keys {spelt[text]} and {key})")
             spelt[text] = key
             try:
                 back = _read(keyed, plain, text)
@@ -191,8 +192,8 @@ def _check_moves(keyed: KeyedForm, kind: Kind, levels: dict[int, np.ndarray], de
             if child not in level_of:
                 defects.add("moves", f"{where}: move {name} leads to key {child}, not a position of the table")
             elif level_of[child] > level or (level_of[child] == level and not kind.same_level):
-                defects.add("moves", f"{where}: move {name} leads to {_spell(keyed, child)!r} (level {level_of[child]}),"
-                            f" not below level {level}")
+                defects.add("moves", f"{where}: move {name} leads to {_spell(keyed, child)!r}"
+                            f" (level {level_of[child]}), not below level {level}")
             elif level_of[child] != level and level_of[child] not in keyed.child_levels(level):
                 defects.add("moves", f"{where}: move {name} leads to level {level_of[child]}, which child_levels"
                             f"({level}) leaves out (the solvers read only the levels it names)")

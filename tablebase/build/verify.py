@@ -83,7 +83,8 @@ def _compare(
     table: str, name: str, stored: pa.Table, derived: pa.Table, spell: Callable[[int], str] | None = None
 ) -> list[Problem]:
     if not stored.column("key").equals(derived.column("key")):
-        return [Problem(table, name, None, f"holds {stored.num_rows} keys, the level's partition has {derived.num_rows} other ones")]
+        return [Problem(table, name, None,
+                        f"holds {stored.num_rows} keys, the level's partition has {derived.num_rows} other ones")]
     problems, count = [], 0
     for column in derived.column_names:
         if column not in stored.column_names:
@@ -148,7 +149,8 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
             derived = with_levels(solver.solve(keys, compact=m.compact), np.full(len(keys), level))
             mine = _of_level(stored, level) if stored is not None else None
             if mine is not None:
-                mine = mine.select(derived.column_names) if set(derived.column_names) <= set(mine.column_names) else mine
+                if set(derived.column_names) <= set(mine.column_names):
+                    mine = mine.select(derived.column_names)
                 problems += _compare(table, piece.name, mine, derived, spell if m.compact else None)
                 checked += mine.num_rows
             held, fresh = parts.setdefault(level, ([], []))
@@ -173,8 +175,9 @@ def _listed_again(kind: Kind, m: Manifest, problems: list[Problem], say: Callabl
     listing = kind.list_positions(say)
     planned = [m.plan.get(level, {}).get("positions", 0) for level in range(len(listing.sizes))]
     if listing.sizes.tolist() != planned or max(m.plan, default=-1) >= len(listing.sizes):
+        planned = sum(p["positions"] for p in m.plan.values())
         problems.append(Problem(m.table, "levels", None, "the rules reach other positions than the table holds "
-                                f"({int(listing.sizes.sum()):,} against {sum(p['positions'] for p in m.plan.values()):,})"))
+                                f"({int(listing.sizes.sum()):,} against {planned:,})"))
     return kind.over_listing(listing)
 
 

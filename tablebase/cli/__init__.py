@@ -28,7 +28,8 @@ def make_parser(verb: str | None = None) -> argparse.ArgumentParser:
     a word that is no verb.
     """
     parser = Parser(prog="tablebase", description="Build and query tablebases of combinatorial games.")
-    parser.add_argument("--version", nargs=0, action=catalogue.Version, help="the version, and where each game comes from")
+    parser.add_argument("--version", nargs=0, action=catalogue.Version,
+                        help="the version, and where each game comes from")
     verbs = parser.add_subparsers(dest="verb", required=True, parser_class=Parser)
     for name, (help, add) in VERBS.items():
         if verb in (None, name):

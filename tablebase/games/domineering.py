@@ -37,7 +37,8 @@ class Domineering(KeyedPartizanGame):
     name = "domineering"
     summary = "Domineering on connected regions of empty cells; Left places vertical dominoes"
     notation = "rows of '.' (empty) and '#' (filled), top first, joined by '|': '..#|...'"
-    move_notation = "the domino's two cells, column letter and row number from the top-left: 'b1-b2' (Left), 'a3-b3' (Right)"
+    move_notation = ("the domino's two cells, column letter and row number from the top-left: "
+                     "'b1-b2' (Left), 'a3-b3' (Right)")
     options = (
         Option("max-cells", int, "largest number of empty cells"),
         Option("max-rows", int, "largest number of rows (in either orientation)", required=False),

@@ -58,7 +58,8 @@ def stalk_of_key(key: int) -> str:
 class Hackenbush(KeyedPartizanGame):
     name = "hackenbush"
     summary = "Red-Blue(-Green) Hackenbush on stalks or rooted trees: Left cuts B, Right cuts R, both cut G"
-    notation = "a stalk from the ground up, 'BRRG' ('-' for bare ground); a tree in brackets with edge colours, '(B()R(G()))' (no letter: green)"
+    notation = ("a stalk from the ground up, 'BRRG' ('-' for bare ground); "
+                "a tree in brackets with edge colours, '(B()R(G()))' (no letter: green)")
     move_notation = "'cut i': the i-th edge, counted up a stalk or in the order of a tree's brackets"
     options = (
         Option("max-edges", int, "largest number of edges"),

@@ -87,7 +87,8 @@ def find_game(ref: str) -> tuple[type[Game], GameSource]:
     if ref in installed:
         target, dist = installed[ref]
         cls = _class_of(target, ref)
-        return cls, GameSource(ref, f"plugin {dist} ({target})", dist.rsplit(" ", 1)[-1], _module_digest(cls.__module__))
+        version = dist.rsplit(" ", 1)[-1]
+        return cls, GameSource(ref, f"plugin {dist} ({target})", version, _module_digest(cls.__module__))
     if ":" not in ref:
         known = ", ".join(game_names())
         raise TablebaseError(

@@ -225,7 +225,8 @@ class Tanhinmin(KeyedScoredGame):
             if lo < hi:
                 i, rest = np.divmod(np.arange(lo - base, hi - base, dtype=np.int64), self.per_size[b] * self.fields)
                 j, field = np.divmod(rest, self.fields)
-                out[done : done + hi - lo] = ((self.offsets[a] + i) * self.hands + self.offsets[b] + j) * self.fields + field
+                both_hands = (self.offsets[a] + i) * self.hands + self.offsets[b] + j
+                out[done : done + hi - lo] = both_hands * self.fields + field
                 done += hi - lo
             base += count
         return out
@@ -255,7 +256,8 @@ class Tanhinmin(KeyedScoredGame):
     def format_positions(self, keys: np.ndarray) -> Texts:
         hand, field = self._hand_texts, self._field_texts
         offsets, data = _join_positions(
-            np.asarray(keys, dtype=np.int64), self.hands, self.fields, hand.offsets, hand.data, field.offsets, field.data
+            np.asarray(keys, dtype=np.int64), self.hands, self.fields,
+            hand.offsets, hand.data, field.offsets, field.data,
         )
         return Texts(offsets, data)
 

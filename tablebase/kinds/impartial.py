@@ -137,7 +137,8 @@ class Impartial(Kind):
         if game.compiled_moves is None:
             per_row += 2 * 16 * max(game.max_moves, 1)  # each position's moves listed at once
         dense = game.key_space is not None
-        per_key = KnownValues.bytes_per_key(game, self.wide if dense else None) + (0 if dense else 8)  # sparse values keep their keys
+        # Sparse values keep their keys beside them.
+        per_key = KnownValues.bytes_per_key(game, self.wide if dense else None) + (0 if dense else 8)
         mapped = dense and not (game.queen is not None and not game.misere)  # the queen solver keeps its own
         return Footprint(per_key, per_row, (8 + 2 * item) * 2, dense, per_notation_byte=3, mapped=mapped)
 
@@ -180,7 +181,8 @@ class Impartial(Kind):
             remoteness = 0 if not children else 1 + (min(lost) if lost else max(c["remoteness"] for c in children))
             found = {"grundy": grundy, "outcome": "N" if grundy else "P", "remoteness": remoteness}
             if game.misere:
-                found["misere_outcome"] = "N" if not children or any(c["misere_outcome"] == "P" for c in children) else "P"
+                wins = not children or any(c["misere_outcome"] == "P" for c in children)
+                found["misere_outcome"] = "N" if wins else "P"
             memo[key] = found
             return found
 

@@ -160,7 +160,8 @@ def _whole(game: Any, keyed: Any) -> Callable[[int], dict[str, Any]]:
 
     def value(position: Any) -> Value:
         if position not in memo:
-            options = ([value(child).id for _, child in moves(position)] for moves in (game.left_moves, game.right_moves))
+            options = ([value(child).id for _, child in moves(position)]
+                       for moves in (game.left_moves, game.right_moves))
             memo[position] = Value(from_option_ids(*options))
         return memo[position]
 

@@ -157,7 +157,8 @@ class ValuesCheck(ArtifactCheck):
         folder = table_dir(root, manifest.table)
         records = manifest.values.get("files", {})
         buckets = manifest.values.get("buckets", 0)
-        problems = [(name, "file is not in the manifest") for name in sorted(values_on_disk(root, manifest.table) - set(records))]
+        unknown = sorted(values_on_disk(root, manifest.table) - set(records))
+        problems = [(name, "file is not in the manifest") for name in unknown]
         names = [bucket_name(b) for b in range(buckets or 0)]
         if not buckets or not all(n in records for n in names):
             return problems + [(FOLDER, "the values table is not merged (the build did not finish)")]

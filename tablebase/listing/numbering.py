@@ -89,7 +89,8 @@ def _intern(game: PlainGame, records: list[SideMoves]) -> tuple[list[np.ndarray]
                     pieces.append(np.array([ids.setdefault(m, len(ids)) for m in g], dtype=np.int64))
                 else:
                     local, distinct_moves = g
-                    pieces.append(np.array([ids.setdefault(m, len(ids)) for m in distinct_moves], dtype=np.int64)[local])
+                    numbered = np.array([ids.setdefault(m, len(ids)) for m in distinct_moves], dtype=np.int64)
+                    pieces.append(numbered[local])
             found.append(np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64))
         moves = list(ids)
         ranked = sorted_moves(game, range(len(moves)), key=lambda m: moves[m])

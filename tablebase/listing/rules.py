@@ -39,7 +39,8 @@ class PlainRules:
     again: bool = False
 
     def extra_turn(self, game: PlainGame, child: Again) -> tuple[Any, int]:
-        """The position an ``Again`` leads to and the mark its number gets; refused where the kind has no extra turns."""
+        """The position an ``Again`` leads to and the mark its number gets; refused where the kind has no extra
+        turns."""
         if not self.again:
             raise TablebaseError(f"{game.name}: moves() gave Again(...), a move after which the same player moves "
                                  f"again; only scored games have such moves")

@@ -25,9 +25,9 @@ from tablebase.games import KEY_BITS, PlainGame
 from tablebase.lazy import np, pa, pc
 from tablebase.listing.checked import game_failed, level_of, read_back, spelt
 from tablebase.listing.expand import Chunk, expand_chunk
-from tablebase.listing.rules import PlainRules
 from tablebase.listing.hashing import owners, text_hashes
 from tablebase.listing.limits import too_many, watched
+from tablebase.listing.rules import PlainRules
 
 START_BATCH = 20_000  # start positions a table of them holds: the start task holds one at a time
 MOVES_KEY = b"tablebase.moves"  # a share's metadata: its distinct moves, pickled, that moves{s} number

@@ -100,8 +100,8 @@ class Plan(Mapping[int, dict[str, int]]):
         if at < 0:
             return []
         start, _, sizes = self.runs[at]
-        return [(start + offset, size) for offset, size in enumerate(sizes[first - start : last - start + 1], first - start)
-                if size]
+        window = sizes[first - start : last - start + 1]
+        return [(start + offset, size) for offset, size in enumerate(window, first - start) if size]
 
 
 class Layout:
