@@ -48,7 +48,8 @@ def main() -> None:
     spec = spec_for("domineering", {"max_cells": args.max_cells})
     with PeakMemory() as peak:
         t0 = time.perf_counter()
-        [summary] = list(build_tables([spec], out, workers=args.workers, partition_rows=args.partition_rows, quiet=True))
+        [summary] = list(build_tables([spec], out, workers=args.workers, partition_rows=args.partition_rows,
+                                      quiet=True))
         wall = time.perf_counter() - t0
     with tablebase.open(out) as tb:
         counts = tb.sql(f"SELECT count(*) FILTER (WHERE positions > 0) AS d, count(*) AS f FROM {spec.name}_values")

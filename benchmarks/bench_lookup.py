@@ -77,7 +77,8 @@ def main() -> None:
     if not args.db:
         list(build_tables([spec_for("chomp", dict(rows=12, cols=12))], root, quiet=True))
     tb = tablebase.open(root)
-    sample = tb.sql(f"SELECT position FROM {args.table} USING SAMPLE {args.batch} ROWS (reservoir, 1)").column("position")
+    sample = tb.sql(f"SELECT position FROM {args.table} "
+                    f"USING SAMPLE {args.batch} ROWS (reservoir, 1)").column("position")
     some = sample.slice(0, 2000).to_pylist()
 
     began = time.perf_counter()
@@ -119,7 +120,8 @@ def main() -> None:
     try:
         for _ in range(300):
             try:
-                urllib.request.urlopen(f"{base}/tables/{args.table}/probe?position={urllib.parse.quote(some[0])}", timeout=60)
+                urllib.request.urlopen(f"{base}/tables/{args.table}/probe?position={urllib.parse.quote(some[0])}",
+                                       timeout=60)
                 break
             except OSError:
                 time.sleep(0.2)

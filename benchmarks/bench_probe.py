@@ -199,7 +199,8 @@ warm = (time.perf_counter() - began) / 1000
 batch = positions[1001:]
 began = time.perf_counter()
 tb.lookup_many(sys.argv[2], batch)
-print(json.dumps({"open": opened, "first": first, "rss": added, "warm": warm, "many": len(batch) / (time.perf_counter() - began)}))
+print(json.dumps({"open": opened, "first": first, "rss": added, "warm": warm,
+                  "many": len(batch) / (time.perf_counter() - began)}))
 """
 
 
@@ -248,7 +249,8 @@ def routing(root: Path, table: str, keys: list[int], batch: int, index_only: boo
             ("first Tablebase.probe after open (index)", f"{run['first'] * 1e3:.2f} ms", "<= 10 ms"),
             ("memory import + open + probe add (index)", f"{run['rss'] / 2**20:.2f} MiB", "<= 100 MB"),
             ("warm Tablebase.probe of a text (index)", f"{run['warm'] * 1e6:.2f} us", "~2 us"),
-            (f"first lookup_many in the process, {len(positions) - 1001:,} texts (index)", f"{run['many'] / 1e6:.2f} M positions/s", ""),
+            (f"first lookup_many in the process, {len(positions) - 1001:,} texts (index)",
+             f"{run['many'] / 1e6:.2f} M positions/s", ""),
         ]
     old = without_index(root, table)
     try:

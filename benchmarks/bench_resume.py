@@ -46,7 +46,8 @@ def main() -> None:
         clean, faulty = Path(work) / "clean", Path(work) / "faulty"
 
         began = time.perf_counter()
-        done = subprocess.run(command("build", *game, "--out", str(clean), "--quiet"), capture_output=True, text=True, check=True)
+        done = subprocess.run(command("build", *game, "--out", str(clean), "--quiet"),
+                              capture_output=True, text=True, check=True)
         undisturbed = time.perf_counter() - began
         summary = json.loads(done.stdout)
         report("undisturbed build", table=table, positions=summary["positions"], seconds=undisturbed)
@@ -67,7 +68,8 @@ def main() -> None:
         proc.wait()
         killed_after = time.perf_counter() - began
         began = time.perf_counter()
-        resumed = subprocess.run(command("build", *game, "--out", str(faulty), "--quiet"), capture_output=True, text=True, check=True)
+        resumed = subprocess.run(command("build", *game, "--out", str(faulty), "--quiet"),
+                                 capture_output=True, text=True, check=True)
         resume = time.perf_counter() - began
         r = json.loads(resumed.stdout)
         report("killed, then resumed", killed_after_s=killed_after, resume_s=resume,

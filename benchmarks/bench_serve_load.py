@@ -139,7 +139,8 @@ def main() -> None:
         sent = sum(statuses.values())
         print(json.dumps({
             "requests": sent, "seconds": round(seconds, 1), "per_second": round(sent / seconds),
-            "statuses": dict(sorted(statuses.items())), "server_errors": sum(n for s, n in statuses.items() if s >= 500),
+            "statuses": dict(sorted(statuses.items())),
+            "server_errors": sum(n for s, n in statuses.items() if s >= 500),
             "rss_before_mib": round(before / 2**20, 1), "rss_after_mib": round(after / 2**20, 1),
         }))
     finally:

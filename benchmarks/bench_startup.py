@@ -71,7 +71,8 @@ FLOORS = {
     "interpreter": "pass",
     "dask": "import distributed",
     "import floor": "import tablebase.build.preload",
-    "collector on": "import contextlib, tablebase.build.imports; tablebase.build.imports.long_lived = contextlib.nullcontext; "
+    "collector on": "import contextlib, tablebase.build.imports; "
+                    "tablebase.build.imports.long_lived = contextlib.nullcontext; "
                     "import tablebase.build.preload",
 }
 

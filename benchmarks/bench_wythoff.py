@@ -48,7 +48,8 @@ def solver_alone(solver_class: type, top: int, rows: bool) -> tuple[int, float]:
             solver.remember(level, solver.solve(keys))
         else:
             solved = solver.solve_arrays(keys)
-            solver.remember(level, pa.table({"key": keys, "grundy": solved["grundy"], "remoteness": solved["remoteness"]}))
+            solver.remember(level, pa.table({"key": keys, "grundy": solved["grundy"],
+                                             "remoteness": solved["remoteness"]}))
         n += len(keys)
     return n, time.perf_counter() - began
 

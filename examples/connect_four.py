@@ -10,8 +10,8 @@ best move. The empty 4 x 4 board is a draw (161,029 positions, about half
 a minute to build on two cores; a size smaller by a row or a column, or
 ``--connect 3``, is quicker).
 
-    tablebase build --game examples/connect_four.py:ConnectFour --rows 4 --cols 4 --out tb
-    tablebase lookup --db tb --game examples/connect_four.py:ConnectFour connectfour_rows4_cols4_connect4 "....|....|....|.X.."
+    tablebase build --game examples/connect_four.py:ConnectFour --rows 4 --cols 4 --table c4 --out tb
+    tablebase lookup --db tb --game examples/connect_four.py:ConnectFour c4 "....|....|....|.X.."
 
 A position is the rows, top first, of 'X', 'O' and '.' joined by '|'; a move
 is the column's letter, 'a' the leftmost.

@@ -10,7 +10,6 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-
 from helpers import assert_clean_error, tablebase
 
 pytestmark = pytest.mark.slow  # the command, as a user runs it: see conftest.py

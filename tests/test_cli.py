@@ -8,7 +8,6 @@ import socket
 
 import psutil
 import pytest
-
 from helpers import assert_clean_error, file_hashes, tablebase
 
 pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py

@@ -6,9 +6,9 @@ import glob
 
 import pyarrow.parquet as pq
 import pytest
+from helpers import tablebase as cli
 
 import tablebase
-from helpers import tablebase as cli
 from tablebase.build import build_tables
 from tablebase.build.jobs import spec_for
 from tablebase.errors import TablebaseError

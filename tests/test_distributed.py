@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from distributed import Client
-
 from helpers import file_hashes, tablebase
 
 pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py

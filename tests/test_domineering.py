@@ -16,9 +16,9 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
+from conftest import rows_of
 
 import tablebase
-from conftest import rows_of
 from tablebase.cgt import Game, from_options, parse
 
 sys.path.insert(0, str(Path(__file__).parent / "cgt"))
@@ -162,11 +162,13 @@ def test_statistics(table8):
     with tablebase.open(root) as tb:
         stats = {s.title: s.rows for s in tb.stats(table)}
         rows = rows_of(root, table)
-    kinds = {r["kind"]: r["positions"] for r in next(v for k, v in stats.items() if k.startswith("values by kind")).to_pylist()}
+    by_kind = next(v for k, v in stats.items() if k.startswith("values by kind")).to_pylist()
+    kinds = {r["kind"]: r["positions"] for r in by_kind}
     assert sum(kinds.values()) == len(rows)
     assert kinds["number"] == sum(1 for r in rows if parse(r["value"]).is_number)
     hottest = next(v for k, v in stats.items() if k.startswith("the hottest")).to_pylist()
-    assert [h["temperature"] for h in hottest] == [max(r["temperature"] for r in rows if r["level"] == n) for n in range(1, 9)]
+    assert [h["temperature"] for h in hottest] == [max(r["temperature"] for r in rows if r["level"] == n)
+                                                   for n in range(1, 9)]
     ups = {r["value"] for r in next(v for k, v in stats.items() if k.startswith("the nimbers")).to_pylist()}
     assert "*" in ups and "v" in ups and ups <= {r["value"] for r in rows}
     outcomes = next(v for k, v in stats.items() if k.startswith("outcome classes")).to_pylist()

@@ -556,7 +556,8 @@ def test_check_game_finds_components_that_do_not_describe_the_rules(tmp_path):
     """A ``components`` that says a row is two rows passes nothing: the parts' XOR is not the row solved whole."""
     wrong = tmp_path / "wrong_kayles.py"
     wrong.write_text((EXAMPLES / "kayles.py").read_text().replace(
-        "        return [(n,) for n in rows]", "        return [(k,) for n in rows for k in ((n - 1, 1) if n > 2 else (n,))]"))
+        "        return [(n,) for n in rows]",
+        "        return [(k,) for n in rows for k in ((n - 1, 1) if n > 2 else (n,))]"))
     result = subprocess.run([sys.executable, "-m", "tablebase", "check-game", f"{wrong}:Kayles", "--max", "9",
                              "--quiet"], capture_output=True, text=True)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
@@ -569,7 +570,8 @@ def test_check_game_finds_partizan_components_that_do_not_describe_the_rules(tmp
     wrong = tmp_path / "wrong_toads.py"
     wrong.write_text((EXAMPLES / "toads_and_frogs.py").read_text().replace(
         "    def format(self, row):",
-        "    def components(self, row):\n        return [row[:len(row) // 2], row[len(row) // 2:]] if len(row) > 1 else [row]"
+        "    def components(self, row):\n"
+        "        return [row[:len(row) // 2], row[len(row) // 2:]] if len(row) > 1 else [row]"
         "\n\n    def format(self, row):"))
     result = subprocess.run([sys.executable, "-m", "tablebase", "check-game", f"{wrong}:ToadsAndFrogs", "--cells",
                              "4", "--quiet"], capture_output=True, text=True)

@@ -144,7 +144,8 @@ def test_every_link_of_the_pages_is_a_url_under_tables_that_answers(client, tabl
     """The pages and the JSON API share one scheme: the pages link to /tables/..., never to the old /table/...,
     and each link is answered at once, without a redirect."""
     name = tables[1][("wythoff", (("max", 12),))]
-    shown = [page(client, "/"), page(client, f"/tables/{name}"), page(client, f"/tables/{name}/position?position=6%209")]
+    shown = [page(client, "/"), page(client, f"/tables/{name}"),
+             page(client, f"/tables/{name}/position?position=6%209")]
     links = {unescape(link) for html in shown for link in re.findall(r'(?:href|action)="([^"]*)"', html)}
     links |= set(re.findall(r'(?:href|action)="([^"]*)"', page(client, "/tables/nosuch", 404)))
     assert {"/", "/openapi.json", f"/tables/{name}", f"/tables/{name}/position"} <= links
@@ -366,7 +367,8 @@ def test_the_best_move_is_outlined_on_the_board_and_any_move_on_asking(client, t
     domineering = tables[1][("domineering", (("max_cells", 5),))]
     row = looked_up(client, domineering, "..#|...")
     marks = marks_of(board_of(page(client, f"/tables/{domineering}/position?position={quote('..#|...')}")))
-    assert sorted(marks) == sorted([(BLUE, False, domino_cells(row["best_left"])), (RED, True, domino_cells(row["best_right"]))])
+    assert sorted(marks) == sorted([(BLUE, False, domino_cells(row["best_left"])),
+                                    (RED, True, domino_cells(row["best_right"]))])
     right = [m for m in row["moves"] if m["side"] == "Right"][-1]
     html = page(client, f"/tables/{domineering}/position?position={quote('..#|...')}&move={right['move']}&side=Right")
     assert marks_of(board_of(html)) == [(RED, True, domino_cells(right["move"]))]

@@ -12,9 +12,9 @@ import time
 import urllib.request
 
 import pytest
-from selenium import webdriver
-from helpers import require
 from explorer_oracles import chomp_click, domino_cells, wythoff_outcome
+from helpers import require
+from selenium import webdriver
 from test_distributed import free_port
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
 from helpers import assert_clean_error, file_hashes, tablebase
 from test_distributed import DASK, free_port, wait_for_workers
 

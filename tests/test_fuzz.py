@@ -12,11 +12,11 @@ import json
 import string
 
 import pytest
+from helpers import file_hashes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tablebase
-from helpers import file_hashes
 from tablebase.cli import main
 from tablebase.errors import TablebaseError
 
@@ -152,7 +152,8 @@ def test_build_options(tmp_path_factory, scheduler, game, options):
                             st.one_of(st.sampled_from(sorted(TABLES)), st.integers(-1, 3), st.text(max_size=4)),
                             max_size=4),
             max_size=3,
-        ).map(lambda tables: "".join("[[table]]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in t.items()) for t in tables)),
+        ).map(lambda tables: "".join("[[table]]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in t.items())
+                                     for t in tables)),
     )
 )
 def test_job_specs(tmp_path_factory, scheduler, spec):

@@ -7,8 +7,8 @@ from fractions import Fraction
 from functools import lru_cache
 
 import pytest
-
 from conftest import rows_of
+
 from tablebase.cgt import ZERO, Game, dyadic, from_options, nimber, parse
 from tablebase.games import make_game
 

@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-
 from helpers import file_hashes, require, tablebase
 from hosts import Hosts, usable
 from test_faults import assert_no_half_files, wait_for_files

@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-
 from helpers import assert_clean_error, tablebase
+
 from tablebase.games import find_game, make_game
 from tablebase.kinds import kind_of
 

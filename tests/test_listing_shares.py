@@ -20,7 +20,6 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-
 from conftest import rows_of
 from helpers import file_hashes, tablebase
 

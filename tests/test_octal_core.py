@@ -37,7 +37,8 @@ from tablebase.solve.octal import (
 TWO_DIGIT = [f"0.{a}{b}" for a in range(8) for b in range(8)]
 rng = random.Random(20240611)
 THREE_DIGIT = sorted({f"0.{rng.randrange(8)}{rng.randrange(8)}{rng.randrange(1, 8)}" for _ in range(40)})
-OTHERS = ["4.07", "4.4", "4.7", "4.", "0.f", "0.8", "0.18", "0.48", "8.1", "c.3", "0.1f", "0.b7", "grundy", "0.4", "0.6"]
+OTHERS = ["4.07", "4.4", "4.7", "4.", "0.f", "0.8", "0.18", "0.48", "8.1", "c.3", "0.1f", "0.b7", "grundy",
+          "0.4", "0.6"]
 
 
 @pytest.mark.parametrize("code", TWO_DIGIT + THREE_DIGIT + OTHERS)
@@ -242,7 +243,8 @@ def test_periodic_tail_is_copied_exactly():
 def test_heap_values_beyond_the_table_come_from_the_period():
     run = solve("0.77", 300)
     far = grundy_values("0.77", 5000, use_period=False)
-    assert [heap_value(run.values, n, run.period) for n in (5, 300, 301, 4999)] == [far[5], far[300], far[301], far[4999]]
+    assert ([heap_value(run.values, n, run.period) for n in (5, 300, 301, 4999)]
+            == [far[5], far[300], far[301], far[4999]])
     with pytest.raises(OctalCodeError, match="heap 301: beyond the 301 values computed, and no proven period"):
         heap_value(run.values, 301)
 

@@ -22,7 +22,6 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-
 from conftest import rows_of
 from helpers import assert_clean_error, file_hashes
 
@@ -440,7 +439,8 @@ def test_a_game_whose_moves_fail_is_one_clean_line_and_the_fixed_game_builds(tmp
     games.mkdir()
     text = (PLUGINS / "take.py").read_text()
     broken = text.replace("    def moves(self, n):\n",
-                          "    def moves(self, n):\n        if n == 2:\n            raise ValueError('no moves at 2')\n")
+                          "    def moves(self, n):\n        if n == 2:\n"
+                          "            raise ValueError('no moves at 2')\n")
     assert broken != text
     (games / "take.py").write_text(broken)
     db = tmp_path / "db"
@@ -457,7 +457,8 @@ def test_a_compiled_generator_that_fails_on_a_worker_is_one_clean_line(tmp_path,
     games.mkdir()
     text = (PLUGINS / "keyed_take.py").read_text()
     broken = text.replace("    n = 0\n    for t in AMOUNTS:",
-                          "    if key == 7:\n        raise ValueError('no moves at 7')\n    n = 0\n    for t in AMOUNTS:")
+                          "    if key == 7:\n        raise ValueError('no moves at 7')\n"
+                          "    n = 0\n    for t in AMOUNTS:")
     assert broken != text
     (games / "keyed_take.py").write_text(broken)
     result = run("build", games / "keyed_take.py:KeyedTake", "--top", 20, "--out", tmp_path / "db",

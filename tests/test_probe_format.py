@@ -202,7 +202,8 @@ def test_floats_with_too_many_values_keep_their_bits_and_records_wider_than_64_b
 
 def test_one_probe_imports_neither_numpy_nor_pyarrow(tmp_path):
     synthetic_table(tmp_path, "light", mixed_rows(np.arange(1, 300, dtype=np.int64)))
-    script = (f"import sys; from tablebase.probe import ProbeIndex; i = ProbeIndex({str(tmp_path / 'light' / FILE_NAME)!r}); "
+    script = ("import sys; from tablebase.probe import ProbeIndex; "
+              f"i = ProbeIndex({str(tmp_path / 'light' / FILE_NAME)!r}); "
               "print(i.probe(5) is not None, i.probe(0) is None, "
               "sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'pyarrow', 'duckdb', 'numba')))")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)

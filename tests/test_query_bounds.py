@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import assert_clean_error, copy_table, tablebase as cli
+from helpers import assert_clean_error, copy_table
+from helpers import tablebase as cli
 
 import tablebase
 from tablebase.errors import TablebaseError

@@ -31,7 +31,8 @@ BLOCKED = "import sys\n" + "".join(f"sys.modules[{m!r}] = None\n" for m in BUILD
 
 
 def python(code: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO,
+                          check=False)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ import urllib.parse
 import urllib.request
 
 import pytest
-
 from test_distributed import free_port
 
 

@@ -82,7 +82,8 @@ def test_a_body_over_the_limit_is_refused_before_it_is_read(client):
         for _ in range(MAX_BODY // 65536 + 2):
             yield b" " * 65536
 
-    answer = client.post("/tables/chomp_4x5/lookup-many", content=chunks(), headers={"content-type": "application/json"})
+    answer = client.post("/tables/chomp_4x5/lookup-many", content=chunks(),
+                         headers={"content-type": "application/json"})
     assert answer.status_code == 413 and "over" in answer.json()["detail"]
 
 

@@ -30,7 +30,8 @@ pytestmark = pytest.mark.slow  # other processes: see conftest.py
 def _shared_memory() -> None:
     require(None if shared.SHARED_MEMORY.is_dir() else "no /dev/shm on this machine")
 
-HOLD = "import sys; from tablebase.build import shared; shared.folder_for(sys.argv[1], 1); print('held', flush=True); sys.stdin.read()"
+HOLD = ("import sys; from tablebase.build import shared; shared.folder_for(sys.argv[1], 1); "
+        "print('held', flush=True); sys.stdin.read()")
 
 
 def _write_values(run: str, keys: list[int], values: list[int]) -> None:
@@ -83,7 +84,8 @@ def test_solvers_that_keep_their_values_in_memory_never_ask_for_a_folder():
     def refuse(size: int):
         raise AssertionError("asked for a shared folder")
 
-    for name, params in [("wythoff", {"max": 8}), ("domineering", {"max_cells": 4}), ("tanhinmin", {"max_card": 3, "max_hand": 2})]:
+    for name, params in [("wythoff", {"max": 8}), ("domineering", {"max_cells": 4}),
+                         ("tanhinmin", {"max_card": 3, "max_hand": 2})]:
         assert kind_of(make_game(name, params)).solver(refuse).shared is None
 
 
@@ -110,7 +112,8 @@ def test_a_build_removes_what_killed_builds_left_before_it_plans_its_shared_memo
 
 def test_folders_left_by_killed_builds_are_removed_and_folders_in_use_kept():
     in_use, left, making, abandoned = (uuid.uuid4().hex for _ in range(4))
-    holder = subprocess.Popen([sys.executable, "-c", HOLD, in_use], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, in_use], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
         subprocess.run([sys.executable, "-c", HOLD, left], stdin=subprocess.DEVNULL, check=True, capture_output=True)

@@ -15,7 +15,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import assert_clean_error, copy_table, file_hashes, tablebase as cli
+from helpers import assert_clean_error, copy_table, file_hashes
+from helpers import tablebase as cli
 
 import tablebase
 from tablebase.build import build_tables

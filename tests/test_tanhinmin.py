@@ -19,9 +19,9 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 import pytest
+from conftest import rows_of
 
 import tablebase
-from conftest import rows_of
 from tablebase.build.verify import verify_table
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games import make_game

@@ -222,7 +222,8 @@ def test_buckets_split_the_ids_and_merge_alike(tmp_path):
         for part, (a, b) in enumerate([(0, len(keys) // 2), (len(keys) // 2, len(keys))]):
             if b > a:
                 piece = Piece(level, level, part, 2)
-                names.append(ValuesTable().piece(solver, rows.slice(a, b - a), str(tmp_path), "t", piece, False)["file"])
+                written = ValuesTable().piece(solver, rows.slice(a, b - a), str(tmp_path), "t", piece, False)
+                names.append(written["file"])
     merged = {}
     for buckets in (1, 3):
         files = [merge_bucket(str(tmp_path), "t", names, b, buckets)["file"] for b in range(buckets)]

@@ -6,7 +6,6 @@ import shutil
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-
 from helpers import assert_clean_error, file_of, tablebase
 
 
@@ -27,7 +26,8 @@ def test_a_flipped_value_is_named_by_position(built, tmp_path):
     row = data.column("level").to_pylist().index(9) + 1
     grundy[row] += 1
     position = data.column("position")[row].as_py()
-    data = data.set_column(data.schema.get_field_index("grundy"), "grundy", pa.array(grundy, data.schema.field("grundy").type))
+    data = data.set_column(data.schema.get_field_index("grundy"), "grundy",
+                           pa.array(grundy, data.schema.field("grundy").type))
     pq.write_table(data, victim)
     result = tablebase("verify", "--db", tmp_path, table, "--quiet")
     assert result.returncode == 1

@@ -10,10 +10,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-
 from cgt_helpers import rectangle
-from tablebase.cgt import cache_info, clear_caches, parse, value_row
-from tablebase.cgt import _cache, _table
+
+from tablebase.cgt import _cache, _table, cache_info, clear_caches, parse, value_row
 
 WORKLOAD = ["{2|-1/2}", "+-{1,{2|0}}", "{3||2*|1*}", "^<3>*", "{1|^^||^}", "Tiny({3|1})"]
 TIGHT = 64  # small enough that the workload overflows every cache, large enough to finish quickly

@@ -25,9 +25,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from cgt_helpers import EMPTY, RawGame, is_second_player_win, negate, outcome_by_play, raw_games, raw_of
 from hypothesis import given, settings
 
-from cgt_helpers import EMPTY, RawGame, is_second_player_win, negate, outcome_by_play, raw_games, raw_of
 from tablebase.cgt import CGTError, evaluate, format_report, parse
 from tablebase.cgt._compare import RELATIONS
 

@@ -10,11 +10,18 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from cgt_helpers import (
+    canonical,
+    is_second_player_win,
+    left_wins_moving_second,
+    negate,
+    outcome_by_play,
+    raw_games,
+    raw_of,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cgt_helpers import (canonical, is_second_player_win, left_wins_moving_second, negate, outcome_by_play,
-                         raw_games, raw_of)
 from tablebase.cgt import number_up_star
 
 

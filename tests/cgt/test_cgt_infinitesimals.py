@@ -14,10 +14,10 @@ Sources:
 from __future__ import annotations
 
 import pytest
+from cgt_helpers import canonical, dicotic_games, games
 from hypothesis import given, settings
 
-from cgt_helpers import canonical, dicotic_games, games
-from tablebase.cgt import CGTError, ZERO, integer, nimber, number_up_star, parse, up
+from tablebase.cgt import ZERO, CGTError, integer, nimber, number_up_star, parse, up
 
 SETTINGS = settings(max_examples=150, deadline=None)
 

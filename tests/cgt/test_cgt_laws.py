@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from cgt_helpers import games
 from hypothesis import given, settings
 
-from cgt_helpers import games
 from tablebase.cgt import ZERO, from_options
 
 SETTINGS = settings(max_examples=150, deadline=None)

@@ -6,10 +6,10 @@ import re
 from fractions import Fraction
 
 import pytest
+from cgt_helpers import games
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cgt_helpers import games
 from tablebase.cgt import CGTError, CGTSyntaxError, dyadic, from_options, integer, nimber, number_up_star, parse, up
 
 

@@ -20,9 +20,10 @@ Sources:
 from __future__ import annotations
 
 from fractions import Fraction
-import pytest
 
+import pytest
 from cgt_helpers import rectangle
+
 from tablebase.cgt import ZERO, from_options, integer, parse
 
 

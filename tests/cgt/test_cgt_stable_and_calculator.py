@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from cgt_helpers import games
 from hypothesis import given, settings
 
-from cgt_helpers import games
 from tablebase.cgt import CGTSyntaxError, evaluate, format_report, parse, stable_id, value_row
 
 TEXTS = ["0", "*", "^", "-3/8", "{2|-1/2}", "+-{0,{{2|0},2Tiny(2)|{2|0},Miny(2)}}", "{3||2|1}", "2Tiny(2)"]

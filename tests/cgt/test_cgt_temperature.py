@@ -19,11 +19,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from cgt_helpers import games
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cgt_helpers import games
-from tablebase.cgt import CGTError, ZERO, Game, dyadic, from_options, integer, nimber, parse, up
+from tablebase.cgt import ZERO, CGTError, Game, dyadic, from_options, integer, nimber, parse, up
 
 SETTINGS = settings(max_examples=150, deadline=None)
 temperatures = st.sampled_from([Fraction(-1, 2), Fraction(-1, 4), Fraction(0), Fraction(1, 4), Fraction(1, 2),

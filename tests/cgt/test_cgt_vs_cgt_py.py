@@ -10,10 +10,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from cgt_helpers import games, import_cgt_py, rectangle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cgt_helpers import games, import_cgt_py, rectangle
 from tablebase.cgt import Game, from_options, parse
 
 cgt_py = import_cgt_py()
