@@ -304,6 +304,7 @@ def test_the_build_speaks_while_a_level_takes_long():
 def test_the_eta_is_there_from_the_first_part_and_rough_until_a_hundredth_is_done():
     """No ETA before anything is done; from the first part, the rate so far, marked "~" while under 1%."""
     from tablebase.build.progress import Progress
+    from tablebase.build.progress import _duration as spelt
 
     now = [0.0]
     out = io.StringIO()
@@ -316,11 +317,5 @@ def test_the_eta_is_there_from_the_first_part_and_rough_until_a_hundredth_is_don
     progress.part_done(1, 150, 2, 4, False)  # 200 in 4 s: 50/s, 9,800 left
     first, rough, known = (line.rsplit("ETA ", 1)[1] for line in out.getvalue().splitlines())
     assert first == "-"
-    assert rough.startswith("~") and _seconds(rough[1:]) == 9_950 // 25
-    assert known[0].isdigit() and _seconds(known) == 9_800 // 50
-
-
-def _seconds(said: str) -> int:
-    """Seconds from the status's spelling of a duration under an hour, '6m38s'."""
-    minutes, _, seconds = said.rstrip("s").rpartition("m")
-    return int(minutes or 0) * 60 + int(float(seconds))
+    assert rough == "~" + spelt(9_950 / 25)  # the positions left over the rate so far
+    assert known == spelt(9_800 / 50)

@@ -175,9 +175,9 @@ def _listed_again(kind: Kind, m: Manifest, problems: list[Problem], say: Callabl
     listing = kind.list_positions(say)
     planned = [m.plan.get(level, {}).get("positions", 0) for level in range(len(listing.sizes))]
     if listing.sizes.tolist() != planned or max(m.plan, default=-1) >= len(listing.sizes):
-        planned = sum(p["positions"] for p in m.plan.values())
+        held = sum(p["positions"] for p in m.plan.values())
         problems.append(Problem(m.table, "levels", None, "the rules reach other positions than the table holds "
-                                f"({int(listing.sizes.sum()):,} against {planned:,})"))
+                                f"({int(listing.sizes.sum()):,} against {held:,})"))
     return kind.over_listing(listing)
 
 
