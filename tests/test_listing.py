@@ -92,7 +92,7 @@ def test_a_listing_in_shares_is_the_listing_in_one_process(scheduler, tmp_path, 
         finally:
             client.run(batches_of, shares.SHARE_BATCH_FIRST, shares.SHARE_BATCH_MOVES)
     same_listing(here, there)
-    batches = [p.stem.split("-")[4:] for p in (tmp_path / "t").rglob("share-*.parquet")]
+    batches = [p.stem.split("-")[4:] for p in (tmp_path / "t").rglob("share-*.arrow")]
     assert any(batches) == (partitions > 1 and max(here.sizes) > 6)
     assert there.mean_moves == here.mean_moves
 

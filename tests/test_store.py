@@ -8,6 +8,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from helpers import assert_clean_error, file_hashes, tablebase
 
 from tablebase.build import build_tables
@@ -146,3 +147,22 @@ def test_written_files_are_synced_each_by_itself_not_the_whole_system(tmp_path, 
     assert sorted(synced) == sorted(str(p) for p in [*paths, tmp_path, tmp_path / "level-1"])
     flush_to_disk([])
     assert len(synced) == len(paths) + 2
+
+
+def test_a_listing_work_file_gives_back_its_rows_columns_and_metadata_and_names_itself_when_damaged(tmp_path):
+    """The steps of a listing hand each other Arrow files: rows as written, a column alone, the schema's
+    metadata without the size the file carries for the step that sizes rows unread, which is the rows' own."""
+    from tablebase.errors import StoreError
+    from tablebase.store import read_work, work_metadata, write_work
+
+    rows = pa.table({"hash": pa.array([3, 1, 2], pa.uint64()), "moves0": [[1, 2], [], [7]]})
+    rows = rows.replace_schema_metadata({b"tablebase.moves": b"m"})
+    write_work(rows, tmp_path, "t", "_listing/share-000001-0000-0000.arrow")
+    path = tmp_path / "t" / "_listing" / "share-000001-0000-0000.arrow"
+    back = read_work([path])[0]
+    assert back.equals(rows) and back.schema.metadata == {b"tablebase.moves": b"m"}
+    assert read_work([path], ["hash"])[0].column_names == ["hash"]
+    assert work_metadata(path) == ({b"tablebase.moves": b"m"}, rows.nbytes)
+    path.write_bytes(path.read_bytes()[:-20])
+    with pytest.raises(StoreError, match="cannot read .*share-000001-0000-0000.arrow"):
+        read_work([path])

@@ -39,7 +39,7 @@ from typing import Any
 
 from tablebase.build.cluster import least_limit
 from tablebase.build.shares import item, rss
-from tablebase.lazy import np, pa, pq
+from tablebase.lazy import np, pa
 from tablebase.listing.levels import level_table
 from tablebase.listing.numbering import named_moves, sorted_moves
 from tablebase.listing.ranges import (
@@ -62,6 +62,7 @@ from tablebase.store import (
     routed_name,
     share_files,
     table_dir,
+    work_metadata,
     write_listing_blocks,
     write_listing_level,
     write_work,
@@ -89,9 +90,8 @@ def survey(root: str, table: str, level: int, partition: int) -> dict[str, Any]:
     firsts = []
     held = 0  # the rows' bytes in Arrow
     for path in paths:
-        file = pq.ParquetFile(path)
-        held += sum(file.metadata.row_group(g).total_byte_size for g in range(file.metadata.num_row_groups))
-        metadata = file.schema_arrow.metadata
+        metadata, rows_bytes = work_metadata(path)
+        held += rows_bytes
         moves.update(pickle.loads(metadata[MOVES_KEY]))
         if FIRST_KEY in metadata:  # a round of a level may find nothing new in a share
             firsts.append(pickle.loads(metadata[FIRST_KEY]))
@@ -181,7 +181,8 @@ def assemble_range(root: str, table: str, level: int, range_: int, reaches: list
 def write_level(root: str, table: str, level: int, ranges: int, blocks: list[dict[str, Any]]) -> dict[str, Any]:
     """Dask task: a level's listing file from its blocks, in order; its record, the most moves, the parts."""
     folder = table_dir(root, table)
-    record = write_listing_blocks([folder / block_name(level, r) for r in range(ranges)], root, table, level)
+    record = write_listing_blocks((read_work([folder / block_name(level, r)])[0] for r in range(ranges)), root, table,
+                                  level)
     return {**record, "max_moves": max(b["max_moves"] for b in blocks), "parts": sum(b["parts"] for b in blocks),
             "rss": max([rss(), *(b["rss"] for b in blocks)])}
 

@@ -43,6 +43,7 @@ from tablebase.store.work import (
     routed_name,
     share_files,
     share_name,
+    work_metadata,
     write_work,
 )
 
@@ -80,6 +81,7 @@ __all__ = [
     "write_listing_blocks",
     "write_listing_level",
     "write_parquet",
+    "work_metadata",
     "write_work",
     "read_work",
 ]

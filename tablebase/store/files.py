@@ -290,16 +290,15 @@ def write_listing_level(rows: pa.Table, root: str | os.PathLike, table: str, lev
     return {"file": name, **record}
 
 
-def write_listing_blocks(blocks: list[Path], root: str | os.PathLike, table: str, level: int) -> dict:
-    """Write one level of a listing from its blocks (work files, each a run of its rows in key order, in
-    order), holding one block at a time; its record (with ``file``), as ``write_listing_level`` gives."""
+def write_listing_blocks(blocks: Iterable[pa.Table], root: str | os.PathLike, table: str, level: int) -> dict:
+    """Write one level of a listing from its blocks (each a run of its rows in key order, in order, read as
+    they are taken: one is held at a time); its record (with ``file``), as ``write_listing_level`` gives."""
     name = listing_name(level)
     path = table_dir(root, table) / name
 
     def write(tmp: Path) -> None:
         writer = None
-        for block in blocks:
-            rows = read_parquet([block])
+        for rows in blocks:
             if writer is None:
                 writer = pq.ParquetWriter(tmp, rows.schema, **_parquet_options(rows.schema, None, 1, None))
             if rows.num_rows:
