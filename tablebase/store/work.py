@@ -81,12 +81,12 @@ def share_files(root: str | os.PathLike, table: str, level: int, partition: int 
 def write_work(rows: pa.Table, root: str | os.PathLike, table: str, name: str, durable: bool = False) -> None:
     """Write a work file of the listing atomically: fast rather than small, its schema's metadata kept;
     ``durable`` if the manifest will record it as done."""
-    schema = rows.schema.with_metadata({**(rows.schema.metadata or {}), _BYTES_KEY: str(rows.nbytes).encode()})
+    sized = rows.replace_schema_metadata({**(rows.schema.metadata or {}), _BYTES_KEY: str(rows.nbytes).encode()})
 
     def write(tmp: Path) -> None:
         options = pa.ipc.IpcWriteOptions(compression="lz4")
-        with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, schema, options=options) as writer:
-            writer.write_table(rows.replace_schema_metadata(schema.metadata))
+        with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, sized.schema, options=options) as writer:
+            writer.write_table(sized)
 
     write_atomic(table_dir(root, table) / name, write, durable)
 
