@@ -313,3 +313,55 @@ def test_a_task_whose_records_were_lost_with_its_worker_is_solved_again(tmp_path
         driver.build_table(client, tmp_path / "lost", spec, 300)
     assert lost and "was lost: solving them again" in capsys.readouterr().err
     assert file_hashes(tmp_path / "lost" / spec.name) == file_hashes(tmp_path / "undisturbed" / spec.name)
+
+
+def test_a_part_of_the_probe_index_lost_with_its_worker_is_written_again(tmp_path, scheduler, monkeypatch, capsys):
+    """The probe index's parts are waited for as the solve's tasks are: a part whose worker died holding its
+    records is submitted once more, and the index is the one an undisturbed build writes. The loss is made
+    where the index's driver meets it, in ``records_of``, for the first part it asks for."""
+    from distributed import Client
+
+    from tablebase.build import driver, indexing
+    from tablebase.build.failures import RecordsLost, records_of
+    from tablebase.build.jobs import spec_for
+
+    spec = spec_for("chomp", {"rows": 6, "cols": 6})
+    with Client(scheduler) as client:
+        driver.build_table(client, tmp_path / "undisturbed", spec, 300)
+    lost: list[str] = []
+
+    def losing(future, table, levels=None, limit=None, **options):
+        records = records_of(future, table, levels, limit, **options)  # it did finish
+        if not lost:
+            lost.append(future.key)
+            raise RecordsLost(f"{table}: the worker writing a part of the index was lost before its records were "
+                              "fetched")
+        return records
+
+    monkeypatch.setattr(indexing, "records_of", losing)
+    capsys.readouterr()
+    with Client(scheduler) as client:
+        driver.build_table(client, tmp_path / "lost", spec, 300)
+    assert lost and "was lost: writing that part again" in capsys.readouterr().err
+    assert file_hashes(tmp_path / "lost" / spec.name) == file_hashes(tmp_path / "undisturbed" / spec.name)
+    assert "probe.tbi" in file_hashes(tmp_path / "lost" / spec.name)
+
+
+def test_a_part_of_the_probe_index_lost_twice_stops_the_build_in_one_line(tmp_path, scheduler, monkeypatch):
+    """A part lost again after it was submitted once more stops the build, saying that it resumes."""
+    from distributed import Client
+
+    from tablebase.build import driver, indexing
+    from tablebase.build.failures import RecordsLost, records_of
+    from tablebase.build.jobs import spec_for
+    from tablebase.errors import BuildError
+
+    def always_losing(future, table, levels=None, limit=None, **options):
+        records_of(future, table, levels, limit, **options)
+        raise RecordsLost(f"{table}: the worker writing a part of the index was lost before its records were fetched"
+                          "; run the same command again to resume")
+
+    monkeypatch.setattr(indexing, "records_of", always_losing)
+    spec = spec_for("chomp", {"rows": 5, "cols": 5})
+    with Client(scheduler) as client, pytest.raises(BuildError, match="run the same command again to resume"):
+        driver.build_table(client, tmp_path, spec, 300)

@@ -24,7 +24,15 @@ from distributed import Client, Future, as_completed
 from tablebase.build import heap, shared
 from tablebase.build.cluster import cluster_workers
 from tablebase.build.collector import Collector
-from tablebase.build.failures import LOST, RecordsLost, levels_named, records_lost, records_of
+from tablebase.build.failures import (
+    LOST,
+    RecordsLost,
+    again_key,
+    levels_named,
+    records_lost,
+    records_of,
+    submitted_again,
+)
 from tablebase.build.indexing import OnWorkers, counting, index_whole, index_work
 from tablebase.build.jobs import TableSpec
 from tablebase.build.listing import list_on_cluster, listed_from_store
@@ -56,7 +64,6 @@ from tablebase.store.probe import write_index
 from tablebase.words import counted
 
 VALUES_FOLDER = ".values"  # under the output folder: values too large for memory, while a build runs
-AGAIN = "again-"  # in the key of a task submitted once more after its records were lost (``_submit_again``)
 
 
 def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int | None = None,
@@ -204,7 +211,7 @@ class TableBuild:
                     records = self._records(future, solving)
                 except RecordsLost:
                     self._report_failures(solving)  # a task's failure says more than a lost record
-                    if future.key.endswith(AGAIN + self.run):
+                    if submitted_again(future.key, self.run):
                         raise
                     self._submit_again(future, solving)
                     continue
@@ -341,7 +348,7 @@ class TableBuild:
         step below it is on disk, and it writes the same files again."""
         self.progress.say(f"a worker holding the records of {levels_named(solving[lost.key])} was lost: solving "
                           "them again")
-        key = lost.key.removesuffix(self.run) + AGAIN + self.run  # ends with the run, as placing.py asks
+        key = again_key(lost.key, self.run)
         self.pending[key] = self.client.submit(solve_slices, *self.task_args, self.dealt[lost.key], self.spec.compact,
                                                [], self.values, self.every, key=key, pure=False)
         solving[key] = solving[lost.key]

@@ -33,6 +33,18 @@ class RecordsLost(BuildError):
 GATHER_SECONDS = 60
 LOST = ("lost", "pending")  # a finished task's status once its worker died holding its result
 GATHER_POLL = 2.0  # seconds a try at fetching small records takes before looking whether the task was lost
+AGAIN = "again-"  # in the key of a task submitted once more after its records were lost (``again_key``)
+
+
+def again_key(key: str, run: str) -> str:
+    """The key of a task submitted once more after its records were lost with its worker: it still ends with
+    the build's run, as ``placing.place_stranded`` asks."""
+    return key.removesuffix(run) + AGAIN + run
+
+
+def submitted_again(key: str, run: str) -> bool:
+    """Whether the task of ``key`` was already submitted once more: a second loss stops the build."""
+    return key.endswith(AGAIN + run)
 
 
 def records_of(future: Any, table: str, levels: list[int] | None = None, limit: int | None = None,

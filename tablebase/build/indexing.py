@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from distributed import Client
+from distributed import Client, Future
 
 from tablebase.build import heap, readback
-from tablebase.build.failures import records_of
+from tablebase.build.failures import RecordsLost, again_key, records_of, submitted_again
 from tablebase.build.placing import finishing
 from tablebase.build.progress import Progress
 from tablebase.store import Manifest, table_dir
@@ -73,24 +73,44 @@ class OnWorkers:
         summed = _Summed(done)
         name = f"index-{self.table}-{uuid.uuid4().hex[:8]}"
         with readback.listening(self.client, self.run, summed):
+            keys = [f"{name}-{i}-{self.run}" for i in range(len(items))]
             futures = self.client.map(_reported, [task] * len(items), items, run=self.run, every=self.every,
-                                      pure=False, key=[f"{name}-{i}-{self.run}" for i in range(len(items))])
-            index = {future.key: i for i, future in enumerate(futures)}
+                                      pure=False, key=keys)
+            index = dict(zip(keys, range(len(items))))
             # Only the tasks not yet gathered are held: a result held by the client stays in its worker's
             # memory, and a pass's results (each file's distinct tuples) would add up there.
-            pending = {future.key: future for future in futures}
+            pending = dict(zip(keys, futures))
             del futures
             try:
                 for future in finishing(self.client, pending, self.run, self.say):
                     del pending[future.key]
-                    result, rows = records_of(future, self.table, None, self.limit)
+                    part = index[future.key]
+                    try:
+                        result, rows = records_of(future, self.table, limit=self.limit,
+                                                  work=f"writing part {part + 1} of {len(items)} of the probe index")
+                    except RecordsLost:
+                        if submitted_again(future.key, self.run):
+                            raise
+                        pending.update(self._submitted_again(future, task, items[part], summed))
+                        index[again_key(future.key, self.run)] = part
+                        continue
                     future.release()
                     summed.reading(future.key, rows, rows, 0.0)
-                    yield index[future.key], result
+                    yield part, result
             finally:
                 left = [f for f in pending.values() if not f.done()]
                 if left and self.client.status == "running":
                     self.client.cancel(left)
+
+    def _submitted_again(self, lost: Future, task: Task, item: Any, summed: _Summed) -> dict[str, Future]:
+        """A part whose records were lost with its worker, submitted once more under a key of its own, as the
+        solve does (``driver.TableBuild._submit_again``): a part writes the same bytes whenever it runs. The
+        rows it was heard to read are taken back, since it reads them again."""
+        self.say("a worker holding a part of the probe index was lost: writing that part again")
+        summed.forget(lost.key)
+        lost.cancel()
+        key = again_key(lost.key, self.run)
+        return {key: self.client.submit(_reported, task, item, run=self.run, every=self.every, pure=False, key=key)}
 
 
 def _reported(task: Task, item: Any, run: str, every: float) -> tuple[Any, int]:
@@ -116,3 +136,10 @@ class _Summed:
             if more > 0:
                 self.heard[task] = read
                 self.done(more)
+
+    def forget(self, task: str) -> None:
+        """The rows heard from a task that will run again, taken back from the count."""
+        with self.lock:
+            taken = self.heard.pop(task, 0)
+            if taken:
+                self.done(-taken)
