@@ -91,17 +91,29 @@ def _sides(rows: pa.Table) -> int:
 
 def asked(rows: pa.Table, levels: list[int], partitions: int) -> dict[tuple[int, int], np.ndarray]:
     """The hashes a range asks each owner the keys of: for each level its children reach (``levels``, every
-    one of them) and owner, its children's hashes there, each once, sorted."""
+    one of them) and owner, its children's hashes there, each once, sorted.
+
+    The children are put in order of level and owner once, not picked out of all of them for each question:
+    a level's moves reach dozens of levels, and a cluster's partitions multiply the questions by their number.
+    """
     pairs = [_children(rows, s) for s in range(_sides(rows))]
     hashes = np.concatenate([h for h, _ in pairs]) if pairs else np.zeros(0, np.uint64)
     lower = np.concatenate([lv for _, lv in pairs]) & KEY_BITS if pairs else np.zeros(0, np.int64)
-    out = {}
-    for level in levels:
-        found = np.unique(hashes[lower == level])
-        owner = owners(found, partitions)
-        for p in range(partitions):
-            out[level, p] = found[owner == p]
-    return out
+    groups = lower * partitions + owners(hashes, partitions)
+    order = _grouped(groups)
+    hashes, groups = hashes[order], groups[order]
+    asks = [(level, p) for level in levels for p in range(partitions)]
+    wanted = np.array([level * partitions + p for level, p in asks], dtype=np.int64)
+    firsts, ends = np.searchsorted(groups, wanted).tolist(), np.searchsorted(groups, wanted, side="right").tolist()
+    return {ask: np.unique(hashes[a:b]) for ask, a, b in zip(asks, firsts, ends)}
+
+
+def _grouped(groups: np.ndarray) -> np.ndarray:
+    """The order that puts equal groups together, each in its order: a radix sort where the groups fit in 16
+    bits (levels times partitions), linear in the moves."""
+    if groups.max(initial=0) < 1 << 16:
+        groups = groups.astype(np.uint16)
+    return np.argsort(groups, kind="stable")
 
 
 def answered(keys: pa.Table, questions: list[np.ndarray]) -> list[np.ndarray]:
@@ -120,10 +132,13 @@ def assembled(rows: pa.Table, questions: dict[tuple[int, int], np.ndarray],
         hashes, levels = _children(rows, s)
         marks, levels = levels & ~KEY_BITS, levels & KEY_BITS
         child = np.zeros(len(hashes), dtype=np.int64)
-        owner = owners(hashes, partitions)
+        groups = levels * partitions + owners(hashes, partitions)
+        order = _grouped(groups)
+        groups = groups[order]
         for (level, p), known in questions.items():
-            at = np.flatnonzero((levels == level) & (owner == p))
-            if len(at):
+            a, b = np.searchsorted(groups, [level * partitions + p, level * partitions + p + 1])
+            if b > a:
+                at = order[a:b]
                 child[at] = answers[level, p][np.searchsorted(known, hashes[at])]
         moves = rows.column(f"moves{s}").combine_chunks()
         inner = rows.column(f"parts{s}").combine_chunks().flatten()
