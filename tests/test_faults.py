@@ -284,20 +284,37 @@ def test_a_worker_paused_for_memory_it_keeps_is_freed_then_restarted():
         assert since == {}
 
 
+def _built_despite_a_loss(tmp_path, scheduler, monkeypatch, capsys, rows: int, module: str, losing) -> str:
+    """Chomp ``rows`` x ``rows`` built undisturbed, then again with ``losing`` in place of ``records_of`` in
+    ``tablebase.build.<module>``: the two tables must be the same bytes, probe index included. What the
+    second build said."""
+    import importlib
+
+    from distributed import Client
+
+    from tablebase.build import driver
+    from tablebase.build.jobs import spec_for
+
+    spec = spec_for("chomp", {"rows": rows, "cols": rows})
+    with Client(scheduler) as client:
+        driver.build_table(client, tmp_path / "undisturbed", spec, 300)
+    monkeypatch.setattr(importlib.import_module(f"tablebase.build.{module}"), "records_of", losing)
+    capsys.readouterr()
+    with Client(scheduler) as client:
+        driver.build_table(client, tmp_path / "lost", spec, 300)
+    said = capsys.readouterr().err
+    lost = file_hashes(tmp_path / "lost" / spec.name)
+    assert "probe.tbi" in lost and lost == file_hashes(tmp_path / "undisturbed" / spec.name)
+    return said
+
+
 def test_a_task_whose_records_were_lost_with_its_worker_is_solved_again(tmp_path, scheduler, monkeypatch, capsys):
     """A task finished, then the worker holding its records died before they were fetched (the fetch times
     out): the driver submits it once more on its own, and the table is the one an undisturbed build writes.
     The loss is made where the driver meets it, in ``records_of``: the first time a task of level 20 is asked
     for its records, the records are dropped and the loss raised as a dead worker's would be."""
-    from distributed import Client
-
-    from tablebase.build import driver
     from tablebase.build.failures import RecordsLost, records_of
-    from tablebase.build.jobs import spec_for
 
-    spec = spec_for("chomp", {"rows": 8, "cols": 8})
-    with Client(scheduler) as client:
-        driver.build_table(client, tmp_path / "undisturbed", spec, 300)
     lost: list[str] = []
 
     def losing(future, table, levels=None, limit=None, **options):
@@ -307,27 +324,16 @@ def test_a_task_whose_records_were_lost_with_its_worker_is_solved_again(tmp_path
             raise RecordsLost(f"{table}: the worker that solved level 20 was lost before its records were fetched")
         return records_of(future, table, levels, limit, **options)
 
-    monkeypatch.setattr(driver, "records_of", losing)
-    capsys.readouterr()
-    with Client(scheduler) as client:
-        driver.build_table(client, tmp_path / "lost", spec, 300)
-    assert lost and "was lost: solving them again" in capsys.readouterr().err
-    assert file_hashes(tmp_path / "lost" / spec.name) == file_hashes(tmp_path / "undisturbed" / spec.name)
+    said = _built_despite_a_loss(tmp_path, scheduler, monkeypatch, capsys, 8, "driver", losing)
+    assert lost and "was lost: solving them again" in said
 
 
 def test_a_part_of_the_probe_index_lost_with_its_worker_is_written_again(tmp_path, scheduler, monkeypatch, capsys):
     """The probe index's parts are waited for as the solve's tasks are: a part whose worker died holding its
     records is submitted once more, and the index is the one an undisturbed build writes. The loss is made
     where the index's driver meets it, in ``records_of``, for the first part it asks for."""
-    from distributed import Client
-
-    from tablebase.build import driver, indexing
     from tablebase.build.failures import RecordsLost, records_of
-    from tablebase.build.jobs import spec_for
 
-    spec = spec_for("chomp", {"rows": 6, "cols": 6})
-    with Client(scheduler) as client:
-        driver.build_table(client, tmp_path / "undisturbed", spec, 300)
     lost: list[str] = []
 
     def losing(future, table, levels=None, limit=None, **options):
@@ -338,13 +344,8 @@ def test_a_part_of_the_probe_index_lost_with_its_worker_is_written_again(tmp_pat
                               "fetched")
         return records
 
-    monkeypatch.setattr(indexing, "records_of", losing)
-    capsys.readouterr()
-    with Client(scheduler) as client:
-        driver.build_table(client, tmp_path / "lost", spec, 300)
-    assert lost and "was lost: writing that part again" in capsys.readouterr().err
-    assert file_hashes(tmp_path / "lost" / spec.name) == file_hashes(tmp_path / "undisturbed" / spec.name)
-    assert "probe.tbi" in file_hashes(tmp_path / "lost" / spec.name)
+    said = _built_despite_a_loss(tmp_path, scheduler, monkeypatch, capsys, 6, "indexing", losing)
+    assert lost and "was lost: writing that part again" in said
 
 
 def test_a_part_of_the_probe_index_lost_twice_stops_the_build_in_one_line(tmp_path, scheduler, monkeypatch):
