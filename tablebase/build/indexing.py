@@ -91,8 +91,8 @@ class OnWorkers:
                     except RecordsLost:
                         if submitted_again(future.key, self.run):
                             raise
-                        pending.update(self._submitted_again(future, task, items[part], summed))
-                        index[again_key(future.key, self.run)] = part
+                        again = self._submitted_again(future, task, items[part], summed)
+                        pending[again.key], index[again.key] = again, part
                         continue
                     future.release()
                     summed.reading(future.key, rows, rows, 0.0)
@@ -102,15 +102,15 @@ class OnWorkers:
                 if left and self.client.status == "running":
                     self.client.cancel(left)
 
-    def _submitted_again(self, lost: Future, task: Task, item: Any, summed: _Summed) -> dict[str, Future]:
+    def _submitted_again(self, lost: Future, task: Task, item: Any, summed: _Summed) -> Future:
         """A part whose records were lost with its worker, submitted once more under a key of its own, as the
         solve does (``driver.TableBuild._submit_again``): a part writes the same bytes whenever it runs. The
         rows it was heard to read are taken back, since it reads them again."""
         self.say("a worker holding a part of the probe index was lost: writing that part again")
         summed.forget(lost.key)
         lost.cancel()
-        key = again_key(lost.key, self.run)
-        return {key: self.client.submit(_reported, task, item, run=self.run, every=self.every, pure=False, key=key)}
+        return self.client.submit(_reported, task, item, run=self.run, every=self.every, pure=False,
+                                  key=again_key(lost.key, self.run))
 
 
 def _reported(task: Task, item: Any, run: str, every: float) -> tuple[Any, int]:

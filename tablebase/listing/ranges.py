@@ -99,21 +99,21 @@ def asked(rows: pa.Table, levels: list[int], partitions: int) -> dict[tuple[int,
     pairs = [_children(rows, s) for s in range(_sides(rows))]
     hashes = np.concatenate([h for h, _ in pairs]) if pairs else np.zeros(0, np.uint64)
     lower = np.concatenate([lv for _, lv in pairs]) & KEY_BITS if pairs else np.zeros(0, np.int64)
-    groups = lower * partitions + owners(hashes, partitions)
-    order = _grouped(groups)
-    hashes, groups = hashes[order], groups[order]
+    order, groups = _grouped(hashes, lower, partitions)
+    hashes = hashes[order]
     asks = [(level, p) for level in levels for p in range(partitions)]
     wanted = np.array([level * partitions + p for level, p in asks], dtype=np.int64)
     firsts, ends = np.searchsorted(groups, wanted).tolist(), np.searchsorted(groups, wanted, side="right").tolist()
     return {ask: np.unique(hashes[a:b]) for ask, a, b in zip(asks, firsts, ends)}
 
 
-def _grouped(groups: np.ndarray) -> np.ndarray:
-    """The order that puts equal groups together, each in its order: a radix sort where the groups fit in 16
-    bits (levels times partitions), linear in the moves."""
-    if groups.max(initial=0) < 1 << 16:
-        groups = groups.astype(np.uint16)
-    return np.argsort(groups, kind="stable")
+def _grouped(hashes: np.ndarray, levels: np.ndarray, partitions: int) -> tuple[np.ndarray, np.ndarray]:
+    """The order that puts children of one level and owner together, each in its order, and their groups so
+    ordered (``level * partitions + owner``): a radix sort where the groups fit in 16 bits, linear in the moves."""
+    groups = levels * partitions + owners(hashes, partitions)
+    small = groups.astype(np.uint16) if groups.max(initial=0) < 1 << 16 else groups
+    order = np.argsort(small, kind="stable")
+    return order, groups[order]
 
 
 def answered(keys: pa.Table, questions: list[np.ndarray]) -> list[np.ndarray]:
@@ -132,9 +132,7 @@ def assembled(rows: pa.Table, questions: dict[tuple[int, int], np.ndarray],
         hashes, levels = _children(rows, s)
         marks, levels = levels & ~KEY_BITS, levels & KEY_BITS
         child = np.zeros(len(hashes), dtype=np.int64)
-        groups = levels * partitions + owners(hashes, partitions)
-        order = _grouped(groups)
-        groups = groups[order]
+        order, groups = _grouped(hashes, levels, partitions)
         for (level, p), known in questions.items():
             a, b = np.searchsorted(groups, [level * partitions + p, level * partitions + p + 1])
             if b > a:
