@@ -8,18 +8,31 @@
 Two plugins: Kayles whose start positions are every set of rows of at most
 40 pins in all (tests/plugins/kayles_rows.py, 215,308 positions), and
 Connect-Four on 5 rows by 4 columns (examples/connect_four.py, 1,706,255
-positions). For each: every position is found first (not timed), then the
-game's ``moves()`` is called once on each in this process (timed), then
-the least any listing does on top of that (each move and each child numbered
-through a dict, as a graph of positions needs: timed, one process; half of
-it is what two cores could reach with no other work at all), then the
-build command runs in a child process with a local cluster of ``--workers``
-(timed, its memory sampled). Printed side by side: both times, their ratio,
-the CPU time of each (the command's: its own, its scheduler's and its
-workers', added up; on a shared machine the fairer comparison), the
-command's peak memory, the largest worker's, and that worker's growth
-per position of its share: its peak less the peak of a worker building a
-tiny table of the same game (what a worker holds before any position).
+positions). For each, every position is found first (not timed), then:
+
+1. the game's ``moves()`` called once on each in this process: the
+   target's baseline;
+2. the least any build does in one process: the game's own code that every
+   build calls (``moves()`` of every position, ``result()`` of each without
+   moves if the game scores them, ``level()`` and ``format()`` of each once,
+   since a table is numbered by level and notation), and each move and each
+   child numbered through a dict, as a graph of positions needs;
+3. the same shared by ``--workers`` processes forked with the positions:
+   what this machine's cores give when nothing travels between them;
+4. a local Dask cluster of ``--workers`` processes started and closed:
+   Dask's own start;
+5. the build command, in a child process with a local cluster of
+   ``--workers`` (its memory sampled).
+
+Each is timed. ``bound_ratio`` is 3 and 4 together against 1: the least any
+build on that many cores could take, before it sends, numbers, solves or
+writes anything; ``ratio`` is 5 against 1, the target's. Printed beside
+them: the CPU time of the loop and of the command (its own, its
+scheduler's and its workers', added up; on a shared machine the fairer
+comparison), the command's peak memory, the largest worker's, and that
+worker's growth per position of its share: its peak less the peak of a
+worker building a tiny table of the same game (what a worker holds before
+any position).
 """
 
 from __future__ import annotations
@@ -27,6 +40,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -38,6 +52,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from common import PeakMemory, report  # noqa: E402
+from distributed import Client, LocalCluster  # noqa: E402
+
+from tablebase.games import ScoredGame  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # name -> (game file, class, its options as the command takes them, as the class takes them, a tiny table's options)
@@ -92,15 +109,21 @@ def moves_loop(game, positions: list) -> tuple[float, float]:
     return time.perf_counter() - began, time.process_time() - cpu
 
 
-def graph_loop(game, positions: list) -> float:
-    """The moves() loop with each move and child numbered once, batch by batch: the least bookkeeping a listing
-    of the game's graph does in Python. Its wall time."""
+def least_build(game, positions: list) -> float:
+    """The least a build does in one process, batch by batch: the game's own code that every build calls
+    (``moves()`` of each position, ``result()`` of each without moves if the game scores them, ``level()``
+    and ``format()`` of each once) and each move and child numbered once, as a graph of positions needs.
+    Its wall time."""
+    scored = isinstance(game, ScoredGame)
     began = time.perf_counter()
     for start in range(0, len(positions), 20_000):
+        batch = positions[start:start + 20_000]
         children: dict = {}
         moves: dict = {}
         edges = array("q")
-        for p in positions[start:start + 20_000]:
+        levels = array("q")
+        for p in batch:
+            n = 0
             for move, child in game.moves(p):
                 m = moves.get(move)
                 if m is None:
@@ -108,7 +131,36 @@ def graph_loop(game, positions: list) -> float:
                 c = children.get(child)
                 if c is None:
                     c = children[child] = len(children)
+                    levels.append(game.level(child))
                 edges.append(c)
+                n += 1
+            if not n and scored:
+                game.result(p)
+        texts = [game.format(p) for p in batch]
+        del texts
+    return time.perf_counter() - began
+
+
+def least_build_shared(game, positions: list, workers: int) -> float:
+    """``least_build`` shared by ``workers`` processes forked with the positions, each taking every
+    ``workers``-th: what this machine's cores give when nothing is sent between them. Its wall time."""
+    context = multiprocessing.get_context("fork")
+    began = time.perf_counter()
+    shares = [context.Process(target=least_build, args=(game, positions[i::workers])) for i in range(workers)]
+    for share in shares:
+        share.start()
+    for share in shares:
+        share.join()
+    return time.perf_counter() - began
+
+
+def cluster_start(workers: int) -> float:
+    """Dask's own cost of a build's cluster: a local cluster of ``workers`` processes started, a client
+    connected, and both closed. Its wall time."""
+    began = time.perf_counter()
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster):
+        pass
     return time.perf_counter() - began
 
 
@@ -132,8 +184,10 @@ def main() -> None:
             game = load(path, cls, params)
             positions = every_position(game)
             loop, loop_cpu = moves_loop(game, positions)
-            least = graph_loop(game, positions)
+            least = least_build(game, positions)
+            shared = least_build_shared(game, positions, args.workers)
             del positions
+            dask = cluster_start(args.workers)
             _, idle, _ = build(path, cls, tiny, folder / "tiny", args.workers)
             command, memory, n = build(path, cls, params, folder / "out", args.workers)
             # A local cluster's workers are the command's children or grandchildren (forked from its fork server).
@@ -141,8 +195,9 @@ def main() -> None:
             base = max((peak for depth, peak in idle.by_depth.items() if depth >= 2), default=0)
             report(key, load=round(os.getloadavg()[0], 1), positions=n, moves_loop_s=round(loop, 2),
                    command_s=round(command, 2),
-                   ratio=round(command / loop, 2), least_listing_s=round(least, 2),
-                   least_on_two_cores_ratio=round(least / 2 / loop, 2), moves_loop_cpu_s=round(loop_cpu, 2),
+                   ratio=round(command / loop, 2), least_build_s=round(least, 2), least_shared_s=round(shared, 2),
+                   cluster_start_s=round(dask, 2), bound_ratio=round((dask + shared) / loop, 2),
+                   moves_loop_cpu_s=round(loop_cpu, 2),
                    command_cpu_s=round(memory.cpu_seconds, 2), cpu_ratio=round(memory.cpu_seconds / loop_cpu, 2),
                    command_mib=round(memory.by_depth.get(1, 0) / 2**20),
                    worker_mib=round(worker / 2**20), idle_worker_mib=round(base / 2**20),
