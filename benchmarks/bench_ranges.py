@@ -55,9 +55,9 @@ def timed(rows: pa.Table, levels: int, partitions: int, repeat: int) -> tuple[fl
     best_asked = best_assembled = float("inf")
     for _ in range(repeat):
         began = time.perf_counter()
-        questions = asked(rows, list(range(levels)), partitions)
+        questions, places = asked(rows, list(range(levels)), partitions)
         middle = time.perf_counter()
-        assembled(rows, questions, {ask: np.arange(len(q)) for ask, q in questions.items()}, partitions)
+        assembled(rows, places, {ask: np.arange(len(q)) for ask, q in questions.items()})
         best_asked, best_assembled = min(best_asked, middle - began), min(best_assembled, time.perf_counter() - middle)
     return best_asked, best_assembled
 

@@ -14,9 +14,11 @@ each level is numbered and written without any process holding all of it:
 3. ``order_range``: a range's rows sorted by notation and written; its keys
    follow from the counts of the ranges before it (which it is given, not
    this process); each position's key sent to its owner by hash, and the
-   range's questions (its children's hashes) to theirs.
+   range's questions (its children's hashes) to theirs; where each child's
+   key will be among the answers is written beside the range (``places``).
 4. ``answer``: an owner's answers about a level, from its keys of it.
-5. ``assemble_range``: a range's rows as the level file holds them, written
+5. ``assemble_range``: a range's rows as the level file holds them, each
+   child's key taken from its place among the answers, written
    as the level file if the level is one range, else as a block, and
    ``write_level`` writes the level file from its blocks, one at a time.
 
@@ -56,6 +58,7 @@ from tablebase.listing.ranges import (
 from tablebase.listing.shares import FIRST_KEY, MOVES_KEY, coded, reads_back, split_by
 from tablebase.store import (
     block_name,
+    places_name,
     range_name,
     read_work,
     routed_files,
@@ -148,8 +151,10 @@ def order_range(root: str, table: str, level: int, range_: int, ranked: list, co
     del pieces
     write_work(rows, root, table, range_name(level, range_))
     start = first + sum(sum(share[:range_]) for share in counts)
-    keys, questions = keyed(rows, start, partitions), asked(rows, reaches, partitions)
+    keys, (questions, places) = keyed(rows, start, partitions), asked(rows, reaches, partitions)
     del rows
+    write_work(pa.table({"place": places.astype(np.int32) if len(places) < 1 << 31 else places}), root, table,
+               places_name(level, range_))
     return {"keys": keys, "questions": questions, "rss": rss()}
 
 
@@ -162,15 +167,17 @@ def answer(level: int, keys: list[pa.Table], questions: list[np.ndarray]) -> lis
     return answers
 
 
-def assemble_range(root: str, table: str, level: int, range_: int, reaches: list[int], partitions: int,
-                   answers: list[tuple[int, int, np.ndarray]], written: Any, whole: bool) -> dict[str, Any]:
+def assemble_range(root: str, table: str, level: int, range_: int, answers: list[tuple[int, int, np.ndarray]],
+                   written: Any, whole: bool) -> dict[str, Any]:
     """Dask task: a range's rows as the level's file holds them (children as keys, from the owners'
-    ``answers``), once the range is ``written``: the level's file if the range is ``whole`` level, else its
-    block. The most moves of a position on one side, the parts, and the file's record if written."""
-    rows = read_work([table_dir(root, table) / range_name(level, range_)])[0]
-    questions = asked(rows, reaches, partitions)
-    block, most, parts = assembled(rows, questions, {(lv, p): keys for lv, p, keys in answers}, partitions)
-    del rows
+    ``answers``, each at the place ``order_range`` wrote), once the range is ``written``: the level's file if
+    the range is ``whole`` level, else its block. The most moves of a position on one side, the parts, and
+    the file's record if written."""
+    folder = table_dir(root, table)
+    rows, places = read_work([folder / range_name(level, range_), folder / places_name(level, range_)])
+    block, most, parts = assembled(rows, places.column("place").to_numpy(),
+                                   {(lv, p): keys for lv, p, keys in answers})
+    del rows, places
     done = {"max_moves": most, "parts": parts, "rss": rss()}
     if whole:
         return {**write_listing_level(level_table(block), root, table, level), **done}
@@ -284,8 +291,7 @@ class RangeNumbering:
         for r in range(ranges_):
             given = [(lower, p, answers[lower][level, r, p]) for lower in self.reaches.get(level, [])
                      for p in range(self.partitions)]
-            blocks.append(self._submit(assemble_range, self.root, self.table, level, r, self.reaches.get(level, []),
-                                       self.partitions, given, written[r], ranges_ == 1,
+            blocks.append(self._submit(assemble_range, self.root, self.table, level, r, given, written[r], ranges_ == 1,
                                        name=f"assemble-{level}-{r}", on=r if ranges_ > 1 else level))
         if ranges_ == 1:
             return blocks[0]

@@ -20,6 +20,7 @@ how their pieces travel, is the caller's (``tablebase.build.ranges``).
 
 from __future__ import annotations
 
+from tablebase.errors import TablebaseError
 from tablebase.games import KEY_BITS, SumMoves
 from tablebase.lazy import np, pa, pc
 from tablebase.listing.hashing import owners
@@ -89,31 +90,36 @@ def _sides(rows: pa.Table) -> int:
     return s
 
 
-def asked(rows: pa.Table, levels: list[int], partitions: int) -> dict[tuple[int, int], np.ndarray]:
-    """The hashes a range asks each owner the keys of: for each level its children reach (``levels``, every
-    one of them) and owner, its children's hashes there, each once, sorted.
+def asked(rows: pa.Table, levels: list[int], partitions: int) -> tuple[dict[tuple[int, int], np.ndarray], np.ndarray]:
+    """The hashes a range asks each owner the keys of, and where each child's key will be among the answers.
 
-    The children are put in order of level and owner once, not picked out of all of them for each question:
+    The questions: for each level its children reach (``levels``, every one of them) and owner, its
+    children's hashes there, each once, sorted. The places: for each child (of every side, in order), its
+    answer's place once the answers are put end to end in the order of the questions (``assembled``).
+
+    The children are sorted by level, owner and hash once, not picked out of all of them for each question:
     a level's moves reach dozens of levels, and a cluster's partitions multiply the questions by their number.
     """
     pairs = [_children(rows, s) for s in range(_sides(rows))]
     hashes = np.concatenate([h for h, _ in pairs]) if pairs else np.zeros(0, np.uint64)
     lower = np.concatenate([lv for _, lv in pairs]) & KEY_BITS if pairs else np.zeros(0, np.int64)
-    order, groups = _grouped(hashes, lower, partitions)
-    hashes = hashes[order]
-    asks = [(level, p) for level in levels for p in range(partitions)]
+    groups = lower * partitions + owners(hashes, partitions)
+    order = np.argsort(hashes)
+    ranked = groups[order]  # a stable sort by group keeps each group's hashes in order: a radix sort in 16 bits
+    order = order[np.argsort(ranked.astype(np.uint16) if ranked.max(initial=0) < 1 << 16 else ranked, kind="stable")]
+    groups, hashes = groups[order], hashes[order]
+    first = np.ones(len(hashes), dtype=np.bool_)
+    first[1:] = (groups[1:] != groups[:-1]) | (hashes[1:] != hashes[:-1])
+    places = np.empty(len(hashes), dtype=np.int64)
+    places[order] = np.cumsum(first) - 1
+    groups, hashes = groups[first], hashes[first]
+    asks = sorted((level, p) for level in levels for p in range(partitions))
     wanted = np.array([level * partitions + p for level, p in asks], dtype=np.int64)
     firsts, ends = np.searchsorted(groups, wanted).tolist(), np.searchsorted(groups, wanted, side="right").tolist()
-    return {ask: np.unique(hashes[a:b]) for ask, a, b in zip(asks, firsts, ends)}
-
-
-def _grouped(hashes: np.ndarray, levels: np.ndarray, partitions: int) -> tuple[np.ndarray, np.ndarray]:
-    """The order that puts children of one level and owner together, each in its order, and their groups so
-    ordered (``level * partitions + owner``): a radix sort where the groups fit in 16 bits, linear in the moves."""
-    groups = levels * partitions + owners(hashes, partitions)
-    small = groups.astype(np.uint16) if groups.max(initial=0) < 1 << 16 else groups
-    order = np.argsort(small, kind="stable")
-    return order, groups[order]
+    if sum(ends) - sum(firsts) != len(hashes):
+        raise TablebaseError("a range's children reach a level the listing did not record; "
+                             "build the table again into a fresh folder")
+    return {ask: hashes[a:b] for ask, a, b in zip(asks, firsts, ends)}, places
 
 
 def answered(keys: pa.Table, questions: list[np.ndarray]) -> list[np.ndarray]:
@@ -121,29 +127,26 @@ def answered(keys: pa.Table, questions: list[np.ndarray]) -> list[np.ndarray]:
     return [looked_up(keys, hashes) if len(hashes) else np.zeros(0, np.int64) for hashes in questions]
 
 
-def assembled(rows: pa.Table, questions: dict[tuple[int, int], np.ndarray],
-              answers: dict[tuple[int, int], np.ndarray], partitions: int) -> tuple[LevelRows, int, int]:
+def assembled(rows: pa.Table, places: np.ndarray,
+              answers: dict[tuple[int, int], np.ndarray]) -> tuple[LevelRows, int, int]:
     """A range's rows as the listing's level file holds them, its children's keys from the owners' answers
-    to its ``questions`` (an extra turn's key marked, ``AGAIN``); also the most moves of one position on one
-    side, and the number of parts."""
+    (an extra turn's key marked, ``AGAIN``), each at its place (``asked``); also the most moves of one
+    position on one side, and the number of parts."""
+    keys = np.concatenate([answers[ask] for ask in sorted(answers)] or [np.zeros(0, np.int64)])
+    if len(places) and int(places.max()) >= len(keys):
+        raise TablebaseError("a range was given fewer answers than it asked; build the table again into a fresh folder")
     out = LevelRows(texts=rows.column("text").combine_chunks())
-    most = parts = 0
+    most = parts = done = 0
     for s in range(_sides(rows)):
-        hashes, levels = _children(rows, s)
-        marks, levels = levels & ~KEY_BITS, levels & KEY_BITS
-        child = np.zeros(len(hashes), dtype=np.int64)
-        order, groups = _grouped(hashes, levels, partitions)
-        for (level, p), known in questions.items():
-            a, b = np.searchsorted(groups, [level * partitions + p, level * partitions + p + 1])
-            if b > a:
-                at = order[a:b]
-                child[at] = answers[level, p][np.searchsorted(known, hashes[at])]
+        levels = rows.column(f"levels{s}").combine_chunks().flatten().flatten().to_numpy()
+        child = keys[places[done:done + len(levels)]] | (levels & ~KEY_BITS)
+        done += len(levels)
         moves = rows.column(f"moves{s}").combine_chunks()
         inner = rows.column(f"parts{s}").combine_chunks().flatten()
         offsets = moves.offsets.to_numpy().astype(np.int64)
         starts = inner.offsets.to_numpy().astype(np.int64)
         out.sides.append(SumMoves(offsets - offsets[0], moves.flatten().to_numpy(), starts - starts[0],
-                                  child | marks, np.zeros(len(child), dtype=np.bool_)))
+                                  child, np.zeros(len(child), dtype=np.bool_)))
         most = max(most, int(np.diff(offsets).max(initial=0)))
         parts += len(child)
     if "outcome" in rows.column_names:

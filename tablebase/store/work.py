@@ -60,6 +60,11 @@ def range_name(level: int, range_: int) -> str:
     return f"{LISTING}/range-{level:06d}-{range_:04d}{SUFFIX}"
 
 
+def places_name(level: int, range_: int) -> str:
+    """Where each child of a range (``range_name``) finds its key among the answers to the range's questions."""
+    return f"{LISTING}/places-{level:06d}-{range_:04d}{SUFFIX}"
+
+
 def block_name(level: int, range_: int) -> str:
     """A range of a level's rows as the listing's level file holds them (children as keys)."""
     return f"{LISTING}/block-{level:06d}-{range_:04d}{SUFFIX}"
