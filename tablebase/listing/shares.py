@@ -71,11 +71,12 @@ def split_by(rows: pa.Table, which: np.ndarray, parts: int) -> list[pa.Table]:
 
 def starting(game: PlainGame, seconds: float | None, limit: int | None,
              batch: int = START_BATCH) -> Iterator[pa.Table]:
-    """The start positions, each once, as they travel (``travelling``), in tables of up to ``batch``: a game
-    may start from millions, which no one process need hold at once. The game's code is watched while it
-    gives a batch, not while the caller writes it."""
-    seen = np.zeros(0, dtype=np.uint64)  # the hashes of those given so far: 8 bytes each
-    given = None
+    """The start positions as they travel (``travelling``), in tables of up to ``batch``, each once in its
+    table: a game may start from millions, which no one process need hold at once. A position given in two
+    tables travels twice, and its owner keeps it once (``fresh``), as it does a position reached twice: to
+    tell it here, this process would hold the hash of every position before it, and look each table up
+    among them. The game's code is watched while it gives a table, not while the caller writes it."""
+    given, total = None, 0
     while True:
         found: dict[Any, int] = {}
         with watched(game, "start_positions", seconds) as watch:
@@ -90,24 +91,15 @@ def starting(game: PlainGame, seconds: float | None, limit: int | None,
                             break
             except Exception as e:
                 raise game_failed(game, e) from None
+        total += len(found)
+        if limit is not None and total > limit:
+            raise too_many(game.name, limit)
         if found:
-            table, seen = _unseen(game, found, seen, seconds)
-            if limit is not None and len(seen) > limit:
-                raise too_many(game.name, limit)
-            yield table
+            yield travelling(game, list(found), np.fromiter(found.values(), dtype=np.int64, count=len(found)), seconds)
         if len(found) < batch:
             break
-    if not len(seen):
+    if not total:
         raise TablebaseError(f"{game.name}: start_positions() gave no position")
-
-
-def _unseen(game: PlainGame, found: dict[Any, int], seen: np.ndarray,
-            seconds: float | None) -> tuple[pa.Table, np.ndarray]:
-    """A batch of start positions as they travel, less those of batches before (by hash); every hash so far."""
-    table = travelling(game, list(found), np.fromiter(found.values(), dtype=np.int64, count=len(found)), seconds)
-    hashes = table.column("hash").to_numpy()
-    new = ~np.isin(hashes, seen)
-    return table.filter(pa.array(new)), np.union1d(seen, hashes)
 
 
 def fresh(game: PlainGame, inbox: pa.Table, seen: np.ndarray) -> pa.Table:
