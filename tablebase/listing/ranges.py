@@ -78,9 +78,12 @@ def by_hash(pieces: list[pa.Table]) -> pa.Table:
 
 def _children(rows: pa.Table, s: int) -> tuple[np.ndarray, np.ndarray]:
     """Side ``s``'s children: their hashes and levels, the levels carrying any extra-turn mark."""
-    hashes = rows.column(f"parts{s}").combine_chunks().flatten().flatten().to_numpy()
-    levels = rows.column(f"levels{s}").combine_chunks().flatten().flatten().to_numpy()
-    return hashes, levels
+    return _each_part(rows, f"parts{s}"), _each_part(rows, f"levels{s}")
+
+
+def _each_part(rows: pa.Table, column: str) -> np.ndarray:
+    """A column of moves of parts (list<list<value>>) as one value a part, in order."""
+    return rows.column(column).combine_chunks().flatten().flatten().to_numpy()
 
 
 def _sides(rows: pa.Table) -> int:
@@ -138,7 +141,7 @@ def assembled(rows: pa.Table, places: np.ndarray,
     out = LevelRows(texts=rows.column("text").combine_chunks())
     most = parts = done = 0
     for s in range(_sides(rows)):
-        levels = rows.column(f"levels{s}").combine_chunks().flatten().flatten().to_numpy()
+        levels = _each_part(rows, f"levels{s}")
         child = keys[places[done:done + len(levels)]] | (levels & ~KEY_BITS)
         done += len(levels)
         moves = rows.column(f"moves{s}").combine_chunks()
