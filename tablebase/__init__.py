@@ -24,12 +24,14 @@ from tablebase.errors import (
     TablebaseError,
     TableNotFound,
 )
+from tablebase.jit import numba_cache_outside_package as _numba_cache  # before any module imports numba
 from tablebase.results import Exact, Figures, Line, Lookup, Move, Probe, Step, exact
 from tablebase.version import VERSION as __version__
 
 if TYPE_CHECKING:
     from tablebase.query import Tablebase
 
+_numba_cache()
 DEFAULT_TIMEOUT = 60.0  # seconds a query may run unless told otherwise
 
 

@@ -17,10 +17,35 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+
+def cache_folder() -> Path:
+    """Where compiled code is kept between runs: ``$TABLEBASE_CACHE``, else ``~/.cache/tablebase``."""
+    return Path(os.environ.get("TABLEBASE_CACHE") or Path.home() / ".cache" / "tablebase")
+
+
+def numba_cache_outside_package() -> None:
+    """Numba's cache in the cache folder, unless the user named one (``NUMBA_CACHE_DIR``).
+
+    By default numba writes a cached function beside its source, in the
+    installed package's ``__pycache__`` folders. ``pip uninstall`` leaves
+    those behind, and the folder they keep alive shadows a later editable
+    install as an empty namespace package. Numba reads the variable when it
+    is first imported and a function's cache place when it is decorated, so
+    the package's ``__init__`` calls this, before any module imports numba.
+    """
+    folder = str(cache_folder() / "numba")
+    os.environ.setdefault("NUMBA_CACHE_DIR", folder)
+    numba = sys.modules.get("numba")  # imported by the program before tablebase
+    if numba is not None and not numba.config.CACHE_DIR:
+        numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
+
 
 _marked: list[Deferred] = []
 _compiled = False

@@ -21,7 +21,6 @@ import importlib.util
 import os
 import sys
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Callable
 
 from tablebase import jit
@@ -92,10 +91,6 @@ def loop(keys, args, max_moves):
     return offsets, out_keys[:offsets[-1]].copy(), out_moves[:offsets[-1]].copy()
 '''
 
-def _cache_folder() -> Path:
-    return Path(os.environ.get("TABLEBASE_CACHE", Path.home() / ".cache" / "tablebase")) / "kernels"
-
-
 SCORED_SCAN = '''
 import numba
 
@@ -139,7 +134,7 @@ def compiled_loop(template: str, kernel: Any, fresh: bool = False) -> Callable:
     try:
         if fresh:
             raise OSError("compiled in memory")
-        folder = _cache_folder()
+        folder = jit.cache_folder() / "kernels"
         path = folder / f"{name}.py"
         if not path.exists():
             folder.mkdir(parents=True, exist_ok=True)
