@@ -13,11 +13,11 @@ import pyarrow.parquet as pq
 
 from tablebase.store import Manifest, Plan, table_dir, write_parquet
 from tablebase.store.files import write_table
-from tablebase.store.probe import write_index
+from tablebase.store.probe import Rules, index_from_files
 
 
 def synthetic_table(root: Path, name: str, rows: pa.Table, parts: int = 1, run: int = 1,
-                    group: int | None = None) -> Manifest:
+                    group: int | None = None, rules: Rules | None = None) -> Manifest:
     """Write ``rows`` (a ``key`` and a ``level`` column among them) as a complete table: each level a
     file, or cut in ``parts`` files; ``run`` consecutive levels share a file; ``group``: rows in a Parquet
     row group (the store's own by default). Returns its manifest."""
@@ -43,7 +43,7 @@ def synthetic_table(root: Path, name: str, rows: pa.Table, parts: int = 1, run: 
                                       write_table(rows.take(pa.array(part)), path, sort_key="key",
                                                   statistics=["key", "level"], group=group))
     manifest.levels_done = list(manifest.plan)
-    manifest.probe = write_index(root, manifest)
+    index_from_files(root, manifest, rules or {})
     manifest.save(root)
     return manifest
 

@@ -39,6 +39,7 @@ class Collector:
                 self.busy[phase] += seconds
             for artifact, made in zip(self.artifacts, record.pop("pieces")):
                 artifact.record(self.manifest, made)
+            self.manifest.probe.update(record.pop("segment", {}))  # the probe index's segment of these rows
             self.manifest.files[name] = record
             piece = self.layout.named(name)
             self.recorded[piece.first] += 1

@@ -21,7 +21,7 @@ from typing import Any
 
 from distributed import Client, Future, as_completed
 
-from tablebase.build import heap, shared
+from tablebase.build import shared
 from tablebase.build.cluster import cluster_workers
 from tablebase.build.collector import Collector
 from tablebase.build.failures import (
@@ -33,7 +33,7 @@ from tablebase.build.failures import (
     records_of,
     submitted_again,
 )
-from tablebase.build.indexing import OnWorkers, counting, index_whole, index_work
+from tablebase.build.indexing import OnWorkers, counting, index_whole, key_ranges, tasks_of
 from tablebase.build.jobs import TableSpec
 from tablebase.build.listing import list_on_cluster, listed_from_store
 from tablebase.build.mapped import mapped_values_allowed
@@ -50,17 +50,19 @@ from tablebase.build.progress import Progress, Ticker
 from tablebase.build.readback import listening
 from tablebase.build.resume import built_already, resumed
 from tablebase.build.summary import BuildSummary
-from tablebase.build.tasks import measure_notation, release, solve_slices, warm_up
+from tablebase.build.tasks import index_values, measure_notation, release, solve_slices, warm_up
 from tablebase.errors import BuildError
 from tablebase.kinds import Artifact, Kind
+from tablebase.probe.format import FILE_NAME
 from tablebase.solve.figures import FigureOverflow
 from tablebase.store import (
     Manifest,
+    Piece,
     remove_leftovers,
     remove_listing,
     table_dir,
 )
-from tablebase.store.probe import write_index
+from tablebase.store.probe import index_figures, lacking_segments, segment_of_file, write_index_directory
 from tablebase.words import counted
 
 VALUES_FOLDER = ".values"  # under the output folder: values too large for memory, while a build runs
@@ -99,8 +101,8 @@ def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int
             with build.values_mapped():
                 build.solve()
                 build.finish_artifacts()
+                build.write_index()
                 build.release_values()
-            build.write_index()
         except FigureOverflow as e:
             wide |= {e.figure}
             build.say(f"{e}: holding it wide and starting again from the files written")
@@ -237,28 +239,46 @@ class TableBuild:
         remove_leftovers(table_dir(self.root, self.spec.name))
 
     def release_values(self) -> None:
-        """Values mapped from disk are let go of and their files removed before the probe index is written:
-        for the largest tables both take tens of GB of the same disk."""
+        """Values mapped from disk are let go of and their files removed once the index is written."""
         if self.memory.on_disk:
             # A worker lost meanwhile holds nothing; its host's files go at the end (``close``).
             self.client.run(release, self.run, self.values_name, self.disk, on_error="ignore")
 
     def write_index(self) -> None:
-        """The probe index, planned here and written by the workers from the table's files once the table
-        is whole; kept when this run built nothing and the one recorded is there."""
-        manifest = self.manifest
+        """The probe index: the segments the values give (a dense impartial game's), or those of parts that
+        have none, written by the workers; then the directory. Kept when this run built nothing and the one
+        recorded is whole."""
+        manifest, kind = self.manifest, self.kind
         if not self._whole() or (self.skipped == len(self.layout.pieces) and index_whole(self.root, manifest)):
             return
-        manifest.probe = {}
-        manifest.save(self.root)
-        self.progress.say("writing the probe index")
-        self.client.run(heap.hand_back_freed_memory, on_error="ignore")  # what the solving kept for its next task
+        manifest.probe.pop(FILE_NAME, None)
+        figures = index_figures(self.root, manifest, kind.index_rules())
+        from_values = kind.indexed_from_values and self._keys_are_positions()
         workers = OnWorkers(self.client, self.spec.name, self.run, self.every, self.memory.limit, self.progress.say)
+        if from_values:
+            for name in [n for n in manifest.probe if Piece.is_segment_name(n)]:
+                del manifest.probe[name]  # a part's segment, from a build that was not indexed from its values
+            ranges = key_ranges(kind.keyed.key_space, len(self.cluster.addresses))
+            task = tasks_of(index_values, *self.task_args, self.values, self.every, figures)
+            total, what = kind.keyed.key_space, "writing the probe index from the values held"
+        else:
+            ranges = lacking_segments(manifest)
+            task = tasks_of(segment_of_file, str(self.root), self.spec.name, figures)
+            total, what = sum(manifest.files[n]["rows"] for n in ranges), "writing the probe index of older parts"
+        self.progress.say(f"{what}: {counted(len(ranges), 'task')}")
+        began = time.perf_counter()
         with Ticker(self.progress.heartbeat, self.every):
-            manifest.probe = write_index(self.root, manifest, done=counting(self.progress, *index_work(manifest)),
-                                         parallel=workers)
+            for _, record in workers(task, ranges, counting(self.progress, max(total, 1), what)):
+                manifest.probe.update(record)
+        write_index_directory(self.root, manifest, figures)
         size = sum(r["bytes"] for r in manifest.probe.values())
-        self.progress.say(f"probe index: {size:,} bytes, {size / max(manifest.positions, 1):.2f} bytes a position")
+        self.progress.say(f"probe index: {size:,} bytes, {size / max(manifest.positions, 1):.2f} bytes a position, "
+                          f"{time.perf_counter() - began:.1f}s")
+
+    def _keys_are_positions(self) -> bool:
+        """Whether every key of the game's dense ranking is a position but those it names as none."""
+        game = self.kind.keyed
+        return sum(self.sizes) + len(getattr(game, "absent_keys", ())) == game.key_space
 
     def close(self) -> None:
         """Whatever happened: the manifest saved as it stands, tasks left cancelled, the workers' state freed."""

@@ -1,12 +1,15 @@
-"""The last step of a build: the table's probe index, written by the cluster's workers once the table is whole.
+"""The last step of a build: the probe index's directory, once every segment is written.
 
-Other programs probe a table through this file by memory-mapping it
-(``tablebase.probe``, ``docs/format.md``). It is made from the table's own
-Parquet files, a batch at a time (``tablebase.store.probe``): the driver
-plans it, and the workers do each pass's parts at once (``OnWorkers``): the
-files surveyed one by one, a dense index's records written by ranges of
-keys straight into the file. Tables built before it existed get theirs from
-``tablebase index``, which runs the same parts on processes of its own.
+Other programs probe a table through its index by memory-mapping it
+(``tablebase.probe``, ``docs/format.md``). Its segments are written from
+what the workers hold, never from the table's Parquet files read back: a
+game indexed from its values (``Kind.indexed_from_values``: the dense
+impartial games) by one task a range of keys once the last level is solved
+(``tasks.index_values``), any other game part by part as it is solved
+(``tasks._segment``). What is left here is to run the first, write the
+segments of parts that have none (a table begun before segments were
+written beside its rows: ``store.probe.segment_of_file``), and write the
+directory that names them all (``store.probe.write_index_directory``).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,61 +28,75 @@ from tablebase.build import heap, readback
 from tablebase.build.failures import RecordsLost, again_key, records_of, submitted_again
 from tablebase.build.placing import finishing
 from tablebase.build.progress import Progress
+from tablebase.probe.format import FILE_NAME
 from tablebase.store import Manifest, table_dir
-from tablebase.store.probe import PASSES, WEIGHTS, WORK
-from tablebase.store.probe.parts import Done, Task
+from tablebase.store.probe import SEGMENT_KEYS
+
+Done = Callable[[int], None]  # hears keys or rows done
+Task = Callable[[Any, Done], Any]  # (item, done) -> the item's result
+TASKS_PER_WORKER = 4  # ranges of keys a worker's share of a dense index is cut into, so that all end together
 
 
-def index_work(manifest: Manifest) -> tuple[int, str]:
-    """The index's work in all (``write_index``'s ``done`` counts it: rows read, each pass's weighted), and
-    what the progress calls it."""
-    rows = sum(r["rows"] for r in manifest.files.values())
-    return WORK * rows, (f"writing the probe index, {PASSES} passes over {rows:,} rows "
-                         f"(a row counted {', '.join(map(str, WEIGHTS))} times in each)")
+def key_ranges(key_space: int, workers: int) -> list[tuple[int, int]]:
+    """The ranges of keys the index's tasks take, each a whole number of segments but the last."""
+    segments = -(-key_space // SEGMENT_KEYS)
+    tasks = max(1, min(segments, TASKS_PER_WORKER * max(workers, 1)))
+    cuts = [SEGMENT_KEYS * (segments * i // tasks) for i in range(tasks)] + [key_space]
+    return [(a, min(b, key_space)) for a, b in zip(cuts, cuts[1:]) if a < b]
+
+
+def index_whole(root: Path, manifest: Manifest) -> bool:
+    """Whether the manifest records a directory and every segment file, each there at its recorded size."""
+    folder = table_dir(root, manifest.table)
+    def there(name: str, record: dict[str, Any]) -> bool:
+        return (folder / name).is_file() and (folder / name).stat().st_size == record["bytes"]
+
+    return FILE_NAME in manifest.probe and all(there(name, r) for name, r in manifest.probe.items())
 
 
 def counting(progress: Progress, total: int, what: str) -> Done:
-    """What hears the index's rows read: ``progress`` shows them against ``total`` with the rate and ETA."""
-    began, read, lock = time.perf_counter(), 0, threading.Lock()
+    """What hears the index's work as it is done: ``progress`` shows it against ``total`` with rate and ETA."""
+    began, done_so_far, lock = time.perf_counter(), 0, threading.Lock()
 
-    def done(rows: int) -> None:
-        nonlocal read
+    def done(count: int) -> None:
+        nonlocal done_so_far
         with lock:
-            read += rows
-            progress.reading("index", read, total, time.perf_counter() - began, what=what)
+            done_so_far += count
+            progress.reading("index", done_so_far, total, time.perf_counter() - began, what=what)
 
     return done
 
 
-def index_whole(root: Path, manifest: Manifest) -> bool:
-    """Whether the manifest records a probe index whose file is there at its recorded size."""
-    folder = table_dir(root, manifest.table)
-    return bool(manifest.probe) and all((folder / name).is_file() and (folder / name).stat().st_size == r["bytes"]
-                                        for name, r in manifest.probe.items())
+def tasks_of(function: Callable[..., Any], *args: Any) -> Task:
+    """A task of ``OnWorkers``: ``function(*args, item, done)``."""
+    return partial(function, *args)
 
 
 class OnWorkers:
-    """The index's parts run as tasks on the build's workers (a ``Parallel``), as many at once as they have
-    threads. Each task tells how many rows it has read through the run's events as it goes
-    (``readback.Report``); the rest is counted when it ends. They are waited for as the solving tasks are
-    (``placing.finishing``): a worker paused for memory is made to hand back what its allocators keep, and
-    restarted if it stays paused, where it would otherwise hold the index's tasks for ever."""
+    """Tasks run on the build's workers, as many at once as they have threads. Each tells how far it has got
+    through the run's events as it goes (``readback.Report``); the rest is counted when it ends. They are
+    waited for as the solving tasks are (``placing.finishing``): a worker paused for memory is made to hand
+    back what its allocators keep, and restarted if it stays paused. A task whose worker died holding its
+    result is submitted once more: it writes the same bytes whenever it runs."""
 
     def __init__(self, client: Client, table: str, run: str, every: float, limit: int | None = None,
                  say: Callable[[str], None] = lambda line: None) -> None:
         self.client, self.table, self.run, self.every, self.limit, self.say = client, table, run, every, limit, say
         self.width = max(1, sum(client.nthreads().values()))
 
-    def __call__(self, task: Task, items: list[Any], done: Done) -> Iterator[tuple[int, Any]]:
+    def __call__(self, task: Task, items: list[Any], done: Done, work: str = "the probe index"
+                 ) -> Iterator[tuple[int, Any]]:
         summed = _Summed(done)
         name = f"index-{self.table}-{uuid.uuid4().hex[:8]}"
+        workers = sorted(self.client.scheduler_info().get("workers", {}))
         with readback.listening(self.client, self.run, summed):
             keys = [f"{name}-{i}-{self.run}" for i in range(len(items))]
-            futures = self.client.map(_reported, [task] * len(items), items, run=self.run, every=self.every,
-                                      pure=False, key=keys)
+            # Dealt to the workers in turn, as the solving tasks are; any worker takes one if its own dies.
+            futures = [self.client.submit(_reported, task, item, run=self.run, every=self.every, pure=False, key=key,
+                                          workers=[workers[i % len(workers)]] if workers else None,
+                                          allow_other_workers=True)
+                       for i, (item, key) in enumerate(zip(items, keys))]
             index = dict(zip(keys, range(len(items))))
-            # Only the tasks not yet gathered are held: a result held by the client stays in its worker's
-            # memory, and a pass's results (each file's distinct tuples) would add up there.
             pending = dict(zip(keys, futures))
             del futures
             try:
@@ -86,8 +104,8 @@ class OnWorkers:
                     del pending[future.key]
                     part = index[future.key]
                     try:
-                        result, rows = records_of(future, self.table, limit=self.limit,
-                                                  work=f"writing part {part + 1} of {len(items)} of the probe index")
+                        result, count = records_of(future, self.table, limit=self.limit,
+                                                   work=f"writing part {part + 1} of {len(items)} of {work}")
                     except RecordsLost:
                         if submitted_again(future.key, self.run):
                             raise
@@ -95,7 +113,7 @@ class OnWorkers:
                         pending[again.key], index[again.key] = again, part
                         continue
                     future.release()
-                    summed.reading(future.key, rows, rows, 0.0)
+                    summed.reading(future.key, count, count, 0.0)
                     yield part, result
             finally:
                 left = [f for f in pending.values() if not f.done()]
@@ -103,9 +121,6 @@ class OnWorkers:
                     self.client.cancel(left)
 
     def _submitted_again(self, lost: Future, task: Task, item: Any, summed: _Summed) -> Future:
-        """A part whose records were lost with its worker, submitted once more under a key of its own, as the
-        solve does (``driver.TableBuild._submit_again``): a part writes the same bytes whenever it runs. The
-        rows it was heard to read are taken back, since it reads them again."""
         self.say("a worker holding a part of the probe index was lost: writing that part again")
         summed.forget(lost.key)
         lost.cancel()
@@ -114,8 +129,8 @@ class OnWorkers:
 
 
 def _reported(task: Task, item: Any, run: str, every: float) -> tuple[Any, int]:
-    """On a worker: the task's result, and the rows it read, told to the driver as it reads them; Arrow's
-    freed memory handed back after it, which Dask would count as the worker's."""
+    """On a worker: the task's result, and what it did, told to the driver as it goes; Arrow's freed memory
+    handed back after it, which Dask would count as the worker's."""
     try:
         with readback.Report(run, 1, every) as report:
             return task(item, report.add), report.read
@@ -124,7 +139,7 @@ def _reported(task: Task, item: Any, run: str, every: float) -> tuple[Any, int]:
 
 
 class _Summed:
-    """Each task's rows read so far (its reports say its running total), their growth told to ``done``."""
+    """Each task's count so far (its reports say its running total), their growth told to ``done``."""
 
     def __init__(self, done: Done) -> None:
         self.done, self.heard, self.lock = done, dict[str, int](), threading.Lock()
@@ -138,7 +153,6 @@ class _Summed:
                 self.done(more)
 
     def forget(self, task: str) -> None:
-        """The rows heard from a task that will run again, taken back from the count."""
         with self.lock:
             taken = self.heard.pop(task, 0)
             if taken:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tablebase.build.jobs import TableSpec
 from tablebase.errors import StoreError
-from tablebase.store import Manifest, intact, remove_listing, table_dir
+from tablebase.store import Manifest, Piece, intact, remove_listing, table_dir
 from tablebase.version import VERSION
 
 
@@ -54,7 +54,16 @@ def resumed(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest
     folder = table_dir(root, spec.name)
     # Only files as recorded are kept: each is read once for its sha256 (a flipped byte keeps its size).
     old.files = {name: rec for name, rec in old.files.items() if intact(folder, name, rec)}
+    # A part's segment of the probe index is kept with its rows; the directory is written again at the end.
+    old.probe = {name: rec for name, rec in old.probe.items() if Piece.is_segment_name(name)
+                 and _piece_of_segment(name) in old.files and intact(folder, name, rec)}
     return old
+
+
+def _piece_of_segment(name: str) -> str:
+    """The rows' file of a part's segment file."""
+    stem = name.split("/", 1)[1].rsplit(".", 1)[0]
+    return f"rows/{stem}.parquet"
 
 
 def built_already(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest | None:

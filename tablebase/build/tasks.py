@@ -30,8 +30,9 @@ from tablebase.build.run_game import game_of_run
 from tablebase.errors import TablebaseError
 from tablebase.games import KeyedForm
 from tablebase.jit import compile_all
-from tablebase.kinds import Artifact
+from tablebase.kinds import Artifact, Kind
 from tablebase.lazy import np
+from tablebase.probe.format import STORED, Figure
 from tablebase.solve import Solver
 from tablebase.store import (
     Layout,
@@ -44,6 +45,8 @@ from tablebase.store import (
     with_levels,
     write_parquet,
 )
+from tablebase.store.layout import keys_segment_name
+from tablebase.store.probe import SEGMENT_KEYS, figures_of, segment_of_rows, segment_of_values, write_segments
 
 compile_all()  # building compiles the games' functions (a program that only reads runs them as Python)
 
@@ -57,8 +60,10 @@ class _Run:
     artifacts: tuple[Artifact, ...]
     layout: Layout
     plan: Plan
+    kind: Kind
     known_below: int = 0  # every level below this one is in the solver's memory
     one_by_one: bool = False  # read a lower level back a part at a time (values on disk)
+    figures: list[Figure] | None = None  # the probe index's, once the first rows show the columns' types
 
 
 _state: dict[str, _Run] = {}
@@ -93,7 +98,7 @@ def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any], v
 
         solver = kind.solver(place)
         _state[run] = _Run(solver, shared.Holding(solver.shared), kind.artifacts, manifest.layout(), manifest.plan,
-                           one_by_one=disk is not None)
+                           kind, one_by_one=disk is not None)
     return _state[run]
 
 
@@ -284,8 +289,10 @@ def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, A
         record = write_parquet(rows, piece_path(root, table, piece), durable=len(pieces) == 1)
         # Files beside the rows, made from them (a partizan table's values table).
         files = [a.piece(solver, rows, root, table, piece, len(pieces) == 1) for a in state.artifacts]
+        segment = _segment(state, rows, root, table, piece, len(pieces) == 1) if state.kind.parts_in_key_order \
+            and not state.kind.indexed_from_values else {}
         records.append(
-            {"file": piece.name, **record, "pieces": files,
+            {"file": piece.name, **record, "pieces": files, "segment": segment,
              "seconds": {"read": read - began, "solve": solved - read, "write": time.perf_counter() - solved}}
         )
         # A task may solve many parts: what Arrow kept from one would add to the next one's peak.
@@ -293,5 +300,51 @@ def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, A
         heap.hand_back_arrow_memory()
     if len(pieces) > 1:  # many files synced at once, before the driver records them
         flush_to_disk([piece_path(root, table, piece) for piece, _ in pieces]
-                      + [table_dir(root, table) / f["file"] for r in records for f in r["pieces"] if f])
+                      + [table_dir(root, table) / f["file"] for r in records for f in r["pieces"] if f]
+                      + [table_dir(root, table) / name for r in records for name in r["segment"]])
     return records
+
+
+def _segment(state: _Run, rows: Any, root: str, table: str, piece: Any, durable: bool) -> dict[str, Any]:
+    """The probe index's segment of a part's rows, written beside them: {its file's name: its record}."""
+    if state.figures is None:
+        state.figures = figures_of(rows.schema, state.kind.index_rules())
+    name = piece.segment_name
+    path = table_dir(root, table) / name
+    path.parent.mkdir(exist_ok=True)
+    return {name: write_segments(path, [segment_of_rows(rows, state.figures)], rows.num_rows, durable)}
+
+
+def index_values(run: str, root: str, table: str, ref: str, params: dict[str, Any], values: dict[str, Any],
+                 every: float, figures: list[Figure], keys: tuple[int, int], done: Any) -> dict[str, Any]:
+    """On a worker, once every level is solved: the probe index's segments of the keys [start, stop) from
+    the values its machine holds in key order, in one file (``store.keys_segment_name``); its record.
+
+    A level this machine does not hold (solved on another host) is read back first, as for solving.
+    """
+    start, stop = keys
+    with _one_at_a_time:
+        state = _solver(run, root, table, ref, params, values)
+        solver, game = state.solver, state.solver.game
+        top = len(state.plan) - 1
+        # Silently: this task's reports count the keys it indexes.
+        _read_back(state, root, table, run, _lacking(state, list(range(top + 1)), top + 1), float("inf"))
+        known = solver.known  # type: ignore[attr-defined]
+        holes = np.asarray(getattr(game, "absent_keys", ()), dtype=np.int64)
+        unsigned = [f.unsigned for f in sorted((f for f in figures if f.source == STORED), key=lambda f: f.field)]
+        segments, positions = [], 0
+        for a in range(start, stop, SEGMENT_KEYS):
+            b = min(a + SEGMENT_KEYS, stop)
+            inside = holes[(holes >= a) & (holes < b)]
+            present = None
+            if len(inside):
+                present = np.ones(b - a, dtype=bool)
+                present[inside - a] = False
+            misere = known.misere[a:b] if known.with_misere else None
+            segments.append((a, b - 1, segment_of_values(a, known.grundy[a:b], known.remoteness[a:b], misere,
+                                                         present, unsigned)))
+            positions += b - a - len(inside)
+            done(b - a)
+        path = table_dir(root, table) / keys_segment_name(start)
+        path.parent.mkdir(exist_ok=True)
+        return {keys_segment_name(start): write_segments(path, segments, positions)}

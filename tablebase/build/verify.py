@@ -123,10 +123,10 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
             "checking the rows against the rules as they are now")
     kind = kind_of(game)
     problems, present = _check_files(root, m)
-    index = IndexCheck(root, m, say)
     if kind.needs_listing:
         kind = _listed_again(kind, m, problems, say)
     keyed = kind.keyed
+    index = IndexCheck(root, m, say, kind.derive())
     solver = kind.solver(fresh=True)
     checks = [artifact.checker(solver) for artifact in kind.artifacts]
     spell = partial(_spelt, keyed)

@@ -1,91 +1,112 @@
-"""Verify's check of a table's probe index: the file as recorded, its checksums, and every record.
+"""Verify's check of a table's probe index: its files as recorded, every segment checked, and every record.
 
-The file is checked against the manifest (there, its size, its sha256) and
-each section against its CRC-32; then every stored row is probed, figure by
-figure, and no key may be in the index that the rows do not hold. A
-damaged index is reported as a damaged Parquet file is, one line each.
+The directory and each segment file are checked against the manifest (there,
+their size, their sha256) and every segment is read and checked (its CRC-32
+and fields); then every stored row is probed, figure by figure, the figures
+the index derives from others and those a reader finds by the children
+(``derive``) included; last, every key of every segment is probed, so that
+the index holds no position the rows do not. A damaged index is reported as
+a damaged Parquet file is, one line each.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tablebase.errors import StoreError
 from tablebase.lazy import np, pa
 from tablebase.probe import FILE_NAME, ProbeIndex
-from tablebase.probe.columns import Bits
-from tablebase.probe.format import DENSE, DICTIONARY, KEYS, NONE, RECORDS
 from tablebase.store import Manifest, sha256_of, table_dir
 
 MAX_LISTED = 5  # mismatches named one by one; the count says how many more
-SCAN = 1 << 22  # slots or keys read at a time when the whole index is walked
+SCAN = 1 << 22  # keys probed at a time when every segment is walked
 
 Problems = list[tuple[str, str]]  # (file, what)
+Derive = Callable[[ProbeIndex, "np.ndarray"], dict[str, "pa.Array"]]
 
 
 class IndexCheck:
     """Fed each file of stored rows (``add``), it says what differs in the probe index (``problems``)."""
 
-    def __init__(self, root: Path, manifest: Manifest, say: Callable[[str], None]) -> None:
+    def __init__(self, root: Path, manifest: Manifest, say: Callable[[str], None],
+                 derive: Derive | None = None) -> None:
         self.found: Problems = []
         self.index: ProbeIndex | None = None
-        self.manifest = manifest
+        self.manifest, self.derive = manifest, derive
         self.mismatches = 0
-        path = table_dir(root, manifest.table) / FILE_NAME
-        record = manifest.probe.get(FILE_NAME)
-        if record is None:
-            if path.exists():
-                self._problem("file is not in the manifest")
+        folder = table_dir(root, manifest.table)
+        if FILE_NAME not in manifest.probe:
+            if (folder / FILE_NAME).exists():
+                self._problem(FILE_NAME, "file is not in the manifest")
             elif manifest.complete:
                 say("no probe index recorded (tablebase index writes one)")
             return
-        if not path.is_file():
-            self._problem("file is missing")
-            return
-        if path.stat().st_size != record["bytes"]:
-            self._problem(f"{path.stat().st_size} bytes, the manifest says {record['bytes']}")
-        if sha256_of(path) != record["sha256"]:
-            self._problem("sha256 differs from the manifest")
+        for name, record in manifest.probe.items():
+            path = folder / name
+            if not path.is_file():
+                self._problem(name, "file is missing")
+            elif path.stat().st_size != record["bytes"]:
+                self._problem(name, f"{path.stat().st_size} bytes, the manifest says {record['bytes']}")
+            elif sha256_of(path) != record["sha256"]:
+                self._problem(name, "sha256 differs from the manifest")
         try:
-            self.index = ProbeIndex(path)
+            self.index = ProbeIndex(folder / FILE_NAME)
         except StoreError as e:
-            self._problem(str(e))
+            self._problem(FILE_NAME, str(e))
             return
         for what in self.index.check():
-            self._problem(what)
-        if self.index.header.positions != record["rows"]:
-            self._problem(f"holds {self.index.header.positions:,} positions, the manifest says {record['rows']:,}")
+            self._problem(FILE_NAME, what)
+        if self.index.positions != manifest.probe[FILE_NAME]["rows"]:
+            self._problem(FILE_NAME, f"holds {self.index.positions:,} positions, the manifest says "
+                                     f"{manifest.probe[FILE_NAME]['rows']:,}")
 
-    def _problem(self, what: str) -> None:
-        self.found.append((FILE_NAME, what))
+    def _problem(self, file: str, what: str) -> None:
+        self.found.append((file, what))
 
     def add(self, rows: pa.Table) -> None:
         """A file's stored rows, probed in the index figure by figure."""
         if self.index is None or not rows.num_rows:
             return
         keys = rows.column("key").to_numpy()
-        got = self.index.probe_many(keys)
-        missing = np.flatnonzero(~got["found"])
-        self._mismatch(keys, missing, lambda i: "not in the index")
-        figures = [name for name in rows.column_names if name not in ("key", "position", "level")]
-        if set(figures) != set(self.index.names):
-            self._problem(f"holds the figures {', '.join(self.index.names)}, the rows {', '.join(figures)}")
-            self.index.close()
-            self.index = None
+        try:
+            got = self.index.probe_many(keys)
+        except StoreError as e:
+            self._close(str(e))
             return
+        self._mismatch(keys, np.flatnonzero(~got.found), lambda i: "not in the index")
+        figures = [name for name in rows.column_names if name not in ("key", "position", "level")]
+        if set(figures) != set(self.index.names) | set(self.index.by_children):
+            self._close(f"holds the figures {', '.join(self.index.names + self.index.by_children)}, the rows "
+                        f"{', '.join(figures)}")
+            return
+        derived = self.derive(self.index, keys) if self.derive is not None and self.index.by_children else {}
         for name in figures:
-            stored, probed = rows.column(name), got[name]
+            stored = rows.column(name)
+            if name in derived:
+                probed = np.ma.array(_plain(derived[name]), mask=derived[name].is_null().to_numpy(
+                    zero_copy_only=False))
+            elif name in self.index.by_children:
+                continue  # no game to find it with
+            else:
+                probed = got[name]
             nulls = stored.is_null().to_numpy(zero_copy_only=False)
             values = _plain(stored)
             differ = (nulls != np.ma.getmaskarray(probed)) | (~nulls & (values != _plain_probed(probed)))
-            differ &= got["found"]
+            differ &= got.found
             self._mismatch(keys, np.flatnonzero(differ), lambda i, name=name, probed=probed, stored=stored:
                            f"{name} {_shown(probed, i)} in the index, {stored[int(i)].as_py()!r} in the rows")
 
+    def _close(self, what: str) -> None:
+        self._problem(FILE_NAME, what)
+        assert self.index is not None
+        self.index.close()
+        self.index = None
+
     def _mismatch(self, keys: np.ndarray, rows: np.ndarray, what: Callable[[int], str]) -> None:
         for i in rows[: max(0, MAX_LISTED - self.mismatches)]:
-            self._problem(f"key {int(keys[i])}: {what(int(i))}")
+            self._problem(FILE_NAME, f"key {int(keys[i])}: {what(int(i))}")
         self.mismatches += len(rows)
 
     def problems(self) -> Problems:
@@ -94,35 +115,27 @@ class IndexCheck:
             self._walk(self.index)
             self.index.close()
         if self.mismatches > MAX_LISTED:
-            self._problem(f"{self.mismatches - MAX_LISTED:,} more mismatches")
+            self._problem(FILE_NAME, f"{self.mismatches - MAX_LISTED:,} more mismatches")
         return self.found
 
     def _walk(self, index: ProbeIndex) -> None:
-        """The index holds no key but the rows': as many positions as the manifest, keys strictly ascending."""
-        h = index.header
-        positions = self.manifest.positions
-        if h.layout == DENSE:
-            bits = Bits(index.data, h.section(RECORDS))
-            first = h.record_bits if h.records == DICTIONARY else h.figures[0].width if h.figures else 0
-            offset = 0 if h.records == DICTIONARY else h.figures[0].offset if h.figures else 0
-            held = 0
-            for start in range(0, h.slots, SCAN):
-                slots = np.arange(start, min(start + SCAN, h.slots), dtype=np.int64)
-                codes = bits.fields(slots * h.record_bits + offset, first)
-                held += len(slots) if h.absent == NONE else int((codes != np.uint64(h.absent)).sum())
-        else:
-            held = h.slots
-            keys = np.frombuffer(index.data, dtype=f"<u{h.key_bytes}", count=h.slots, offset=h.section(KEYS).offset + 8)
-            for start in range(0, h.slots, SCAN):
-                part = keys[max(start - 1, 0) : start + SCAN]
-                if not (part[1:] > part[:-1]).all():
-                    self._problem("its keys are not in strictly ascending order")
-                    break
-        if held != positions:
-            self._problem(f"holds {held:,} positions, the table {positions:,}")
+        """The index holds no key but the rows': every key of every segment probed, as many found as the
+        table has positions (every row's key was found)."""
+        d, held = index.directory, 0
+        try:
+            for i in range(d.segments):
+                first, last = d.first(index.data, i), d.entry(index.data, i)[0]
+                for start in range(first, last + 1, SCAN):
+                    keys = np.arange(start, min(start + SCAN, last + 1), dtype=np.int64)
+                    held += int(index.probe_many(keys).found.sum())
+        except StoreError as e:
+            self._problem(FILE_NAME, str(e))
+            return
+        if held != self.manifest.positions:
+            self._problem(FILE_NAME, f"holds {held:,} positions, the table {self.manifest.positions:,}")
 
 
-def _plain(column: pa.ChunkedArray) -> np.ndarray:
+def _plain(column: Any) -> np.ndarray:
     """A stored column as numpy values (texts as objects, floats as their bits, nulls as anything)."""
     if pa.types.is_dictionary(column.type):
         column = column.cast(column.type.value_type)

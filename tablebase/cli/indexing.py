@@ -1,27 +1,26 @@
-"""The ``index`` verb: the probe index of tables built before builds wrote one, from their Parquet files.
+"""The ``index`` verb: the probe index of tables built without one (or with one of an older format).
 
-Nothing is built again: each table's rows are read a batch at a time and
-its probe index written beside them (``tablebase.store.probe``), under the
-table's build lock, and recorded in its manifest. Every table named is
-checked (there, complete) before any is indexed.
+Nothing is built again: the index is written from the table's Parquet files
+(``tablebase.store.probe``), under the table's build lock, and recorded in
+its manifest. A dense impartial table whose values fit in memory (two or
+three bytes a key) gets the index a build writes, from its values in key
+order; any other table a segment beside each of its files. Every table
+named is checked (there, complete) before any is indexed.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from tablebase.cli.output import db_option, need_db
-from tablebase.errors import StoreError
+from tablebase.errors import StoreError, TablebaseError
 
-if TYPE_CHECKING:
-    from tablebase.store.probe import Parallel
+MEMORY_SHARE = 0.5  # of the memory available, what a table's values may take to be indexed from them
 
 
 def add_options(index: argparse.ArgumentParser) -> None:
@@ -30,17 +29,13 @@ def add_options(index: argparse.ArgumentParser) -> None:
     index.add_argument("tables", nargs="*", metavar="TABLE", help="tables to index (default: every table)")
     index.add_argument("--force", action="store_true", help="write it again even where one is recorded")
     index.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    index.add_argument("--processes", type=int, default=None, metavar="N",
-                       help="parts of each pass read at once, each by a process (default: one a core)")
+    index.add_argument("--game", action="append", default=[], metavar="REF",
+                       help="the game a table was built from, where it is neither built in nor installed")
 
 
 def index(args: argparse.Namespace) -> int:
     from tablebase.store import Manifest, list_tables
-    from tablebase.store.probe import InProcesses, InThreads
 
-    if args.processes is not None and args.processes < 1:
-        raise StoreError(f"--processes must be at least 1, got {args.processes}")
-    width = args.processes or os.cpu_count() or 1
     root = Path(need_db(args))
     if not root.is_dir():
         raise StoreError(f"no tablebase folder at {root}")
@@ -51,35 +46,80 @@ def index(args: argparse.Namespace) -> int:
         if not manifest.complete:
             raise StoreError(f"table {manifest.table} is not complete: finish its build (run the same build "
                              "command again) before indexing it")
-    # One process needs none of its own: its parts run here, one after another.
-    with contextlib.nullcontext(InThreads()) if width == 1 else InProcesses(width) as parallel:
-        for name in dict.fromkeys(names):
-            _index_one(args, root, name, parallel)
+    for name in dict.fromkeys(names):
+        _index_one(args, root, name)
     return 0
 
 
-def _index_one(args: argparse.Namespace, root: Path, name: str, parallel: Parallel) -> None:
+def _index_one(args: argparse.Namespace, root: Path, name: str) -> None:
     """One table's probe index, written under its build lock and recorded in its manifest."""
-    from tablebase.build.indexing import counting, index_whole, index_work
+    from tablebase.build.indexing import counting, index_whole
     from tablebase.build.progress import Progress
+    from tablebase.jit import compile_if_installed
     from tablebase.store import BuildLock, Manifest, table_dir
-    from tablebase.store.probe import write_index
+    from tablebase.store.probe import index_from_files, index_from_values_in_files
 
     def say(text: str) -> None:
         if not args.quiet:
             print(f"[{name}] {text}", file=sys.stderr, flush=True)
 
     began = time.perf_counter()
+    compile_if_installed()
     with BuildLock(table_dir(root, name)):
         manifest = Manifest.load(root, name)  # as it is now that the table is ours
-        if index_whole(root, manifest) and not args.force:
+        if index_whole(root, manifest) and _current(root, manifest) and not args.force:
             say("its probe index is there already (--force writes it again)")
             return
-        total, what = index_work(manifest)
-        progress = Progress(name, total, 0, every=float("inf") if args.quiet else 1.0)
-        manifest.probe = write_index(root, manifest, say, counting(progress, total, what), parallel)
+        kind, dense = _kind(args, manifest)
+        rules = kind.rules_for([c for c in _columns(root, manifest)])
+        progress = Progress(name, manifest.positions, 0, every=float("inf") if args.quiet else 1.0)
+        done = counting(progress, max(manifest.positions, 1), "writing the probe index")
+        if dense is not None:
+            say("from its values in key order")
+            index_from_values_in_files(root, manifest, rules, *dense, done=done)
+        else:
+            say("a segment beside each file of rows")
+            index_from_files(root, manifest, rules, done=done)
         manifest.save(root)
-    for file, record in manifest.probe.items():
-        print(json.dumps({"table": name, "file": file, "positions": record["rows"], "bytes": record["bytes"],
-                          "bytes_per_position": round(record["bytes"] / max(record["rows"], 1), 3),
-                          "seconds": round(time.perf_counter() - began, 3)}))
+    size = sum(r["bytes"] for r in manifest.probe.values())
+    print(json.dumps({"table": name, "files": len(manifest.probe), "positions": manifest.positions, "bytes": size,
+                      "bytes_per_position": round(size / max(manifest.positions, 1), 3),
+                      "seconds": round(time.perf_counter() - began, 3)}))
+
+
+def _kind(args: argparse.Namespace, manifest: Any) -> tuple[Any, tuple[int, tuple[int, ...]] | None]:
+    """The table's kind, and (key space, keys that are no positions) where its index is written from its
+    values: a dense impartial game's, its game trusted and its values within the memory they may take."""
+    from tablebase.kinds import Trust, kind_named, kind_of
+    from tablebase.lazy import psutil
+
+    try:
+        game, _ = Trust(args.game).load(manifest)
+    except TablebaseError:
+        return kind_named(manifest.kind), None
+    kind = kind_of(game)
+    keyed = kind.keyed if not kind.needs_listing else None
+    if keyed is None or not kind.indexed_from_values:
+        return kind, None
+    absent = tuple(getattr(keyed, "absent_keys", ()))
+    fits = 3 * keyed.key_space <= MEMORY_SHARE * psutil.virtual_memory().available
+    if manifest.positions + len(absent) != keyed.key_space or not fits:
+        return kind, None
+    return kind, (keyed.key_space, absent)
+
+
+def _columns(root: Path, manifest: Any) -> list[str]:
+    from tablebase.lazy import pq
+    from tablebase.store import table_dir
+
+    return pq.read_schema(table_dir(root, manifest.table) / min(manifest.files)).names
+
+
+def _current(root: Path, manifest: Any) -> bool:
+    """Whether the recorded index is of the format this version writes."""
+    from tablebase.probe.format import FILE_NAME, VERSION
+    from tablebase.store import table_dir
+
+    with open(table_dir(root, manifest.table) / FILE_NAME, "rb") as f:
+        head = f.read(10)
+    return len(head) == 10 and int.from_bytes(head[8:10], "little") == VERSION

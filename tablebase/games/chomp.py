@@ -51,6 +51,7 @@ class Chomp(KeyedImpartialGame):
         self.cols = self.int_param("cols", 1, 30)
         self.box = young.Box(self.rows, self.cols)
         self.key_space = self.box.size
+        self.absent_keys = (0,)  # the empty bar: its poisoned square has been taken
         if self.key_space > 2**40:
             raise TablebaseError(f"chomp: a {self.rows}x{self.cols} bar has too many positions")
         self.max_moves = self.rows * self.cols - 1  # every square but the poisoned one

@@ -148,6 +148,8 @@ class KeyedGame(Game):
     lists_levels: ClassVar[bool] = True
     #: keys are below this (a dense ranking), or None: keys are sparse
     key_space: int | None = None
+    #: keys below ``key_space`` that are no position (a dense ranking's holes), ascending
+    absent_keys: tuple[int, ...] = ()
     #: a bound on the moves of one position
     max_moves: int = 0
     #: a compiled move generator (impartial and scored games), or None

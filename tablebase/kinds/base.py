@@ -33,7 +33,8 @@ from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
 from tablebase.solve.rows import positions_array
 from tablebase.store import Manifest, TableIndex
-from tablebase.store.probed import ProbedRows
+from tablebase.store.probe import Rules
+from tablebase.store.probed import Derive, ProbedRows
 
 
 @dataclass(frozen=True)
@@ -232,16 +233,54 @@ class Kind(ABC):
         """``probe`` of the table, bound once: the game's reading and the table's rows are looked up now, not
         at each probe (a warm probe takes microseconds, a tenth of one each call saved). A kind whose probe
         differs overrides this, not ``probe``."""
-        locate, row, name, bounds = self.keyed.locator(), table.index().row_reader(), table.name, self.keyed.bounds
+        index = table.index()
+        locate, row, name, bounds = self.keyed.locator(), index.row_reader(), table.name, self.keyed.bounds
+        by_children = self.by_children(index)
 
         def probe(text: str) -> dict[str, Any]:
             key, level = locate(text)
             found = row(key, level)
             if found is None:
                 raise PositionError(f"{name}: position {text!r} is not stored (this table holds {bounds})")
+            if by_children is not None:
+                found.update(by_children(key))
             return found
 
         return probe
+
+    # -- the probe index ----------------------------------------------------------
+    def index_rules(self) -> Rules:
+        """Which of the rows' figures the probe index derives rather than stores (docs/format.md)."""
+        return self.rules_for(self.columns())
+
+    @classmethod
+    def rules_for(cls, columns: list[str]) -> Rules:
+        """``index_rules`` of a table of these columns (a kind's rules follow from its columns): none by
+        default."""
+        return {}
+
+    @property
+    def parts_in_key_order(self) -> bool:
+        """Whether each part of a level holds a range of keys of its own, ascending with the levels, so that
+        each part's segment of the probe index is written beside its rows: a plain game's, whose keys the
+        engine numbers level by level. Else the index is written once the table is whole, from its rows
+        put in key order (``store.probe.index_from_files``)."""
+        return not self.game.keyed
+
+    @property
+    def indexed_from_values(self) -> bool:
+        """Whether the probe index is written from the values the workers hold in key order once the last
+        level is solved (``store.probe.segment_of_values``), rather than each part's segment beside its rows."""
+        return False
+
+    def by_children(self, index: TableIndex | ProbedRows) -> Callable[[int], dict[str, Any]] | None:
+        """What finds, for one stored key, the figures the table's probe index leaves to the children
+        (docs/format.md); None where it leaves none (a kind whose index stores every figure)."""
+        return None
+
+    def derive(self) -> Derive | None:
+        """``by_children`` for many keys at once (``ProbedRows.rows``), or None."""
+        return None
 
     def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
         """Stored rows of many positions, in order (null figures where a position is not stored)."""

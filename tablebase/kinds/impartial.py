@@ -13,6 +13,7 @@ from typing import Any
 
 from tablebase.games import Children, ImpartialForm, ImpartialGame, SumMoves, Texts
 from tablebase.kinds.base import Footprint, Kind, StoredTable
+from tablebase.kinds.children import best_move, best_moves
 from tablebase.kinds.heap_figures import HeapFigures
 from tablebase.kinds.lookups import Listed, row_with_moves
 from tablebase.kinds.sums import sum_lookup
@@ -20,6 +21,7 @@ from tablebase.lazy import np, pa
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
+from tablebase.store.probe import Rules, impartial_rules
 
 
 def declares_components(game: object) -> bool:
@@ -141,6 +143,31 @@ class Impartial(Kind):
         per_key = KnownValues.bytes_per_key(game, self.wide if dense else None) + (0 if dense else 8)
         mapped = dense and not (game.queen is not None and not game.misere)  # the queen solver keeps its own
         return Footprint(per_key, per_row, (8 + 2 * item) * 2, dense, per_notation_byte=3, mapped=mapped)
+
+    @classmethod
+    def rules_for(cls, columns: list[str]) -> Rules:
+        return impartial_rules(columns)
+
+    @property
+    def indexed_from_values(self) -> bool:
+        """The solvers that hold every figure the index stores in arrays over the key space: the generic one
+        and the bites' (not the queen's, the heaps' or the sums')."""
+        game = self.keyed
+        return (game.key_space is not None and not self.heap_sequence and not self.sums
+                and not (game.queen is not None and not game.misere))
+
+    @property
+    def parts_in_key_order(self) -> bool:
+        return super().parts_in_key_order or self.heap_sequence  # a block of heaps a level
+
+    def by_children(self, index: Any) -> Callable[[int], dict[str, Any]] | None:
+        if "best_move" not in getattr(index, "by_children", ()):
+            return None
+        game, row = self.keyed, index.index.row_reader()
+        return lambda key: {"best_move": best_move(game, row, key)}
+
+    def derive(self) -> Callable[[Any, np.ndarray], dict[str, pa.Array]] | None:
+        return partial(best_moves, self.keyed)
 
     def lookup(self, table: StoredTable, text: str) -> dict[str, Any]:
         if self.sums:

@@ -44,7 +44,10 @@ def row_with_moves(table: StoredTable, text: str, order: Callable[[Listed], List
         row = index.row(child, level) or unknown
         entry.update({f: v for f, v in row.items() if f not in IDENTITY and not f.startswith("best_")})
         listed.append((code, entry))
-    result["moves"] = [entry for _, entry in order(listed)]
+    ordered = [entry for _, entry in order(listed)]
+    if "best_move" in getattr(index, "by_children", ()):  # the index leaves it to the children: the first of them
+        result["best_move"] = ordered[0]["move"] if ordered else None
+    result["moves"] = ordered
     return result
 
 

@@ -1,293 +1,327 @@
 """Many probes at once with numpy: keys in an array, figures in columns.
 
-A record of up to 33 bits is read for every key with one gather of 64-bit
-words that start every 4 bytes (so the record never straddles two); a
-wider one from two aligned words. A figure's values are tabled by code once
-(for a table of records by whole tuple, by the tuple's code), so a batch
-costs one gather in the records and one small gather per figure. Texts stay
-codes into their dictionary until asked for: a column of ten million
-Python strings costs more than everything before it.
+Every key's segment is found by one search over the first keys; each
+segment a batch touches is read and checked once (``ProbeIndex.segment``)
+and its numbers tabled, so that the rest is gathers: each key's code from
+its segment's records (or, in coding *two widths*, its mark, its group's
+count and the marks before it), its tuple from the record dictionary, each
+field from the tuple. Texts stay codes into a dictionary until asked for.
+Records wider than 64 bits, rare, are read one by one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from typing import Any
 
+from tablebase.jit import compile_if_installed, njit
 from tablebase.lazy import np
 from tablebase.probe.format import (
     BOOLEAN,
-    COUNT,
     DENSE,
-    DICTIONARY,
+    DERIVED,
     FLOAT,
-    HAS_NULLS,
-    KEYS,
+    HALVED,
     LISTED,
     NONE,
     RAW,
-    RECORD_DICTIONARY,
-    RECORDS,
     TEXT,
-    UNSIGNED,
-    Figure,
-    Section,
+    damaged,
 )
-from tablebase.threads import in_parts
 
-ONE_GATHER = 33  # records of at most this many bits are read with one gather (a shift of up to 31 bits)
-
-
-class Bits:
-    """A section's bit string, read as fields for many bit offsets at once."""
-
-    def __init__(self, data: Any, section: Section) -> None:
-        start = section.offset + COUNT.size
-        available = section.length - COUNT.size + (-section.length % 8) + 8  # the file's tail included
-        # Words starting every 4 bytes: a field of at most 33 bits at any bit lies in the word of its
-        # bit // 32. The constructor checks that they stay inside the mapping.
-        self.quarter = np.ndarray(shape=((available - 8) // 4 + 1,), dtype="<u8", buffer=data, offset=start,
-                                  strides=(4,))
-        self.words = np.ndarray(shape=(available // 8,), dtype="<u8", buffer=data, offset=start)
-        self._data, self._start, self._available = data, start, available
-        self._whole: dict[int, np.ndarray] = {}
-
-    def records(self, slots: np.ndarray, width: int) -> np.ndarray:
-        """The ``width``-bit records in ``slots`` (int64 slots; unsigned values, uint64 or narrower): of a
-        whole number of bytes (8, 16 or 32 bits), one gather from the section seen as an array of that
-        type, in that type, a third of the time of the shifts and masks of any other width."""
-        if width not in (8, 16, 32):
-            return self.fields(slots * width, width)
-        if width not in self._whole:
-            self._whole[width] = np.ndarray(shape=(self._available * 8 // width,), dtype=f"<u{width // 8}",
-                                            buffer=self._data, offset=self._start)
-        return self._whole[width][slots]
-
-    def fields(self, bits: np.ndarray, width: int) -> np.ndarray:
-        """The ``width``-bit fields starting at bit ``bits`` (int64), least significant bit first."""
-        mask = np.uint64((1 << width) - 1)
-        if width <= ONE_GATHER:
-            # Indexing, not np.take: take copies an array that is not contiguous first, and these
-            # overlapping words are the whole records section (Chomp 17x17's: 11.6 GB, 13 s a batch).
-            # In place after the gather: a batch of millions spends as much making arrays as reading.
-            at = bits >> 5
-            value = self.quarter[at]
-            np.bitwise_and(bits, 31, out=at)
-            value >>= at.view(np.uint64)
-            value &= mask
-            return value
-        at = bits >> 6
-        shift = (bits & 63).astype(np.uint64)
-        value = np.take(self.words, at) >> shift
-        over = np.flatnonzero(shift > np.uint64(64 - width))  # the field goes on in the next word
-        if len(over):
-            value[over] |= (np.take(self.words, at[over] + 1) << np.uint64(1)) << (np.uint64(63) - shift[over])
-        return value & mask
+COMPILED_FROM = 10_000  # keys of a batch from which its loop is compiled (where numba is)
+_ENTRY = np.dtype([("last", "<u8"), ("offset", "<u8"), ("length", "<u8"), ("file", "<u4"), ("crc", "<u4")])
+_PARAMS = ["file", "first", "coding", "slots", "absent", "entries", "entry_bits", "long_bits", "short_bits",
+           "records", "marks", "counts", "codes", "dictionary", "codes_bits", "dense", "wide"]
 
 
-class Arrays:
-    """What a batch needs of one index, made once: its sections as arrays, each figure's values by code."""
+class Columns:
+    """What ``probe_many`` gives: ``found`` (a bool array) and each figure as a masked array (``[name]``)."""
 
-    def __init__(self, index: Any) -> None:
-        h = self.header = index.header
-        self.index = index
-        self.records = Bits(index.data, h.section(RECORDS))
-        self.keys = None
-        if h.layout != DENSE:
-            self.keys = np.frombuffer(index.data, dtype=f"<u{h.key_bytes}", count=h.slots,
-                                      offset=h.section(KEYS).offset + COUNT.size)
-        self.texts = {f.name: np.array(index.dictionary(f) + [None], dtype=object) for f in h.figures
-                      if f.type == TEXT}
-        self.values = [self._values(f) for f in h.figures]
-        self.by_entry: list[tuple[np.ndarray, np.ndarray | None]] = []  # (values, nulls) of each figure
-        if h.records == DICTIONARY:
-            # Each figure's value and null for each entry of the record dictionary: a probe then reads
-            # one record code and gathers each figure by it.
-            entries = Bits(index.data, h.section(RECORD_DICTIONARY))
-            starts = np.arange(h.entries, dtype=np.int64) * h.entry_bits
-            for figure, values in zip(h.figures, self.values):
-                codes = entries.fields(starts + figure.offset, figure.width) if h.entries else np.zeros(0, np.uint64)
-                self.by_entry.append(self._decoded(figure, values, codes))
+    def __init__(self, found: np.ndarray, values: dict[str, np.ma.MaskedArray],
+                 texts: dict[str, tuple[np.ma.MaskedArray, list[str]]]) -> None:
+        self.found, self._values, self._texts = found, values, texts
 
-    def probe(self, keys: np.ndarray) -> Columns:
-        """The figures of ``keys``. A large batch is probed in parts, one a core, on threads
-        (``threads.in_parts``): a random key of an index of gigabytes waits on memory, and numpy's gathers
-        let go of the interpreter's lock."""
-        keys = np.asarray(keys)
-        if keys.dtype.kind not in "iu":
-            raise TypeError(f"keys must be integers, not {keys.dtype}")
-        keys = keys.astype(np.int64, copy=False).ravel()
-        parts = in_parts(len(keys), lambda a, b: self._probe_part(keys[a:b]))
-        if len(parts) == 1:
-            return Columns(*parts[0], self.texts)
-        found = np.concatenate([part[0] for part in parts])
-        out = {name: _joined([part[1][name] for part in parts]) for name in parts[0][1]}
-        return Columns(found, out, self.texts)
-
-    def _probe_part(self, keys: np.ndarray) -> tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray | None]]]:
-        """Whether each key is stored, and each figure's values and null marks (None: no nulls)."""
-        h = self.header
-        slots, found = self._slots(keys)
-        out: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
-        if h.records == DICTIONARY:
-            codes = self.records.records(slots, h.record_bits)
-            if h.absent != NONE:
-                found &= codes != np.uint64(h.absent)
-            found &= codes < np.uint64(h.entries)  # a damaged code reads as no position
-            if not found.all():
-                codes = np.where(found, codes, np.zeros(1, codes.dtype))
-            if codes.dtype == np.uint64:  # every code is now below ``entries``: the same bits as an index
-                codes = codes.view(np.intp)
-            for figure, (values, nulls) in zip(h.figures, self.by_entry):
-                out[figure.name] = (values[codes] if len(values) else np.zeros(len(codes), values.dtype),
-                                    None if nulls is None else nulls[codes])
-            return found, out
-        if h.record_bits <= 64:
-            record = self.records.records(slots, h.record_bits)
-            fields = [record >> np.uint64(f.offset) & np.uint64((1 << f.width) - 1) for f in h.figures]
-        else:
-            bits = slots * h.record_bits
-            fields = [self.records.fields(bits + f.offset, f.width) for f in h.figures]
-        if h.absent != NONE and fields:
-            found &= fields[0] != np.uint64(h.absent)
-        everywhere = bool(found.all())
-        for figure, values, codes in zip(h.figures, self.values, fields):
-            out[figure.name] = self._decoded(figure, values, codes if everywhere else np.where(found, codes, 0))
-        return found, out
-
-    def _slots(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each key's slot (0 where it has none) and whether it has one."""
-        h = self.header
-        if self.keys is None:
-            found = (keys >= 0) & (keys < h.slots)
-            return (keys if found.all() else np.where(found, keys, 0)), found
-        if not h.slots:
-            return np.zeros(len(keys), dtype=np.int64), np.zeros(len(keys), dtype=bool)
-        top = np.iinfo(self.keys.dtype).max
-        inside = (keys >= 0) & (keys <= top)
-        wanted = np.where(inside, keys, 0).astype(self.keys.dtype)
-        at = np.minimum(np.searchsorted(self.keys, wanted), h.slots - 1)
-        found = inside & (self.keys[at] == wanted)
-        return np.where(found, at, 0), found
-
-    def _values(self, figure: Figure) -> tuple[np.ndarray, np.ndarray | None] | None:
-        """A figure's values and null marks by code, tabled for every code its width allows where that is
-        small (a code past its dictionary, which only damage makes, is null there); else None, and they
-        are computed from codes. A text's values are its codes into ``texts`` (None last)."""
-        if figure.width > 16 and figure.encoding != LISTED:
-            return None
-        size = 1 << figure.width if figure.width <= 16 else None
-        if figure.type == TEXT:
-            count = len(self.texts[figure.name]) - 1
-            values = np.arange(count, dtype=np.int32)
-        elif figure.encoding == LISTED:
-            kind = np.float64 if figure.type == FLOAT else bool if figure.type == BOOLEAN else \
-                np.uint64 if figure.flags & UNSIGNED else np.int64
-            values = narrow(np.array(self.index.dictionary(figure), dtype=kind))
-        else:
-            values = narrow(self._offsets(figure, np.arange(size, dtype=np.uint64)))
-        if size is None:
-            return values, None
-        nulls = np.zeros(size, dtype=bool)
-        nulls[len(values):] = True
-        if figure.flags & HAS_NULLS and figure.null < size:
-            nulls[figure.null] = True
-        padded = np.zeros(size, dtype=values.dtype)
-        padded[: len(values)] = values[:size]
-        if figure.type == TEXT:
-            padded[nulls] = len(values)  # the dictionary's last entry, None
-        return padded, nulls if nulls.any() else None
-
-    def _decoded(self, figure: Figure, tabled: tuple[np.ndarray, np.ndarray | None] | None,
-                 codes: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """Values and null marks of codes (None: no nulls)."""
-        if tabled is not None and len(tabled[0]) == 1 << figure.width:
-            values, nulls = tabled
-            at = codes.astype(np.intp)
-            return values[at], None if nulls is None else nulls[at]
-        nulls = codes == np.uint64(figure.null) if figure.flags & HAS_NULLS else None
-        if tabled is None:
-            decoded = codes.view(np.float64) if figure.encoding == RAW else self._offsets(figure, codes)
-            return decoded, nulls
-        values = tabled[0]
-        bad = codes >= np.uint64(len(values))  # a wide dictionary's code past its end: damage
-        if bad.any():
-            nulls = bad if nulls is None else nulls | bad
-            codes = np.where(bad, 0, codes)
-        decoded = values[codes.astype(np.intp)] if len(values) else np.zeros(len(codes), values.dtype)
-        if figure.type == TEXT and nulls is not None:
-            decoded[nulls] = len(values)
-        return decoded, nulls
-
-    @staticmethod
-    def _offsets(figure: Figure, codes: np.ndarray) -> np.ndarray:
-        """base + code, in the figure's type."""
-        if figure.type == BOOLEAN:
-            return codes + np.uint64(figure.base) == 1  # a boolean's base is 0 or 1
-        if figure.flags & UNSIGNED:
-            return codes + np.uint64(figure.base)
-        return codes.astype(np.int64) + np.int64(figure.base)
-
-
-def _joined(parts: list[tuple[np.ndarray, np.ndarray | None]]) -> tuple[np.ndarray, np.ndarray | None]:
-    """One figure's values and null marks of consecutive parts, as one."""
-    values = np.concatenate([v for v, _ in parts])
-    if all(n is None for _, n in parts):
-        return values, None
-    return values, np.concatenate([np.zeros(len(v), bool) if n is None else n for v, n in parts])
-
-
-def narrow(values: np.ndarray) -> np.ndarray:
-    """Integers in the narrowest type that holds them all (gathers of narrow values are faster)."""
-    if values.dtype.kind not in "iu" or not len(values):
-        return values
-    low, high = int(values.min()), int(values.max())
-    for kind in (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32):
-        if np.iinfo(kind).min <= low and high <= np.iinfo(kind).max:
-            return values.astype(kind)
-    return values
-
-
-class Columns(Mapping):
-    """The answer of a batch: ``found`` (a bool array), and each figure's column as a masked array (masked
-    where the figure is null or the key not stored). Numbers come in the narrowest type that holds them;
-    texts as objects, spelt when first asked for (``codes`` and ``dictionary`` give them as codes)."""
-
-    def __init__(self, found: np.ndarray, columns: dict[str, tuple[np.ndarray, np.ndarray | None]],
-                 texts: dict[str, np.ndarray]) -> None:
-        self.found = found
-        self._columns, self._texts = columns, texts
-        self._spelt: dict[str, np.ma.MaskedArray] = {}
-        self._missing = ~found if not found.all() else None
-
-    def _mask(self, nulls: np.ndarray | None) -> Any:
-        if nulls is None:
-            return np.ma.nomask if self._missing is None else self._missing
-        return nulls if self._missing is None else nulls | self._missing
-
-    def codes(self, name: str) -> np.ma.MaskedArray:
-        """A text figure's codes into ``dictionary(name)``."""
-        values, nulls = self._columns[name]
-        return np.ma.MaskedArray(values, mask=self._mask(nulls))
-
-    def dictionary(self, name: str) -> np.ndarray:
-        """A text figure's values in code order (an object array, None last)."""
-        return self._texts[name]
-
-    def __getitem__(self, name: str) -> Any:
+    def __getitem__(self, name: str) -> np.ma.MaskedArray:
         if name == "found":
             return self.found
         if name in self._texts:
-            if name not in self._spelt:
-                values, nulls = self._columns[name]
-                self._spelt[name] = np.ma.MaskedArray(self._texts[name][values], mask=self._mask(nulls))
-            return self._spelt[name]
-        values, nulls = self._columns[name]
-        return np.ma.MaskedArray(values, mask=self._mask(nulls))
+            codes, dictionary = self._texts[name]
+            table = np.array(dictionary + [None], dtype=object)
+            return np.ma.array(table[codes.filled(len(dictionary))], mask=np.ma.getmaskarray(codes))
+        return self._values[name]
 
-    def __iter__(self) -> Iterator[str]:
-        yield "found"
-        yield from self._columns
+    def codes(self, name: str) -> np.ma.MaskedArray:
+        """A text figure's codes into ``dictionary(name)`` (masked where null or not found)."""
+        return self._texts[name][0]
 
-    def __len__(self) -> int:
-        return len(self._columns) + 1
+    def dictionary(self, name: str) -> list[str]:
+        return self._texts[name][1]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._values or name in self._texts
+
+
+class Arrays:
+    """A probe index read for batches: its segments' numbers tabled as they are first touched."""
+
+    def __init__(self, index: Any) -> None:
+        self.index = index
+        d = index.directory
+        self.firsts = np.frombuffer(index.data, "<u8", d.segments, d.firsts)
+        entries = np.frombuffer(index.data, _ENTRY, d.segments, d.entries)
+        self.lasts, self.files = entries["last"], entries["file"].astype(np.int64)
+        n = d.segments
+        self.known = np.zeros(n, dtype=bool)
+        self.params = {p: np.zeros(n, dtype=np.uint64) for p in _PARAMS}
+        self.stored = d.stored
+        self.fields = [{p: np.zeros(n, dtype=np.uint64) for p in ("encoding", "width", "offset", "null", "items",
+                                                                 "dictionary", "nulls")} for _ in d.stored]
+        self.bases = [np.zeros(n, dtype=np.uint64 if f.unsigned else np.int64) for f in d.stored]
+        self.buffers: dict[int, np.ndarray] = {}
+
+    def _table(self, segments: np.ndarray) -> None:
+        """Read and check the segments not yet tabled, and table their numbers."""
+        for i in segments[~self.known[segments]].tolist():
+            s = self.index.segment(i).s
+            p = self.params
+            values = dict(file=self.files[i], first=s.first, coding=s.coding, slots=s.slots, absent=s.absent,
+                          entries=s.entries, entry_bits=s.entry_bits, long_bits=s.long_bits,
+                          short_bits=s.short_bits, records=s.records, marks=s.marks, counts=s.counts, codes=s.codes,
+                          dictionary=s.dictionary, dense=s.layout == DENSE, wide=s.entry_bits > 64,
+                          codes_bits=(s.slots - s.longs) * s.short_bits + s.longs * s.long_bits)
+            for name, value in values.items():
+                p[name][i] = value
+            for f, table, base, at in zip(s.fields, self.fields, self.bases, s.dictionaries):
+                table["encoding"][i], table["width"][i], table["offset"][i] = f.encoding, f.width, f.offset
+                table["null"][i], table["items"][i], table["dictionary"][i] = f.null, f.items, at
+                table["nulls"][i] = f.nulls
+                base[i] = f.base
+            self.known[i] = True
+
+    def buffer(self, file: int) -> np.ndarray:
+        """A segment file's bytes (a whole number of 64-bit words: every segment's length is)."""
+        found = self.buffers.get(file)
+        if found is None:
+            data = self.index.file(file)
+            if len(data) % 8:
+                raise damaged(self.index.path, f"segment file {self.index.directory.names[file]} of {len(data)} bytes")
+            found = self.buffers[file] = np.frombuffer(data, dtype=np.uint8)
+        return found
+
+    def probe(self, keys: Any) -> Columns:
+        keys = np.asarray(keys)
+        if len(keys) >= COMPILED_FROM:
+            compile_if_installed()
+        signed = keys.astype(np.int64, copy=False)
+        n = len(keys)
+        seg = np.searchsorted(self.firsts, signed.astype(np.uint64), side="right").astype(np.int64) - 1
+        ok = (seg >= 0) & (signed >= 0)
+        seg[~ok] = 0
+        if len(self.lasts):
+            ok &= signed.astype(np.uint64) <= self.lasts[seg]
+        else:
+            ok[:] = False
+        touched = np.unique(seg[ok])
+        self._table(touched)
+        slot = np.zeros(n, dtype=np.int64)
+        p = self.params
+        dense = ok & (p["dense"][seg] == 1)
+        slot[dense] = signed[dense] - p["first"][seg[dense]].astype(np.int64)
+        for i in touched[p["dense"][touched] == 0].tolist():  # sparse: a search in each segment's keys
+            mine = np.flatnonzero(ok & (seg == i))
+            segment = self.index.segment(i)
+            listed = np.asarray(segment.keys, dtype=np.uint64)
+            rest = (signed[mine] - segment.first).astype(np.uint64)
+            place = np.searchsorted(listed, rest)
+            hit = place < len(listed)
+            hit[hit] = listed[place[hit]] == rest[hit]
+            ok[mine[~hit]] = False
+            slot[mine] = np.where(hit, place, 0)
+        records = np.zeros(n, dtype=np.uint64)
+        wide = ok & (p["wide"][seg] == 1) if p["wide"][touched].any() else np.zeros(n, dtype=bool)
+        taken = np.flatnonzero(ok & ~wide)
+        files = self.files[seg[taken]]
+        order = np.argsort(files, kind="stable") if len(taken) and files.min() != files.max() else None
+        if order is not None:
+            taken, files = taken[order], files[order]
+        cuts = np.flatnonzero(np.diff(files)) + 1
+        for mine in np.split(taken, cuts) if len(taken) else []:
+            got, present = self._records(self.buffer(int(self.files[seg[mine[0]]])), seg[mine], slot[mine])
+            records[mine] = got
+            ok[mine[~present]] = False
+        return self._figures(signed, seg, ok, records, wide)
+
+    def _records(self, buf: np.ndarray, seg: np.ndarray, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each slot's record (its fields side by side) and whether it is a position."""
+        p = self.params
+        records = np.zeros(len(seg), dtype=np.uint64)
+        present = np.zeros(len(seg), dtype=np.bool_)
+        with np.errstate(over="ignore"):  # run as Python, the popcount's products wrap as compiled they do
+            failed = _records(buf.view("<u8"), seg, slot, p["coding"], p["long_bits"], p["short_bits"], p["records"],
+                              p["marks"], p["counts"], p["codes"], p["codes_bits"], p["absent"], p["entries"],
+                              p["entry_bits"], p["dictionary"], records, present)
+        if failed >= 0:
+            raise damaged(self.index.path, f"a record of segment {int(seg[failed])} outside its sections")
+        return records, present
+
+    def _figures(self, keys: np.ndarray, seg: np.ndarray, ok: np.ndarray, records: np.ndarray,
+                 wide: np.ndarray) -> Columns:
+        """Each figure's column from the records' fields (records wider than 64 bits read one by one)."""
+        n = len(seg)
+        stored: list[np.ma.MaskedArray | None] = []
+        texts: dict[str, tuple[np.ma.MaskedArray, list[str]]] = {}
+        wide_rows = {}
+        for i in np.flatnonzero(wide & ok).tolist():
+            wide_rows[i] = self.index.row(int(keys[i]))
+            ok[i] = wide_rows[i] is not None
+        for f, table, base in zip(self.stored, self.fields, self.bases):
+            width = table["width"][seg]
+            code = (records >> table["offset"][seg]) & _mask(width)
+            null = ok & (table["nulls"][seg] == 1) & (code == table["null"][seg])
+            encoding = table["encoding"][seg]
+            if f.type == TEXT:
+                codes, dictionary = self._texts(f, seg, code, ok & ~null & ~wide)
+                for i, row in wide_rows.items():
+                    text = row[f.name] if row is not None else None
+                    if text is not None:
+                        if text not in dictionary:
+                            dictionary.append(text)
+                        codes[i] = dictionary.index(text)
+                    else:
+                        codes[i] = np.ma.masked
+                texts[f.name] = (codes, dictionary)
+                stored.append(None)
+                continue
+            values = np.zeros(n, dtype=np.float64 if f.type == FLOAT else base.dtype)
+            offset = ok & (encoding == 1)
+            values[offset] = (base[seg[offset]] + code[offset].astype(base.dtype)) if f.type != FLOAT else 0
+            listed = ok & (encoding == LISTED) & ~null
+            if listed.any():
+                if (code[listed] >= table["items"][seg[listed]]).any():
+                    raise damaged(self.index.path, f"field {f.name}: a code beyond its dictionary")
+                raw = self._words_of(seg[listed], table["dictionary"][seg[listed]] + 8 * code[listed])
+                values[listed] = raw.view(np.float64) if f.type == FLOAT else raw.view(values.dtype)
+            raw_float = ok & (encoding == RAW) & ~null
+            if raw_float.any():
+                values[raw_float] = code[raw_float].view(np.float64)
+            if f.type == BOOLEAN:
+                values = values == 1
+            column = np.ma.array(values, mask=~ok | null)
+            for i, row in wide_rows.items():
+                if row is not None:
+                    column[i] = np.ma.masked if row[f.name] is None else row[f.name]
+            stored.append(column)
+        out: dict[str, np.ma.MaskedArray] = {}
+        for f in self.index.figures:
+            if f.source == DERIVED:  # the outcome from the Grundy value
+                grundy = stored[self.index.directory.figures[f.reads].field]
+                codes = np.ma.array((grundy.filled(0) != 0).astype(np.int32), mask=np.ma.getmaskarray(grundy))
+                texts[f.name] = (codes, ["P", "N"])
+            elif f.type != TEXT:
+                column = stored[f.field]
+                if f.rule == HALVED:  # on the data: a masked array's arithmetic with a scalar gives floats
+                    grundy = stored[self.index.directory.figures[f.reads].field]
+                    data = np.ma.getdata(column)
+                    won = (np.ma.getdata(grundy) != 0).astype(data.dtype)
+                    column = np.ma.array(data + data + won, mask=np.ma.getmaskarray(column))
+                out[f.name] = column
+        return Columns(ok, out, texts)
+
+    def _texts(self, f: Any, seg: np.ndarray, code: np.ndarray, ok: np.ndarray) -> tuple[np.ma.MaskedArray,
+                                                                                      list[str]]:
+        """A text field's codes into one dictionary of the texts the batch holds."""
+        pairs = np.stack([seg[ok], code[ok].astype(np.int64)], axis=1) if ok.any() else np.zeros((0, 2), np.int64)
+        unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
+        texts, numbers = [], []
+        for i, c in unique.tolist():
+            segment = self.index.segment(i)
+            texts.append(segment.decoders[f.field](c))
+        dictionary = sorted(set(texts))
+        place = {t: j for j, t in enumerate(dictionary)}
+        numbers = np.array([place[t] for t in texts], dtype=np.int32)
+        out = np.zeros(len(seg), dtype=np.int32)
+        out[ok] = numbers[inverse.reshape(-1)] if len(numbers) else 0
+        return np.ma.array(out, mask=~ok), dictionary
+
+    def _words_of(self, seg: np.ndarray, at: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(seg), dtype=np.uint64)
+        files = self.files[seg]
+        for file in np.unique(files).tolist():
+            mine = files == file
+            out[mine] = _words(self.buffer(file), at[mine])
+        return out
+
+
+def _mask(width: np.ndarray) -> np.ndarray:
+    """(1 << width) - 1 of each width, 64 included."""
+    return np.where(width >= 64, np.uint64(NONE), (np.uint64(1) << np.minimum(width, 63)) - np.uint64(1))
+
+
+def _words(buf: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The little-endian 64-bit word at each byte offset."""
+    at = at.astype(np.int64)
+    return buf[at[:, None] + np.arange(8)].view("<u8").reshape(-1).astype(np.uint64, copy=False)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _field(words, start, bit, width):
+    """The ``width``-bit field (0 to 64) at bit ``bit`` of the bit string at byte ``start`` (a multiple of 8:
+    sections start so), read from the file's aligned words; the tail makes the next word always there."""
+    at = (start << np.uint64(3)) + bit
+    w = at >> np.uint64(6)
+    shift = at & np.uint64(63)
+    value = words[w] >> shift
+    if shift and shift + width > 64:
+        value |= words[w + np.uint64(1)] << (np.uint64(64) - shift)
+    if width < 64:
+        value &= (np.uint64(1) << width) - np.uint64(1)
+    return value
+
+
+@njit(cache=True, nogil=True)
+def _records(words, seg, slot, coding, long_bits, short_bits, records_at, marks_at, counts_at, codes_at, codes_bits,
+             absent, entries, entry_bits, dictionary_at, records, present):
+    """Each slot's record and whether it is a position, as docs/format.md reads one ("Reading a record");
+    the place of the first slot whose code lies outside its segment's sections, or -1."""
+    for i in range(seg.shape[0]):
+        s = seg[i]
+        k = np.uint64(slot[i])
+        if coding[s] == 3:
+            group = k >> np.uint64(9)
+            within = k & np.uint64(511)
+            before = words[(counts_at[s] >> np.uint64(3)) + group]
+            at = (marks_at[s] >> np.uint64(3)) + (group << np.uint64(3))
+            whole = within >> np.uint64(6)
+            for j in range(np.int64(whole)):
+                before += _popcount(words[at + np.uint64(j)])
+            own = words[at + whole]
+            part = within & np.uint64(63)
+            if part:
+                before += _popcount(own & ((np.uint64(1) << part) - np.uint64(1)))
+            width = long_bits[s] if (own >> part) & np.uint64(1) else short_bits[s]
+            if before > k:
+                return i
+            bit = (k - before) * short_bits[s] + before * long_bits[s]
+            if bit + width > codes_bits[s]:
+                return i
+            code = _field(words, codes_at[s], bit, width)
+        else:
+            code = _field(words, records_at[s], k * long_bits[s], long_bits[s])
+        if code == absent[s]:
+            continue
+        present[i] = True
+        if coding[s] == 1:
+            records[i] = code
+        else:
+            if code >= entries[s]:
+                return i
+            records[i] = _field(words, dictionary_at[s], code * entry_bits[s], entry_bits[s])
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)

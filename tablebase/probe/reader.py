@@ -1,13 +1,12 @@
 """Probing a table's index by memory-mapping it: the standard library only for one probe.
 
-Opening reads the header (and checks its CRC-32); a probe then touches the
-pages its key needs: a dense table's record at the key's place, a sparse
-table's keys on the way of a binary search and then its record, and the
-dictionary entries its figures name. Nothing is loaded up front, so the
-first probe after opening costs little more than the next one. The
-sections' checksums are checked by ``check`` (``tablebase verify``), not on
-open. ``probe_many`` of a numpy array answers in columns with numpy, which
-it imports then; the rest imports neither numpy nor pyarrow.
+Opening reads the directory (``probe.tbi``, small) and checks it whole; a
+probe then finds its key's segment by a binary search over the segments'
+first keys, maps that segment's file the first time, checks the segment
+(its CRC-32 and every field) the first time it is touched, and reads the
+record's code and the tuple it names. Tuples are decoded once and kept, so
+a warm probe reads one code and copies a row. ``probe_many`` of a numpy
+array answers in columns with numpy (``columns.py``), which it imports then.
 
 ``IndexFolder`` keeps a bounded number of a folder's indexes open, as
 python-chess keeps Syzygy files: a folder of many tables never holds them
@@ -29,87 +28,72 @@ from typing import Any
 from tablebase.errors import PositionError, StoreError
 from tablebase.probe.format import (
     BOOLEAN,
-    COUNT,
+    BY_CHILDREN,
     DENSE,
-    DICTIONARY,
+    DERIVED,
+    FIELDS,
     FILE_NAME,
-    FLOATS,
-    HAS_NULLS,
-    INTEGERS,
-    KEYS,
-    NONE,
+    FLOAT,
+    GROUP,
+    HALVED,
     OFFSET,
     RAW,
-    RECORD_DICTIONARY,
-    RECORDS,
-    TEXTS,
-    UNSIGNED,
+    SEGMENTS_FOLDER,
+    TEXT,
+    TWO_WIDTHS,
+    U64,
+    Directory,
     Figure,
-    Header,
-    Section,
-    read_header,
+    Segment,
+    damaged,
+    field,
+    read_directory,
+    read_segment,
 )
 
 _KEY_FORMATS = {1: "B", 2: "H", 4: "I", 8: "Q"}
 _DOUBLE = struct.Struct("<d")
 _INT = {False: struct.Struct("<q"), True: struct.Struct("<Q")}
-_OFFSET = struct.Struct("<Q")
-_WORD = _OFFSET.unpack_from  # a record's 8 bytes, as one little-endian number
-CHECK_BLOCK = 1 << 24  # bytes of a section checksummed at a time
-TUPLES_KEPT = 1 << 16  # record dictionary entries kept decoded (a few MiB), the first ones asked for
+_WORD = U64.unpack_from
+CHECK_BLOCK = 1 << 24  # bytes of a segment checksummed at a time by ``check``
+TUPLES_KEPT = 1 << 12  # tuples of a segment kept decoded
+SEGMENTS_KEPT = 1 << 12  # segments of an index kept read
+_ABSENT: dict[str, Any] = {}  # what a segment keeps for the code of a key that is no position
 
 
 class ProbeIndex:
-    """One table's probe index, memory-mapped: ``probe(key)``, ``probe_many(keys)``, ``check()``."""
+    """One table's probe index: ``probe(key)``, ``row(key)``, ``probe_many(keys)``, ``check()``.
+
+    ``figures`` are the figures a probe gives, stored or derived from them;
+    ``by_children`` names those a reader that knows the game's moves finds by
+    probing the children (an impartial table's ``best_move``).
+    """
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = os.fspath(path)  # (pathlib is not imported: a one-shot probe pays for every import)
         try:
             with open(self.path, "rb") as f:
-                self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+                data = f.read()
         except FileNotFoundError:
             raise StoreError(f"no probe index at {self.path} (make one with: tablebase index)") from None
-        except (OSError, ValueError) as e:  # ValueError: an empty file cannot be mapped
+        except OSError as e:
             raise StoreError(f"cannot open the probe index {self.path}: {e}") from None
-        try:
-            self.header: Header = read_header(self._map, self.path)
-        except StoreError:
-            self._map.close()
-            raise
-        h = self.header
-        self.figures: tuple[Figure, ...] = h.figures
-        self.names = [f.name for f in h.figures]
-        self._records = _payload(h.section(RECORDS))
-        self._dense = h.layout == DENSE
-        self._by_dictionary = h.records == DICTIONARY
-        self._entries = _payload(h.section(RECORD_DICTIONARY)) if self._by_dictionary else 0
-        self._record_bytes = (h.record_bits + 14) // 8  # any record, whatever its first bit's place in a byte
-        self._entry_bytes = (h.entry_bits + 14) // 8
-        self._decoders = [self._decoder(f) for f in h.figures]
-        # An integer figure's value is its base plus its code, added in the loop (decode None): a call
-        # a figure less for each probe.
-        self._fields = [(f.name, f.offset, (1 << f.width) - 1, f.null if f.flags & HAS_NULLS else -1, f.base,
-                         None if f.encoding == OFFSET and f.type != BOOLEAN else decode)
-                        for f, decode in zip(h.figures, self._decoders)]
-        self._record_bits = h.record_bits
-        self._first = (h.figures[0].offset, (1 << h.figures[0].width) - 1) if h.figures else (0, 0)
-        self._absent = -1 if h.absent == NONE else h.absent  # NONE: every slot is a position
-        self._record_mask = (1 << h.record_bits) - 1
-        # A record is read as the 8 bytes from its first byte (the format guarantees them): one
-        # struct call, where a slice of the map and int.from_bytes cost three times as much.
-        self._in_word = h.record_bits + 7 <= 64
-        self._slots = h.slots
-        # The record dictionary's entries decoded so far, by code, as rows (the key first, then the
-        # figures): a warm probe reads one record code and copies its entry.
-        self._tuples: dict[int, dict[str, Any]] = {}
-        self._keys: Any = None
-        if not self._dense:
-            start = _payload(h.section(KEYS))
-            if sys.byteorder == "little":  # bisect runs in C over the mapped keys
-                self._keys = memoryview(self._map)[start : start + h.slots * h.key_bytes].cast(
-                    _KEY_FORMATS[h.key_bytes])
-            else:
-                self._keys = _LittleEndianKeys(self._map, start, h.key_bytes, h.slots)
+        self._data = data
+        self.directory: Directory = read_directory(data, self.path)
+        d = self.directory
+        self.about = d.about
+        self.positions = d.positions
+        self.figures: tuple[Figure, ...] = tuple(f for f in d.figures if f.rule != BY_CHILDREN or f.source != DERIVED)
+        self.names = [f.name for f in self.figures]
+        self.by_children = [f.name for f in d.figures if f.source == DERIVED and f.rule == BY_CHILDREN]
+        if sys.byteorder == "little":  # bisect runs in C over the directory's bytes
+            self._firsts: Any = memoryview(data)[d.firsts : d.firsts + 8 * d.segments].cast("Q")
+        else:
+            self._firsts = [d.first(data, i) for i in range(d.segments)]
+        self._folder = os.path.join(os.path.dirname(self.path), SEGMENTS_FOLDER)
+        self._files: dict[int, mmap.mmap] = {}
+        self._segments: OrderedDict[int, _Segment] = OrderedDict()
+        self._assemble = _assembler(d.figures, self.figures)
         self._columns: Any = None  # what probe_many of arrays keeps (columns.Arrays), made on first use
 
     # -- one key ------------------------------------------------------------------------------
@@ -121,176 +105,105 @@ class ProbeIndex:
         return found
 
     def row(self, key: int) -> dict[str, Any] | None:
-        """``{"key": key, **probe(key)}``: the row lookups give, built in one copy, or None if not stored."""
-        if self._dense:
-            if not 0 <= key < self._slots:
-                return None
-            slot = key
-        else:
-            found = self.slot(key)
-            if found is None:
-                return None
-            slot = found
-        bit = slot * self._record_bits
-        at = self._records + (bit >> 3)
-        if self._in_word:
-            record = _WORD(self._map, at)[0] >> (bit & 7) & self._record_mask
-        else:
-            record = int.from_bytes(self._map[at : at + self._record_bytes], "little") >> (bit & 7) & self._record_mask
-        if not self._by_dictionary:
-            if record >> self._first[0] & self._first[1] == self._absent:
-                return None
-            return self._figures(record, {"key": key})
-        entry = self._tuples.get(record)
-        if entry is None:
-            entry = self._entry(key, record)
-            if entry is None:
-                return None
-            if len(self._tuples) < TUPLES_KEPT:
-                self._tuples[record] = entry
-        found = entry.copy()
-        found["key"] = key  # the entry holds the key it was first read for
+        """``{"key": key, **probe(key)}``, or None if not stored."""
+        i = bisect.bisect_right(self._firsts, key) - 1 if key >= 0 else -1
+        if i < 0:
+            return None
+        segment = self._segments.get(i) or self.segment(i)
+        if key > segment.last:
+            return None
+        found = segment.row(key)
+        if found is not None:
+            found["key"] = key
         return found
 
     def row_reader(self) -> Callable[[int], dict[str, Any] | None]:
-        """``row``, bound once for many calls (a table's probes). A dense table of dictionary codes read in one
-        word, the usual case, gets a function that keeps the index's layout in locals, where ``row`` looks up
-        nine attributes a call."""
-        if not (self._dense and self._in_word and self._by_dictionary):
-            return self.row
-        data, records, width, mask, slots = self._map, self._records, self._record_bits, self._record_mask, self._slots
-        kept, entry_of = self._tuples, self._entry
+        """``row``, bound once for many calls (a table's probes)."""
+        firsts, kept, segment_of, find = self._firsts, self._segments, self.segment, bisect.bisect_right
 
         def row(key: int) -> dict[str, Any] | None:
-            if not 0 <= key < slots:
+            i = find(firsts, key) - 1 if key >= 0 else -1
+            if i < 0:
                 return None
-            bit = key * width
-            record = _WORD(data, records + (bit >> 3))[0] >> (bit & 7) & mask
-            entry = kept.get(record)
-            if entry is None:
-                entry = entry_of(key, record)
-                if entry is None:
-                    return None
-                if len(kept) < TUPLES_KEPT:
-                    kept[record] = entry
-            found = entry.copy()
-            found["key"] = key
+            segment = kept.get(i) or segment_of(i)
+            if key > segment.last:
+                return None
+            found = segment.row(key)
+            if found is not None:
+                found["key"] = key
             return found
 
         return row
 
-    def _entry(self, key: int, code: int) -> dict[str, Any] | None:
-        """Record dictionary entry ``code`` as a row of ``key``; None for the absent code."""
-        h = self.header
-        if code == h.absent:
-            return None
-        if code >= h.entries:
-            raise self._damaged(f"key {key}: record code {code} of {h.entries}")
-        bit = code * h.entry_bits
-        at = self._entries + (bit >> 3)
-        return self._figures(int.from_bytes(self._map[at : at + self._entry_bytes], "little") >> (bit & 7),
-                             {"key": key})
+    def segment(self, i: int) -> _Segment:
+        """Segment ``i``, read and checked the first time (its CRC-32 included), then kept."""
+        found = self._segments.get(i)
+        if found is not None:
+            return found
+        d = self.directory
+        last, offset, length, file, crc = d.entry(self._data, i)
+        data = self.file(file)
+        if offset + length > len(data):
+            raise damaged(self.path, f"segment {i} at {offset:,} of {d.names[file]}, which has {len(data):,} bytes")
+        if zlib.crc32(data[offset : offset + length]) != crc:
+            raise damaged(self.path, f"segment {i} in {d.names[file]}: its CRC-32 differs")
+        header = read_segment(data, offset, length, d.first(self._data, i), last, d.stored,
+                              os.path.join(self._folder, d.names[file]))
+        found = _Segment(data, header, last, d.stored, self._assemble, self.path)
+        self._segments[i] = found
+        while len(self._segments) > SEGMENTS_KEPT:
+            self._segments.popitem(last=False)[1].release()
+        return found
 
-    def _figures(self, record: int, out: dict[str, Any]) -> dict[str, Any]:
-        """Each figure of a record (or of a record dictionary's entry), by name, added to ``out``."""
-        for name, offset, mask, null, base, decode in self._fields:
-            code = record >> offset & mask
-            out[name] = None if code == null else base + code if decode is None else decode(code)
-        return out
-
-    def slot(self, key: int) -> int | None:
-        """Where a key's record is: the key itself (dense), or its rank among the keys (sparse)."""
-        if self._dense:
-            return key if 0 <= key < self.header.slots else None
-        keys = self._keys
-        i = bisect.bisect_left(keys, key) if key >= 0 else len(keys)
-        return i if i < len(keys) and keys[i] == key else None
+    def file(self, number: int) -> mmap.mmap:
+        """Segment file ``number``, mapped the first time."""
+        found = self._files.get(number)
+        if found is None:
+            path = os.path.join(self._folder, self.directory.names[number])
+            try:
+                with open(path, "rb") as f:
+                    found = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError) as e:  # ValueError: an empty file cannot be mapped
+                raise StoreError(f"cannot open the probe index's segment file {path}: {e}") from None
+            self._files[number] = found
+        return found
 
     def probe_many(self, keys: Any) -> Any:
         """Many keys at once. A numpy array gets columns: ``{"found": bool array, figure: masked array, ...}``
         (masked where the figure is null or the key not stored; texts as object arrays), computed with
-        numpy, millions of keys a second. Any other iterable gets a list of ``probe`` results."""
+        numpy. Any other iterable gets a list of ``probe`` results."""
         if type(keys).__module__ == "numpy":
             if self._columns is None:
-                from tablebase.probe.columns import (
-                    Arrays,  # numpy, imported only for arrays
-                )
+                from tablebase.probe.columns import Arrays  # numpy, imported only for arrays
 
                 self._columns = Arrays(self)
             return self._columns.probe(keys)
         return [self.probe(int(key)) for key in keys]
 
-    # -- the figures' values ---------------------------------------------------------------------
-    def _decoder(self, figure: Figure) -> Any:
-        """code -> value for one figure: arithmetic, or a dictionary entry read (and kept) when first asked."""
-        if figure.encoding == OFFSET:
-            base = figure.base
-            return (lambda code: base + code == 1) if figure.type == BOOLEAN else (lambda code: base + code)
-        if figure.encoding == RAW:
-            return lambda code: _DOUBLE.unpack(code.to_bytes(8, "little"))[0]
-        section = self.header.sections[figure.dictionary]
-        count = self.entries(section)
-        start = _payload(section)
-        kept: list[Any] = [None] * count  # a dictionary is at most as long as the table
-        read = self._reading(figure, section, start, count)
-
-        def decode(code: int) -> Any:
-            value = kept[code] if code < count else self._bad_code(figure, code, count)
-            if value is None:
-                value = kept[code] = read(code)
-            return value
-
-        return decode
-
-    def _reading(self, figure: Figure, section: Section, start: int, count: int) -> Any:
-        """Reads entry ``code`` of a figure's dictionary section."""
-        data = self._map
-        if section.kind == TEXTS:
-            offsets = start
-            text = start + 8 * (count + 1)
-            end = section.offset + section.length
-
-            def read_text(code: int) -> str:
-                a, b = (_OFFSET.unpack_from(data, offsets + 8 * code)[0],
-                        _OFFSET.unpack_from(data, offsets + 8 * code + 8)[0])
-                if not a <= b <= end - text:
-                    raise self._damaged(f"figure {figure.name}: text {code} at {a}..{b}")
-                return bytes(data[text + a : text + b]).decode("utf-8", errors="replace")
-
-            return read_text
-        number = _DOUBLE if section.kind == FLOATS else _INT[bool(figure.flags & UNSIGNED)]
-        if section.kind not in (FLOATS, INTEGERS) or section.length < 8 + 8 * count:
-            raise self._damaged(f"figure {figure.name}: its dictionary")
-        boolean = figure.type == BOOLEAN
-        return lambda code: (number.unpack_from(data, start + 8 * code)[0] == 1) if boolean else \
-            number.unpack_from(data, start + 8 * code)[0]
-
-    def entries(self, section: Section) -> int:
-        """The number of items a section says it holds."""
-        return COUNT.unpack_from(self._map, section.offset)[0]
-
-    def dictionary(self, figure: Figure) -> list[Any]:
-        """Every value of a figure's dictionary, in code order (for numpy's columns and for verify)."""
-        decode = self._decoders[self.figures.index(figure)]
-        return [decode(code) for code in range(self.entries(self.header.sections[figure.dictionary]))]
-
     # -- checking and closing ---------------------------------------------------------------------
     def check(self) -> list[str]:
-        """Each section's CRC-32 against the header's: what differs, one line each (empty if nothing)."""
+        """Every segment read and checked, its CRC-32 included: what is wrong, one line each (empty if nothing)."""
         problems = []
-        for s in self.header.sections:
-            crc = 0
-            for at in range(s.offset, s.offset + s.length, CHECK_BLOCK):
-                crc = zlib.crc32(self._map[at : min(at + CHECK_BLOCK, s.offset + s.length)], crc)
-            if crc != s.crc:
-                problems.append(f"section {_SECTION_NAMES.get(s.kind, s.kind)} at byte {s.offset}: CRC-32 differs")
+        for i in range(self.directory.segments):
+            try:
+                self.segment(i)
+            except StoreError as e:
+                problems.append(str(e))
         return problems
 
     def close(self) -> None:
-        if isinstance(self._keys, memoryview):
-            self._keys.release()  # a mapping cannot close while a view of it is held
+        if isinstance(self._firsts, memoryview):
+            self._firsts.release()
         self._columns = None
-        self._map.close()
+        for segment in self._segments.values():
+            segment.release()
+        self._segments.clear()
+        for data in self._files.values():
+            try:
+                data.close()
+            except BufferError:  # a view of it is still held (an array a batch gave): it closes when let go of
+                pass
+        self._files.clear()
 
     def __enter__(self) -> ProbeIndex:
         return self
@@ -299,39 +212,204 @@ class ProbeIndex:
         self.close()
 
     @property
-    def data(self) -> mmap.mmap:
-        """The mapped file (for numpy's columns)."""
-        return self._map
-
-    def _damaged(self, what: str) -> StoreError:
-        return StoreError(f"{self.path}: damaged probe index ({what}); tablebase verify checks it")
-
-    def _bad_code(self, figure: Figure, code: int, count: int) -> Any:
-        raise self._damaged(f"figure {figure.name}: code {code} of a dictionary of {count}")
+    def data(self) -> bytes:
+        """The directory's bytes (for numpy's columns)."""
+        return self._data
 
 
-_SECTION_NAMES = {KEYS: "keys", RECORDS: "records", RECORD_DICTIONARY: "record dictionary", INTEGERS: "integers",
-                  FLOATS: "floats", TEXTS: "texts"}
+def _assembler(figures: tuple[Figure, ...], given: tuple[Figure, ...]) -> Callable[[list[Any]], dict[str, Any]]:
+    """What turns a record's stored values (in field order) into the figures a probe gives, derived ones made."""
+    steps = []
+    for f in given:
+        read = figures[f.reads].field if f.reads != 0xFFFF else -1
+        if f.source == DERIVED:  # the outcome from the Grundy value
+            steps.append((f.name, 2, read, -1))
+        else:
+            steps.append((f.name, 1 if f.rule == HALVED else 0, read, f.field))
+
+    def assemble(values: list[Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {"key": None}  # the key first, as rows hold it
+        for name, how, read, at in steps:
+            if how == 0:
+                out[name] = values[at]
+            elif how == 1:
+                v = values[at]
+                out[name] = None if v is None else 2 * v + (values[read] != 0)
+            else:
+                out[name] = "P" if values[read] == 0 else "N"
+        return out
+
+    return assemble
 
 
-def _payload(section: Section | None) -> int:
-    """Where a section's items begin, after its count."""
-    assert section is not None  # read_header checked that the layout's sections are there
-    return section.offset + COUNT.size
+class _Segment:
+    """One checked segment: a key's slot, a slot's code, a code's row (decoded once, then copied)."""
+
+    def __init__(self, data: mmap.mmap, s: Segment, last: int, stored: tuple[Figure, ...],
+                 assemble: Callable[[list[Any]], dict[str, Any]], where: str) -> None:
+        self.data, self.s, self.first, self.last, self.where = data, s, s.first, last, where
+        self.assemble = assemble
+        self.kept: dict[int, dict[str, Any]] = {}
+        self.dense = s.layout == DENSE
+        if not self.dense:
+            size = s.slots * s.key_bytes
+            if sys.byteorder == "little":
+                self.keys: Any = memoryview(data)[s.keys : s.keys + size].cast(_KEY_FORMATS[s.key_bytes])
+            else:
+                self.keys = [int.from_bytes(data[s.keys + j * s.key_bytes : s.keys + (j + 1) * s.key_bytes], "little")
+                             for j in range(s.slots)]
+        self.codes_bits = (s.slots - s.longs) * s.short_bits + s.longs * s.long_bits
+        self.decoders = [_decoder(data, f, figure, s.dictionaries[i], s.end, where)
+                         for i, (f, figure) in enumerate(zip(s.fields, stored))]
+        self.places = [(f.offset, (1 << f.width) - 1) for f in s.fields]
+
+        self.row: Callable[[int], dict[str, Any] | None] = self._reader()
+
+    def _reader(self) -> Callable[[int], dict[str, Any] | None]:
+        """The row of a key of the segment's range (without the key), or None if it is not stored: a
+        function that keeps the segment's numbers in locals, a dense segment's code read inline."""
+        s, data, kept, first = self.s, self.data, self.kept, self.first
+        decode, code_of = self.decode, self.code
+
+        def found_of(code: int) -> dict[str, Any] | None:
+            found = kept.get(code)
+            if found is None:
+                found = decode(code)
+                if len(kept) < TUPLES_KEPT:
+                    kept[code] = found
+            return None if found is _ABSENT else found.copy()  # type: ignore[union-attr]
+
+        if not self.dense:
+            keys, slots = self.keys, s.slots
+
+            def sparse(key: int) -> dict[str, Any] | None:
+                rest = key - first
+                slot = bisect.bisect_left(keys, rest)
+                if slot >= slots or keys[slot] != rest:
+                    return None
+                return found_of(code_of(slot))
+
+            return sparse
+        if s.coding != TWO_WIDTHS and s.long_bits <= 57:
+            records, width, mask = s.records, s.long_bits, (1 << s.long_bits) - 1
+
+            def fixed(key: int) -> dict[str, Any] | None:
+                bit = (key - first) * width
+                code = _WORD(data, records + (bit >> 3))[0] >> (bit & 7) & mask
+                found = kept.get(code)
+                if found is None:
+                    return found_of(code)
+                return None if found is _ABSENT else found.copy()  # type: ignore[union-attr]
+
+            return fixed
+        if s.coding == TWO_WIDTHS and s.long_bits <= 57:
+            marks, counts, codes, short, long = s.marks, s.counts, s.codes, s.short_bits, s.long_bits
+            short_mask, long_mask, end, where = (1 << short) - 1, (1 << long) - 1, self.codes_bits, self.where
+
+            def two(key: int) -> dict[str, Any] | None:
+                slot = key - first
+                group, within = slot >> 9, slot & 511
+                at = marks + (group << 6)
+                m = int.from_bytes(data[at : at + (within >> 3) + 1], "little")
+                before = _WORD(data, counts + (group << 3))[0] + (m & ((1 << within) - 1)).bit_count()
+                bit = (slot - before) * short + before * long
+                if m >> within & 1:
+                    width, mask = long, long_mask
+                else:
+                    width, mask = short, short_mask
+                if bit + width > end:
+                    raise damaged(where, f"segment of key {first}: slot {slot}'s code outside the codes")
+                code = _WORD(data, codes + (bit >> 3))[0] >> (bit & 7) & mask
+                found = kept.get(code)
+                if found is None:
+                    return found_of(code)
+                return None if found is _ABSENT else found.copy()  # type: ignore[union-attr]
+
+            return two
+        return lambda key: found_of(code_of(key - first))
+
+    def release(self) -> None:
+        """Let go of the views of the mapped file (a mapping cannot close while one is held)."""
+        if isinstance(getattr(self, "keys", None), memoryview):
+            self.keys.release()
+
+    def code(self, slot: int) -> int:
+        s, data = self.s, self.data
+        if s.coding != TWO_WIDTHS:
+            bit = slot * s.long_bits
+            if s.long_bits <= 57:
+                return _WORD(data, s.records + (bit >> 3))[0] >> (bit & 7) & ((1 << s.long_bits) - 1)
+            at = s.records + (bit >> 3)
+            return int.from_bytes(data[at : at + (s.long_bits + 14) // 8], "little") >> (bit & 7) & \
+                ((1 << s.long_bits) - 1)
+        group = slot // GROUP
+        within = slot - group * GROUP
+        at = s.marks + 64 * group
+        marks = int.from_bytes(data[at : at + within // 8 + 1], "little")
+        before = _WORD(data, s.counts + 8 * group)[0] + (marks & ((1 << within) - 1)).bit_count()
+        width = s.long_bits if marks >> within & 1 else s.short_bits
+        bit = (slot - before) * s.short_bits + before * s.long_bits
+        if bit + width > self.codes_bits:
+            raise damaged(self.where, f"segment of key {s.first}: slot {slot}'s code outside the codes")
+        return field(data, s.codes, bit, width)
+
+    def decode(self, code: int) -> dict[str, Any]:
+        """The row a code stands for; ``_ABSENT`` for the absent code."""
+        s = self.s
+        if code == s.absent:
+            return _ABSENT
+        if s.coding == FIELDS:
+            record = code
+        else:
+            if code >= s.entries:
+                raise damaged(self.where, f"segment of key {s.first}: tuple {code} of {s.entries}")
+            record = field(self.data, s.dictionary, code * s.entry_bits, s.entry_bits)
+        return self.assemble([decode(record >> offset & mask)
+                              for decode, (offset, mask) in zip(self.decoders, self.places)])
 
 
-class _LittleEndianKeys:
-    """A sparse table's keys as a sequence, for hosts whose own byte order is not little-endian."""
+def _decoder(data: Any, f: Any, figure: Figure, at: int, end: int, where: str) -> Callable[[int], Any]:
+    """code -> value of one field of one segment (its null code to None)."""
+    null = f.null if f.nulls else -1
+    if f.encoding == OFFSET:
+        base = f.base
+        if figure.type == BOOLEAN:
+            return lambda code: None if code == null else base + code == 1
+        return lambda code: None if code == null else base + code
+    if f.encoding == RAW:
+        return lambda code: None if code == null else _DOUBLE.unpack(code.to_bytes(8, "little"))[0]
+    items = f.items
 
-    def __init__(self, data: mmap.mmap, start: int, width: int, count: int) -> None:
-        self.data, self.start, self.width, self.count = data, start, width, count
+    def bad(code: int) -> StoreError:
+        return damaged(where, f"field {figure.name}: code {code} of a dictionary of {items}")
 
-    def __len__(self) -> int:
-        return self.count
+    if figure.type == TEXT:
+        texts = at + 8 * (items + 1)
+        room = end - 8 - texts  # the texts' bytes end before the segment's tail
 
-    def __getitem__(self, i: int) -> int:
-        at = self.start + i * self.width
-        return int.from_bytes(self.data[at : at + self.width], "little")
+        def text(code: int) -> str | None:
+            if code == null:
+                return None
+            if code >= items:
+                raise bad(code)
+            a, b = _WORD(data, at + 8 * code)[0], _WORD(data, at + 8 * code + 8)[0]
+            if not a <= b <= room:
+                raise damaged(where, f"field {figure.name}: text {code} at {a}..{b}")
+            return bytes(data[texts + a : texts + b]).decode("utf-8", errors="replace")
+
+        return text
+    number = _DOUBLE if figure.type == FLOAT else _INT[figure.unsigned]
+    boolean = figure.type == BOOLEAN
+
+    def listed(code: int) -> Any:
+        if code == null:
+            return None
+        if code >= items:
+            raise bad(code)
+        value = number.unpack_from(data, at + 8 * code)[0]
+        return value == 1 if boolean else value
+
+    return listed
 
 
 class IndexFolder:

@@ -265,7 +265,7 @@ class Tablebase:
                 kind, manifest = self.stored(table).kind, self.manifest(table)
                 path = probe_path(self.root, manifest)
                 self._indexes[table] = TableIndex(self.root, table, manifest, kind.spell) if path is None else \
-                    ProbedRows(path, kind.spell, kind.keyed.levels_of)
+                    ProbedRows(path, kind.spell, kind.keyed.levels_of, kind.columns(), kind.derive())
             return self._indexes[table]
 
     def lookup(self, table: str, position: str) -> Lookup:

@@ -21,7 +21,15 @@ from dataclasses import dataclass
 from typing import Any
 
 ROWS = "rows"
+SEGMENTS = "probe"  # the probe index's segment files (tablebase.probe.format.SEGMENTS_FOLDER)
+
+
+def keys_segment_name(start: int) -> str:
+    """The file of the probe index's segments of the keys from ``start`` (an index written from the values
+    held in key order), relative to the table's folder."""
+    return f"{SEGMENTS}/keys-{start:013d}.tbs"
 _NAME = re.compile(r"^rows/(\d+)-(\d+)\.(\d+)\.parquet$")
+_SEGMENT_NAME = re.compile(r"^probe/(\d+)-(\d+)\.(\d+)\.tbs$")
 
 
 @dataclass(frozen=True, order=True)
@@ -38,6 +46,17 @@ class Piece:
     def name(self) -> str:
         """The file, relative to the table's folder."""
         return f"{ROWS}/{self.first:07d}-{self.last:07d}.{self.part:05d}.parquet"
+
+    @staticmethod
+    def is_segment_name(name: str) -> bool:
+        """Whether a name is that of a part's segment file (not of a range of keys)."""
+        return _SEGMENT_NAME.match(name) is not None
+
+    @property
+    def segment_name(self) -> str:
+        """The file of the probe index's segment of these rows (an index written part by part), relative to
+        the table's folder."""
+        return f"{SEGMENTS}/{self.first:07d}-{self.last:07d}.{self.part:05d}.tbs"
 
     @property
     def levels(self) -> range:

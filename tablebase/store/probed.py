@@ -1,11 +1,12 @@
 """A table's rows read in place from its probe index, as lookups ask for them: the same answers as ``TableIndex``.
 
 ``TableIndex`` loads every row of a table into memory before the first
-lookup; a table with a probe index (``probe.tbi``, written by every build
-and by ``tablebase index``) needs none of that: the index is memory-mapped
-and a lookup touches the pages of the keys it asks for. The index holds
-every figure of a row; what it leaves out the game gives: a position's
-level (``levels_of``) and its notation (``spell``).
+lookup; a table with a probe index (``probe.tbi`` and its segment files,
+written by every build and by ``tablebase index``) needs none of that: the
+index is memory-mapped and a lookup touches the pages of the keys it asks
+for. What the index leaves out the game gives: a position's level
+(``levels_of``), its notation (``spell``), and the figures a reader finds by
+probing the children (``derive``: an impartial table's best move).
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from typing import Any
 
 from tablebase.lazy import np, pa
 from tablebase.probe import FILE_NAME, ProbeIndex
-from tablebase.probe.format import BOOLEAN, FLOAT, TEXT, UNSIGNED, Figure
+from tablebase.probe.format import BOOLEAN, FLOAT, TEXT
 from tablebase.store.files import table_dir
 from tablebase.store.index import Spell
 from tablebase.store.manifest import Manifest
 
 Levels = Callable[["np.ndarray"], "np.ndarray"]
+#: the figures found by probing the children, for many keys: (the index, keys) -> {figure: column}
+Derive = Callable[[ProbeIndex, "np.ndarray"], dict[str, "pa.Array"]]
 
 
 def probe_path(root: Path, manifest: Manifest) -> Path | None:
@@ -33,15 +36,26 @@ def probe_path(root: Path, manifest: Manifest) -> Path | None:
 
 
 class ProbedRows:
-    """A table's rows from its probe index: ``row(key)`` and ``rows(keys)`` as ``TableIndex`` gives them."""
+    """A table's rows from its probe index: ``row(key)`` and ``rows(keys)`` as ``TableIndex`` gives them.
 
-    def __init__(self, path: Path, spell: Spell, levels: Levels) -> None:
+    ``columns``: the table's figures in the order of its rows (the index gives them in that order, with
+    those it derives by the children where ``derive`` finds them)."""
+
+    def __init__(self, path: Path, spell: Spell, levels: Levels, columns: list[str],
+                 derive: Derive | None = None) -> None:
         self.index = ProbeIndex(path)
-        self.spell, self.levels = spell, levels
+        self.spell, self.levels, self.derive = spell, levels, derive
+        self.columns = [c for c in columns if c in self.index.names or c in self.index.by_children]
+
+    @property
+    def by_children(self) -> list[str]:
+        """The figures the index leaves to be found by probing a position's children."""
+        return self.index.by_children
 
     def row(self, key: int, level: int | None = None) -> dict[str, Any] | None:
-        """One stored row (without its position), or None. ``level``: the key's, where the caller knows
-        it (a probe reads it from the position's text), else the game's ``levels`` give it."""
+        """One stored row (without its position and the figures found by the children), or None. ``level``:
+        the key's, where the caller knows it (a probe reads it from the position's text), else the game's
+        ``levels`` give it."""
         found = self.index.row(key)
         if found is None:
             return None
@@ -69,8 +83,10 @@ class ProbedRows:
         out: dict[str, pa.Array] = {"key": pa.array(keys)}
         if with_positions:
             out["position"] = self.spell(keys)
-        for figure in self.index.figures:
-            out[figure.name] = _arrow(figure, columns)
+        derived = self.derive(self.index, keys) if self.derive is not None and self.by_children else {}
+        types = {f.name: f for f in self.index.figures}
+        for name in self.columns:
+            out[name] = derived[name] if name in derived else _arrow(types[name], columns)
         if levels is None:
             levels = np.zeros(len(keys), dtype=np.int64)
             if columns.found.any():  # a key the table does not hold may have no level
@@ -82,16 +98,15 @@ class ProbedRows:
         self.index.close()
 
 
-def _arrow(figure: Figure, columns: Any) -> pa.Array:
+def _arrow(figure: Any, columns: Any) -> pa.Array:
     """A figure's column as Arrow, in its type as a table's files hold it (texts dictionary-encoded)."""
     if figure.type == TEXT:
         codes = columns.codes(figure.name)
-        dictionary = columns.dictionary(figure.name)[:-1].tolist()  # its last entry stands for null
         mask = np.ma.getmaskarray(codes)
         indices = pa.array(codes.filled(0).astype(np.int32, copy=False), mask=mask if mask.any() else None)
-        return pa.DictionaryArray.from_arrays(indices, pa.array(dictionary, pa.string()))
+        return pa.DictionaryArray.from_arrays(indices, pa.array(columns.dictionary(figure.name), pa.string()))
     values = columns[figure.name]
     kind = np.float64 if figure.type == FLOAT else np.bool_ if figure.type == BOOLEAN else \
-        np.uint64 if figure.flags & UNSIGNED else np.int64
+        np.uint64 if figure.unsigned else np.int64
     mask = np.ma.getmaskarray(values)
-    return pa.array(values.filled(0).astype(kind, copy=False), mask=mask if mask.any() else None)
+    return pa.array(np.ma.getdata(values).astype(kind, copy=False), mask=mask if mask.any() else None)
