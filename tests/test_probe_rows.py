@@ -36,7 +36,7 @@ def test_probed_rows_are_the_loaded_rows(tmp_path, keys, distinct):
     loaded = TableIndex(tmp_path, "t", manifest, spell)
     path = probe_path(tmp_path, manifest)
     assert path == table_dir(tmp_path, "t") / FILE_NAME
-    probed = ProbedRows(path, spell, levels)
+    probed = ProbedRows(path, spell, levels, rows.column_names)
     asked = np.concatenate([keys, [-1, int(keys.max()) + 1, 1 << 40], keys[::-3] + 1])
     read_probed, read_loaded = probed.row_reader(), loaded.row_reader()  # bound once, as a table's probes use them
     for key in asked.tolist():

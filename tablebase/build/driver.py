@@ -278,7 +278,7 @@ class TableBuild:
     def _keys_are_positions(self) -> bool:
         """Whether every key of the game's dense ranking is a position but those it names as none."""
         game = self.kind.keyed
-        return sum(self.sizes) + len(getattr(game, "absent_keys", ())) == game.key_space
+        return sum(self.sizes) + len(game.absent_keys) == game.key_space
 
     def close(self) -> None:
         """Whatever happened: the manifest saved as it stands, tasks left cancelled, the workers' state freed."""

@@ -330,7 +330,7 @@ def index_values(run: str, root: str, table: str, ref: str, params: dict[str, An
         # Silently: this task's reports count the keys it indexes.
         _read_back(state, root, table, run, _lacking(state, list(range(top + 1)), top + 1), float("inf"))
         known = solver.known  # type: ignore[attr-defined]
-        holes = np.asarray(getattr(game, "absent_keys", ()), dtype=np.int64)
+        holes = np.asarray(game.absent_keys, dtype=np.int64)
         unsigned = [f.unsigned for f in sorted((f for f in figures if f.source == STORED), key=lambda f: f.field)]
         segments, positions = [], 0
         for a in range(start, stop, SEGMENT_KEYS):

@@ -101,7 +101,7 @@ def _kind(args: argparse.Namespace, manifest: Any) -> tuple[Any, tuple[int, tupl
     keyed = kind.keyed if not kind.needs_listing else None
     if keyed is None or not kind.indexed_from_values:
         return kind, None
-    absent = tuple(getattr(keyed, "absent_keys", ()))
+    absent = tuple(keyed.absent_keys)
     fits = 3 * keyed.key_space <= MEMORY_SHARE * psutil.virtual_memory().available
     if manifest.positions + len(absent) != keyed.key_space or not fits:
         return kind, None

@@ -37,6 +37,7 @@ class KeyedForm(Protocol):
     kind: str
     params: dict[str, Any]
     key_space: int | None
+    absent_keys: tuple[int, ...]  # keys below key_space that are no position
     max_moves: int
     compiled_moves: CompiledMoves | None
     listed_bytes: int

@@ -115,6 +115,7 @@ class ListedPlainGame(_CountedLevels):
         self.offsets = np.zeros(len(self.sizes) + 1, dtype=np.int64)
         np.cumsum(self.sizes, out=self.offsets[1:])
         self.key_space = int(self.offsets[-1])
+        self.absent_keys: tuple[int, ...] = ()
         self.move_names = list(move_names)
         self._codes = {name: code for code, name in enumerate(self.move_names)}
         self._load = rows

@@ -44,30 +44,30 @@ class Coded:
     items: int = 0
 
 
-def figure_type(kind: pa.DataType, name: str) -> int:
+def figure_type(arrow: pa.DataType, name: str) -> int:
     """The figure type of a column's Arrow type; a StoreError for one a probe index cannot hold."""
-    if pa.types.is_dictionary(kind):
-        kind = kind.value_type
-    if pa.types.is_boolean(kind):
+    if pa.types.is_dictionary(arrow):
+        arrow = arrow.value_type
+    if pa.types.is_boolean(arrow):
         return BOOLEAN
-    if pa.types.is_integer(kind):
+    if pa.types.is_integer(arrow):
         return INTEGER
-    if pa.types.is_floating(kind):
+    if pa.types.is_floating(arrow):
         return FLOAT
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+    if pa.types.is_string(arrow) or pa.types.is_large_string(arrow):
         return TEXT
-    raise StoreError(f"column {name!r} is of type {kind}, which a probe index cannot hold")
+    raise StoreError(f"column {name!r} is of type {arrow}, which a probe index cannot hold")
 
 
-def code_values(values: pa.Array | pa.ChunkedArray, kind: int, unsigned: bool) -> Coded:
-    """The codes of a column's values in one segment (``kind``: the figure's type)."""
+def code_values(values: pa.Array | pa.ChunkedArray, of_type: int, unsigned: bool) -> Coded:
+    """The codes of a column's values in one segment (``of_type``: the figure's type)."""
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     nulls = values.null_count > 0
     mask = values.is_null().to_numpy(zero_copy_only=False) if nulls else None
-    if kind == TEXT:
+    if of_type == TEXT:
         coded = _texts(values)
-    elif kind == FLOAT:
+    elif of_type == FLOAT:
         bits = values.cast(pa.float64()).fill_null(0.0).to_numpy(zero_copy_only=False).astype(np.float64).view(
             np.uint64)
         coded = _floats(bits, mask)
