@@ -9,7 +9,7 @@ import shutil
 import pytest
 from helpers import assert_clean_error, tablebase
 
-from tablebase.probe import FILE_NAME, ProbeIndex
+from tablebase.probe import FILE_NAME
 from tablebase.store import Manifest
 
 pytestmark = pytest.mark.slow  # the command, run as a user runs it
@@ -36,21 +36,18 @@ def test_a_clean_index_verifies(table_copy):
     assert "no problems" in result.stdout
 
 
-def test_a_flipped_byte_in_the_records_is_reported_like_a_damaged_file(table_copy):
+def test_a_flipped_byte_in_a_segment_is_reported_like_a_damaged_file(table_copy):
     root, table = table_copy
-    path = root / table / FILE_NAME
-    with ProbeIndex(path) as index:
-        records = index.header.section(2)
-    flip(path, records.offset + 8 + 40)
+    segment = sorted((root / table / "probe").iterdir())[0]
+    flip(segment, 100)
     result = tablebase("verify", "--db", root, table, "--quiet")
     assert result.returncode == 1 and "Traceback" not in result.stderr
     lines = result.stdout.splitlines()
-    assert f"{table} {FILE_NAME}: sha256 differs from the manifest" in lines
-    assert f"{table} {FILE_NAME}: section records at byte {records.offset}: CRC-32 differs" in lines
-    assert any(line.startswith(f"{table} {FILE_NAME}: key ") and "in the index" in line for line in lines)
+    assert f"{table} probe/{segment.name}: sha256 differs from the manifest" in lines
+    assert any(line.startswith(f"{table} {FILE_NAME}: ") and "CRC-32 differs" in line for line in lines)
 
 
-@pytest.mark.parametrize("damage, said", [("header", "damaged probe index (the header's CRC-32 differs)"),
+@pytest.mark.parametrize("damage, said", [("header", "damaged probe index (the directory's CRC-32 differs)"),
                                           ("missing", "file is missing"), ("cut", "bytes, the manifest says")])
 def test_a_damaged_or_missing_index_is_one_line_each(table_copy, damage, said):
     root, table = table_copy
@@ -67,25 +64,32 @@ def test_a_damaged_or_missing_index_is_one_line_each(table_copy, damage, said):
 
 
 def test_index_writes_the_index_of_a_table_built_before_it(table_copy):
+    """A table built without an index (or whose index is of the first format) gets the one a build writes."""
     root, table = table_copy
     path = root / table / FILE_NAME
-    built = path.read_bytes()
+    built = {p.relative_to(root / table): p.read_bytes() for p in [path, *(root / table / "probe").iterdir()]}
     manifest = Manifest.load(root, table)
     manifest.probe = {}  # as a build of before wrote it
     manifest.save(root)
+    shutil.rmtree(root / table / "probe")
     path.unlink()
     result = tablebase("index", "--db", root)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["table"] == table and summary["positions"] == manifest.positions
-    assert summary["bytes"] == len(built) and path.read_bytes() == built
-    assert f"[{table}] surveyed" in result.stderr
-    assert Manifest.load(root, table).probe[FILE_NAME]["bytes"] == len(built)
+    assert "from its values in key order" in result.stderr
+    again = {p.relative_to(root / table): p.read_bytes() for p in [path, *(root / table / "probe").iterdir()]}
+    assert again == built
+    assert summary["bytes"] == sum(map(len, built.values()))
     assert tablebase("verify", "--db", root, table, "--quiet").returncode == 0
     again = tablebase("index", "--db", root, table)
     assert again.returncode == 0 and not again.stdout and "there already" in again.stderr
-    forced = tablebase("index", "--db", root, table, "--force", "--quiet")
+    data = bytearray(path.read_bytes())
+    data[8] = 1  # an index of the first format, as an earlier version wrote it
+    path.write_bytes(bytes(data))
+    forced = tablebase("index", "--db", root, table, "--quiet")
     assert forced.returncode == 0 and json.loads(forced.stdout)["table"] == table and not forced.stderr
+    assert path.read_bytes() == built[path.relative_to(root / table)]
 
 
 def test_index_refuses_bad_input_in_one_line_and_writes_nothing(table_copy, tmp_path):

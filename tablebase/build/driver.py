@@ -258,7 +258,7 @@ class TableBuild:
         if from_values:
             for name in [n for n in manifest.probe if Piece.is_segment_name(n)]:
                 del manifest.probe[name]  # a part's segment, from a build that was not indexed from its values
-            ranges = key_ranges(kind.keyed.key_space, len(self.cluster.addresses))
+            ranges = key_ranges(kind.keyed.key_space)
             task = tasks_of(index_values, *self.task_args, self.values, self.every, figures)
             total, what = kind.keyed.key_space, "writing the probe index from the values held"
         else:

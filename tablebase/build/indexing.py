@@ -30,19 +30,17 @@ from tablebase.build.placing import finishing
 from tablebase.build.progress import Progress
 from tablebase.probe.format import FILE_NAME
 from tablebase.store import Manifest, table_dir
-from tablebase.store.probe import SEGMENT_KEYS
+from tablebase.store.probe import FILE_SEGMENTS, SEGMENT_KEYS
 
 Done = Callable[[int], None]  # hears keys or rows done
 Task = Callable[[Any, Done], Any]  # (item, done) -> the item's result
-TASKS_PER_WORKER = 4  # ranges of keys a worker's share of a dense index is cut into, so that all end together
 
 
-def key_ranges(key_space: int, workers: int) -> list[tuple[int, int]]:
-    """The ranges of keys the index's tasks take, each a whole number of segments but the last."""
-    segments = -(-key_space // SEGMENT_KEYS)
-    tasks = max(1, min(segments, TASKS_PER_WORKER * max(workers, 1)))
-    cuts = [SEGMENT_KEYS * (segments * i // tasks) for i in range(tasks)] + [key_space]
-    return [(a, min(b, key_space)) for a, b in zip(cuts, cuts[1:]) if a < b]
+def key_ranges(key_space: int) -> list[tuple[int, int]]:
+    """The ranges of keys the index's tasks take, one segment file each: ``FILE_SEGMENTS`` segments, the
+    same whatever the workers, so that the files are too."""
+    step = FILE_SEGMENTS * SEGMENT_KEYS
+    return [(a, min(a + step, key_space)) for a in range(0, key_space, step)]
 
 
 def index_whole(root: Path, manifest: Manifest) -> bool:

@@ -53,22 +53,26 @@ class ProbedRows:
         return self.index.by_children
 
     def row(self, key: int, level: int | None = None) -> dict[str, Any] | None:
-        """One stored row (without its position and the figures found by the children), or None. ``level``:
+        """One stored row (without its position; the figures found by the children None), or None. ``level``:
         the key's, where the caller knows it (a probe reads it from the position's text), else the game's
         ``levels`` give it."""
         found = self.index.row(key)
         if found is None:
             return None
+        for name in self.by_children:  # in its place among the figures, for the kind to find
+            found[name] = None
         found["level"] = int(self.levels(np.array([key], dtype=np.int64))[0]) if level is None else level
         return found
 
     def row_reader(self) -> Callable[[int, int], dict[str, Any] | None]:
         """``row`` of a key and its level, bound once for a table's probes (the index's ``row_reader``)."""
-        read = self.index.row_reader()
+        read, later = self.index.row_reader(), self.by_children
 
         def row(key: int, level: int) -> dict[str, Any] | None:
             found = read(key)
             if found is not None:
+                for name in later:  # in its place among the figures, for the kind to find
+                    found[name] = None
                 found["level"] = level
             return found
 

@@ -50,7 +50,7 @@ DENSE_SHARE = 0.8
 #: what a kind may say of a figure: (source, rule, the figure the rule reads)
 Rules = Mapping[str, tuple[int, int, str | None]]
 
-__all__ = ["FILE_NAME", "SEGMENTS_FOLDER", "SEGMENT_KEYS", "Rules", "figures_of", "files_in_key_order",
+__all__ = ["FILE_NAME", "FILE_SEGMENTS", "SEGMENTS_FOLDER", "SEGMENT_KEYS", "Rules", "figures_of", "files_in_key_order",
            "impartial_rules", "index_figures", "index_from_files", "index_from_values_in_files",
            "segments_in_key_order",
            "lacking_segments", "segment_of_file", "segment_of_rows", "segment_of_values", "write_directory",
