@@ -57,12 +57,17 @@ from tablebase.probe.format import FILE_NAME
 from tablebase.solve.figures import FigureOverflow
 from tablebase.store import (
     Manifest,
-    Piece,
     remove_leftovers,
     remove_listing,
     table_dir,
 )
-from tablebase.store.probe import index_figures, lacking_segments, segment_of_file, write_index_directory
+from tablebase.store.probe import (
+    index_figures,
+    lacking_segments,
+    segment_of_file,
+    segments_of_table,
+    write_index_directory,
+)
 from tablebase.words import counted
 
 VALUES_FOLDER = ".values"  # under the output folder: values too large for memory, while a build runs
@@ -255,16 +260,20 @@ class TableBuild:
         figures = index_figures(self.root, manifest, kind.index_rules())
         from_values = kind.indexed_from_values and self._keys_are_positions()
         workers = OnWorkers(self.client, self.spec.name, self.run, self.every, self.memory.limit, self.progress.say)
+        if from_values or not kind.parts_in_key_order:
+            manifest.probe = {}  # what an earlier build of other segments left is written again
         if from_values:
-            for name in [n for n in manifest.probe if Piece.is_segment_name(n)]:
-                del manifest.probe[name]  # a part's segment, from a build that was not indexed from its values
-            ranges = key_ranges(kind.keyed.key_space)
+            ranges: list = key_ranges(kind.keyed.key_space)
             task = tasks_of(index_values, *self.task_args, self.values, self.every, figures)
             total, what = kind.keyed.key_space, "writing the probe index from the values held"
-        else:
+        elif kind.parts_in_key_order:
             ranges = lacking_segments(manifest)
             task = tasks_of(segment_of_file, str(self.root), self.spec.name, figures)
             total, what = sum(manifest.files[n]["rows"] for n in ranges), "writing the probe index of older parts"
+        else:  # keys that do not come level by level: the rows put in key order, on one worker
+            ranges = [None]
+            task = tasks_of(segments_of_table, str(self.root), self.spec.name, figures, sorted(manifest.files))
+            total, what = manifest.positions, "writing the probe index from the rows put in key order"
         self.progress.say(f"{what}: {counted(len(ranges), 'task')}")
         began = time.perf_counter()
         with Ticker(self.progress.heartbeat, self.every):

@@ -52,7 +52,7 @@ Rules = Mapping[str, tuple[int, int, str | None]]
 
 __all__ = ["FILE_NAME", "FILE_SEGMENTS", "SEGMENTS_FOLDER", "SEGMENT_KEYS", "Rules", "figures_of", "files_in_key_order",
            "impartial_rules", "index_figures", "index_from_files", "index_from_values_in_files",
-           "segments_in_key_order",
+           "segments_in_key_order", "segments_of_table",
            "lacking_segments", "segment_of_file", "segment_of_rows", "segment_of_values", "write_directory",
            "write_index_directory", "write_segments"]
 
@@ -262,7 +262,7 @@ def index_from_files(root: str | Path, manifest: Manifest, rules: Rules,
         for name in sorted(manifest.files):
             manifest.probe.update(segment_of_file(root, manifest.table, figures, name, done))
     else:
-        manifest.probe.update(segments_in_key_order(root, manifest, figures, done))
+        manifest.probe.update(segments_in_key_order(root, manifest.table, list(manifest.files), figures, done))
     write_index_directory(root, manifest, figures)
 
 
@@ -280,13 +280,20 @@ def files_in_key_order(root: str | Path, manifest: Manifest) -> bool:
     return all(b < c for (_, b), (c, _) in zip(ranges, ranges[1:]))
 
 
-def segments_in_key_order(root: str | Path, manifest: Manifest, figures: Sequence[Figure],
+def segments_of_table(root: str | Path, table: str, figures: Sequence[Figure], names: Sequence[str], _: Any,
+                      done: Callable[[int], None] = lambda rows: None) -> dict[str, dict[str, Any]]:
+    """``segments_in_key_order`` of a complete table's files (a task of the build's last step: its item
+    unused)."""
+    return segments_in_key_order(root, table, names, figures, done)
+
+
+def segments_in_key_order(root: str | Path, table: str, names: Sequence[str], figures: Sequence[Figure],
                           done: Callable[[int], None] = lambda rows: None) -> dict[str, dict[str, Any]]:
-    """The segments of a table's rows put in key order (every file read, the rows sorted in memory), cut
-    every ``SEGMENT_KEYS`` rows, ``FILE_SEGMENTS`` to a file: {file name: record}."""
+    """The segments of a table's rows (in the files ``names``) put in key order (every file read, the rows
+    sorted in memory), cut every ``SEGMENT_KEYS`` rows, ``FILE_SEGMENTS`` to a file: {file name: record}."""
     columns = ["key", *(f.name for f in figures if f.source == STORED or f.rule != BY_CHILDREN)]
-    rows = pa.concat_tables(read_parquet([table_dir(root, manifest.table) / name], columns)
-                            for name in sorted(manifest.files)).sort_by("key")
+    rows = pa.concat_tables(read_parquet([table_dir(root, table) / name], columns)
+                            for name in sorted(names)).sort_by("key")
     done(rows.num_rows // 2)
     out: dict[str, dict[str, Any]] = {}
     step = FILE_SEGMENTS * SEGMENT_KEYS
@@ -294,7 +301,7 @@ def segments_in_key_order(root: str | Path, manifest: Manifest, figures: Sequenc
         part = rows.slice(start, step)
         chunks = [segment_of_rows(part.slice(a, SEGMENT_KEYS), figures) for a in range(0, part.num_rows, SEGMENT_KEYS)]
         name = keys_segment_name(chunks[0][0])
-        path = table_dir(root, manifest.table) / name
+        path = table_dir(root, table) / name
         path.parent.mkdir(exist_ok=True)
         out[name] = write_segments(path, chunks, part.num_rows)
         done(part.num_rows - part.num_rows // 2)
