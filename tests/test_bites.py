@@ -45,6 +45,27 @@ def test_rows_equal_the_generic_dense_solver(rows, cols):
 
 
 
+@pytest.mark.parametrize("rows,cols", [(1, 7), (3, 5), (6, 7), (8, 8)])
+@pytest.mark.parametrize("compact", [False, True])
+def test_parts_found_and_taken_in_as_they_are_solved_are_the_rows_of_their_keys(rows, cols, compact):
+    """``solve_part`` finds a part's keys, solves them and writes their figures into the values held, in one
+    pass: the same rows as solving the keys ``level_keys`` gives, and the same values held after."""
+    game = make_game("chomp", {"rows": rows, "cols": cols})
+    by_keys, by_parts = BiteSolver(game), BiteSolver(game)
+    for level in range(game.max_level + 1):
+        size = game.level_size(level)
+        cuts = sorted({0, size // 3, size // 2, size})
+        for a, b in zip(cuts, cuts[1:]):
+            want = by_keys.solve(game.level_keys(level, a, b), compact)
+            by_keys.remember(level, want.select(by_keys.columns), whole=False)
+            got = by_parts.solve_part(level, a, b, compact)
+            assert got.equals(want), (level, a, b)
+        by_keys.remember(level, None)
+        by_parts.remember(level, None)
+    for name in ("grundy", "remoteness"):
+        assert np.array_equal(getattr(by_parts.known, name), getattr(by_keys.known, name)), name
+
+
 def test_keys_of_a_level_in_any_order_get_the_rows_of_the_whole_level():
     """A level's keys are solved (and spelt) in rank order by stepping from diagram to
     diagram; keys shuffled, or with gaps, must get the same figures and notation."""

@@ -279,9 +279,8 @@ def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, A
             rows, marks = solver.solve_run([(level, game.level_keys(level, 0, size)) for level, size in sizes], compact)
         else:
             (_, level, a, b), = group
-            rows = solver.solve(game.level_keys(level, a, b), compact=compact)
             # Solved here, so known here (and on a shared machine, to its other workers): no need to read it back.
-            solver.remember(level, rows.select(solver.columns), whole=False)
+            rows = solver.solve_part(level, a, b, compact)
             marks = np.full(rows.num_rows, level, dtype=np.int32)
         state.held.mark(piece)
         rows = with_levels(rows, marks)

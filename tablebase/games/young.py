@@ -143,8 +143,20 @@ def level_keys(size, start, stop, rows, cols, binom, count):
     if stop <= start:
         return out
     lengths = np.zeros(rows, dtype=np.int64)
-    # Unrank the start-th diagram of this size in lexicographic (= rank) order.
-    t = start
+    nth_of_size(size, start, rows, cols, count, lengths)
+    out[0] = rank(lengths, binom)
+    for t in range(1, stop - start):
+        next_of_size(lengths, rows, cols)
+        out[t] = rank(lengths, binom)
+    return out
+
+
+@njit(cache=True)
+def nth_of_size(size, nth, rows, cols, count, lengths):
+    """Write into ``lengths`` the ``nth`` diagram with ``size`` squares, in rank (lexicographic) order
+    (``count``: ``completions(rows, cols)``)."""
+    lengths[:] = 0
+    t = nth
     s = size
     m = cols
     for j in range(rows):
@@ -157,16 +169,12 @@ def level_keys(size, start, stop, rows, cols, binom, count):
                 m = v
                 break
             t -= c
-    out[0] = rank(lengths, binom)
-    for t in range(1, stop - start):
-        next_of_size(lengths, rows, cols)
-        out[t] = rank(lengths, binom)
-    return out
 
 
 @njit(cache=True, inline="always")
 def next_of_size(lengths, rows, cols):
-    """Step ``lengths`` to the next diagram in rank order with as many squares; False after the last.
+    """Step ``lengths`` to the next diagram in rank order with as many squares; return the first row that
+    changed (the rows above it are as they were), or -1 after the last diagram.
 
     The lexicographic successor with the same sum: raise the last row that can
     grow by one, then refill the rows below it as evenly as possible.
@@ -180,7 +188,7 @@ def next_of_size(lengths, rows, cols):
         suffix += lengths[j]
         j -= 1
     if j < 0:
-        return False
+        return -1
     lengths[j] += 1
     suffix -= 1
     n = rows - 1 - j
@@ -188,7 +196,7 @@ def next_of_size(lengths, rows, cols):
     extra = suffix - q * n
     for i in range(n):
         lengths[j + 1 + i] = q + 1 if i < extra else q
-    return True
+    return j
 
 
 @njit(cache=True, inline="always")

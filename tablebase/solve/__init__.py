@@ -41,6 +41,8 @@ class Solver(Protocol):
 
     def solve_run(self, levels: list[tuple[int, np.ndarray]], compact: bool = False) -> tuple[pa.Table, np.ndarray]: ...
 
+    def solve_part(self, level: int, start: int, stop: int, compact: bool = False) -> pa.Table: ...
+
 
 class LevelByLevel:
     """A run of whole levels solved one after the other, each taken in before the next.
@@ -49,6 +51,13 @@ class LevelByLevel:
     """
 
     columns: list[str]
+
+    def solve_part(self, level: int, start: int, stop: int, compact: bool = False) -> pa.Table:
+        """The rows of positions start..stop-1 of a level (in the game's order), taken in once solved: the
+        level is then known in part."""
+        rows = self.solve(self.game.level_keys(level, start, stop), compact)  # type: ignore[attr-defined]
+        self.remember(level, rows.select(self.columns), whole=False)  # type: ignore[attr-defined]
+        return rows
 
     def solve_run(self, levels: list[tuple[int, np.ndarray]], compact: bool = False) -> tuple[pa.Table, np.ndarray]:
         """The rows of whole levels, in order (as one table), and each row's level."""
