@@ -1,9 +1,16 @@
-"""Small helpers shared by the benchmarks: peak memory of a process tree, and printing."""
+"""Small helpers shared by the benchmarks: peak memory of a process tree, printing figures, and each run's log."""
 
 from __future__ import annotations
 
+import atexit
+import datetime
+import json
+import os
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import psutil
 
@@ -101,6 +108,7 @@ class PeakMemory:
 
 
 def report(name: str, **figures) -> None:
+    """Print one line of figures, and keep them for the run's log (``log_run``)."""
     def show(v) -> str:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             return str(v)
@@ -108,6 +116,62 @@ def report(name: str, **figures) -> None:
 
     parts = [f"{k}={show(v)}" for k, v in figures.items()]
     print(f"{name:<28} " + "  ".join(parts), flush=True)
+    _RUN.figures[name] = {k: v if isinstance(v, (int, float, str, bool)) or v is None else str(v)
+                          for k, v in figures.items()}
+
+
+class _Run:
+    """The figures a benchmark run reported, written to its log when the run ends (``log_run``)."""
+
+    def __init__(self) -> None:
+        self.figures: dict[str, dict] = {}
+        self.began = time.time()
+        self.load = os.getloadavg()
+        self.written = False
+
+
+_RUN = _Run()
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def log_run(**extra) -> Path | None:
+    """Append one JSON line for this run to ``benchmarks/results/<benchmark>.jsonl``: the command, the
+    commit (``+changes`` where the checkout differs from it), the date, the load average at the start and the
+    end on how many cores, the seconds it took, and every figure reported. Called at exit once anything was
+    reported; a long run calls it itself for each of its parts."""
+    if not _RUN.figures and not extra:
+        return None
+    RESULTS.mkdir(exist_ok=True)
+    line = {"command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]), "commit": _commit(),
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "load": {"start": [round(x, 2) for x in _RUN.load], "end": [round(x, 2) for x in os.getloadavg()],
+                     "cores": os.cpu_count()},
+            "seconds": round(time.time() - _RUN.began, 3), **extra, "figures": _RUN.figures}
+    path = RESULTS / f"{Path(sys.argv[0]).stem}.jsonl"
+    with open(path, "a") as f:
+        f.write(json.dumps(line, sort_keys=False) + "\n")
+    _RUN.written = True
+    return path
+
+
+def _commit() -> str:
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True,
+                              text=True, check=True).stdout.strip()
+        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                                 capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+changes" if changed else "")
+
+
+@atexit.register
+def _log_at_exit() -> None:
+    if not _RUN.written and _RUN.figures:
+        path = log_run()
+        if path is not None:
+            print(f"logged to {path.relative_to(path.parent.parent.parent)}", flush=True)
 
 
 def load_grundy_values(path, program: str, mmap: bool = False):

@@ -1,0 +1,119 @@
+"""A build that takes hours, run in parts: each part's figures logged as it ends, the whole build's once done.
+
+    python benchmarks/bench_big_build.py --out /scratch/chomp18 -- chomp --rows 18 --cols 18 --compact
+    python benchmarks/bench_big_build.py --out /scratch/chomp18 --stop-after 3600 -- chomp --rows 18 --cols 18 --compact
+    python benchmarks/bench_big_build.py --out /scratch/chomp18 --summary -- chomp --rows 18 --cols 18 --compact
+
+Each run of this script is one part: it runs ``tablebase build ARGS --out DIR``
+(which resumes where the last part stopped), keeps the build's own lines in
+``DIR/build-log.txt``, samples the memory of the command and its workers,
+and, when the command ends (done, stopped by ``--stop-after`` or Ctrl-C, or
+failed), appends one JSON line to ``benchmarks/results/bench_big_build.jsonl``:
+the part's wall seconds, the positions built before and after it, the load,
+and the peak memory. A part that finishes the table also logs the whole
+build: the sum of its parts' seconds (every part logged for the same
+command and folder since the folder was empty), never an estimate.
+``--summary`` logs nothing new and prints the parts and their sum.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from common import RESULTS, PeakMemory, log_run, report  # noqa: E402
+
+LOG = RESULTS / "bench_big_build.jsonl"
+
+
+def built(out: Path) -> tuple[int, int, bool]:
+    """Positions recorded as built so far, the table's positions (0 if unknown), whether it is complete."""
+    done = total = 0
+    complete = False
+    for manifest in out.glob("*/_manifest.json"):
+        data = json.loads(manifest.read_text())
+        done += sum(r["rows"] for r in data.get("files", {}).values())
+        total += sum(sum(sizes) for _, _, sizes in data.get("plan", []))
+        complete = bool(data.get("complete"))
+    return done, total, complete
+
+
+def parts_of(command: str, out: Path) -> list[dict]:
+    """Every part logged for this build command into this folder, since the last that began it afresh."""
+    if not LOG.exists():
+        return []
+    parts = [line for line in map(json.loads, LOG.read_text().splitlines())
+             if line.get("build") == command and line.get("out") == str(out) and "part" in line]
+    starts = [i for i, p in enumerate(parts) if p["part"]["positions_before"] == 0]
+    return parts[starts[-1]:] if starts else parts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, type=Path, help="the build's folder")
+    parser.add_argument("--stop-after", type=float, default=None, metavar="SECONDS",
+                        help="stop the build (as Ctrl-C does) after this long; the next part resumes it")
+    parser.add_argument("--summary", action="store_true", help="print the parts logged so far and their sum")
+    parser.add_argument("build", nargs=argparse.REMAINDER, help="-- then the build's arguments")
+    args = parser.parse_args()
+    build = [a for a in args.build if a != "--"]
+    if not build:
+        raise SystemExit("bench_big_build.py: give the build's arguments after --")
+    command = " ".join(["tablebase", "build", *build])
+    out = args.out.resolve()
+    if args.summary:
+        parts = parts_of(command, out)
+        for p in parts:
+            report(f"part {p['part']['number']}", **{k: v for k, v in p["part"].items() if k != "number"})
+        report("whole", seconds=sum(p["part"]["seconds"] for p in parts), parts=len(parts))
+        return
+    before, total, complete = built(out)
+    if complete:
+        print(f"{command} into {out} is complete already: --summary prints its parts", file=sys.stderr)
+        return
+    number = len(parts_of(command, out)) + 1 if before else 1
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "build-log.txt", "a") as lines, PeakMemory(every=5.0) as memory:
+        lines.write(f"# part {number}: {command} --out {out}, {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+        lines.flush()
+        began = time.perf_counter()
+        process = subprocess.Popen([sys.executable, "-m", "tablebase", "build", *build, "--out", str(out)],
+                                   stdout=subprocess.PIPE, stderr=lines, text=True, start_new_session=True)
+        stopped = False
+        try:
+            outcome = process.wait(timeout=args.stop_after)
+        except subprocess.TimeoutExpired:
+            stopped = True
+        except KeyboardInterrupt:
+            stopped = True
+        if stopped:
+            os.killpg(process.pid, signal.SIGINT)
+            outcome = process.wait()
+        seconds = time.perf_counter() - began
+        summary = process.stdout.read() if process.stdout else ""
+    after, total, complete = built(out)
+    part = {"number": number, "seconds": round(seconds, 1), "positions_before": before,
+            "positions_after": after, "positions": total, "complete": complete, "exit": outcome,
+            "stopped": stopped, "peak_mib_all": round(memory.mib), "peak_mib_largest": round(memory.largest / 2**20),
+            "cpu_seconds": round(memory.cpu_seconds, 1)}
+    report(f"part {number}", **part)
+    record = {"build": command, "out": str(out), "part": part,
+              "summary": [json.loads(s) for s in summary.splitlines() if s.startswith("{")]}
+    if complete:
+        parts = parts_of(command, out) + [{"part": part}]
+        whole = sum(p["part"]["seconds"] for p in parts)
+        report("whole", seconds=whole, hours=whole / 3600, parts=len(parts))
+        record["whole"] = {"seconds": round(whole, 1), "parts": len(parts)}
+    log_run(**record)
+
+
+if __name__ == "__main__":
+    main()
