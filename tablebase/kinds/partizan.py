@@ -321,7 +321,10 @@ def _lookup_board(stored: StoredValues, table: StoredTable, game: PartizanForm, 
         "searched": any(key is None for _, key, _ in parts),
     }
     if result["searched"]:
-        result["note"] = (f"a part is larger than the table ({game.bounds}): valued by search over "
-                          f"{len(stored.searched)} parts, every smaller part read from the table")
+        large = sum(key is None for _, key, _ in parts)
+        which = ("the board is one part, larger" if len(parts) == 1 else
+                 f"{large} of its {len(parts)} parts {'is' if large == 1 else 'are'} larger")
+        result["note"] = (f"{which} than the table ({game.bounds}): valued by search over the moves, down to "
+                          "parts the table holds")
     result["moves"] = moves
     return result
