@@ -24,7 +24,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from tablebase.errors import TablebaseError
+from tablebase.errors import UsageError
 from tablebase.games import trees
 from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import (
@@ -82,9 +82,9 @@ class Hackenbush(KeyedPartizanGame):
         self.colours = self.params["colors"].upper()
         self.shape = self.params["shape"].lower()
         if self.colours not in ("BR", "BRG"):
-            raise TablebaseError(f"hackenbush: --colors must be BR or BRG, got {self.params['colors']!r}")
+            raise UsageError(f"hackenbush: --colors must be BR or BRG, got {self.params['colors']!r}")
         if self.shape not in ("stalk", "tree"):
-            raise TablebaseError(f"hackenbush: --shape must be stalk or tree, got {self.params['shape']!r}")
+            raise UsageError(f"hackenbush: --shape must be stalk or tree, got {self.params['shape']!r}")
         self.params["colors"], self.params["shape"] = self.colours, self.shape
         self.notation = self.SHAPE_NOTATION[self.shape]
         self.top = self.int_param("max_edges", 0, 24 if self.shape == "stalk" else 14)
