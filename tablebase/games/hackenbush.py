@@ -27,16 +27,9 @@ from typing import Any
 from tablebase.errors import UsageError
 from tablebase.games import trees
 from tablebase.games.base import Option, Texts
-from tablebase.games.drawing import (
-    BLUE,
-    GREEN,
-    GREY,
-    RED,
-    Picture,
-    bracket_tree,
-    tree_picture,
-)
+from tablebase.games.drawing import BLUE, GREEN, GREY, RED, Box, Picture
 from tablebase.games.keyed import KeyedPartizanGame, SumMoves
+from tablebase.games.tree_pictures import bracket_tree, cut_edge, tree_picture
 from tablebase.games.trees import CODE, COLOURS, Tree
 from tablebase.lazy import np
 
@@ -92,7 +85,8 @@ class Hackenbush(KeyedPartizanGame):
         self._levels: dict[int, np.ndarray] = {}  # each level's keys, for as long as the game lives
 
     def draw(self, position: str) -> Picture:
-        """The stalk or tree standing on the ground, edges blue (Left's), red (Right's) or green (both)."""
+        """The stalk or tree standing on the ground, edges blue (Left's), red (Right's) or green (both), each
+        numbered as the moves that cut it."""
         text = position.strip()
         colours = {"B": BLUE, "R": RED, "G": GREEN, "": GREEN}
         if text.startswith("("):
@@ -101,6 +95,10 @@ class Hackenbush(KeyedPartizanGame):
         for letter in reversed(text.replace("-", "")):
             stalk = [(colours.get(letter, GREY), stalk)]
         return tree_picture(stalk, f"Hackenbush {position}")
+
+    def highlight(self, position: str, move: str, after: str) -> list[Box]:
+        """The edge a cut cuts, by its number on the picture."""
+        return cut_edge(self.draw(position), move)
 
     @property
     def table(self) -> str:

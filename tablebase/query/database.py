@@ -62,6 +62,7 @@ class Statistic(NamedTuple):
     name: str
     title: str
     rows: pa.Table
+    chart: str = ""  # how a page draws it, where its query says ("-- chart: Y by X")
 
 
 class Tablebase:
@@ -237,7 +238,8 @@ class Tablebase:
             if needs and not set(needs.split()) <= columns:
                 continue
             title = _header(text, "title") or name
-            out.append(Statistic(name, title, self.sql(text.replace("{table}", quote_name(table)), timeout)))
+            rows = self.sql(text.replace("{table}", quote_name(table)), timeout)
+            out.append(Statistic(name, title, rows, _header(text, "chart") or ""))
         # Files beside the rows count too (a partizan table's values table).
         beside = [f for a in kind_named(m.kind).artifacts for f in a.files(m).values()]
         values = sum(f["bytes"] for f in beside)
