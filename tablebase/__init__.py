@@ -23,6 +23,7 @@ from tablebase.errors import (
     StoreError,
     TablebaseError,
     TableNotFound,
+    UsageError,
 )
 from tablebase.jit import numba_cache_outside_package as _numba_cache  # before any module imports numba
 from tablebase.results import Exact, Figures, Line, Lookup, Move, Probe, Step, exact
@@ -63,4 +64,5 @@ def __getattr__(name: str):
 
 
 __all__ = ["DEFAULT_TIMEOUT", "Exact", "Figures", "GameUnavailable", "Line", "Lookup", "Move", "PositionError", "Probe",
-           "Step", "StoreError", "TableNotFound", "Tablebase", "TablebaseError", "__version__", "exact", "open"]
+           "Step", "StoreError", "TableNotFound", "Tablebase", "TablebaseError", "UsageError", "__version__", "exact",
+           "open"]

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tablebase.errors import TablebaseError
+from tablebase.errors import StoreError, UsageError
 from tablebase.games.drawing import OUTCOME_COLOURS
 from tablebase.lazy import np
 from tablebase.query.database import Tablebase, quote_name
@@ -30,16 +30,16 @@ def plot_table(db: Tablebase, table: str, kind: str, out: str | os.PathLike, pos
     out = Path(out)
     ext = out.suffix.lower().lstrip(".")
     if ext not in FORMATS:
-        raise TablebaseError(f"--out must end in .png or .svg, got {out.name!r}")
+        raise UsageError(f"--out must end in .png or .svg, got {out.name!r}")
     if kind not in PICTURES:
-        raise TablebaseError(f"unknown picture {kind!r}; pictures: {', '.join(PICTURES)}")
+        raise UsageError(f"unknown picture {kind!r}; pictures: {', '.join(PICTURES)}")
     if not out.parent.is_dir():
-        raise TablebaseError(f"no folder {out.parent} for --out")
+        raise UsageError(f"no folder {out.parent} for --out")
     manifest = db.manifest(table)
     if not manifest.files:
-        raise TablebaseError(f"table {table} has no rows yet")
+        raise StoreError(f"table {table} has no rows yet")
     if position is not None and kind != "position":
-        raise TablebaseError(f"--position is for the picture 'position', not {kind!r}")
+        raise UsageError(f"--position is for the picture 'position', not {kind!r}")
     from matplotlib.figure import (
         Figure,  # Agg, whatever the environment's backend: no window is opened
     )
@@ -63,7 +63,7 @@ def plot_table(db: Tablebase, table: str, kind: str, out: str | os.PathLike, pos
 def _needs(db: Tablebase, table: str, kind: str, columns: set[str], why: str) -> None:
     have = set(db.sql(f"SELECT * FROM {quote_name(table)} LIMIT 0").column_names)
     if not columns <= have:
-        raise TablebaseError(f"picture {kind!r} does not fit table {table} ({db.manifest(table).game}): "
+        raise UsageError(f"picture {kind!r} does not fit table {table} ({db.manifest(table).game}): "
                              f"it needs {why}, and the table has no {', '.join(sorted(columns - have))} column")
 
 
@@ -73,7 +73,7 @@ def _widths(db: Tablebase, table: str, kind: str, most: int) -> int:
                             " count(*) FILTER (WHERE len(list_filter(n, lambda x: x IS NULL)) > 0)"
                             f" FROM (SELECT {NUMBERS} AS n FROM {quote_name(table)})").to_pylist()[0].values()
     if bad or high is None or high > most:
-        raise TablebaseError(f"picture {kind!r} does not fit table {table} ({db.manifest(table).game}): "
+        raise UsageError(f"picture {kind!r} does not fit table {table} ({db.manifest(table).game}): "
                              f"it needs positions of at most {most} whole numbers")
     return high
 
@@ -155,7 +155,7 @@ def outcomes(db: Tablebase, table: str, figure: Any, position: str | None) -> st
 def drawn_position(db: Tablebase, table: str, figure: Any, position: str | None) -> str:
     """One position drawn by its game, with its figures (a value, a Grundy value, a score) as its title."""
     if position is None:
-        raise TablebaseError("the picture 'position' needs --position TEXT")
+        raise UsageError("the picture 'position' needs --position TEXT")
     row = db.lookup(table, position)
     shown = [f"{k} {v}" for k, v in row.items()
              if k not in ("table", "position", "key", "level", "moves", "value_id", "regions", "searched", "note",

@@ -3,7 +3,8 @@
 ``counted(1, "file")`` is "1 file", ``counted(1001, "level")`` "1,001 levels";
 ``as_text`` spells exact fractions (a partizan position's mean, temperature
 and stops) the way ``tablebase.cgt`` writes them, "3/4", wherever a result
-leaves Python as JSON or a printed table.
+leaves Python as JSON or a printed table, and for the JSON API integers
+beyond 2^53 - 1 as digits.
 """
 
 from __future__ import annotations
@@ -17,14 +18,20 @@ def counted(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
-def as_text(value: Any) -> Any:
-    """The value with every Fraction in it (through dicts and lists) spelt as text: "3/4", "-2"."""
-    if _is_fraction(value):
+#: the largest integer every JSON reader holds exactly: JavaScript's numbers are doubles
+JSON_SAFE = 2**53 - 1
+
+
+def as_text(value: Any, wide_ints: bool = False) -> Any:
+    """The value with every Fraction in it (through dicts and lists) spelt as text: "3/4", "-2"; with
+    ``wide_ints``, every integer beyond ``JSON_SAFE`` too (a Domineering key, a value id), so that JSON
+    carries it to a JavaScript reader without rounding it."""
+    if _is_fraction(value) or (wide_ints and isinstance(value, int) and not -JSON_SAFE <= value <= JSON_SAFE):
         return str(value)
     if isinstance(value, dict):
-        return {k: as_text(v) for k, v in value.items()}
+        return {k: as_text(v, wide_ints) for k, v in value.items()}
     if isinstance(value, list):
-        return [as_text(v) for v in value]
+        return [as_text(v, wide_ints) for v in value]
     return value
 
 

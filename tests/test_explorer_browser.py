@@ -5,6 +5,7 @@ installs them)."""
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 import sys
@@ -34,6 +35,7 @@ def server(built):
     root, _ = built("wythoff", max=TOP)
     built("chomp", rows=3, cols=4)  # in the same folder, before the server opens it
     built("domineering", max_cells=5)
+    built("domineering", max_cells=10)  # values enough for a chart of many labels
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", "--db", str(root), "--port", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -178,3 +180,93 @@ def test_a_moves_name_outlines_it_on_the_board(server, browser):
     assert browser.find_element(By.CSS_SELECTOR, "#board svg rect.mark").is_displayed()
     assert f"Right's move, {name}." in browser.find_element(By.ID, "outlined").text
     assert browser.find_element(By.CSS_SELECTOR, "td.shown").text == name
+
+
+WIDE_BOARD = ".....|.....|.....|....."  # larger than the table: long values, long positions, 31 moves
+
+
+def _fits(browser) -> None:
+    """The page does not scroll sideways, and no move's name is broken over two lines."""
+    from selenium.webdriver.common.by import By
+
+    width = browser.execute_script("return window.innerWidth")
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+    table = browser.find_element(By.ID, "moves")
+    assert table.rect["x"] + table.rect["width"] <= width, (table.rect, width)
+    names = browser.find_elements(By.CSS_SELECTOR, "#moves a.show-move")
+    assert names and all(browser.execute_script("return arguments[0].getClientRects().length", a) == 1 and
+                         a.size["height"] < 2 * a.size["width"] for a in names)
+
+
+def test_a_moves_table_fits_a_1280_pixel_window_and_move_names_do_not_wrap(server, browser):
+    browser.set_window_size(1280, 900)
+    try:
+        assert browser.execute_script("return window.innerWidth") >= 1200
+        for path in (f"/tables/domineering_c5/position?position={WIDE_BOARD}",
+                     f"/tables/domineering_c10/position?position={WIDE_BOARD}&moves=all",
+                     f"/tables/wythoff_n{TOP}/position?position=11%2012",
+                     "/tables/chomp_3x4/position?position=4%204%204"):
+            browser.get(server + path)
+            _fits(browser)
+    finally:
+        browser.set_window_size(800, 600)
+
+
+def test_chart_labels_do_not_overlap(server, browser):
+    """The words under each chart's bars, as the browser lays them out: level ones (and the axis's name) side by
+    side, slanted ones (where a label is wider than its bar) a line's height apart across their slant and clear
+    of the level ones, and all inside the chart."""
+    from selenium.webdriver.common.by import By
+
+    browser.set_window_size(1280, 900)
+    try:
+        browser.get(f"{server}/tables/domineering_c10")
+        charts = browser.find_elements(By.CSS_SELECTOR, "svg.chart")
+        assert len(charts) >= 3
+        slanted_charts = 0
+        for chart in charts:
+            texts = browser.execute_script(
+                "const bars = Array.from(arguments[0].querySelectorAll('rect')).filter(r => r.querySelector('title'));"
+                "const base = Math.max(...bars.map(r => r.getBoundingClientRect().bottom));"
+                "return Array.from(arguments[0].querySelectorAll('text')).map(t => {"
+                "const r = t.getBoundingClientRect(), m = t.getScreenCTM();"
+                "return {box: [r.left, r.top, r.right, r.bottom], x: m.e, slant: Math.abs(m.b) > 0.1,"
+                "size: parseFloat(getComputedStyle(t).fontSize), under: r.top >= base - 1}; })", chart)
+            under = [t for t in texts if t["under"]]
+            level = [t["box"] for t in under if not t["slant"]]
+            for i, a in enumerate(level):
+                assert all(_apart(a, b) for b in level[i + 1:]), (a, level)
+            slanted = sorted((t["x"], t["size"]) for t in under if t["slant"])
+            slanted_charts += bool(slanted)
+            for (x1, size), (x2, _) in zip(slanted, slanted[1:]):
+                assert (x2 - x1) * math.sqrt(0.5) >= size, (x1, x2)
+            assert all(_apart(t["box"], b) for t in under if t["slant"] for b in level)
+            outer = chart.rect
+            assert all(outer["y"] <= t["box"][1] and t["box"][3] <= outer["y"] + outer["height"] + 0.5 for t in texts)
+        assert slanted_charts  # the values of the nimbers-and-ups chart are too long to stand side by side
+    finally:
+        browser.set_window_size(800, 600)
+
+
+def _apart(a: list[float], b: list[float]) -> bool:
+    """Whether two boxes (left, top, right, bottom) do not overlap, to half a pixel."""
+    return a[2] <= b[0] + 0.5 or b[2] <= a[0] + 0.5 or a[3] <= b[1] + 0.5 or b[3] <= a[1] + 0.5
+
+
+def test_follow_best_play_to_its_page_and_come_back_along_the_moves_made(server, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{server}/tables/chomp_3x4/position?position=4%204%202")
+    _go(browser, browser.find_element(By.ID, "line"))
+    assert browser.find_element(By.ID, "line-title").text == "Best play from 4 4 2"
+    steps = browser.find_elements(By.CSS_SELECTOR, "li.line-step")
+    assert len(steps) >= 3 and all(s.find_element(By.CSS_SELECTOR, "svg").is_displayed() for s in steps)
+    _go(browser, browser.find_element(By.ID, "back"))
+    assert browser.find_element(By.ID, "position-title").text == "4 4 2"
+    # A move taken, then another: the trail leads back to each position on the way.
+    for _ in range(2):
+        _go(browser, browser.find_element(By.CSS_SELECTOR, "#moves td.to a"))
+    trail = browser.find_elements(By.CSS_SELECTOR, "#trail a")
+    assert [a.text for a in trail][0] == "4 4 2" and len(trail) == 2
+    _go(browser, trail[0])
+    assert browser.find_element(By.ID, "position-title").text == "4 4 2"

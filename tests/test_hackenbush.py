@@ -175,6 +175,27 @@ def test_parse_spellings(built):
     assert ZERO == tree_value(())
 
 
+def test_a_stalk_is_read_by_a_tree_table_and_a_tree_without_branches_by_a_stalk_table(built):
+    """A stalk is a tree: each table reads both spellings of it, and says only the forms it reads."""
+    import tablebase
+    from tablebase.errors import PositionError
+
+    trees, tree_table = built("hackenbush", max_edges=5, colors="BRG", shape="tree")
+    stalks, stalk_table = built("hackenbush", max_edges=6, colors="BRG", shape="stalk")
+    with tablebase.open(trees) as tb:
+        stalk = tb.lookup(tree_table, "BRRB")
+        assert stalk["position"] == "(B(R(R(B()))))"
+        assert parse(stalk["value"]) == dyadic(berlekamp("BRRB"))
+        assert tb.lookup(tree_table, "-")["position"] == "()"
+        assert tb.lookup(tree_table, "BRRG")["key"] == tb.lookup(tree_table, "(B(R(R(()))))")["key"]
+    with tablebase.open(stalks) as tb:
+        assert tb.lookup(stalk_table, "(B(R(R(B()))))")["position"] == "BRRB"
+        with pytest.raises(PositionError) as refused:
+            tb.lookup(stalk_table, "(B()R())")
+        said = str(refused.value)
+        assert "a tree that branches is not a stalk" in said and "(B()R(G()))" not in said
+
+
 @pytest.mark.parametrize("bad", ["(X())", "(()", "B()"])
 def test_bad_trees(built, bad):
     import tablebase

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tablebase.build.plan import level_sizes
-from tablebase.errors import TablebaseError
+from tablebase.errors import TablebaseError, UsageError
 from tablebase.games import Game, GameSource, find_game, load_game
 from tablebase.games.base import table_name
 from tablebase.kinds import Kind, kind_of
@@ -51,7 +51,7 @@ class TableSpec:
         if self.compact:
             why = self.kind.compact_refusal()
             if why:
-                raise TablebaseError(f"{self.game.name}: --compact is refused for this game: {why}")
+                raise UsageError(f"{self.game.name}: --compact is refused for this game: {why}")
 
     @property
     def kind(self) -> Kind:
@@ -94,46 +94,46 @@ def read_job(path: str | Path) -> tuple[list[TableSpec], dict]:
     try:
         data = tomllib.loads(Path(path).read_text())
     except FileNotFoundError:
-        raise TablebaseError(f"no job file {path}") from None
+        raise UsageError(f"no job file {path}") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise TablebaseError(f"cannot read job file {path}: {e}") from None
+        raise UsageError(f"cannot read job file {path}: {e}") from None
     settings = {k: v for k, v in data.items() if k != "table"}
     unknown = set(settings) - {"partition_rows", "compact"}
     if unknown:
-        raise TablebaseError(
+        raise UsageError(
             f"{path}: unknown setting {sorted(unknown)[0]!r} (settings: partition_rows, compact, [[table]])"
         )
     tables = data.get("table")
     if not isinstance(tables, list) or not tables:
-        raise TablebaseError(f"{path}: no [[table]] entries")
+        raise UsageError(f"{path}: no [[table]] entries")
     specs: list[TableSpec] = []
     summaries: dict[str, list[str]] = {}
     for i, entry in enumerate(tables, 1):
         entry = dict(entry)
         if "game" not in entry:
-            raise TablebaseError(f"{path}: table {i} has no 'game'")
+            raise UsageError(f"{path}: table {i} has no 'game'")
         ref = _relative_to(str(entry.pop("game")), Path(path).parent)
         name = entry.pop("name", None)
         summary = entry.pop("summary", None)
         compact = entry.pop("compact", settings.get("compact", False))
         if not isinstance(compact, bool):
-            raise TablebaseError(f"{path}: table {i}: 'compact' must be true or false")
+            raise UsageError(f"{path}: table {i}: 'compact' must be true or false")
         try:
             made = [spec_for(ref, params, name, compact) for params in _variants(ref, entry, name)]
         except TablebaseError as e:
-            raise TablebaseError(f"{path}: table {i}: {e}") from None
+            raise UsageError(f"{path}: table {i}: {e}") from None
         if summary is not None:
             if not isinstance(summary, str) or table_name([summary]) != summary or summary in summaries:
-                raise TablebaseError(f"{path}: table {i}: 'summary' names a new table in lower case letters, "
+                raise UsageError(f"{path}: table {i}: 'summary' names a new table in lower case letters, "
                                      f"digits and underscores, not {summary!r}")
             summaries[summary] = [s.name for s in made]
         specs += made
     names = [s.name for s in specs]
     if len(set(names)) != len(names):
-        raise TablebaseError(f"{path}: two tables are named alike; give one a 'name'")
+        raise UsageError(f"{path}: two tables are named alike; give one a 'name'")
     clash = next((s for s in summaries if s in names), None)
     if clash is not None:
-        raise TablebaseError(f"{path}: the summary {clash!r} is named as a table")
+        raise UsageError(f"{path}: the summary {clash!r} is named as a table")
     if summaries:
         settings["summaries"] = summaries
     return specs, settings
@@ -144,7 +144,7 @@ def _variants(ref: str, entry: dict[str, Any], name: str | None) -> list[dict[st
     cls, _ = find_game(ref)
     found = cls.variants(entry)
     if len(found) > 1 and name is not None:
-        raise TablebaseError(f"'name' names one table and this entry stands for {len(found):,}")
+        raise UsageError(f"'name' names one table and this entry stands for {len(found):,}")
     return found
 
 

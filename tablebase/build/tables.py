@@ -25,7 +25,7 @@ from tablebase.build.jobs import TableSpec, is_small
 from tablebase.build.memory import MemoryPlan, shared_values
 from tablebase.build.resume import resumable
 from tablebase.build.summary import BuildSummary
-from tablebase.errors import TablebaseError
+from tablebase.errors import TablebaseError, UsageError
 from tablebase.kinds import kind_named
 from tablebase.store import BuildLock, Manifest, list_tables, table_dir
 
@@ -104,22 +104,22 @@ def _check_options(out: Path, scheduler: str | None, workers: int | None, partit
                    dashboard: bool, scratch: Path | None) -> None:
     """Refuse options that cannot go together, in one line, before anything is written or started."""
     if partition_rows is not None and partition_rows < 1:
-        raise TablebaseError("--partition-rows must be at least 1")
+        raise UsageError("--partition-rows must be at least 1")
     if workers is not None and workers < 1:
-        raise TablebaseError("--workers must be at least 1")
+        raise UsageError("--workers must be at least 1")
     if dashboard and scheduler:
-        raise TablebaseError("--dashboard serves a local cluster's; a running scheduler serves its own")
+        raise UsageError("--dashboard serves a local cluster's; a running scheduler serves its own")
     if out.exists() and not out.is_dir():
-        raise TablebaseError(f"--out {out} is a file, not a folder")
+        raise UsageError(f"--out {out} is a file, not a folder")
     if scratch is not None and scratch.exists() and not scratch.is_dir():
-        raise TablebaseError(f"--scratch {scratch} is a file, not a folder")
+        raise UsageError(f"--scratch {scratch} is a file, not a folder")
 
 
 def _make_folder(out: Path) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:  # under /proc, below a file, no permission, a read-only file system
-        raise TablebaseError(f"--out {out}: cannot make the folder ({e.strerror})") from None
+        raise UsageError(f"--out {out}: cannot make the folder ({e.strerror})") from None
 
 
 def _say_where(scheduler: str | None, threads: bool, workers: int | None) -> None:
@@ -223,9 +223,9 @@ def _refuse_view_names(out: Path, specs: list[TableSpec]) -> None:
     views = {view: table for table, held in kinds.items() for a in held.artifacts for view in a.view_names(table)}
     for spec in specs:
         if spec.name in views:
-            raise TablebaseError(f"table {spec.name}: its name is that of a view of table {views[spec.name]} "
+            raise UsageError(f"table {spec.name}: its name is that of a view of table {views[spec.name]} "
                                  f"in {out}; give it another --table name")
         taken = next((v for a in spec.kind.artifacts for v in a.view_names(spec.name) if v in kinds), None)
         if taken is not None:
-            raise TablebaseError(f"table {spec.name}: its view {taken} would take the name of table {taken} "
+            raise UsageError(f"table {spec.name}: its view {taken} would take the name of table {taken} "
                                  f"in {out}; give one of them another --table name")

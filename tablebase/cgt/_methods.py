@@ -44,6 +44,11 @@ class Shown(NamedTuple):
         return self.body
 
 
+class Number(int):
+    """A number a method gives (a stop, the mean, the temperature, a birthday), as the game id of that number:
+    a game like any other in what follows, but the answer of an expression it ends is the number alone."""
+
+
 Value = Union[int, GameSet, Shown]
 
 
@@ -113,7 +118,7 @@ def _pow(g: int, n: int, to: bool) -> int:
 # name -> (argument kinds, function of the receiver's id and the arguments)
 METHODS: dict[str, tuple[tuple[str, ...], Callable[..., Value]]] = {
     "AtomicWeight": ((), _atomic_weight),
-    "Birthday": ((), lambda g: T.number_id(birthday(g))),
+    "Birthday": ((), lambda g: Number(T.number_id(birthday(g)))),
     "CanonicalForm": ((), lambda g: g),
     "Cool": (("number",), lambda g, t: cool(g, t, T.number_id(t))),
     "Freeze": ((), freeze),
@@ -128,8 +133,8 @@ METHODS: dict[str, tuple[tuple[str, ...], Callable[..., Value]]] = {
     "IsUptimal": ((), lambda g: truth(expansion(g) is not None)),
     "LeftIncentives": ((), lambda g: _listed(incentives(g, True, False))),
     "LeftOptions": ((), lambda g: _listed(T.options(g)[0])),
-    "LeftStop": ((), lambda g: T.number_id(stops(g)[0])),
-    "Mean": ((), lambda g: T.number_id(mean(g))),
+    "LeftStop": ((), lambda g: Number(T.number_id(stops(g)[0]))),
+    "Mean": ((), lambda g: Number(T.number_id(mean(g)))),
     "Miny": ((), lambda g: construct([construct([g], [T.ZERO])], [T.ZERO])),
     "NortonProduct": (("game",), norton),
     "OrdinalSum": (("game",), ordinal_sum),
@@ -140,8 +145,8 @@ METHODS: dict[str, tuple[tuple[str, ...], Callable[..., Value]]] = {
     "ReducedCanonicalForm": ((), reduced),
     "RightIncentives": ((), lambda g: _listed(incentives(g, False, True))),
     "RightOptions": ((), lambda g: _listed(T.options(g)[1])),
-    "RightStop": ((), lambda g: T.number_id(stops(g)[1])),
-    "Temperature": ((), lambda g: T.number_id(temperature(g))),
+    "RightStop": ((), lambda g: Number(T.number_id(stops(g)[1]))),
+    "Temperature": ((), lambda g: Number(T.number_id(temperature(g)))),
     "Thermograph": ((), _thermograph),
     "Tiny": ((), lambda g: construct([T.ZERO], [construct([T.ZERO], [neg(g)])])),
     "UptimalExpansion": ((), _expansion),
@@ -150,11 +155,24 @@ METHODS: dict[str, tuple[tuple[str, ...], Callable[..., Value]]] = {
 _CONVERT = {"game": game, "number": _number, "integer": _integer}
 
 
+def usage(name: str) -> str:
+    """How a method is written after a game: ``G.Heat(t)``, ``G.Mean``."""
+    kinds = METHODS[name][0]
+    letters = ("t",) if len(kinds) == 1 else ("s", "t")  # CGSuite's letters: G.Heat(t), G.Overheat(s, t)
+    arguments = ", ".join("n" if k == "integer" else letter for k, letter in zip(kinds, letters))
+    return f"G.{name}" + (f"({arguments})" if kinds else "")
+
+
+def method_named(word: str) -> str | None:
+    """The method a word names, whatever its case (``heat``: Heat), or None."""
+    return next((name for name in METHODS if name.lower() == word.lower()), None)
+
+
 def call(name: str, receiver: Value, arguments: list[Value]) -> Value:
     """``receiver.name(arguments)``; CGTError for a wrong receiver, argument or count."""
     kinds, function = METHODS[name]
     if len(arguments) != len(kinds):
         wanted = f"{len(kinds)} argument{'s' if len(kinds) != 1 else ''}" if kinds else "no arguments"
         raise CGTError(f"{name} takes {wanted}, not {len(arguments)}")
-    g = game(receiver, name)
+    g = int(game(receiver, name))  # a method's number, taken as a game: what it gives is a game again
     return function(g, *(_CONVERT[k](a, name) for k, a in zip(kinds, arguments)))

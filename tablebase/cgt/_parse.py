@@ -42,7 +42,7 @@ from ._build import construct
 from ._compare import RELATIONS, holds
 from ._errors import CGTError, CGTSyntaxError
 from ._heat import ordinal_sum
-from ._methods import METHODS, GameSet, Value, call, kind_of, truth
+from ._methods import METHODS, GameSet, Value, call, kind_of, method_named, truth, usage
 from ._uptimal import up_power, up_power_to
 
 __all__ = ["CGTSyntaxError", "parse_id", "parse_value"]
@@ -143,7 +143,7 @@ class _Parser:
                 return v
             name = self.name()
             if len(METHODS.get(name, ((),))[0]) != 1:
-                raise self.fail(f"unexpected '{name}'", at)
+                raise self.fail(f"unexpected '{name}'{self.hint(name)}", at)
             v = self.method(name, v, [self.sum()], at)
 
     def sum(self) -> Value:
@@ -206,7 +206,9 @@ class _Parser:
             self.pos += 1
             name = self.name()
             if name not in METHODS:
-                raise self.fail(f"no method '{name}' (known: {', '.join(sorted(METHODS))})", at + 1)
+                meant = method_named(name)
+                known = f"did you mean {meant}?" if meant else f"known: {', '.join(sorted(METHODS))}"
+                raise self.fail(f"no method '{name}' ({known})", at + 1)
             arguments: list[Value] = []
             if self.next_is("("):
                 self.pos += 1
@@ -238,7 +240,17 @@ class _Parser:
             return self.literal()
         if c == "\0":
             raise self.fail("expected a game but the text ended")
+        if c.isalpha():
+            at = self.pos
+            word = self.name()
+            raise self.fail(f"unexpected '{word}'{self.hint(word)}", at)
         raise self.fail(f"unexpected '{c}'")
+
+    @staticmethod
+    def hint(word: str) -> str:
+        """Where a word is a method's name: how the method is written, after the game it applies to."""
+        name = method_named(word)
+        return f" ({name} is a method of a game G: {usage(name)})" if name else ""
 
     def braces(self) -> Value:
         start = self.pos

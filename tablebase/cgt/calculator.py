@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from . import _table as T
 from ._compare import outcome
-from ._methods import Shown, Value, text_of
+from ._methods import Number, Shown, Value, text_of
 from ._parse import parse_value
 from ._print import number_text, to_text
 from ._thermo import mean, stops, temperature
@@ -34,13 +34,16 @@ def evaluate(expr: str) -> dict[str, str | bool]:
     writes them, e.g. ``3/4``). Anything else gives ``value`` alone: a truth
     value (a comparison such as ``G < H``, or a method such as ``G.IsNumber``)
     as a bool, so that JSON carries it as one; a thermograph or a set of
-    games such as ``G.Incentives`` in CGSuite's text. Raises ``CGTError`` (a
+    games such as ``G.Incentives`` in CGSuite's text; a number a method gives
+    (``G.Temperature``, ``G.Mean``, a stop, a birthday) as its text. Raises ``CGTError`` (a
     ValueError; ``CGTSyntaxError`` for malformed text, saying at which column)
     with a one-line message.
     """
     v = parse_value(expr)
     if not isinstance(v, int):
         return {"value": _plain(v)}
+    if isinstance(v, Number):  # a method's number (G.Temperature): the number alone, not a game's figures
+        return {"value": to_text(v)}
     left_stop, right_stop = stops(v)
     return {
         "value": to_text(v),

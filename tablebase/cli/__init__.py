@@ -88,8 +88,10 @@ def _verify(verify: argparse.ArgumentParser) -> None:
 
 
 def _serve(serve: argparse.ArgumentParser) -> None:
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="the address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every "
+                            "network the machine is on)")
+    serve.add_argument("--port", type=int, default=8000, help="the TCP port to listen on (default 8000)")
     serve.add_argument("--workers", type=int, default=1, help="server processes")
 
 

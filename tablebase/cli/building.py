@@ -56,7 +56,7 @@ def _parse_game_verb(verb: str, argv: list[str], extra: Any) -> tuple[argparse.N
     if argv and not argv[0].startswith("-"):  # GAME comes first
         ref, argv = argv[0], argv[1:]
     else:
-        first = Parser(prog=f"tablebase {verb}", add_help=False)
+        first = Parser(prog=f"tablebase {verb}", add_help=False, partial=True)
         first.add_argument("--game")
         ref = first.parse_known_args(argv)[0].game
     found = find_game(ref) if ref is not None else None

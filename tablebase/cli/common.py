@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from typing import Any, NoReturn
 
@@ -16,9 +17,28 @@ def one_line(message: object) -> str:
 
 
 class Parser(argparse.ArgumentParser):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    """``partial``: a parser that reads some options of a command line and leaves the others to another."""
+
+    def __init__(self, *args: Any, partial: bool = False, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)  # a game's option never matches a build option by its prefix
         super().__init__(*args, **kwargs)
+        self.partial = partial
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        # An option misspelt is named as such, before argparse says that the option it meant is missing.
+        if args is not None and not self.partial and not self._subparsers:
+            self._refuse_unknown(list(args))
+        return super().parse_known_args(args, namespace)
+
+    def _refuse_unknown(self, args: list[str]) -> None:
+        known = [o for action in self._actions for o in action.option_strings if o.startswith("--")]
+        for word in args:
+            if word == "--":
+                return
+            name = word.split("=", 1)[0]
+            if name.startswith("--") and " " not in name and name not in known:  # with a space: a value (SQL)
+                close = difflib.get_close_matches(name, known, n=1, cutoff=0.7)
+                self.error(f"unrecognized option {name}" + (f"; did you mean {close[0]}?" if close else ""))
 
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: error: {one_line(message)}", file=sys.stderr)

@@ -1,10 +1,12 @@
 """How the reading verbs print rows: a table for people, CSV, JSON or Parquet for programs, bounded by default.
 
-A query's rows are cut at ``--limit`` (100 by default; 0 for all), and the
-cut is said on stderr, so that ``SELECT *`` over half a million positions
-prints its first rows at once rather than everything; the rows past the
-limit are not even computed where DuckDB can stop early. Parquet goes to a
-file (``--out``) or to a pipe, never to a terminal.
+A query's printed rows are cut at ``--limit`` (100 by default; 0 for all),
+and the cut is said on stderr, so that ``SELECT *`` over half a million
+positions prints its first rows at once rather than everything; the rows past
+the limit are not even computed where DuckDB can stop early. An export (a
+file, ``--out``, or Parquet) is not cut by that screen's default: it holds
+every row unless ``--limit`` is given. Parquet goes to a file or to a pipe,
+never to a terminal.
 """
 
 from __future__ import annotations
@@ -38,9 +40,9 @@ def need_db(args: argparse.Namespace) -> str:
 
 def format_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default=None, help="how rows are printed (default: table)")
-    parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT, metavar="ROWS",
-                        help=f"print at most this many rows, saying so when there are more "
-                             f"(default {DEFAULT_LIMIT}; 0: all)")
+    parser.add_argument("--limit", type=int, default=None, metavar="ROWS",
+                        help=f"print at most this many rows, saying so when there are more (default "
+                             f"{DEFAULT_LIMIT} printed, every row to --out or as Parquet; 0: all)")
     parser.add_argument("--out", metavar="FILE", help="write the rows to this file instead (Parquet needs one, "
                                                       "unless the output is a pipe)")
     parser.add_argument("--json", action="store_true", help="the same as --format json")
@@ -52,19 +54,28 @@ def chosen_format(args: argparse.Namespace) -> str:
     return "json" if args.json else args.format or "table"
 
 
+def row_limit(args: argparse.Namespace) -> int:
+    """The rows kept at most, 0 for all: ``--limit`` where given; else every row of an export (a file, or
+    Parquet), and ``DEFAULT_LIMIT`` of rows printed for a person."""
+    if args.limit is not None:
+        if args.limit < 0:
+            raise TablebaseError(f"--limit must be 0 (all rows) or more, got {args.limit}")
+        return args.limit
+    return 0 if args.out or chosen_format(args) == "parquet" else DEFAULT_LIMIT
+
+
 def rows_asked(args: argparse.Namespace) -> int | None:
     """How many rows to fetch: one more than the limit, to know whether there were more."""
-    if args.limit < 0:
-        raise TablebaseError(f"--limit must be 0 (all rows) or more, got {args.limit}")
-    return None if args.limit == 0 else args.limit + 1
+    limit = row_limit(args)
+    return None if limit == 0 else limit + 1
 
 
 def print_result(table: Any, args: argparse.Namespace) -> None:
     """Rows as asked, cut at the limit with a line on stderr that says so."""
-    form = chosen_format(args)
-    cut = args.limit and table.num_rows > args.limit
+    form, limit = chosen_format(args), row_limit(args)
+    cut = limit and table.num_rows > limit
     if cut:
-        table = table.slice(0, args.limit)
+        table = table.slice(0, limit)
     if form == "parquet":
         _parquet(table, args.out)
     else:
@@ -78,7 +89,7 @@ def print_result(table: Any, args: argparse.Namespace) -> None:
         else:
             sys.stdout.write(text)
     if cut:
-        print(f"tablebase: the first {args.limit:,} rows; --limit 0 for all of them, or --limit N",
+        print(f"tablebase: the first {limit:,} rows; --limit 0 for all of them, or --limit N",
               file=sys.stderr)
 
 

@@ -116,17 +116,42 @@ def lookup(args: argparse.Namespace) -> int:
         print(json.dumps({**row, "moves": moves[:shown]} if "moves" in row else row))
         return 0
     figures = [f for f in row if f not in ("table", "position", "key", "level", "moves")]
-    print(f"{row['table']}  {row['position']}  (level {row['level']}, key {row['key']})")
+    print(f"{row['table']}  {row['position']}  ({_where(row)})")
     print("  ".join(f"{f} {row[f] if row[f] is not None else '-'}" for f in figures))
     if not moves:
         print("no moves")
         return 0
-    print(f"{len(moves)} moves" + (f", the {min(shown, len(moves))} best:" if shown < len(moves) else ":"))
+    print(_moves_heading(moves, shown))
     if shown:
         sys.stdout.write(dicts_text([{k: v for k, v in m.items() if k != "key"} for m in moves[:shown]]))
     if shown < len(moves):
-        print(f"tablebase: {len(moves) - shown} more moves: --moves N, or --json for all", file=sys.stderr)
+        print(f"tablebase: {counted(len(moves) - shown, 'more move')}: --moves N, or --json for all",
+              file=sys.stderr)
     return 0
+
+
+def _where(row: dict[str, Any]) -> str:
+    """Where a looked-up position is stored: its level and key, or that it is not stored itself (a sum of
+    stored positions, or a board larger than the table)."""
+    known = [f"{name} {row[name]}" for name in ("level", "key") if row.get(name) is not None]
+    if row.get("key") is None:
+        known.append("not stored itself: valued from the positions the table holds")
+    return ", ".join(known)
+
+
+def _moves_heading(moves: list[dict[str, Any]], shown: int) -> str:
+    """How many moves there are and which are listed: "the N best", unless every move loses, where none is
+    better than losing (they are listed as the table orders them: the longest defence first, where it
+    counts one)."""
+    from tablebase.http.verdicts import move_verdict
+
+    heading = counted(len(moves), "move")
+    losing = all(move_verdict(m).startswith("loses") for m in moves)
+    if losing:
+        heading += ", every one losing"
+    if shown >= len(moves):
+        return heading + ":"
+    return heading + (f"; the first {shown:,}:" if losing else f", the {shown:,} best:")
 
 
 def line(args: argparse.Namespace) -> int:
@@ -144,7 +169,9 @@ def line(args: argparse.Namespace) -> int:
     first = f", {found['first']} first" if "first" in found else ""
     print(f"{found['table']}  {found['position']}  ({counted(len(steps) - 1, 'move')}{first}; the line ends: "
           f"{found['ended']})")
-    shown = [{"step": i, **{k: v for k, v in s.items() if k != "key"}} for i, s in enumerate(steps)]
+    # The move played is the one the table calls best: the best_* figures would say it again.
+    shown = [{"step": i, **{k: v for k, v in s.items() if k != "key" and not k.startswith("best_")}}
+             for i, s in enumerate(steps)]
     sys.stdout.write(dicts_text(shown))
     return 0
 

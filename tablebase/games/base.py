@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 
-from tablebase.errors import PositionError, TablebaseError
+from tablebase.errors import PositionError, UsageError
 from tablebase.games.drawing import Box, Picture, changed, text_box
 from tablebase.lazy import np
 
@@ -116,6 +116,24 @@ def table_name(parts: Iterable[str]) -> str:
     return name if name[:1].isalpha() else f"t_{name}"
 
 
+def position_text(game: Any, position: object) -> str:
+    """``Game.position_text`` of any game or form that says its ``name``, ``notation`` and ``numeric``."""
+    if isinstance(position, str):
+        return position
+    numeric = bool(getattr(game, "numeric", False))
+    if numeric and _whole(position):
+        return str(position)
+    if numeric and isinstance(position, (tuple, list)) and all(_whole(n) for n in position):
+        return " ".join(map(str, position))
+    may = "text, or whole numbers: an int, or a tuple or list of them" if numeric else "text"
+    raise PositionError(f"{game.name}: a position is {may} ({game.notation or 'see the game'}), "
+                        f"not {type(position).__name__} {position!r:.80}")
+
+
+def _whole(n: object) -> bool:
+    return isinstance(n, int) and not isinstance(n, bool)
+
+
 class Game(ABC):
     """A game with fixed parameters: the set of positions one table holds.
 
@@ -133,6 +151,8 @@ class Game(ABC):
     keyed: ClassVar[bool]
     summary: ClassVar[str] = ""
     notation: ClassVar[str] = ""  # how a position is written, with an example
+    #: the notation is whole numbers apart: a position may also be given as an int, or a tuple or list of them
+    numeric: ClassVar[bool] = False
     move_notation: ClassVar[str] = ""
     options: ClassVar[tuple[Option, ...]] = ()
 
@@ -148,21 +168,21 @@ class Game(ABC):
         unknown = sorted(set(params) - known)
         if unknown:
             listed = ", ".join("--" + o.name for o in cls.options) or "none"
-            raise TablebaseError(f"{cls.name}: unknown option {unknown[0]!r}; options are {listed}")
+            raise UsageError(f"{cls.name}: unknown option {unknown[0]!r}; options are {listed}")
         out = {}
         for o in cls.options:
             if params.get(o.key) is None:
                 if o.required:
-                    raise TablebaseError(f"{cls.name}: missing option --{o.name} ({o.help})")
+                    raise UsageError(f"{cls.name}: missing option --{o.name} ({o.help})")
                 continue
             value = params[o.key]
             if o.type is int:
                 if isinstance(value, bool) or not isinstance(value, (int, str)):
-                    raise TablebaseError(f"{cls.name}: --{o.name} must be an integer, got {value!r}")
+                    raise UsageError(f"{cls.name}: --{o.name} must be an integer, got {value!r}")
                 try:
                     value = int(value)
                 except ValueError:
-                    raise TablebaseError(
+                    raise UsageError(
                         f"{cls.name}: --{o.name} must be an integer, got {value!r}"
                     ) from None
             else:
@@ -187,7 +207,7 @@ class Game(ABC):
         """An integer option, refused with a one-line error outside ``low..high``."""
         value = self.params[key]
         if not low <= value <= high:
-            raise TablebaseError(
+            raise UsageError(
                 f"{self.name}: --{key.replace('_', '-')} must be between {low} and {high}, got {value}"
             )
         return value
@@ -220,6 +240,12 @@ class Game(ABC):
         (trees, a text box) has no highlight.
         """
         return changed(self.draw(position), self.draw(after))
+
+    def position_text(self, position: object) -> str:
+        """A position given as text, or as the game's own value where its notation is numbers (``3``,
+        ``(3, 5)``, ``[7, 7, 5, 3]``), as the text the table reads; one PositionError saying what a
+        position may be otherwise."""
+        return position_text(self, position)
 
     # -- helpers for subclasses -----------------------------------------------------
     def position_error(self, text: str, why: str) -> PositionError:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cached_property
 
-from tablebase.errors import TablebaseError
+from tablebase.errors import UsageError
 from tablebase.games import notation, young
 from tablebase.games.base import Option, Texts, small_numbers
 from tablebase.games.drawing import GREY, INK, LIGHT, Edit, Picture
@@ -40,6 +40,7 @@ class Chomp(KeyedImpartialGame):
     summary = "Chomp: bite a square and all squares below and right of it; the poisoned corner loses"
     notation = "row lengths top row first, non-increasing, e.g. '5 5 3 2'"
     move_notation = "the square bitten as (row,column), counted from the poisoned corner (1,1)"
+    numeric = True  # positions are whole numbers: (7, 7, 5, 3) reads as "7 7 5 3"
     options = (
         Option("rows", int, "rows of the bar"),
         Option("cols", int, "columns of the bar"),
@@ -53,7 +54,7 @@ class Chomp(KeyedImpartialGame):
         self.key_space = self.box.size
         self.absent_keys = (0,)  # the empty bar: its poisoned square has been taken
         if self.key_space > 2**40:
-            raise TablebaseError(f"chomp: a {self.rows}x{self.cols} bar has too many positions")
+            raise UsageError(f"chomp: a {self.rows}x{self.cols} bar has too many positions")
         self.max_moves = self.rows * self.cols - 1  # every square but the poisoned one
         self.bites = DiagramBites(self.rows, self.cols)
         self.compiled_moves = CompiledMoves(_moves, self._kernel_args)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from tablebase.errors import TablebaseError
+from tablebase.errors import UsageError
 from tablebase.games import regions as R
 from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import Box, Picture, board
@@ -51,7 +51,7 @@ class Domineering(KeyedPartizanGame):
         rows = self.params.get("max_rows", self.top)
         cols = self.params.get("max_cols", self.top)
         if rows < 1 or cols < 1:
-            raise TablebaseError("domineering: --max-rows and --max-cols must be at least 1")
+            raise UsageError("domineering: --max-rows and --max-cols must be at least 1")
         # The stored orientation is never taller than wide, so the table holds
         # every region that fits the box in one orientation or the other.
         self.short, self.long = min(rows, cols, self.top), min(max(rows, cols), self.top)

@@ -85,6 +85,7 @@ class Line(NamedTuple):
     y2: float
     stroke: str = INK
     width: float = 0.08  # in units
+    cell: Hashable = None
 
 
 class Text(NamedTuple):
@@ -130,8 +131,9 @@ class Picture:
                cell: Hashable = None) -> None:
         self.shapes.append(Circle(x, y, r, fill, stroke, tuple(link), cell))
 
-    def line(self, x1: float, y1: float, x2: float, y2: float, stroke: str = INK, width: float = 0.08) -> None:
-        self.shapes.append(Line(x1, y1, x2, y2, stroke, width))
+    def line(self, x1: float, y1: float, x2: float, y2: float, stroke: str = INK, width: float = 0.08,
+             cell: Hashable = None) -> None:
+        self.shapes.append(Line(x1, y1, x2, y2, stroke, width, cell))
 
     def text(self, x: float, y: float, text: str, size: float = 0.5, fill: str = INK, anchor: str = "middle",
              link: Edits = (), cell: Hashable = None) -> None:
@@ -206,11 +208,13 @@ def _look(shapes: list[Any]) -> list[tuple]:
 
 
 def _box_of(shapes: list[Any], cell: Hashable) -> Box:
-    """The box around a cell's rectangles and circles (around its text if it has nothing else)."""
+    """The box around a cell's rectangles, circles and lines (around its text if it has nothing else)."""
     boxes = [(s.x, s.y, s.x + s.w, s.y + s.h) for s in shapes if isinstance(s, Rect)]
     pad = 1.35  # a token's box leaves room round it, so that its outline does not hide it
     boxes += [(s.x - pad * s.r, s.y - pad * s.r, s.x + pad * s.r, s.y + pad * s.r) for s in shapes
               if isinstance(s, Circle)]
+    boxes += [(min(s.x1, s.x2) - 2 * s.width, min(s.y1, s.y2) - 2 * s.width, max(s.x1, s.x2) + 2 * s.width,
+               max(s.y1, s.y2) + 2 * s.width) for s in shapes if isinstance(s, Line)]
     if not boxes:  # a text alone: about its size, above its baseline
         boxes = [(s.x - s.size / 2, s.y - s.size, s.x + s.size / 2, s.y + s.size / 4) for s in shapes]
     x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
@@ -312,69 +316,3 @@ def _resized(resize: Callable[[int, int], str | None] | None, heap: int, size: i
     if target is None:
         return ()
     return (Edit(target, f"heap {heap + 1}: {to} token{'' if to == 1 else 's'}"),)
-
-
-def tree(p: Picture, branches: list[tuple[str, Any]], x: float, y: float, width: float, step: float = 0.9) -> None:
-    """Edges of a rooted tree drawn upward from (x, y): ``branches`` are (colour, branches) pairs,
-    each given ``width`` in proportion to its leaves."""
-    if not branches:
-        return
-    leaves = [_leaves(b) for _, b in branches]
-    left = x - width / 2
-    for (colour, sub), n in zip(branches, leaves):
-        share = width * n / sum(leaves)
-        top_x, top_y = left + share / 2, y - step
-        p.line(x, y, top_x, top_y, colour, 0.12)
-        p.circle(top_x, top_y, 0.09, INK, INK)
-        tree(p, sub, top_x, top_y, share, step)
-        left += share
-
-
-def _leaves(branches: list) -> int:
-    return max(1, sum(_leaves(b) for _, b in branches))
-
-
-def tree_depth(branches: list) -> int:
-    return 1 + max((tree_depth(b) for _, b in branches), default=0) if branches else 0
-
-
-def tree_leaves(branches: list) -> int:
-    return _leaves(branches)
-
-
-def bracket_tree(text: str, colours: dict[str, str]) -> list[tuple[str, Any]]:
-    """The branches of a tree in bracket notation, ground outermost; a letter before a bracket is its edge's
-    colour (``colours`` maps letters to colours, "" for an edge with no letter). ValueError if unbalanced."""
-    pos = 0
-
-    def branches() -> list[tuple[str, Any]]:
-        nonlocal pos
-        if pos >= len(text) or text[pos] != "(":
-            raise ValueError("expected '('")
-        pos += 1
-        out = []
-        while pos < len(text) and text[pos] != ")":
-            letter = ""
-            if text[pos] != "(":
-                letter, pos = text[pos], pos + 1
-            out.append((colours.get(letter, GREY), branches()))
-        if pos >= len(text):
-            raise ValueError("expected ')'")
-        pos += 1
-        return out
-
-    found = branches()
-    if pos != len(text):
-        raise ValueError("text after the tree")
-    return found
-
-
-def tree_picture(branches: list[tuple[str, Any]], title: str) -> Picture:
-    """A rooted tree standing on the ground."""
-    wide, tall = tree_leaves(branches), tree_depth(branches)
-    p = Picture(max(wide * 0.9, 2) + 1, tall * 0.9 + 1.2, title)
-    ground = tall * 0.9 + 0.7
-    p.line(0.2, ground, p.width - 0.2, ground, "#92400e", 0.1)
-    tree(p, branches, p.width / 2, ground, max(wide * 0.9, 2) - 0.2)
-    p.circle(p.width / 2, ground, 0.1, INK)
-    return p

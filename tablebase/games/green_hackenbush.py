@@ -17,8 +17,9 @@ from functools import lru_cache
 
 from tablebase.games import trees
 from tablebase.games.base import Option, Texts
-from tablebase.games.drawing import GREEN, Picture, bracket_tree, tree_picture
+from tablebase.games.drawing import GREEN, Box, Picture
 from tablebase.games.keyed import Children, KeyedImpartialGame
+from tablebase.games.tree_pictures import bracket_tree, cut_edge, tree_picture
 from tablebase.lazy import np
 
 
@@ -35,8 +36,12 @@ class GreenHackenbush(KeyedImpartialGame):
         self.max_moves = self.top
 
     def draw(self, position: str) -> Picture:
-        """The tree standing on the ground, every edge green."""
+        """The tree standing on the ground, every edge green and numbered as the moves that cut it."""
         return tree_picture(bracket_tree(position.strip(), {"": GREEN}), f"Green Hackenbush {position}")
+
+    def highlight(self, position: str, move: str, after: str) -> list[Box]:
+        """The edge a cut cuts, by its number on the picture."""
+        return cut_edge(self.draw(position), move)
 
     @property
     def table(self) -> str:

@@ -22,20 +22,14 @@ stalk, or in the order of their brackets in a tree's spelling.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
-from tablebase.errors import TablebaseError
+from tablebase.errors import UsageError
 from tablebase.games import trees
 from tablebase.games.base import Option, Texts
-from tablebase.games.drawing import (
-    BLUE,
-    GREEN,
-    GREY,
-    RED,
-    Picture,
-    bracket_tree,
-    tree_picture,
-)
+from tablebase.games.drawing import BLUE, GREEN, GREY, RED, Box, Picture
 from tablebase.games.keyed import KeyedPartizanGame, SumMoves
+from tablebase.games.tree_pictures import bracket_tree, cut_edge, tree_picture
 from tablebase.games.trees import CODE, COLOURS, Tree
 from tablebase.lazy import np
 
@@ -60,6 +54,13 @@ class Hackenbush(KeyedPartizanGame):
     summary = "Red-Blue(-Green) Hackenbush on stalks or rooted trees: Left cuts B, Right cuts R, both cut G"
     notation = ("a stalk from the ground up, 'BRRG' ('-' for bare ground); "
                 "a tree in brackets with edge colours, '(B()R(G()))' (no letter: green)")
+    # What each shape's table reads, as its errors say it: a stalk is a tree, and a tree without branches a stalk.
+    SHAPE_NOTATION = {
+        "stalk": "a stalk from the ground up, 'BRRG' ('-' for bare ground), or the same stalk as a tree in brackets, "
+                 "'(B(R(R(G()))))'",
+        "tree": "a tree in brackets with edge colours, '(B()R(G()))' (no letter: green), or a stalk from the ground "
+                "up, 'BRRG' ('-' for bare ground)",
+    }
     move_notation = "'cut i': the i-th edge, counted up a stalk or in the order of a tree's brackets"
     options = (
         Option("max-edges", int, "largest number of edges"),
@@ -74,16 +75,18 @@ class Hackenbush(KeyedPartizanGame):
         self.colours = self.params["colors"].upper()
         self.shape = self.params["shape"].lower()
         if self.colours not in ("BR", "BRG"):
-            raise TablebaseError(f"hackenbush: --colors must be BR or BRG, got {self.params['colors']!r}")
+            raise UsageError(f"hackenbush: --colors must be BR or BRG, got {self.params['colors']!r}")
         if self.shape not in ("stalk", "tree"):
-            raise TablebaseError(f"hackenbush: --shape must be stalk or tree, got {self.params['shape']!r}")
+            raise UsageError(f"hackenbush: --shape must be stalk or tree, got {self.params['shape']!r}")
         self.params["colors"], self.params["shape"] = self.colours, self.shape
+        self.notation = self.SHAPE_NOTATION[self.shape]
         self.top = self.int_param("max_edges", 0, 24 if self.shape == "stalk" else 14)
         self.max_moves = self.top
         self._levels: dict[int, np.ndarray] = {}  # each level's keys, for as long as the game lives
 
     def draw(self, position: str) -> Picture:
-        """The stalk or tree standing on the ground, edges blue (Left's), red (Right's) or green (both)."""
+        """The stalk or tree standing on the ground, edges blue (Left's), red (Right's) or green (both), each
+        numbered as the moves that cut it."""
         text = position.strip()
         colours = {"B": BLUE, "R": RED, "G": GREEN, "": GREEN}
         if text.startswith("("):
@@ -92,6 +95,10 @@ class Hackenbush(KeyedPartizanGame):
         for letter in reversed(text.replace("-", "")):
             stalk = [(colours.get(letter, GREY), stalk)]
         return tree_picture(stalk, f"Hackenbush {position}")
+
+    def highlight(self, position: str, move: str, after: str) -> list[Box]:
+        """The edge a cut cuts, by its number on the picture."""
+        return cut_edge(self.draw(position), move)
 
     @property
     def table(self) -> str:
@@ -157,25 +164,44 @@ class Hackenbush(KeyedPartizanGame):
         return Texts.from_strings([trees.spell(trees.tree_of_colour_key(int(k))) for k in keys])
 
     def parse(self, text: str) -> int:
+        written = text.strip()
         if self.shape == "stalk":
-            stalk = "".join(text.split()).upper()
-            if stalk in ("-", "0"):
-                stalk = ""
-            bad = set(stalk) - set(self.colours)
-            if bad:
-                raise self.position_error(text, f"edges are {' or '.join(self.colours)}, not {sorted(bad)[0]!r}")
+            stalk = self._read_tree(text, as_stalk=True) if written.startswith("(") else self._read_stalk(text)
             if len(stalk) > self.top:
                 raise self.position_error(text, "outside the table")
             return stalk_key(stalk)
-        try:
-            tree = trees.read(text)
-        except ValueError as e:
-            raise self.position_error(text, str(e)) from None
+        tree = self._read_tree(text) if written.startswith("(") or not written else _stalk_tree(self._read_stalk(text))
         if trees.edges(tree) > self.top:
             raise self.position_error(text, "outside the table")
         if "G" not in self.colours and _has_green(tree):
             raise self.position_error(text, "this table has no green edges (a bracket without a letter is green)")
         return trees.colour_key(tree)
+
+    def _read_stalk(self, text: str) -> str:
+        """A stalk's letters from the ground up, ``-`` the bare ground."""
+        stalk = "".join(text.split()).upper()
+        if stalk in ("-", "0"):
+            stalk = ""
+        bad = set(stalk) - set(self.colours)
+        if bad:
+            raise self.position_error(text, f"edges are {' or '.join(self.colours)}, not {sorted(bad)[0]!r}")
+        return stalk
+
+    def _read_tree(self, text: str, as_stalk: bool = False) -> Any:
+        """A tree in brackets; with ``as_stalk``, the letters of a tree without branches."""
+        try:
+            tree = trees.read(text)
+        except ValueError as e:
+            raise self.position_error(text, str(e)) from None
+        if not as_stalk:
+            return tree
+        stalk = ""
+        while tree:
+            if len(tree) > 1:
+                raise self.position_error(text, "a tree that branches is not a stalk")
+            (colour, tree), = tree
+            stalk += colour
+        return self._read_stalk(stalk or "-")
 
     def level_of(self, key: int) -> int:
         bits = int(key).bit_length() - 1
@@ -183,6 +209,14 @@ class Hackenbush(KeyedPartizanGame):
 
     def move_name(self, move: int) -> str:
         return f"cut {move}"
+
+
+def _stalk_tree(stalk: str) -> Tree:
+    """A stalk's letters, ground first, as the tree of one branch on each edge."""
+    tree: Tree = ()
+    for colour in reversed(stalk):
+        tree = ((colour, tree),)
+    return tree
 
 
 def _has_green(tree: Tree) -> bool:

@@ -27,7 +27,7 @@ from collections import Counter
 from functools import cached_property
 from typing import Any, ClassVar
 
-from tablebase.errors import TablebaseError
+from tablebase.errors import UsageError
 from tablebase.games import young
 from tablebase.games.base import Texts, table_name
 from tablebase.games.drawing import Box, Picture, heaps
@@ -45,6 +45,8 @@ class HeapGame(KeyedImpartialGame):
     ``size_name``), its bounds in error messages, the notation of keys (from
     ``numbers``, which a subclass gives) and take moves named ``-t``.
     """
+
+    numeric = True  # positions are whole numbers: (3, 5) reads as "3 5"
 
     #: the option giving the largest heap (as spelt in params), and the most it may be
     top_option: ClassVar[str] = "max"
@@ -170,7 +172,7 @@ class HeapMultiset(HeapGame):
         self.box = young.Box(self.heaps, self.top)
         self.key_space = self.box.size
         if self.key_space > 2**40:  # checked before the level sizes, whose table grows with the box
-            raise TablebaseError(f"{self.name}: {self.heaps} heaps of at most {self.top} make too many positions")
+            raise UsageError(f"{self.name}: {self.heaps} heaps of at most {self.top} make too many positions")
 
     def read_sizes(self) -> None:
         """The number of heaps, then the largest heap."""

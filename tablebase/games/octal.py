@@ -32,7 +32,7 @@ import re
 from functools import cached_property
 from typing import Any, ClassVar
 
-from tablebase.errors import PositionError, TablebaseError
+from tablebase.errors import PositionError, UsageError
 from tablebase.games.base import Option
 from tablebase.games.drawing import Picture, heaps
 from tablebase.games.heaps import SingleHeap
@@ -85,17 +85,17 @@ def expand_codes(pattern: str) -> list[str]:
             digits = re.sub(r"([0-9a-f])-([0-9a-f])", lambda m: "".join(
                 f"{d:x}" for d in range(int(m.group(1), 16), int(m.group(2), 16) + 1)), cls)
             if not digits or not re.fullmatch(r"[0-9a-f]+", digits):
-                raise TablebaseError(f"octal: codes {pattern!r}: a class [{cls}] holds digits or ranges of them")
+                raise UsageError(f"octal: codes {pattern!r}: a class [{cls}] holds digits or ranges of them")
             choices.append(digits)
         if not choices:
-            raise TablebaseError(f"octal: codes {pattern!r}: an empty pattern")
+            raise UsageError(f"octal: codes {pattern!r}: an empty pattern")
         for digits in itertools.product(*choices):
             try:
                 found.setdefault(parse_code("".join(digits)).text, None)
             except OctalCodeError as e:
-                raise TablebaseError(f"octal: codes {pattern!r}: {e}") from None
+                raise UsageError(f"octal: codes {pattern!r}: {e}") from None
     if len(found) > MAX_CODES:
-        raise TablebaseError(f"octal: codes {pattern!r} stands for {len(found):,} codes, at most {MAX_CODES:,}")
+        raise UsageError(f"octal: codes {pattern!r} stands for {len(found):,} codes, at most {MAX_CODES:,}")
     return list(found)
 
 
@@ -121,7 +121,7 @@ class Octal(SingleHeap):
         if "codes" not in params:
             return [params]
         if "code" in params:
-            raise TablebaseError("octal: give 'code' or 'codes', not both")
+            raise UsageError("octal: give 'code' or 'codes', not both")
         rest = {k: v for k, v in params.items() if k != "codes"}
         return [{**rest, "code": code} for code in expand_codes(params["codes"])]
 
@@ -131,7 +131,7 @@ class Octal(SingleHeap):
             self.code: OctalCode = parse_code(self.params["code"])
             check_size(self.code, self.top)
         except OctalCodeError as e:
-            raise TablebaseError(f"octal: {e}") from None
+            raise UsageError(f"octal: {e}") from None
         self.params["code"] = self.code.text
         self.rule = self.code.text
         # A bound, for the engine's buffers and types: the moves of the largest heap.

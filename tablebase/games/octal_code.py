@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tablebase.errors import TablebaseError
+from tablebase.errors import UsageError
 from tablebase.lazy import np, psutil
 
 MAX_DIGITS = 64  # removals of up to 64 tokens: longer codes are typos, not games
@@ -32,7 +32,7 @@ GRUNDY = "grundy"
 _CODE = re.compile(r"^([0-9a-f]?)\.([0-9a-f]*)$")
 
 
-class OctalCodeError(TablebaseError, ValueError):
+class OctalCodeError(UsageError):
     """A code that names no take-and-break game; the message is one line."""
 
 

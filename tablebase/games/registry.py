@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from tablebase.errors import TablebaseError
+from tablebase.errors import UsageError
 from tablebase.games.base import Game
 from tablebase.version import VERSION
 
@@ -91,7 +91,7 @@ def find_game(ref: str) -> tuple[type[Game], GameSource]:
         return cls, GameSource(ref, f"plugin {dist} ({target})", version, _module_digest(cls.__module__))
     if ":" not in ref:
         known = ", ".join(game_names())
-        raise TablebaseError(
+        raise UsageError(
             f"invalid choice: unknown game {ref!r}; games are: {known} (or give module:Class or path/to/file.py:Class)"
         )
     where, _, name = ref.rpartition(":")
@@ -124,26 +124,26 @@ def _class_of(target: str, ref: str) -> type[Game]:
     try:
         module = importlib.import_module(module_name)
     except ImportError as e:
-        raise TablebaseError(f"game {ref!r}: cannot import {module_name!r}: {e}") from None
+        raise UsageError(f"game {ref!r}: cannot import {module_name!r}: {e}") from None
     except Exception as e:  # the module itself fails: still one line, naming it
-        raise TablebaseError(f"game {ref!r}: importing {module_name!r} failed: {type(e).__name__}: {e}") from None
+        raise UsageError(f"game {ref!r}: importing {module_name!r} failed: {type(e).__name__}: {e}") from None
     return _attribute(module, name, ref, module_name)
 
 
 def _attribute(module: Any, name: str, ref: str, where: str) -> type[Game]:
     cls = getattr(module, name, None)
     if cls is None:
-        raise TablebaseError(f"game {ref!r}: {where} has no {name!r}")
+        raise UsageError(f"game {ref!r}: {where} has no {name!r}")
     if not (isinstance(cls, type) and issubclass(cls, Game) and getattr(cls, "kind", None) in KIND_NAMES):
-        raise TablebaseError(
+        raise UsageError(
             f"game {ref!r}: {name} is not a game class (subclass ImpartialGame, PartizanGame or ScoredGame "
             "from tablebase.games, or their keyed forms)"
         )
     if not isinstance(getattr(cls, "name", None), str) or not cls.name:
-        raise TablebaseError(f"game {ref!r}: {name} has no name (give the class a 'name')")
+        raise UsageError(f"game {ref!r}: {name} has no name (give the class a 'name')")
     missing = sorted(getattr(cls, "__abstractmethods__", ()))
     if missing:
-        raise TablebaseError(f"game {ref!r}: {name} does not define {', '.join(missing)} (see docs/games.md)")
+        raise UsageError(f"game {ref!r}: {name} does not define {', '.join(missing)} (see docs/games.md)")
     return cls
 
 
@@ -155,7 +155,7 @@ def _load_file(path: Path) -> Any:
     loads the game again.
     """
     if not path.is_file():
-        raise TablebaseError(f"no game file {path}")
+        raise UsageError(f"no game file {path}")
     name = "tablebase_game_" + hashlib.sha256(str(path).encode()).hexdigest()[:12]
     loaded = sys.modules.get(name)
     if loaded is not None and loaded.__tablebase_digest__ == _digest_of_files(loaded.__tablebase_files__):
@@ -167,14 +167,14 @@ def _load_file(path: Path) -> Any:
         sys.path.append(folder)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise TablebaseError(f"cannot load {path} as a Python module")
+        raise UsageError(f"cannot load {path} as a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     except Exception as e:
         del sys.modules[name]
-        raise TablebaseError(f"game file {path} failed to load: {type(e).__name__}: {e}") from None
+        raise UsageError(f"game file {path} failed to load: {type(e).__name__}: {e}") from None
     files = (str(path),) + tuple(sorted(m.__file__ for m in list(sys.modules.values()) if _beside(m, folder)))
     module.__tablebase_files__ = files  # type: ignore[attr-defined]
     module.__tablebase_digest__ = _digest_of_files(files)  # type: ignore[attr-defined]

@@ -91,7 +91,7 @@ def _shape(s: Any, clickable: bool = False) -> str:
                 f'stroke={quoteattr(s.stroke)} stroke-width="0.04"{_cell(s.cell)}{events}/>')
     if isinstance(s, Line):
         return (f'<line x1="{_n(s.x1)}" y1="{_n(s.y1)}" x2="{_n(s.x2)}" y2="{_n(s.y2)}" stroke={quoteattr(s.stroke)} '
-                f'stroke-width="{_n(s.width)}" stroke-linecap="round"/>')
+                f'stroke-width="{_n(s.width)}" stroke-linecap="round"{_cell(s.cell)}/>')
     if isinstance(s, Mark):
         b = _inside(s)
         dash = f' stroke-dasharray="{_n(s.width * 2)} {_n(s.width * 1.5)}"' if s.dashed else ""

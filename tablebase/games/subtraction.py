@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablebase.errors import TablebaseError
+from tablebase.errors import UsageError
 from tablebase.games.base import Option
 from tablebase.games.heaps import SingleHeap
 from tablebase.games.keyed import CompiledMoves
@@ -52,7 +52,7 @@ class Subtraction(SingleHeap):
         """The options, with exactly one rule among them (said before any size is read)."""
         params = super().check_params(params)
         if len([k for k in RULES if k in params]) != 1:
-            raise TablebaseError("subtraction: give exactly one of --set, --bash or --take")
+            raise UsageError("subtraction: give exactly one of --set, --bash or --take")
         return params
 
     def __init__(self, **params):
@@ -62,11 +62,11 @@ class Subtraction(SingleHeap):
             try:
                 amounts = sorted({int(t) for t in self.params["set"].replace(" ", "").split(",") if t})
             except ValueError:
-                raise TablebaseError(
+                raise UsageError(
                     f"subtraction: --set must list positive whole numbers like 1,3,4, got {self.params['set']!r}"
                 ) from None
             if not amounts or amounts[0] < 1:
-                raise TablebaseError("subtraction: --set must list positive whole numbers like 1,3,4")
+                raise UsageError("subtraction: --set must list positive whole numbers like 1,3,4")
             self.params["set"] = ",".join(map(str, amounts))
             self.rule = "s" + "_".join(map(str, amounts))
         elif "bash" in self.params:
@@ -78,15 +78,15 @@ class Subtraction(SingleHeap):
             try:
                 p, q = (int(t) for t in text.replace("-", "..").split(".."))
             except ValueError:
-                raise TablebaseError(f"subtraction: --take must look like P..Q, got {text!r}") from None
+                raise UsageError(f"subtraction: --take must look like P..Q, got {text!r}") from None
             if not 1 <= p <= q:
-                raise TablebaseError(f"subtraction: --take P..Q needs 1 <= P <= Q, got {text!r}")
+                raise UsageError(f"subtraction: --take P..Q needs 1 <= P <= Q, got {text!r}")
             self.params["take"] = f"{p}..{q}"
             amounts = list(range(p, q + 1))
             self.take_all_below = p
             self.rule = f"take{p}_{q}"
         if len(amounts) > 100_000:
-            raise TablebaseError("subtraction: at most 100000 allowed amounts")
+            raise UsageError("subtraction: at most 100000 allowed amounts")
         self.amounts = np.array(amounts, dtype=np.int64)
         self.max_moves = len(amounts)
         self.compiled_moves = CompiledMoves(_moves, self._kernel_args)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from math import comb
 
-from tablebase.errors import TablebaseError
+from tablebase.errors import UsageError
 from tablebase.games import young
 from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import BLUE, GREY, LIGHT, PAPER, RED, Picture
@@ -155,7 +155,7 @@ class Tanhinmin(KeyedScoredGame):
         self.hands = sum(per_size)
         self.key_space = self.hands * self.hands * self.fields
         if self.key_space > 2**40:
-            raise TablebaseError(f"tanhinmin: {self.bounds} make too many positions")
+            raise UsageError(f"tanhinmin: {self.bounds} make too many positions")
         self.per_size = np.array(per_size, dtype=np.int64)
         self.offsets = np.concatenate([[0], np.cumsum(self.per_size)]).astype(np.int64)
         self.max_moves = self.fields

@@ -8,9 +8,11 @@
     GET  /health                                   whether the server answers
     GET  /openapi.json                             the API's description (FastAPI's own)
 
-Lookups read each table's probe index in place (a table built before indexes
-is loaded into memory on first use); nothing
-here can change the files. A request's sizes are bounded in ``limits``. An
+Integers beyond 2^53 - 1 (a Domineering key or value id: 64-bit numbers) are
+sent as strings of digits, which a JavaScript reader keeps exact, and
+smaller ones as numbers (``WIDE``, in the API's description). Lookups read
+each table's probe index in place (a table built before indexes is loaded
+into memory on first use); nothing here can change the files. A request's sizes are bounded in ``limits``. An
 error says what was wrong without a path of the machine (``folder``), and a
 request that does not fit the description (422) is told which field and
 why, without its input echoed back.
@@ -48,6 +50,14 @@ class Batch(BaseModel):
     positions: list[Position] = Field(..., description="positions in the table's notation", max_length=MAX_BATCH)
 
 
+#: How the API sends integers, in its description (``/openapi.json``) and in every answer.
+WIDE = ("Integers beyond 2^53 - 1 (9,007,199,254,740,991) are sent as JSON strings of digits, smaller ones as "
+        "numbers: a Domineering table's `key` and `value_id` are 64-bit numbers, which a JavaScript reader "
+        "(whose numbers are doubles) would round. Read a `key` or `value_id` as a string or a number alike, "
+        "e.g. BigInt(row.key) in JavaScript. Exact fractions (a partizan position's mean, temperature and stops) "
+        "are strings too: \"3/4\".")
+
+
 def status_of(error: TablebaseError) -> int:
     """Whose fault an error is: 503 the server's (its installation lacks the table's game), 404 nothing is
     there by that name, 400 the request's (a position that does not parse or lies outside the table)."""
@@ -70,7 +80,7 @@ def api_routes(folder: ServedFolder) -> APIRouter:
     def answer(call: Callable[..., Any], *args: Any) -> Any:
         """``call(*args)``, its errors as HTTP ones: each says whose fault it is, so none is a 500."""
         try:
-            return as_text(call(*args))  # exact fractions as text: JSON has no exact numbers
+            return as_text(call(*args), wide_ints=True)  # fractions and wide integers as text: see WIDE
         except TablebaseError as e:
             raise HTTPException(status_of(e), folder.public(str(e))) from None
 
@@ -86,7 +96,7 @@ def api_routes(folder: ServedFolder) -> APIRouter:
     @router.get("/tables")
     def tables() -> list[dict[str, Any]]:
         """Every table with its game, parameters, levels and row count."""
-        return [{**row, "origin": folder.public(row["origin"])} for row in db.tables()]
+        return as_text([{**row, "origin": folder.public(row["origin"])} for row in db.tables()], wide_ints=True)
 
     @router.get("/tables/{table}/lookup", responses=ERRORS)
     def lookup(table: Table, position: Text) -> dict[str, Any]:
@@ -112,6 +122,6 @@ def api_routes(folder: ServedFolder) -> APIRouter:
         """Stored rows of many positions, in the order given."""
         table_or_404(table)
         rows = answer(db.lookup_many, table, batch.positions)
-        return JSONResponse({"rows": rows.to_pylist()})
+        return JSONResponse({"rows": as_text(rows.to_pylist(), wide_ints=True)})
 
     return router

@@ -22,7 +22,7 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 
 from tablebase.errors import TablebaseError
-from tablebase.http.api import api_routes, invalid
+from tablebase.http.api import WIDE, api_routes, invalid
 from tablebase.http.connections import PROTOCOL, listen, server_options, url_of
 from tablebase.http.folder import ServedFolder
 from tablebase.http.headers import with_headers
@@ -48,7 +48,7 @@ def create_app(root: str | os.PathLike | ServedFolder, games: list[str] | tuple[
     app = Served(
         title="tablebase",
         version=VERSION,
-        description="Solved positions of combinatorial games, read-only.",
+        description=f"Solved positions of combinatorial games, read-only. {WIDE}",
         docs_url=None,
         redoc_url=None,
     )

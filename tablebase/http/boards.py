@@ -21,6 +21,7 @@ from markupsafe import Markup
 from tablebase.games.drawing import BLUE, HIGHLIGHT, RED, Picture
 
 BOARD_PX = 420  # the larger side of a position's board
+LINE_PX = 200  # the larger side of each board of a line of best play
 REGION_PX = 160  # the larger side of each region of a sum
 MOST_PER_UNIT = 120  # pixels a unit at most: a small picture (a word in a box) is not blown up
 COLOURS = {"Left": (BLUE, False, "blue"), "Right": (RED, True, "red, dashed"), None: (HIGHLIGHT, False, "cyan")}
@@ -55,10 +56,10 @@ def outlined(row: dict[str, Any], chosen: dict[str, Any] | None) -> list[Outline
     return found
 
 
-def position_board(game: Any, row: dict[str, Any], shown: list[Outline],
-                   href: Callable[[str], str | None]) -> tuple[Markup, list[str]]:
-    """The board of ``row``'s position, the ``shown`` moves outlined and its cells links through ``href``,
-    and what is outlined, in words."""
+def position_board(game: Any, row: dict[str, Any], shown: list[Outline], href: Callable[[str], str | None],
+                   pixels: float = BOARD_PX) -> tuple[Markup, list[str]]:
+    """The board of ``row``'s position, about ``pixels`` across, the ``shown`` moves outlined and its cells links
+    through ``href``, and what is outlined, in words."""
     picture = game.draw(row["position"])
     said = []
     for outline in shown:
@@ -68,13 +69,16 @@ def position_board(game: Any, row: dict[str, Any], shown: list[Outline],
         picture.mark(boxes, colour, dashed)
         said.append(f"Outlined in {named}: {outline.whose}, {move['move']}." if boxes else
                     f"{outline.whose[0].upper()}{outline.whose[1:]}, {move['move']}, is not drawn on the board.")
-    svg = picture.svg(scale_for(picture, BOARD_PX), href)
+    svg = picture.svg(scale_for(picture, pixels), href)
     if picture.clicks and "<a " in svg:  # what a click does, where a click does something
         said.append(picture.clicks)
     return Markup(svg), said
 
 
-def region_board(game: Any, position: str) -> Markup:
-    """A region of a sum, smaller than the board it is part of."""
-    picture = game.draw(position)
-    return Markup(picture.svg(scale_for(picture, REGION_PX)))
+def region_boards(game: Any, positions: list[str]) -> list[Markup]:
+    """The regions of a sum, smaller than the board they are part of, and all at one scale: the one that
+    draws the largest about ``REGION_PX`` across, so that a region of two cells looks smaller than one of
+    twelve."""
+    pictures = [game.draw(position) for position in positions]
+    scale = min((scale_for(p, REGION_PX) for p in pictures), default=1.0)
+    return [Markup(p.svg(scale)) for p in pictures]

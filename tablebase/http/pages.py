@@ -14,7 +14,13 @@ A table's pages live under the noun of its JSON API, ``/tables/{table}``:
     GET /tables/{table}/position?position=...      a position: its outcome in words, its board, figures and
                                                    moves (&moves=all for all; &move=NAME, with &side=Left or
                                                    Right in a game of two sides, outlines that move)
+    GET /tables/{table}/best-play?position=...     best play from a position to the end: the boards in order,
+                                                   each with its figures and the move that leads on (&first=Left
+                                                   or Right in a game of two sides)
     GET /tables/{table}/board.svg?position=...     a position's picture alone
+
+A position's page and a line carry the positions the reader came through
+(``&from=...``, ``trail``), shown as links back along the way.
 
 A position's board is one to set up by clicking: each cell the game makes
 a link is a link to the position a click on it sets up, where the table
@@ -43,16 +49,18 @@ from fastapi.responses import HTMLResponse, Response
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games.drawing import OUTCOME_COLOURS
 from tablebase.http.api import status_of
-from tablebase.http.boards import outlined, position_board, region_board
+from tablebase.http.boards import LINE_PX, Outline, outlined, position_board, region_boards
 from tablebase.http.charts import cell, chart_of
 from tablebase.http.folder import ServedFolder
 from tablebase.http.interesting import applicable
+from tablebase.http.trail import page_of, query, steps, trail_of
 from tablebase.http.verdicts import move_verdict, position_verdict
 from tablebase.query.database import Statistic, quote_name
 from tablebase.store import table_dir
 
 STAT_ROWS = 40  # rows of a statistic shown under its chart
 MOVES_SHOWN = 200  # moves listed unless all are asked for: Wythoff 1024 has 1,300 from one position
+LINE_SHOWN = 60  # boards of a line of best play drawn on its page; the rest are in its JSON
 IDENTITY = {"key", "position", "id", "value_id"}  # which row, or which value: not what a position is worth
 TITLES = {400: "Bad position", 404: "Not found", 503: "Game unavailable"}
 OLD, NEW = "/table/", "/tables/"  # where a table's pages were, and are
@@ -78,6 +86,7 @@ class Explorer:
         self.stats: dict[str, list[Statistic]] = {}
         self.picks: dict[str, list[tuple[str, str, Any]]] = {}
         self.columns: dict[str, set[str]] = {}
+        self.starts: dict[str, dict[str, Any] | None] = {}
 
     def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         started = time.perf_counter()
@@ -90,7 +99,8 @@ class Explorer:
         """A page naming the problem with the API's status and reason: 400 a position that is not the table's,
         404 nothing there by that name, 503 a game the server cannot load."""
         status = status_of(error)
-        title = "Bad move" if isinstance(error, NoSuchMove) else TITLES[status]
+        title = ("Bad move" if isinstance(error, NoSuchMove) else TITLES[status] if status != 400 or
+                 isinstance(error, PositionError) else "Bad request")
         return self.page("error.html", status, title=title, reason=self.folder.public(str(error)),
                          table=table)
 
@@ -117,13 +127,15 @@ class Explorer:
             picks = self.guarded(table, lambda: self._picks(table))
         except TablebaseError as e:
             return self.failure(e, table)
-        shown = [{"title": title, "chart": chart_of(rows), "columns": rows.column_names,
-                  "rows": rows.slice(0, STAT_ROWS).to_pylist(), "more": max(rows.num_rows - STAT_ROWS, 0)}
-                 for _, title, rows in stats]
-        return self.page("table.html", table=table, manifest=manifest, game=game, stats=shown, picks=picks)
+        shown = [{"title": s.title, "chart": chart_of(s.rows, s.chart), "columns": s.rows.column_names,
+                  "rows": s.rows.slice(0, STAT_ROWS).to_pylist(), "more": max(s.rows.num_rows - STAT_ROWS, 0)}
+                 for s in stats]
+        start = self.guarded(table, lambda: self._start(table))
+        return self.page("table.html", table=table, manifest=manifest, game=game, stats=shown, picks=picks,
+                         start=start)
 
     def position(self, table: str, position: str, all_moves: bool = False, move: str = "",
-                 side: str = "") -> HTMLResponse:
+                 side: str = "", came: list[str] | None = None) -> HTMLResponse:
         started = time.perf_counter()
         try:
             self.folder.loaded(table)
@@ -133,7 +145,7 @@ class Explorer:
             stored = self.guarded(table, lambda: self._columns(table))
             chosen = _move_named(row, move, side) if move else None
             board, outlines = position_board(game, row, outlined(row, chosen), self._edits(table, row))
-            regions = [region_board(game, r) for r in _regions(row)]
+            regions = region_boards(game, _regions(row))
         except TablebaseError as e:
             return self.failure(e, table)
         figures = {k: v for k, v in row.items() if k in stored and k not in IDENTITY}
@@ -141,12 +153,41 @@ class Explorer:
         for m in row["moves"]:
             columns += [c for c in m if c in stored and c not in IDENTITY and c != "move" and c not in columns]
         moves = row["moves"] if all_moves else row["moves"][:MOVES_SHOWN]
+        came = trail_of(came or [])
         response = self.page("position.html", table=table, row=row, figures=figures, board=board, regions=regions,
                              columns=columns, game=game, looked_up=looked_up, moves=moves, chosen=chosen,
                              verdict=position_verdict(row), said=move_verdict, outlines=outlines,
-                             hidden=len(row["moves"]) - len(moves))
+                             hidden=len(row["moves"]) - len(moves), trail=steps(table, came),
+                             kept=query(came), onward=query([*came, row["position"]]))
         response.headers["Server-Timing"] += f", lookup;dur={1000 * looked_up:.1f}"
         return response
+
+    def line(self, table: str, position: str, first: str = "", came: list[str] | None = None) -> HTMLResponse:
+        """Best play from a position to the end: each position's board with the move played from it outlined,
+        its outcome in words and its figures, and a link to its page."""
+        came = trail_of(came or [])
+        try:
+            self.folder.loaded(table)
+            found = self.db.line(table, position, first or None)
+            game = self.db.stored(table).kind.game
+            stored = self.guarded(table, lambda: self._columns(table))
+            positions = [step["position"] for step in found["steps"]]
+            shown = []
+            for i, step in enumerate(found["steps"][:LINE_SHOWN]):
+                after = positions[i + 1] if i + 1 < len(positions) else None
+                played = [] if step["move"] is None or after is None else [Outline(
+                    {"move": step["move"], "position": after, "side": step.get("mover")},
+                    f"{step['mover']}'s move" if step.get("mover") else "the move played")]
+                board, said = position_board(game, step, played, lambda target: None, LINE_PX)
+                shown.append({"step": step, "board": board, "said": said, "verdict": position_verdict(step),
+                              "href": page_of(table, step["position"], [*came, *positions[:i]]),
+                              # the move played is the best one: the best_* figures would say it again
+                              "figures": {k: v for k, v in step.items() if k in stored and k not in IDENTITY
+                                          and not k.startswith("best_")}})
+        except TablebaseError as e:
+            return self.failure(e, table)
+        return self.page("line.html", table=table, line=found, shown=shown, hidden=len(positions) - len(shown),
+                         back=page_of(table, found["position"], came), trail=steps(table, came), first=first)
 
     def board(self, table: str, position: str) -> Response:
         """The picture alone, as an SVG document (for links and for other pages)."""
@@ -193,6 +234,17 @@ class Explorer:
             views = self.db.sql("SELECT table_name, column_name FROM information_schema.columns").to_pylist()
             self.columns[table] = {v["column_name"] for v in views if _beside(v["table_name"], table)}
         return self.columns[table]
+
+    def _start(self, table: str) -> dict[str, Any] | None:
+        """Where play starts: the position of the table's top level, or the largest of them (by key) where it
+        holds several, with how many it holds; None for a table without rows."""
+        if table not in self.starts:
+            self.folder.connected()
+            t = quote_name(table)
+            rows = self.db.sql(f"SELECT position, count(*) OVER () AS positions, level FROM {t} WHERE level = "
+                               f"(SELECT max(level) FROM {t}) ORDER BY key DESC LIMIT 1").to_pylist()
+            self.starts[table] = rows[0] if rows else None
+        return self.starts[table]
 
     def _stats(self, table: str) -> list[Statistic]:
         if table not in self.stats:
@@ -262,8 +314,13 @@ def explorer_routes(folder: ServedFolder) -> APIRouter:
 
     @router.get("/tables/{table}/position", response_class=HTMLResponse)
     def position(table: str, position: str = Query(""), moves: str = Query(""), move: str = Query(""),
-                 side: str = Query("")) -> HTMLResponse:
-        return explorer.position(table, position, all_moves=moves == "all", move=move, side=side)
+                 side: str = Query(""), came: list[str] = Query([], alias="from")) -> HTMLResponse:
+        return explorer.position(table, position, all_moves=moves == "all", move=move, side=side, came=came)
+
+    @router.get("/tables/{table}/best-play", response_class=HTMLResponse)
+    def line(table: str, position: str = Query(""), first: str = Query(""),
+             came: list[str] = Query([], alias="from")) -> HTMLResponse:
+        return explorer.line(table, position, first, came)
 
     @router.get("/tables/{table}/board.svg")
     def board(table: str, position: str = Query("")) -> Response:

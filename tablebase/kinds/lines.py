@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tablebase.errors import PositionError, TablebaseError
+from tablebase.errors import PositionError, UsageError
 
 MAX_STEPS = 1000  # moves of a line at most: a draw may go round in circles
 SIDES = {"left": "Left", "l": "Left", "right": "Right", "r": "Right"}
@@ -29,12 +29,12 @@ def side_named(first: str | None, sides: int) -> str | None:
     """The side to move first as the line needs it: Left or Right for a partizan table, none for the others."""
     if sides == 1:
         if first is not None:
-            raise TablebaseError("only a partizan table's line starts with a side to move (Left or Right)")
+            raise UsageError("only a partizan table's line starts with a side to move (Left or Right)")
         return None
     side = SIDES.get((first or "").strip().lower())
     if side is None:
         said = "" if first is None else f", not {first!r}"
-        raise TablebaseError(f"a partizan table's line needs the side to move first: Left or Right{said}")
+        raise UsageError(f"a partizan table's line needs the side to move first: Left or Right{said}")
     return side
 
 

@@ -114,11 +114,17 @@ class Partizan(Kind):
         return by_side  # the sides take turns, each playing its own best move
 
     def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
-        """Rows of many positions as an Arrow table: exact figures as doubles, as SQL has them."""
-        rows = [{k: float(v) if isinstance(v, Fraction) else v for k, v in self.probe(table, t).items()}
-                for t in texts.to_strings()]
-        if not positions:
-            rows = [{k: v for k, v in row.items() if k != "position"} for row in rows]
+        """Rows of many positions as an Arrow table: exact figures as doubles, and each side's number of moves,
+        as SQL has them (a board the table does not store, a sum of parts, has them too)."""
+        rows = []
+        for text in texts.to_strings():
+            found = self.lookup(table, text)
+            moves = found.pop("moves")
+            found["left_moves"] = sum(m["side"] == "Left" for m in moves)
+            found["right_moves"] = len(moves) - found["left_moves"]
+            if not positions:
+                del found["position"]
+            rows.append({k: float(v) if isinstance(v, Fraction) else v for k, v in found.items()})
         return pa.Table.from_pylist(rows)
 
     def oracle(self) -> Callable[[int], dict[str, Any]]:
@@ -321,7 +327,10 @@ def _lookup_board(stored: StoredValues, table: StoredTable, game: PartizanForm, 
         "searched": any(key is None for _, key, _ in parts),
     }
     if result["searched"]:
-        result["note"] = (f"a part is larger than the table ({game.bounds}): valued by search over "
-                          f"{len(stored.searched)} parts, every smaller part read from the table")
+        large = sum(key is None for _, key, _ in parts)
+        which = ("the board is one part, larger" if len(parts) == 1 else
+                 f"{large} of its {len(parts)} parts {'is' if large == 1 else 'are'} larger")
+        result["note"] = (f"{which} than the table ({game.bounds}): valued by search over the moves, down to "
+                          "parts the table holds")
     result["moves"] = moves
     return result

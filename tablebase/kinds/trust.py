@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tablebase.errors import GameUnavailable, TablebaseError
+from tablebase.errors import GameUnavailable, TablebaseError, UsageError
 from tablebase.games import BUILTIN, Game, GameSource, find_game
 from tablebase.games.registry import plugins
 from tablebase.store import Manifest
@@ -103,7 +103,7 @@ class Trust:
         try:
             cls, source = (verdict.named.cls, verdict.named.source) if verdict.named else find_game(verdict.ref)
             if (cls.name, cls.kind) != (m.game, m.kind):
-                raise TablebaseError(f"{verdict.ref} is the game {cls.name!r} ({cls.kind}), the table's is "
+                raise UsageError(f"{verdict.ref} is the game {cls.name!r} ({cls.kind}), the table's is "
                                      f"{m.game!r} ({m.kind})")
             game = cls(**m.params)
         except TablebaseError as e:

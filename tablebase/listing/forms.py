@@ -133,6 +133,7 @@ class ListedPlainGame(_CountedLevels):
     table = property(lambda self: self.game.table)
     bounds = property(lambda self: self.game.bounds)
     notation = property(lambda self: self.game.notation)
+    numeric = property(lambda self: self.game.numeric)
     move_notation = property(lambda self: self.game.move_notation)
     options = property(lambda self: self.game.options)
     draw = property(lambda self: self.game.draw)

@@ -1,5 +1,6 @@
 -- title: the hottest positions of each size, with an example
 -- needs: value temperature
+-- chart: temperature by level
 WITH hottest AS (
   SELECT level, max(temperature) AS temperature FROM {table} GROUP BY level
 )

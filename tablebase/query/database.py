@@ -21,6 +21,7 @@ from typing import Any, NamedTuple, cast
 
 from tablebase.errors import PositionError, StoreError, TablebaseError, TableNotFound
 from tablebase.games import KeyedForm, Texts
+from tablebase.games.base import position_text
 from tablebase.jit import compile_if_installed
 from tablebase.kinds import (
     SOURCE_CHANGED,
@@ -33,13 +34,14 @@ from tablebase.kinds import (
 from tablebase.lazy import pa
 from tablebase.listing import LevelRows
 from tablebase.query.sql import DEFAULT_TIMEOUT, Limits, QueryError, Session
-from tablebase.query.views import make_views, quote_name, view_files
+from tablebase.query.views import as_view, make_views, quote_name, view_files, view_schema
 from tablebase.results import Line, Lookup, Probe
 from tablebase.store import Manifest, TableIndex, list_tables, read_level
 from tablebase.store.probed import ProbedRows, probe_path
 
 __all__ = ["DEFAULT_TIMEOUT", "QueryError", "Tablebase", "named_queries", "open_tablebase", "quote_name"]
 Rows = TableIndex | ProbedRows
+Position = str | int | tuple[int, ...] | list[int]  # text, or a game's own numbers where its notation is numbers
 _DEFAULT: Any = object()  # a keyword left out: the Tablebase's own limit
 COMPILED_FROM = 10_000  # positions of a batch from which the game's functions are compiled (where numba is)
 
@@ -60,6 +62,7 @@ class Statistic(NamedTuple):
     name: str
     title: str
     rows: pa.Table
+    chart: str = ""  # how a page draws it, where its query says ("-- chart: Y by X")
 
 
 class Tablebase:
@@ -235,7 +238,8 @@ class Tablebase:
             if needs and not set(needs.split()) <= columns:
                 continue
             title = _header(text, "title") or name
-            out.append(Statistic(name, title, self.sql(text.replace("{table}", quote_name(table)), timeout)))
+            rows = self.sql(text.replace("{table}", quote_name(table)), timeout)
+            out.append(Statistic(name, title, rows, _header(text, "chart") or ""))
         # Files beside the rows count too (a partizan table's values table).
         beside = [f for a in kind_named(m.kind).artifacts for f in a.files(m).values()]
         values = sum(f["bytes"] for f in beside)
@@ -268,16 +272,18 @@ class Tablebase:
                     ProbedRows(path, kind.spell, kind.keyed.levels_of, kind.columns(), kind.derive())
             return self._indexes[table]
 
-    def lookup(self, table: str, position: str) -> Lookup:
+    def lookup(self, table: str, position: Position) -> Lookup:
         """The stored row of a position, with every legal move and its child's stored figures, best first.
 
-        The first lookup of a table loads it in memory (see :meth:`index`).
+        A position is text in the game's notation or, where that notation is whole numbers, the numbers
+        themselves: ``3``, ``(3, 5)``, ``[7, 7, 5, 3]``; anything else is a PositionError saying so.
         """
         stored = self.stored(table)
-        return cast(Lookup, _warned(stored, stored.lookup(position)))
+        return cast(Lookup, _warned(stored, stored.lookup(position_text(stored.game, position))))
 
-    def probe(self, table: str, position: str) -> Probe:
-        """The stored figures of one position, from memory: the fast point lookup.
+    def probe(self, table: str, position: Position) -> Probe:
+        """The stored figures of one position, from memory: the fast point lookup (positions as ``lookup``
+        takes them).
 
         A partizan position may be stored as its mirror image (a transpose is
         the negative) or be a sum of stored regions: it is answered by lookup.
@@ -285,6 +291,8 @@ class Tablebase:
         probe = self._probes.get(table)
         if probe is None:
             probe = self._prober(table)
+        if position.__class__ is not str:  # one test for the text a warm probe is given
+            position = position_text(self.stored(table).game, position)
         return probe(position)  # no cast(): a call less is a twentieth of a warm probe
 
     def _prober(self, table: str) -> Callable[[str], Probe]:
@@ -296,20 +304,24 @@ class Tablebase:
         self._probes[table] = probe
         return probe
 
-    def line(self, table: str, position: str, first: str | None = None) -> Line:
-        """Best play from a position to the end: each position with its figures and the move played from it.
+    def line(self, table: str, position: Position, first: str | None = None) -> Line:
+        """Best play from a position (as ``lookup`` takes it) to the end: each position with its figures and
+        the move played from it.
 
         A partizan table's line needs the side to move first (``first``: "Left" or "Right"), and the
-        sides then take turns; the other kinds' take none.
+        sides then take turns; the other kinds' take none (a UsageError, a ValueError, says so).
         """
         stored = self.stored(table)
-        return cast(Line, stored.line(position, first))
+        return cast(Line, stored.line(position_text(stored.game, position), first))
 
     def lookup_many(self, table: str, positions: Any, with_positions: bool = True) -> pa.Table:
         """Stored rows of many positions (a list of str, an Arrow array or a DataFrame column), in order.
 
-        Positions are read by the game's compiled reader and found by binary
-        search in memory; a malformed position raises PositionError naming it.
+        The columns, their order and their types are those of ``SELECT * FROM table`` (without ``position``
+        where ``with_positions`` is false), whatever the kind: a position not stored has null figures, and one
+        a table answers without storing it (a sum of stored parts) its figures and a null key. Positions are
+        read by the game's compiled reader and found in the probe index; a malformed position raises
+        PositionError naming it.
         """
         stored = self.stored(table)
         try:
@@ -318,7 +330,12 @@ class Tablebase:
             raise PositionError(f"{table}: positions must be text: {e}") from None
         if len(texts) > COMPILED_FROM:
             compile_if_installed()  # the game's reader compiled: seconds saved per million positions
-        return stored.lookup_many(texts, with_positions)
+        schema = stored.held.get("view_schema")
+        if schema is None:
+            schema = stored.held["view_schema"] = view_schema(self.root, stored.manifest)
+        if not with_positions:
+            schema = schema.remove(schema.get_field_index("position"))
+        return as_view(stored.lookup_many(texts, with_positions), schema)
 
     def close(self) -> None:
         """Close the SQL database and remove its temporary folder (the tables stay readable: SQL opens again)."""

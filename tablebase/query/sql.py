@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from tablebase import (
     DEFAULT_TIMEOUT,  # seconds a statement may run unless told otherwise
 )
-from tablebase.errors import StoreError, TablebaseError
+from tablebase.errors import StoreError, TablebaseError, UsageError
 from tablebase.lazy import pa, psutil
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
 _ALLOWED = {"SELECT", "EXPLAIN"}  # the statement types a query may be
 
 
-class QueryError(TablebaseError):
+class QueryError(UsageError):
     """SQL that DuckDB rejects, that would change something, or that passed its limits."""
 
 
@@ -57,7 +57,7 @@ def parse_size(size: int | str) -> int:
         return size
     found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(size))
     if found is None or found.group(2).lower() not in _UNITS:
-        raise TablebaseError(f"memory limit {size!r}: give a size such as 4GiB, 512MB or 2G")
+        raise UsageError(f"memory limit {size!r}: give a size such as 4GiB, 512MB or 2G")
     return int(float(found.group(1)) * _UNITS[found.group(2).lower()])
 
 
@@ -78,15 +78,15 @@ class Limits:
         memory = parse_size(memory_limit) if memory_limit is not None else \
             min(int(MEMORY_SHARE * total_memory()), MEMORY_CAP)
         if memory < MIN_MEMORY:
-            raise TablebaseError(f"memory limit {memory_limit}: give at least {MIN_MEMORY // 2**20} MiB")
+            raise UsageError(f"memory limit {memory_limit}: give at least {MIN_MEMORY // 2**20} MiB")
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-            raise TablebaseError(f"threads must be a whole number of at least 1, got {threads!r}")
+            raise UsageError(f"threads must be a whole number of at least 1, got {threads!r}")
         if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < float("inf")):
-            raise TablebaseError(f"time limit must be a number of seconds above 0, got {timeout!r}")
+            raise UsageError(f"time limit must be a number of seconds above 0, got {timeout!r}")
         root = None if temp_directory is None else Path(temp_directory)
         if root is not None and not root.is_dir():
-            raise TablebaseError(f"no folder {root} for temporary files")
+            raise UsageError(f"no folder {root} for temporary files")
         return cls(memory, threads or cores, None if timeout is None else float(timeout), root)
 
 

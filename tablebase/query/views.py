@@ -17,6 +17,7 @@ from pathlib import Path
 from tablebase.errors import StoreError
 from tablebase.games.base import table_name
 from tablebase.kinds import kind_named
+from tablebase.lazy import pa, pq
 from tablebase.query.sql import Session, parquet_source
 from tablebase.store import Manifest, table_dir
 
@@ -69,6 +70,30 @@ def make_views(session: Session, root: Path, manifests: dict[str, Manifest],
             for view, statement in views:
                 if view not in manifests:  # else a table of that name keeps it (the build refuses such names)
                     con.execute(statement)
+
+
+def view_schema(root: Path, m: Manifest) -> pa.Schema:
+    """The Arrow schema of ``SELECT * FROM <table>``, from the footer of the first file the view reads (DuckDB
+    takes the types of the first): ``key``, ``position`` (spelt from the key in a compact table), ``level``,
+    then the figures in the files' order, texts as plain strings."""
+    first = table_dir(root, m.table) / sorted(m.files)[0]
+    try:
+        stored = pq.read_schema(first)
+    except (OSError, pa.ArrowException) as e:
+        raise StoreError(f"cannot read {first}: {str(e).splitlines()[0]}") from None
+    plain = {f.name: f.type.value_type if pa.types.is_dictionary(f.type) else f.type for f in stored}
+    plain["position"] = pa.string()
+    first_three = ["key", "position", "level"]
+    names = first_three + [f.name for f in stored if f.name not in first_three]
+    return pa.schema([(name, plain[name]) for name in names])
+
+
+def as_view(rows: pa.Table, schema: pa.Schema) -> pa.Table:
+    """Rows in the view's columns, order and types: what the schema lacks left out, what the rows lack null,
+    each column cast to its type (a figure to its stored width, a text out of its dictionary)."""
+    columns = [rows.column(f.name).cast(f.type) if f.name in rows.column_names else pa.nulls(rows.num_rows, f.type)
+               for f in schema]
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 def summary_files(root: Path) -> list[Path]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -89,6 +90,28 @@ def test_evaluate_other_results():
     assert evaluate("{3||2+*|1+*}.Thermograph") == {"value": "Thermograph(9/4,[3/4],[0,-1],9/4,[3/4,1/2,0],[0,1,0,1])"}
     assert evaluate("^.Incentives") == {"value": "{^*}"}
     assert format_report(evaluate("^.IsInfinitesimal")) == "value       true"
+
+
+def test_a_number_a_method_gives_is_the_number_alone():
+    """G.Temperature is a number, not a game with an outcome and stops: {3|-1} has temperature 2 (half the
+    difference of its options, a switch), mean 1, stops 3 and -1, and birthday 4 (3 is born on day 3)."""
+    assert evaluate("{3|-1}.Temperature") == {"value": "2"}
+    assert evaluate("{3|-1}.Mean") == {"value": "1"}
+    assert evaluate("{3|-1}.LeftStop") == {"value": "3"} and evaluate("{3|-1}.RightStop") == {"value": "-1"}
+    assert evaluate("{3|-1}.Birthday") == {"value": "4"}
+    assert format_report(evaluate("{3|-1}.Temperature")) == "value       2"
+    # Taken on as a game, it is one again: 2 heated by 1 is 2 (a number is left as it is), and {3|-1} + 2.
+    assert evaluate("{3|-1}.Temperature.Heat(1)")["outcome"] == "L"
+    assert evaluate("{3|-1} + {3|-1}.Temperature")["value"] == "{5|1}"
+
+
+@pytest.mark.parametrize("text, said", [
+    ("heat", "G.Heat(t)"), ("3 heat", "G.Heat(t)"), ("Cool", "G.Cool(t)"), ("overheat", "G.Overheat(s, t)"),
+    ("{3|-1}.heat(1)", "did you mean Heat?"),
+])
+def test_a_method_written_as_a_game_says_how_it_is_written(text, said):
+    with pytest.raises(CGTSyntaxError, match=re.escape(said)):
+        evaluate(text)
 
 
 def test_format_report():
