@@ -42,6 +42,9 @@ import numpy as np
 import pyarrow as pa
 
 READER = Path(__file__).parent.parent / "readers" / "c" / "tbprobe.c"
+sys.path.insert(0, str(Path(__file__).parent))
+
+import common  # noqa: E402
 
 
 def child_env() -> dict[str, str]:
@@ -210,7 +213,7 @@ def without_index(root: Path, table: str) -> Path:
 
     folder = Path(tempfile.mkdtemp(prefix="bench_probe_old_"))
     for path in (root / table).rglob("*"):
-        if path.is_file() and path.name != FILE_NAME:
+        if path.is_file() and path.name != FILE_NAME and path.parent.name != "probe":
             target = folder / table / path.relative_to(root / table)
             target.parent.mkdir(parents=True, exist_ok=True)
             os.link(path, target)
@@ -276,7 +279,7 @@ def routing(root: Path, table: str, keys: list[int], batch: int, index_only: boo
 def ensure_table(args: argparse.Namespace) -> tuple[Path, str]:
     """The table to measure, built (Chomp 13x13) into a temporary folder unless given, and its index."""
     from tablebase.store import Manifest
-    from tablebase.store.probe import FILE_NAME, write_index
+    from tablebase.store.probe import FILE_NAME
 
     if args.db:
         root, table = Path(args.db), args.table
@@ -290,8 +293,7 @@ def ensure_table(args: argparse.Namespace) -> tuple[Path, str]:
     manifest = Manifest.load(root, table)
     if FILE_NAME not in manifest.probe:
         print(f"writing the probe index of {table} ...", file=sys.stderr)
-        manifest.probe = write_index(root, manifest)
-        manifest.save(root)
+        subprocess.run([sys.executable, "-m", "tablebase", "index", "--db", str(root), table, "--quiet"], check=True)
     return root, table
 
 
@@ -318,19 +320,20 @@ def measure(root: Path, table: str, count: int, texts: int, index_only: bool = F
 
     path = root / table / FILE_NAME
     with ProbeIndex(path) as index:
-        header = index.header
+        d = index.directory
+        top = d.entry(index.data, d.segments - 1)[0] + 1 if d.segments else 0
+        positions = index.positions
         rng = random.Random(7)
-        keys = [k for k in (rng.randrange(header.slots) for _ in range(120_000)) if index.probe(k) is not None] \
-            if header.layout == 1 else None
-    if keys is None:
+        keys = [k for k in (rng.randrange(top) for _ in range(120_000)) if index.probe(k) is not None]
+    if len(keys) < 100_000:
         sys.exit("bench_probe measures a dense table (Chomp, Nim, Wythoff, ...)")
-    size = path.stat().st_size
+    size = path.stat().st_size + sum(p.stat().st_size for p in (root / table / "probe").iterdir())
     cached_before = cached(path)
     cold = one_shot(path, keys[0], runs=5)
     interpreter = whole_process([sys.executable, "-c", "pass"], runs=5)
     duckdb_cold = duckdb_one_shot(root, table, keys[0], runs=5)
     probes = in_process(path, keys[:100_000])
-    rates = batch(path, header.slots, count)
+    rates = batch(path, top, count)
     spelt = by_text(root, table, keys[:100_000], texts)
     c = in_c(path, 10_000_000)
     point = duckdb_point(root, table, keys[:200])
@@ -358,10 +361,10 @@ def measure(root: Path, table: str, count: int, texts: int, index_only: bool = F
          f"{spelt['many_arrow'] / 1e6:.2f} / {spelt['many_arrow_keys_only'] / 1e6:.2f} M positions/s", ">= 10 M/s"),
         ("probe in C, random keys (wall / CPU)",
          f"{c['wall'] * 1e9:.0f} / {c['cpu'] * 1e9:.0f} ns" if c else "no cc on this machine", "<= 1 us"),
-        ("bytes a position, everything included", f"{size / header.positions:.3f} ({size:,} bytes)", "<= 3"),
+        ("bytes a position, everything included", f"{size / positions:.3f} ({size:,} bytes)", "<= 3"),
         ("DuckDB point query on the Parquet files (baseline)", f"{point * 1e3:.2f} ms", ""),
     ]
-    print(f"{table}: {header.positions:,} positions; load average {load:.1f} on {os.cpu_count()} cores; "
+    print(f"{table}: {positions:,} positions; load average {load:.1f} on {os.cpu_count()} cores; "
           f"the index in the page cache before the warm probes: {cached_before}")
     report(rows)
     report(routing(root, table, keys, texts, index_only))
@@ -381,8 +384,10 @@ def cached(path: Path) -> str:
 
 
 def report(rows: list[tuple[str, str, str]]) -> None:
+    """Print the figures, and keep them for the run's log."""
     for measure, figure, target in rows:
         print(f"  {measure:<52} {figure:<34} {('target ' + target) if target else ''}".rstrip(), flush=True)
+        common.report(measure, figure=figure, target=target)
 
 
 if __name__ == "__main__":
