@@ -119,14 +119,18 @@ class IndexCheck:
         return self.found
 
     def _walk(self, index: ProbeIndex) -> None:
-        """The index holds no key but the rows': every key of every segment probed, as many found as the
-        table has positions (every row's key was found)."""
+        """The index holds no key but the rows': every key of every dense segment probed and every key a
+        sparse one lists, as many found as the table has positions (every row's key was found)."""
         d, held = index.directory, 0
         try:
             for i in range(d.segments):
-                first, last = d.first(index.data, i), d.entry(index.data, i)[0]
-                for start in range(first, last + 1, SCAN):
-                    keys = np.arange(start, min(start + SCAN, last + 1), dtype=np.int64)
+                segment = index.segment(i)
+                if not segment.dense:
+                    keys = np.asarray(segment.keys, dtype=np.int64) + segment.first
+                    held += int(index.probe_many(keys).found.sum())
+                    continue
+                for start in range(segment.first, segment.last + 1, SCAN):
+                    keys = np.arange(start, min(start + SCAN, segment.last + 1), dtype=np.int64)
                     held += int(index.probe_many(keys).found.sum())
         except StoreError as e:
             self._problem(FILE_NAME, str(e))
