@@ -110,7 +110,6 @@ def test_a_resumed_build_says_how_far_its_workers_have_read_back_and_the_level_l
     assert all(found.group(4) != "-" for found in reading if found.group(2) != "0"), err
     solving = [int(found.group(1)) for found in map(SOLVING.search, err.splitlines()) if found]
     assert solving and min(solving) == left > 0, err
-    # Then the probe index, written from every row three times over (the records' pass weighing three), is
-    # told as it goes.
-    assert re.search(r"writing the probe index, 3 passes over 184,755 rows \(a row counted 1, 1, 3 times in "
-                     r"each\): [\d,]+/923,775 \(\d+\.\d%\)", err), err
+    # Then the probe index, written from the values the workers hold, every key of the 184,756 once, is told
+    # as it goes.
+    assert re.search(r"writing the probe index from the values held: [\d,]+/184,756 \(\d+\.\d%\)", err), err

@@ -149,6 +149,7 @@ class TableBuild:
         self.pending: dict[str, Any] = {}  # solving tasks not yet collected
         self.dealt: dict[str, list] = {}  # each solving task's slices, to submit it again
         self.warming: list = []
+        self.index_seconds = 0.0
 
     def prepare(self, partition_rows: int | None) -> None:
         """The steps before solving: resume, list, plan."""
@@ -280,6 +281,7 @@ class TableBuild:
             for _, record in workers(task, ranges, counting(self.progress, max(total, 1), what)):
                 manifest.probe.update(record)
         write_index_directory(self.root, manifest, figures)
+        self.index_seconds = time.perf_counter() - began
         size = sum(r["bytes"] for r in manifest.probe.values())
         self.progress.say(f"probe index: {size:,} bytes, {size / max(manifest.positions, 1):.2f} bytes a position, "
                           f"{time.perf_counter() - began:.1f}s")
@@ -313,7 +315,8 @@ class TableBuild:
             seconds=round(time.perf_counter() - self.began, 3), partitions=len(self.layout.pieces),
             skipped_partitions=self.skipped, bytes=self.manifest.bytes,
             memory_estimate_mib=round(self.memory.peak / 2**20),
-            worker_seconds={phase: round(seconds, 3) for phase, seconds in self.collector.busy.items()})
+            worker_seconds={phase: round(seconds, 3) for phase, seconds in self.collector.busy.items()},
+            index_seconds=round(self.index_seconds, 3))
 
     # -- inside the steps ---------------------------------------------------------
     def _whole(self) -> bool:

@@ -38,6 +38,7 @@ class BuildSummary:
     bytes: int
     memory_estimate_mib: int  # a worker's planned peak
     worker_seconds: dict[str, float]  # the workers' time reading lower levels, solving and writing
+    index_seconds: float = 0.0  # the wall time of the build's last step: the probe index's segments left, its directory
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

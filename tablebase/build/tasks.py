@@ -325,9 +325,11 @@ def index_values(run: str, root: str, table: str, ref: str, params: dict[str, An
     with _one_at_a_time:
         state = _solver(run, root, table, ref, params, values)
         solver, game = state.solver, state.solver.game
-        top = len(state.plan) - 1
-        # Silently: this task's reports count the keys it indexes.
-        _read_back(state, root, table, run, _lacking(state, list(range(top + 1)), top + 1), float("inf"))
+        # Every level, not only those that moves reach (a top level is reached by none); silently: this task's
+        # reports count the keys it indexes.
+        held = [start + i for start, _, sizes in state.plan.runs for i, n in enumerate(sizes) if n]
+        lacking = [level for level in held if level not in solver.levels]
+        _read_back(state, root, table, run, lacking, float("inf"))
         known = solver.known  # type: ignore[attr-defined]
         holes = np.asarray(game.absent_keys, dtype=np.int64)
         unsigned = [f.unsigned for f in sorted((f for f in figures if f.source == STORED), key=lambda f: f.field)]

@@ -85,8 +85,8 @@ class StoredTable:
     def probe(self, text: str) -> dict[str, Any]:
         return self.kind.probe(self, text)
 
-    def lookup_many(self, texts: Texts, positions: bool) -> pa.Table:
-        return self.kind.lookup_many(self, texts, positions)
+    def lookup_many(self, texts: Texts, positions: bool, wanted: set[str] | None = None) -> pa.Table:
+        return self.kind.lookup_many(self, texts, positions, wanted)
 
     def line(self, text: str, first: str | None = None) -> dict[str, Any]:
         return best_line(self.lookup, text, self.kind.line_choice(), side_named(first, self.kind.sides))
@@ -282,16 +282,18 @@ class Kind(ABC):
         """``by_children`` for many keys at once (``ProbedRows.rows``), or None."""
         return None
 
-    def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
-        """Stored rows of many positions, in order (null figures where a position is not stored)."""
+    def lookup_many(self, table: StoredTable, texts: Texts, positions: bool,
+                    wanted: set[str] | None = None) -> pa.Table:
+        """Stored rows of many positions, in order (null figures where a position is not stored); ``wanted``:
+        the columns asked for, where not all (a figure the index leaves to the children is found only if asked)."""
         if not positions:
             keys, levels = self.keyed.locate_many(texts)
-            return table.index().rows(keys, False, levels)
+            return table.index().rows(keys, False, levels, wanted)
         keys, levels, spelt = self.keyed.locate_spelt(texts)
         if not spelt:
-            return table.index().rows(keys, True, levels)
+            return table.index().rows(keys, True, levels, wanted)
         # The texts are the positions' notation already: spelling a million keys again took a third of a second.
-        return table.index().rows(keys, False, levels).add_column(1, "position", texts.to_arrow())
+        return table.index().rows(keys, False, levels, wanted).add_column(1, "position", texts.to_arrow())
 
     def line_choice(self) -> Choose:
         """Which move a line of best play takes from a lookup (``lines.py``): by default ``best_move``."""

@@ -179,9 +179,10 @@ class Impartial(Kind):
             return partial(sum_lookup, table, moves=False)
         return super().prober(table)
 
-    def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
+    def lookup_many(self, table: StoredTable, texts: Texts, positions: bool,
+                    wanted: set[str] | None = None) -> pa.Table:
         if not self.sums:
-            return super().lookup_many(table, texts, positions)
+            return super().lookup_many(table, texts, positions, wanted)
         rows = [self.probe(table, t) for t in texts.to_strings()]
         return pa.Table.from_pylist([{k: v for k, v in row.items() if positions or k != "position"} for row in rows])
 

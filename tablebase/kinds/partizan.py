@@ -113,7 +113,8 @@ class Partizan(Kind):
     def line_choice(self) -> Choose:
         return by_side  # the sides take turns, each playing its own best move
 
-    def lookup_many(self, table: StoredTable, texts: Texts, positions: bool) -> pa.Table:
+    def lookup_many(self, table: StoredTable, texts: Texts, positions: bool,
+                    wanted: set[str] | None = None) -> pa.Table:
         """Rows of many positions as an Arrow table: exact figures as doubles, and each side's number of moves,
         as SQL has them (a board the table does not store, a sum of parts, has them too)."""
         rows = []

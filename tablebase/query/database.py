@@ -314,14 +314,17 @@ class Tablebase:
         stored = self.stored(table)
         return cast(Line, stored.line(position_text(stored.game, position), first))
 
-    def lookup_many(self, table: str, positions: Any, with_positions: bool = True) -> pa.Table:
+    def lookup_many(self, table: str, positions: Any, with_positions: bool = True,
+                    columns: list[str] | None = None) -> pa.Table:
         """Stored rows of many positions (a list of str, an Arrow array or a DataFrame column), in order.
 
         The columns, their order and their types are those of ``SELECT * FROM table`` (without ``position``
         where ``with_positions`` is false), whatever the kind: a position not stored has null figures, and one
-        a table answers without storing it (a sum of stored parts) its figures and a null key. Positions are
-        read by the game's compiled reader and found in the probe index; a malformed position raises
-        PositionError naming it.
+        a table answers without storing it (a sum of stored parts) its figures and a null key. ``columns``:
+        those of them to give, in the view's order. An impartial table's ``best_move`` is found by probing
+        each position's children (docs/format.md), many times the work of the rest: leave it out of
+        ``columns`` where it is not needed. Positions are read by the game's compiled reader and found in the
+        probe index; a malformed position raises PositionError naming it.
         """
         stored = self.stored(table)
         try:
@@ -335,7 +338,12 @@ class Tablebase:
             schema = stored.held["view_schema"] = view_schema(self.root, stored.manifest)
         if not with_positions:
             schema = schema.remove(schema.get_field_index("position"))
-        return as_view(stored.lookup_many(texts, with_positions), schema)
+        if columns is not None:
+            unknown = sorted(set(columns) - set(schema.names))
+            if unknown:
+                raise PositionError(f"{table}: no column {unknown[0]!r}; its columns are {', '.join(schema.names)}")
+            schema = pa.schema([f for f in schema if f.name in columns])
+        return as_view(stored.lookup_many(texts, with_positions, set(schema.names)), schema)
 
     def close(self) -> None:
         """Close the SQL database and remove its temporary folder (the tables stay readable: SQL opens again)."""

@@ -98,9 +98,10 @@ class TableIndex:
         """``row``, bound once (``ProbedRows.row_reader``'s twin)."""
         return self.row
 
-    def rows(self, keys: np.ndarray, with_positions: bool = True, levels: np.ndarray | None = None) -> pa.Table:
+    def rows(self, keys: np.ndarray, with_positions: bool = True, levels: np.ndarray | None = None,
+             wanted: set[str] | None = None) -> pa.Table:
         """Stored rows of many keys, in the order given; missing keys give null figures. ``levels`` is not
-        needed: the rows hold them."""
+        needed: the rows hold them; nor ``wanted``: every figure is at hand."""
         keys = np.asarray(keys, dtype=np.int64)
         where = self.find(keys)
         missing = where < 0

@@ -78,19 +78,26 @@ class ProbedRows:
 
         return row
 
-    def rows(self, keys: np.ndarray, with_positions: bool = True, levels: np.ndarray | None = None) -> pa.Table:
+    def rows(self, keys: np.ndarray, with_positions: bool = True, levels: np.ndarray | None = None,
+             wanted: set[str] | None = None) -> pa.Table:
         """Stored rows of many keys, in the order given; missing keys give null figures. ``levels``: the
-        keys' levels where the caller read them (with the positions' texts), else the game's give them."""
+        keys' levels where the caller read them (with the positions' texts), else the game's give them.
+        ``wanted``: the columns asked for, where not all: a figure found by the children is found only if
+        asked for."""
         keys = np.asarray(keys, dtype=np.int64)
         columns = self.index.probe_many(keys)
         missing = ~columns.found
         out: dict[str, pa.Array] = {"key": pa.array(keys)}
         if with_positions:
             out["position"] = self.spell(keys)
-        derived = self.derive(self.index, keys) if self.derive is not None and self.by_children else {}
+        asked = [n for n in self.by_children if wanted is None or n in wanted]
+        derived = self.derive(self.index, keys) if self.derive is not None and asked else {}
         types = {f.name: f for f in self.index.figures}
         for name in self.columns:
-            out[name] = derived[name] if name in derived else _arrow(types[name], columns)
+            if name in types:
+                out[name] = _arrow(types[name], columns)
+            elif name in derived:
+                out[name] = derived[name]
         if levels is None:
             levels = np.zeros(len(keys), dtype=np.int64)
             if columns.found.any():  # a key the table does not hold may have no level

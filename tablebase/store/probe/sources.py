@@ -10,6 +10,7 @@ leave it out.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 
 from tablebase.errors import StoreError
@@ -110,7 +111,7 @@ def segment_of_values(first: int, grundy: np.ndarray, remoteness: np.ndarray, mi
     return encode_segment(first, last, fields, list(unsigned)[: len(fields)], present=present, records=records)
 
 
-MISERE_TEXTS = np.array([0, 1, 2], dtype="<u8").tobytes() + b"NP"
+MISERE_TEXTS = struct.pack("<3Q", 0, 1, 2) + b"NP"  # a text dictionary of N and P
 
 
 @njit(cache=True, nogil=True)
