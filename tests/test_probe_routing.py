@@ -108,3 +108,22 @@ def test_a_table_with_only_its_index_answers_lookups(folders, name):
     with tablebase.open(root) as tb, tablebase.open(index_only) as alone:
         for row in tb.sql(f"SELECT position FROM {table}").to_pylist():
             assert alone.lookup(table, row["position"]) == tb.lookup(table, row["position"])
+
+
+def test_lookup_many_gives_the_columns_asked_for_and_finds_best_moves_only_if_asked(folders, monkeypatch):
+    """An impartial table's best move is found by probing the children: a batch that leaves it out of its
+    columns never asks for them, and gives the other columns as the whole batch does."""
+    from tablebase.kinds import children
+
+    root, _, _, names = folders
+    table = names["chomp"]
+    with tablebase.open(root) as tb:
+        texts = [row["position"] for row in tb.sql(f"SELECT position FROM {table}").to_pylist()]
+        whole = tb.lookup_many(table, texts)
+        asked = []
+        monkeypatch.setattr(children, "children_of", lambda *a, **k: asked.append(1) or pytest.fail("asked"))
+        some = tb.lookup_many(table, texts, columns=["key", "grundy", "remoteness"])
+        assert some.column_names == ["key", "grundy", "remoteness"] and not asked
+        assert some.to_pylist() == whole.select(["key", "grundy", "remoteness"]).to_pylist()
+        with pytest.raises(tablebase.UsageError, match="no column 'nope'"):
+            tb.lookup_many(table, texts, columns=["nope"])

@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-from tablebase.errors import PositionError, StoreError, TablebaseError, TableNotFound
+from tablebase.errors import PositionError, StoreError, TablebaseError, TableNotFound, UsageError
 from tablebase.games import KeyedForm, Texts
 from tablebase.games.base import position_text
 from tablebase.jit import compile_if_installed
@@ -341,7 +341,7 @@ class Tablebase:
         if columns is not None:
             unknown = sorted(set(columns) - set(schema.names))
             if unknown:
-                raise PositionError(f"{table}: no column {unknown[0]!r}; its columns are {', '.join(schema.names)}")
+                raise UsageError(f"{table}: no column {unknown[0]!r}; its columns are {', '.join(schema.names)}")
             schema = pa.schema([f for f in schema if f.name in columns])
         return as_view(stored.lookup_many(texts, with_positions, set(schema.names)), schema)
 
