@@ -6,7 +6,8 @@ folder names, docs/security.md), a game whose positions the engine lists is
 listed again from its start positions, and compiled loops are compiled anew.
 Each level is then solved again from the *stored* rows of the lower levels
 and the result compared, column by column, with what is stored, so a table
-built under other rules cannot pass. A damaged or missing file is reported,
+built under other rules cannot pass; each file's columns must be the kind's,
+of the kind's sorts of types (``schema_problems``). A damaged or missing file is reported,
 and its level's recomputed rows stand in for it so that the levels above can
 still be checked. The kind's artifacts (a partizan table's values table) are
 derived again and compared too, and the probe index with the stored rows
@@ -70,6 +71,36 @@ def _check_files(root: Path, m: Manifest) -> tuple[list[Problem], set[str]]:
         if level in done and not all(piece.name in m.files for piece in layout.of_level(level)):
             problems.append(Problem(m.table, f"level {level}", None, "level marked done but files are missing"))
     return problems, present
+
+
+def schema_problems(stored: pa.Schema, expected: pa.Schema) -> list[str]:
+    """How a file's columns differ from those the table's kind writes (``expected``: its solver's rows with
+    their levels): a column missing, one the kind does not write (nested or not), or one of another sort
+    of type (text for a figure, say). A width is the build's choice and may differ: integers are
+    integers, text is text whether dictionary-encoded or not."""
+    problems = [f"column {name!r} is missing" for name in expected.names if name not in stored.names]
+    for field in stored:
+        if field.name not in expected.names:
+            problems.append(f"column {field.name!r} is not one of the table's kind")
+            continue
+        want = _sort_of(expected.field(field.name).type)
+        if _sort_of(field.type) != want:
+            problems.append(f"column {field.name!r} holds {field.type}, the table's kind stores {want}")
+    if len(set(stored.names)) != len(stored.names):
+        problems.append("a column is named twice")
+    return problems
+
+
+def _sort_of(kind: pa.DataType) -> str:
+    """The sort of values a column type holds, whatever its width or encoding."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    for sort, test in (("integers", pa.types.is_integer), ("numbers", pa.types.is_floating),
+                       ("text", lambda t: pa.types.is_string(t) or pa.types.is_large_string(t)),
+                       ("true or false", pa.types.is_boolean)):
+        if test(kind):
+            return sort
+    return str(kind)
 
 
 def _plain(column: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -138,8 +169,6 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
     levels_done = set(m.levels_done)
     for piece in m.layout().pieces:
         stored = _read(root, table, piece.name, present, problems)
-        if stored is not None:
-            index.add(stored)
         count = piece.parts
         for level, size in m.plan.sizes(piece.first, piece.last):
             if level not in levels_done or level > keyed.max_level or keyed.level_size(level) != size:
@@ -147,11 +176,16 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
                 return _finish(checks, index, checked, problems, root, m, table, say, whole=False)
             keys = keyed.level_keys(level, piece.part * size // count, (piece.part + 1) * size // count)
             derived = with_levels(solver.solve(keys, compact=m.compact), np.full(len(keys), level))
+            if stored is not None and level == piece.first:  # the file's schema, once: the kind's columns
+                wrong = schema_problems(stored.schema, derived.schema)
+                problems += [Problem(table, piece.name, None, what) for what in wrong]
+                stored = None if wrong else stored  # its level's derived rows stand in for it
+                if stored is not None:
+                    index.add(stored)
             mine = _of_level(stored, level) if stored is not None else None
             if mine is not None:
-                if set(derived.column_names) <= set(mine.column_names):
-                    mine = mine.select(derived.column_names)
-                problems += _compare(table, piece.name, mine, derived, spell if m.compact else None)
+                problems += _compare(table, piece.name, mine.select(derived.column_names), derived,
+                                     spell if m.compact else None)
                 checked += mine.num_rows
             held, fresh = parts.setdefault(level, ([], []))
             held.append(mine if mine is not None and mine.schema == derived.schema else derived)
