@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from tablebase.errors import (
+    DamagedTable,
     GameUnavailable,
     PositionError,
     StoreError,
@@ -63,6 +64,6 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-__all__ = ["DEFAULT_TIMEOUT", "Exact", "Figures", "GameUnavailable", "Line", "Lookup", "Move", "PositionError", "Probe",
-           "Step", "StoreError", "TableNotFound", "Tablebase", "TablebaseError", "UsageError", "__version__", "exact",
-           "open"]
+__all__ = ["DEFAULT_TIMEOUT", "DamagedTable", "Exact", "Figures", "GameUnavailable", "Line", "Lookup", "Move",
+           "PositionError", "Probe", "Step", "StoreError", "TableNotFound", "Tablebase", "TablebaseError", "UsageError",
+           "__version__", "exact", "open"]

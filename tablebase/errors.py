@@ -29,6 +29,10 @@ class TableNotFound(StoreError):
     """A table name that a folder does not hold (a LookupError too)."""
 
 
+class DamagedTable(StoreError):
+    """A table whose files cannot be read as its manifest records them: it refuses itself, not its folder."""
+
+
 class GameUnavailable(StoreError):
     """A table whose game cannot be imported (a plugin not installed, a game file moved)."""
 

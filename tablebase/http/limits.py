@@ -28,7 +28,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"description": "a position that does not parse or lies outside the table"},
     404: {"description": "no such table"},
     413: {"description": f"a request body over {MAX_BODY:,} bytes"},
-    503: {"description": "the table's game is not installed on this server"},
+    503: {"description": "the table's game is not installed on this server, or its files are damaged"},
 }
 
 Scope = dict[str, Any]

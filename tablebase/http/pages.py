@@ -27,7 +27,7 @@ a link is a link to the position a click on it sets up, where the table
 holds that position (``boards``, and the game's ``draw``). A page that
 cannot be given says why, with the API's status: 400 for a position (or a
 move) that is not one of the table's, 404 for a missing table, 503 for a
-game this server cannot load.
+game this server cannot load or a table whose files are damaged.
 
 Each answered at ``/table/...`` too, where the pages were first, with a
 permanent redirect (308) to the same URL under ``/tables/``, so that links
@@ -46,7 +46,7 @@ import jinja2
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
-from tablebase.errors import PositionError, TablebaseError
+from tablebase.errors import DamagedTable, PositionError, TablebaseError
 from tablebase.games.drawing import OUTCOME_COLOURS
 from tablebase.http.api import status_of
 from tablebase.http.boards import LINE_PX, Outline, outlined, position_board, region_boards
@@ -97,10 +97,10 @@ class Explorer:
 
     def failure(self, error: TablebaseError, table: str | None = None) -> HTMLResponse:
         """A page naming the problem with the API's status and reason: 400 a position that is not the table's,
-        404 nothing there by that name, 503 a game the server cannot load."""
+        404 nothing there by that name, 503 a game the server cannot load or a damaged table."""
         status = status_of(error)
-        title = ("Bad move" if isinstance(error, NoSuchMove) else TITLES[status] if status != 400 or
-                 isinstance(error, PositionError) else "Bad request")
+        title = ("Bad move" if isinstance(error, NoSuchMove) else "Table unavailable" if isinstance(error, DamagedTable)
+                 else TITLES[status] if status != 400 or isinstance(error, PositionError) else "Bad request")
         return self.page("error.html", status, title=title, reason=self.folder.public(str(error)),
                          table=table)
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from tablebase import (
     DEFAULT_TIMEOUT,  # seconds a statement may run unless told otherwise
 )
-from tablebase.errors import StoreError, TablebaseError, UsageError
+from tablebase.errors import DamagedTable, StoreError, TablebaseError, UsageError
 from tablebase.lazy import pa, psutil
 
 if TYPE_CHECKING:
@@ -118,7 +118,9 @@ class Session:
 
     ``files`` are the exact files views may read (beside everything inside
     ``root``). ``broken`` maps a view that could not be made to why: a query
-    that names it gets that reason instead of "does not exist".
+    that names it gets that reason instead of "does not exist". ``owners``
+    maps each file a view reads to its table (``own``): an error DuckDB
+    meets while it reads a file refuses that file's table in one line.
     """
 
     def __init__(self, root: Path, files: Iterable[Path], limits: Limits) -> None:
@@ -126,7 +128,9 @@ class Session:
 
         self.limits = limits
         self.temp = Path(tempfile.mkdtemp(prefix="tablebase-sql-", dir=limits.temp_root))
-        self.broken: dict[str, str] = {}
+        self.root = root
+        self.broken: dict[str, StoreError] = {}
+        self.owners: dict[str, str] = {}
         self.failed: TablebaseError | None = None  # what a Python function of a view last raised
         import shutil  # with its archive libraries, not for a program that only looks positions up
 
@@ -150,6 +154,11 @@ class Session:
             self.con.execute("SET allowed_paths = $1", [patterns])
         self.con.execute("SET enable_external_access = false")
         self.con.execute("SET lock_configuration = true")
+
+    def own(self, table: str, paths: Iterable[Path]) -> None:
+        """Say that a view of ``table`` reads these files (as DuckDB's errors spell them: quoted, escaped)."""
+        for path in paths:
+            self.owners[str(path)] = self.owners[glob_escaped(path)] = table
 
     def run(self, query: str, timeout: float | None, rows: int | None = None) -> pa.Table:
         """One read-only statement (SELECT or EXPLAIN), within the limits; an Arrow table (of its first
@@ -198,7 +207,7 @@ class Session:
         import duckdb
 
         error = outcome.get("error")
-        if isinstance(error, duckdb.Error):
+        if isinstance(error, (duckdb.Error, pa.ArrowException)):  # Arrow's: DuckDB's, met reading the batches
             raise self._explained(error) from None
         if error is not None:
             raise error  # type: ignore[misc]
@@ -223,7 +232,7 @@ class Session:
         table = pa.Table.from_batches(batches, reader.schema)
         return table if rows is None else table.slice(0, rows)
 
-    def _explained(self, error: duckdb.Error) -> TablebaseError:
+    def _explained(self, error: Exception) -> TablebaseError:
         """A DuckDB error as one line, or what the error stands for (a broken view, a failed function)."""
         import duckdb
 
@@ -233,13 +242,22 @@ class Session:
         if isinstance(error, duckdb.CatalogException):
             for view, why in self.broken.items():
                 if re.search(rf"\b{re.escape(view)}\b", text):
-                    return StoreError(why)
+                    return type(why)(str(why))
         if isinstance(error, duckdb.InterruptException):
             return QueryError("the query was interrupted")
+        owner = next((self.owners[f] for f in re.findall(r"""["']([^"']+)["']""", text) if f in self.owners), None)
+        if owner is not None:  # a file DuckDB found damaged only as it read it: its table refuses itself
+            return damaged(owner, text, self.root)
         return QueryError(f"SQL error: {text}")
 
     def close(self) -> None:
         self._finalizer()
+
+
+def damaged(table: str, why: str, root: Path) -> DamagedTable:
+    """The one line that refuses a table (or a summary) whose files DuckDB cannot read as they are."""
+    return DamagedTable(f"table {table} is damaged and refused: {_first_line(why)}; "
+                        f"tablebase verify --db {root} {table} says what else")
 
 
 def _waited(done: threading.Event, timeout: float | None) -> bool:
@@ -266,5 +284,5 @@ def _close(con: duckdb.DuckDBPyConnection, temp: Path) -> None:
     shutil.rmtree(temp, ignore_errors=True)
 
 
-def _first_line(error: Exception) -> str:
+def _first_line(error: Exception | str) -> str:
     return " ".join(str(error).split("\n")[0].split())

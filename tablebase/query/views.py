@@ -3,22 +3,27 @@
 A table is the view of its name over its files of rows (never a glob of its
 folder: a file deleted or left behind by a killed build is not silently
 counted); its kind's artifacts add theirs (``<table>_values``), and each
-summary a job wrote (``_summaries/<name>.parquet``) is a view of its name. A table whose
-recorded files are not all there gets no view, and a view whose name is
-taken by a table is not made: either way a query that names it is told why,
-and every other table still answers.
+summary a job wrote (``_summaries/<name>.parquet``) is a view of its name. A
+table whose recorded files are not all there, or not of the size recorded,
+or that DuckDB cannot make a view of (a damaged file, a file without its
+``key`` or ``level``), gets no view; a view whose name is taken by a table
+is not made. Either way a query that names it is told why in one line
+(``DamagedTable``), and every other table still answers; damage DuckDB only
+finds while it reads is named the same way (``Session.owners``).
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from tablebase.errors import StoreError
+from tablebase.errors import DamagedTable, StoreError
 from tablebase.games.base import table_name
 from tablebase.kinds import kind_named
 from tablebase.lazy import pa, pq
-from tablebase.query.sql import Session, parquet_source
+from tablebase.query.sql import Session, damaged, parquet_source
 from tablebase.store import Manifest, table_dir
 
 SUMMARIES = "_summaries"  # as build/summary.py writes them
@@ -42,34 +47,48 @@ def make_views(session: Session, root: Path, manifests: dict[str, Manifest],
                spelt: Callable[[str], str]) -> None:
     """A view per table, then its artifacts' views; ``spelt(table)`` is the SQL that spells a compact
     table's positions from its keys. What cannot be made is noted in ``session.broken``."""
-    con = session.con
     for name, m in manifests.items():
         if not m.files:
-            session.broken[name] = f"table {name} has no rows yet"
+            session.broken[name] = StoreError(f"table {name} has no rows yet")
             continue
+        session.own(name, [table_dir(root, name) / file for file in _files(m)])
         try:
-            source = _source(root, name)
-            files = source(sorted(m.files))
+            files = _source(root, name, m)(sorted(m.files))
         except StoreError as e:
-            session.broken[name] = str(e)
+            session.broken[name] = e
             continue
         position = spelt(name) if m.compact else "position"
         # Every file holds a level column; DuckDB skips files and row groups by its statistics.
-        con.execute(f"CREATE VIEW {quote_name(name)} AS SELECT key, {position} AS position, level, "
-                    f"* EXCLUDE (key, {'' if m.compact else 'position, '}level) FROM {files}")
+        _made(session, name, [name], f"CREATE VIEW {quote_name(name)} AS SELECT key, {position} AS position, level, "
+              f"* EXCLUDE (key, {'' if m.compact else 'position, '}level) FROM {files}")
     for path in summary_files(root):  # a job's summaries: a view each, unless a table has the name
         if path.stem not in manifests:
-            con.execute(f"CREATE VIEW {quote_name(path.stem)} AS SELECT * FROM {parquet_source([path])}")
+            session.own(path.stem, [path])
+            _made(session, path.stem, [path.stem],
+                  f"CREATE VIEW {quote_name(path.stem)} AS SELECT * FROM {parquet_source([path])}")
     for name, m in manifests.items():
+        if name in session.broken:  # its artifacts' views would only say the same
+            continue
         for artifact in kind_named(m.kind).artifacts:
             try:
-                views = artifact.views(name, m, _source(root, name))
+                views = artifact.views(name, m, _source(root, name, m))
             except StoreError as e:
-                session.broken.update((view, str(e)) for view in artifact.view_names(name))
+                session.broken.update((view, e) for view in artifact.view_names(name))
                 continue
             for view, statement in views:
                 if view not in manifests:  # else a table of that name keeps it (the build refuses such names)
-                    con.execute(statement)
+                    _made(session, name, [view], statement)
+
+
+def _made(session: Session, table: str, views: list[str], statement: str) -> None:
+    """Run a statement that makes views; if DuckDB cannot (a file it reads is damaged), the views are broken,
+    with DuckDB's reason in one line, and nothing else is."""
+    import duckdb
+
+    try:
+        session.con.execute(statement)
+    except duckdb.Error as e:
+        session.broken.update((view, damaged(table, str(e), session.root)) for view in views)
 
 
 def view_schema(root: Path, m: Manifest) -> pa.Schema:
@@ -80,7 +99,7 @@ def view_schema(root: Path, m: Manifest) -> pa.Schema:
     try:
         stored = pq.read_schema(first)
     except (OSError, pa.ArrowException) as e:
-        raise StoreError(f"cannot read {first}: {str(e).splitlines()[0]}") from None
+        raise DamagedTable(f"cannot read {first}: {str(e).splitlines()[0]}") from None
     plain = {f.name: f.type.value_type if pa.types.is_dictionary(f.type) else f.type for f in stored}
     plain["position"] = pa.string()
     first_three = ["key", "position", "level"]
@@ -102,15 +121,27 @@ def summary_files(root: Path) -> list[Path]:
                   and table_name([p.stem]) == p.stem)
 
 
-def _source(root: Path, table: str) -> Callable[[list[str]], str]:
-    """The SQL that reads exactly these files of a table; StoreError naming the first that is missing."""
-    folder = table_dir(root, table)
+def _source(root: Path, table: str, m: Manifest) -> Callable[[list[str]], str]:
+    """The SQL that reads exactly these files of a table; DamagedTable naming the first that is missing or not
+    of the size its manifest records (a stat each, as the check that it is there costs anyway)."""
+    folder, records = table_dir(root, table), m.records()
 
     def source(names: list[str]) -> str:
-        missing = next((n for n in names if not (folder / n).is_file()), None)
-        if missing is not None:
-            raise StoreError(f"table {table}: its file {missing} is missing (its manifest records it); "
-                             f"tablebase verify --db {root} {table} says what else")
+        for name in names:
+            try:
+                found = os.stat(folder / name)
+            except OSError:
+                found = None
+            if found is None or not stat.S_ISREG(found.st_mode):
+                raise _refused(root, table, f"its file {name} is missing (its manifest records it)")
+            if name in records and found.st_size != records[name]["bytes"]:
+                raise _refused(root, table, f"its file {name} is {found.st_size:,} bytes, its manifest records "
+                                            f"{records[name]['bytes']:,}")
         return parquet_source(folder / n for n in names)
 
     return source
+
+
+def _refused(root: Path, table: str, why: str) -> DamagedTable:
+    return DamagedTable(f"table {table} is damaged and refused: {why}; tablebase verify --db {root} {table} says "
+                        "what else")

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from tablebase.errors import StoreError
+from tablebase.errors import DamagedTable, StoreError
 from tablebase.lazy import np, pa, pq
 from tablebase.store.layout import ROWS, Layout, Piece
 
@@ -258,7 +258,7 @@ def _parquet_options(schema: pa.Schema, sort_key: str | None, level: int | None,
 def read_parquet(
     paths: list[Path], columns: list[str] | None = None, filters=None, dictionary: list[str] | None = None
 ) -> pa.Table:
-    """Read and concatenate files; a damaged file is a StoreError naming it.
+    """Read and concatenate files; a damaged file is a DamagedTable (a StoreError) naming it.
 
     Columns named in ``dictionary`` come back dictionary-encoded.
     """
@@ -267,7 +267,7 @@ def read_parquet(
         try:
             tables.append(pq.read_table(path, columns=columns, filters=filters, read_dictionary=dictionary))
         except (OSError, pa.ArrowException) as e:
-            raise StoreError(f"cannot read {path}: {str(e).splitlines()[0]}") from None
+            raise DamagedTable(f"cannot read {path}: {str(e).splitlines()[0]}") from None
     if not tables:
         raise StoreError("no files to read")
     return pa.concat_tables(tables)

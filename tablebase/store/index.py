@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tablebase.errors import StoreError
+from tablebase.errors import DamagedTable
 from tablebase.lazy import np, pa, pq
 from tablebase.store.files import read_parquet, table_dir
 from tablebase.store.manifest import Manifest
@@ -35,7 +35,9 @@ class TableIndex:
         try:
             schema = pq.read_schema(folder / names[0])
         except (OSError, pa.ArrowException) as e:
-            raise StoreError(f"cannot read {folder / names[0]}: {str(e).splitlines()[0]}") from None
+            raise DamagedTable(f"cannot read {folder / names[0]}: {str(e).splitlines()[0]}") from None
+        if "key" not in schema.names:  # every other file is read for the columns of this one, or refused
+            raise DamagedTable(f"table {table}: its file {names[0]} has no column 'key'")
         # Positions are not kept: they are re-spelt from keys when asked for.
         wanted = [f.name for f in schema if f.name != "position"]
         texts = [f.name for f in schema if f.name in wanted and _is_text(f.type)]

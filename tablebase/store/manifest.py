@@ -104,16 +104,16 @@ class Manifest:
                 range(first, last + 1) for first, last in manifest.levels_done))
         except (ValueError, TypeError) as e:
             raise StoreError(f"damaged manifest {path}: {e}") from None
-        outside = first_outside(path.parent, manifest.named_files())
+        outside = first_outside(path.parent, manifest.records())
         if outside is not None:
             raise _outside(root, table, outside)
         return manifest
 
-    def named_files(self) -> list[str]:
-        """Every file name the manifest records: rows, the listing's, the values table's files and pieces, the
-        probe index."""
-        return [*self.files, *self.listing.get("files", {}), *self.values.get("files", {}),
-                *self.values.get("pieces", {}), *self.probe]
+    def records(self) -> dict[str, dict[str, Any]]:
+        """Every file the manifest records, by name (rows, bytes, sha256): rows, the listing's, the values
+        table's files and pieces, the probe index."""
+        return {**self.files, **self.listing.get("files", {}), **self.values.get("files", {}),
+                **self.values.get("pieces", {}), **self.probe}
 
     @classmethod
     def load_if_exists(cls, root: str | os.PathLike, table: str) -> "Manifest | None":
