@@ -2,10 +2,11 @@
 
 Each is a ``TablebaseError`` and one of Python's own: a value the caller gave
 that a call does not take is a ``ValueError`` (``UsageError``, and
-``PositionError`` for a position); a table, folder or game that cannot be had
-or read is a ``LookupError`` (``StoreError``, ``TableNotFound``,
-``GameUnavailable``). A program may catch either family without knowing this
-package's classes.
+``PositionError`` for a position, ``OverLimit`` for more work than its
+bounds allow); a table, folder or game that cannot be had or read is a
+``LookupError`` (``StoreError``, ``TableNotFound``, ``DamagedTable``,
+``GameUnavailable``). A program may catch either family without knowing
+this package's classes.
 """
 
 
@@ -35,6 +36,11 @@ class DamagedTable(StoreError):
 
 class GameUnavailable(StoreError):
     """A table whose game cannot be imported (a plugin not installed, a game file moved)."""
+
+
+class OverLimit(UsageError):
+    """Work asked for that would pass its bounds (memory, time, size): refused in one line before it starts, or
+    stopped (a ValueError too: ask for less, or give larger bounds)."""
 
 
 class BuildError(TablebaseError):

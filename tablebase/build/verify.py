@@ -24,19 +24,20 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from tablebase.build.verify_index import IndexCheck
-from tablebase.errors import StoreError
+from tablebase.errors import OverLimit, StoreError
 from tablebase.games import KeyedForm
 from tablebase.jit import compile_all
 from tablebase.kinds import Kind, Trust, kind_of
 from tablebase.lazy import np, pa, pc
 from tablebase.store import (
     Manifest,
-    read_parquet,
+    Piece,
     record_problems,
     rows_on_disk,
     table_dir,
     with_levels,
 )
+from tablebase.store.footers import MEMORY_CAP, footer, footer_problem, read_decoded
 
 compile_all()  # building compiles the games' functions (a program that only reads runs them as Python)
 
@@ -168,7 +169,7 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
     parts: dict[int, tuple[list[pa.Table], list[pa.Table]]] = {}  # a level's parts so far: stored, derived
     levels_done = set(m.levels_done)
     for piece in m.layout().pieces:
-        stored = _read(root, table, piece.name, present, problems)
+        stored = _read(root, table, piece.name, present, problems, _rows_by_rules(keyed, m, piece))
         count = piece.parts
         for level, size in m.plan.sizes(piece.first, piece.last):
             if level not in levels_done or level > keyed.max_level or keyed.level_size(level) != size:
@@ -219,13 +220,33 @@ def _spelt(keyed: KeyedForm, key: int) -> str:
     return keyed.format_positions(np.array([key], dtype=np.int64)).to_strings()[0]
 
 
-def _read(root: Path, table: str, name: str, present: set[str], problems: list[Problem]) -> pa.Table | None:
-    """A stored file of rows, or None if it is missing or damaged (the problem noted)."""
-    if name not in present:
+def _rows_by_rules(keyed: KeyedForm, m: Manifest, piece: Piece) -> int | None:
+    """The rows a file must hold: its levels' shares by the plan, where the rules give the plan's sizes;
+    None where they do not (the level is not verified, and the file not read)."""
+    count = 0
+    for level, size in m.plan.sizes(piece.first, piece.last):
+        if level > keyed.max_level or keyed.level_size(level) != size:
+            return None
+        count += (piece.part + 1) * size // piece.parts - piece.part * size // piece.parts
+    return count
+
+
+def _read(root: Path, table: str, name: str, present: set[str], problems: list[Problem],
+          rows: int | None) -> pa.Table | None:
+    """A stored file of rows, or None if it is missing or damaged (the problem noted), or if its footer says
+    it holds other than the ``rows`` the rules give its levels (None: the file is not read) or more than it
+    may: a small file can expand (``store.footers``)."""
+    if name not in present or rows is None:
         return None
+    path = table_dir(root, table) / name
     try:
-        return read_parquet([table_dir(root, table) / name])
-    except StoreError as e:
+        metadata = footer(path)
+        problem = footer_problem(metadata, {"rows": rows})
+        if problem is not None:
+            problems.append(Problem(table, name, None, problem.replace("its manifest records", "its levels hold")))
+            return None
+        return read_decoded(path, MEMORY_CAP, f"{table} {name}")
+    except (StoreError, OverLimit) as e:
         problems.append(Problem(table, name, None, str(e)))
         return None
 

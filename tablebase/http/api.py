@@ -29,7 +29,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, StringConstraints
 
-from tablebase.errors import DamagedTable, GameUnavailable, StoreError, TablebaseError
+from tablebase.errors import DamagedTable, GameUnavailable, OverLimit, StoreError, TablebaseError
 from tablebase.http.folder import ServedFolder
 from tablebase.http.limits import (
     ERRORS,
@@ -59,10 +59,10 @@ WIDE = ("Integers beyond 2^53 - 1 (9,007,199,254,740,991) are sent as JSON strin
 
 
 def status_of(error: TablebaseError) -> int:
-    """Whose fault an error is: 503 the server's (its installation lacks the table's game, or the table's files
-    are damaged), 404 nothing is there by that name, 400 the request's (a position that does not parse or lies
-    outside the table)."""
-    if isinstance(error, (GameUnavailable, DamagedTable)):
+    """Whose fault an error is: 503 the server's (its installation lacks the table's game, the table's files
+    are damaged, or the answer would pass the server's bounds), 404 nothing is there by that name, 400 the
+    request's (a position that does not parse or lies outside the table)."""
+    if isinstance(error, (GameUnavailable, DamagedTable, OverLimit)):
         return 503
     return 404 if isinstance(error, StoreError) else 400
 

@@ -27,7 +27,8 @@ a link is a link to the position a click on it sets up, where the table
 holds that position (``boards``, and the game's ``draw``). A page that
 cannot be given says why, with the API's status: 400 for a position (or a
 move) that is not one of the table's, 404 for a missing table, 503 for a
-game this server cannot load or a table whose files are damaged.
+game this server cannot load, a table whose files are damaged, or an answer
+beyond the server's bounds.
 
 Each answered at ``/table/...`` too, where the pages were first, with a
 permanent redirect (308) to the same URL under ``/tables/``, so that links
@@ -46,7 +47,7 @@ import jinja2
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
-from tablebase.errors import DamagedTable, PositionError, TablebaseError
+from tablebase.errors import DamagedTable, OverLimit, PositionError, TablebaseError
 from tablebase.games.drawing import OUTCOME_COLOURS
 from tablebase.http.api import status_of
 from tablebase.http.boards import LINE_PX, Outline, outlined, position_board, region_boards
@@ -99,8 +100,8 @@ class Explorer:
         """A page naming the problem with the API's status and reason: 400 a position that is not the table's,
         404 nothing there by that name, 503 a game the server cannot load or a damaged table."""
         status = status_of(error)
-        title = ("Bad move" if isinstance(error, NoSuchMove) else "Table unavailable" if isinstance(error, DamagedTable)
-                 else TITLES[status] if status != 400 or isinstance(error, PositionError) else "Bad request")
+        title = next((t for kind, t in NAMED if isinstance(error, kind)),
+                     TITLES[status] if status != 400 or isinstance(error, PositionError) else "Bad request")
         return self.page("error.html", status, title=title, reason=self.folder.public(str(error)),
                          table=table)
 
@@ -279,6 +280,10 @@ def _beside(view: str, table: str) -> bool:
 
 class NoSuchMove(PositionError):
     """A move asked for (``&move=``) that the position does not have: a 400, as a position that is not one."""
+
+
+#: the titles of errors that their status does not name alone
+NAMED = ((NoSuchMove, "Bad move"), (DamagedTable, "Table unavailable"), (OverLimit, "Over this server's bounds"))
 
 
 def _move_named(row: dict[str, Any], move: str, side: str) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-from tablebase.errors import PositionError, StoreError, TablebaseError, TableNotFound, UsageError
+from tablebase.errors import OverLimit, PositionError, StoreError, TablebaseError, TableNotFound, UsageError
 from tablebase.games import KeyedForm, Texts
 from tablebase.games.base import position_text
 from tablebase.jit import compile_if_installed
@@ -37,12 +37,14 @@ from tablebase.query.sql import DEFAULT_TIMEOUT, Limits, QueryError, Session
 from tablebase.query.views import as_view, make_views, quote_name, view_files, view_schema
 from tablebase.results import Line, Lookup, Probe
 from tablebase.store import Manifest, TableIndex, list_tables, read_level
+from tablebase.store.footers import checked_footers
 from tablebase.store.probed import ProbedRows, probe_path
 
 __all__ = ["DEFAULT_TIMEOUT", "QueryError", "Tablebase", "named_queries", "open_tablebase", "quote_name"]
 Rows = TableIndex | ProbedRows
 Position = str | int | tuple[int, ...] | list[int]  # text, or a game's own numbers where its notation is numbers
 _DEFAULT: Any = object()  # a keyword left out: the Tablebase's own limit
+BATCH_BYTES = 8  # bytes of each column of a batch's rows, a position's text counted as a column
 COMPILED_FROM = 10_000  # positions of a batch from which the game's functions are compiled (where numba is)
 
 
@@ -231,6 +233,7 @@ class Tablebase:
         m = self.manifest(table)
         if not m.files:
             raise StoreError(f"table {table} has no rows yet")
+        checked_footers(self.root, m)  # every row is read: a small file may expand beyond what it says
         columns = set(self.sql(f"SELECT * FROM {quote_name(table)} LIMIT 0", timeout).column_names)
         out = []
         for name, text in named_queries().items():
@@ -260,7 +263,8 @@ class Tablebase:
     # -- lookups ----------------------------------------------------------------
     def index(self, table: str) -> Rows:
         """The table's rows for lookups: its probe index read in place where it has one (nothing is loaded),
-        else every row loaded into memory on first use (a table built before probe indexes)."""
+        else every row loaded into memory on first use (a table built before probe indexes), if its files say
+        they take no more than the memory limit (OverLimit otherwise)."""
         found = self._indexes.get(table)
         if found is not None:
             return found
@@ -268,8 +272,11 @@ class Tablebase:
             if table not in self._indexes:
                 kind, manifest = self.stored(table).kind, self.manifest(table)
                 path = probe_path(self.root, manifest)
-                self._indexes[table] = TableIndex(self.root, table, manifest, kind.spell) if path is None else \
-                    ProbedRows(path, kind.spell, kind.keyed.levels_of, kind.columns(), kind.derive())
+                if path is None:
+                    self._indexes[table] = TableIndex(self.root, table, manifest, kind.spell, self.limits.memory)
+                else:
+                    self._indexes[table] = ProbedRows(path, kind.spell, kind.keyed.levels_of, kind.columns(),
+                                                      kind.derive())
             return self._indexes[table]
 
     def lookup(self, table: str, position: Position) -> Lookup:
@@ -324,13 +331,22 @@ class Tablebase:
         those of them to give, in the view's order. An impartial table's ``best_move`` is found by probing
         each position's children (docs/format.md), many times the work of the rest: leave it out of
         ``columns`` where it is not needed. Positions are read by the game's compiled reader and found in the
-        probe index; a malformed position raises PositionError naming it.
+        probe index; a malformed position raises PositionError naming it, and a batch whose rows would pass
+        the memory limit OverLimit.
         """
         stored = self.stored(table)
+        try:
+            count = len(positions)
+        except TypeError:  # an iterable: counted once it is text
+            count = None
+        if count is not None:
+            self._batch_fits(stored, count)
         try:
             texts = Texts.of(positions)
         except (ValueError, TypeError, pa.ArrowException) as e:
             raise PositionError(f"{table}: positions must be text: {e}") from None
+        if count is None:
+            self._batch_fits(stored, len(texts))
         if len(texts) > COMPILED_FROM:
             compile_if_installed()  # the game's reader compiled: seconds saved per million positions
         schema = stored.held.get("view_schema")
@@ -344,6 +360,15 @@ class Tablebase:
                 raise UsageError(f"{table}: no column {unknown[0]!r}; its columns are {', '.join(schema.names)}")
             schema = pa.schema([f for f in schema if f.name in columns])
         return as_view(stored.lookup_many(texts, with_positions, set(schema.names)), schema)
+
+    def _batch_fits(self, stored: StoredTable, count: int) -> None:
+        """OverLimit, in one line, unless the rows of ``count`` positions (a key, a level and each figure, and
+        what finding them holds a position) fit the memory limit."""
+        size = count * BATCH_BYTES * (len(stored.kind.columns()) + 4)
+        if size > self.limits.memory:
+            raise OverLimit(f"{stored.name}: the rows of {count:,} positions would take about {size / 2**20:,.0f} "
+                            f"MiB, more than the memory limit of {self.limits.memory / 2**20:,.0f} MiB; ask for them "
+                            "in batches, or give a higher memory limit")
 
     def close(self) -> None:
         """Close the SQL database and remove its temporary folder (the tables stay readable: SQL opens again)."""

@@ -12,9 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tablebase.errors import DamagedTable
+from tablebase.errors import DamagedTable, OverLimit
 from tablebase.lazy import np, pa, pq
 from tablebase.store.files import read_parquet, table_dir
+from tablebase.store.footers import MEMORY_CAP, checked_footers
 from tablebase.store.manifest import Manifest
 
 Spell = Callable[["np.ndarray"], "pa.Array"]  # keys -> their positions' notation
@@ -23,7 +24,9 @@ Spell = Callable[["np.ndarray"], "pa.Array"]  # keys -> their positions' notatio
 class TableIndex:
     """Every stored row of one table, sorted by key, columns as numpy arrays."""
 
-    def __init__(self, root: Path, table: str, manifest: Manifest, spell: Spell) -> None:
+    def __init__(self, root: Path, table: str, manifest: Manifest, spell: Spell, budget: int = MEMORY_CAP) -> None:
+        """Every row of the table loaded, if its files' footers say they hold the rows the manifest records and
+        that those take at most ``budget`` bytes loaded (else DamagedTable, or OverLimit, in one line)."""
         self.table = table
         self.spell = spell
         names = sorted(manifest.files)
@@ -32,6 +35,11 @@ class TableIndex:
             self.columns: dict[str, tuple[np.ndarray, list | None]] = {}
             return
         folder = table_dir(root, table)
+        size = checked_footers(root, manifest)
+        if size > budget:
+            raise OverLimit(f"table {table} would take about {size / 2**20:,.0f} MiB loaded without a probe index, "
+                            f"more than the memory limit of {budget / 2**20:,.0f} MiB: write its index (tablebase "
+                            f"index --db {root} {table}) or give a higher memory limit")
         try:
             schema = pq.read_schema(folder / names[0])
         except (OSError, pa.ArrowException) as e:
