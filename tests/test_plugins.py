@@ -412,6 +412,28 @@ def test_a_game_file_may_import_its_rules_from_beside_it(tmp_path, scheduler):
                        "built from other rules")
 
 
+def test_a_game_files_sub_package_counts_in_its_rules(tmp_path, scheduler):
+    """The same for rules kept in a sub-package beside the game file, ``helperpkg/__init__.py``, and for a
+    module the game imports only when asked for moves: after either changes, lookups and verify naming the
+    game file refuse the table rather than serve other rules."""
+    games = tmp_path / "games"
+    (games / "helperpkg").mkdir(parents=True)
+    (games / "helperpkg" / "__init__.py").write_text("AMOUNTS = (1, 2)\n")
+    (games / "later.py").write_text("SEEN = True\n")
+    text = (Path(__file__).parent / "plugins" / "take.py").read_text()
+    (games / "game.py").write_text(text.replace("AMOUNTS = (1, 2)\n", "from helperpkg import AMOUNTS\n").replace(
+        "        for t in AMOUNTS:", "        import later  # noqa: F401\n\n        for t in AMOUNTS:"))
+    db = tmp_path / "db"
+    ref = f"{games / 'game.py'}:Take"
+    ok(run("build", "--game", ref, "--heap", 12, "--out", db, "--scheduler", scheduler, "--quiet"))
+    assert json.loads(ok(run("lookup", "--db", db, "take_heap12", "5", "--json", "--game", ref)).stdout)["grundy"] == 2
+    for changed, text in ((games / "later.py", "SEEN = False\n"), (games / "helperpkg" / "__init__.py",
+                                                                    "AMOUNTS = (1, 3)\n")):
+        changed.write_text(text)
+        for verb in (("lookup", "--db", db, "take_heap12", "5"), ("verify", "--db", db, "take_heap12", "--quiet")):
+            assert_clean_error(run(*verb, "--game", ref), "take_heap12", "built from other rules")
+
+
 # -- 8. terminal positions -----------------------------------------------------------------
 def test_lookup_of_terminal_positions_of_a_plain_game(cram_job):
     """Positions where no domino fits are found by lookup with no moves, Grundy value 0, outcome P and

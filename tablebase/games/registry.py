@@ -6,15 +6,22 @@ an installed plugin (entry point group ``tablebase.games``), ``module:Class``
 and says where it came from (``GameSource``); a table's manifest keeps that,
 so lookups, verify and the server import the same game again.
 
-A game's source digest (sha256 of its own source files: the file, or every
-module of its top-level package) keys whatever is compiled or cached for it
-and guards resumed builds: a build begun with other rules is not continued.
+A game's source digest keys whatever is compiled or cached for it, guards
+resumed builds (a build begun with other rules is not continued) and decides
+which tables a game named by the user serves. It covers every file of code
+the game can import from its own place: for a game file, every module in its
+folder and in the folders under it that Python can import (a sub-package, a
+module imported only when a move is asked for); for a module, its top-level
+package, or the folder of a top-level module. A place holding more code than
+a digest may cover (``MAX_CODE_FILES``, ``MAX_CODE_FOLDERS``: a home folder,
+``site-packages``) is refused in one line saying so.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import os
 import sys
@@ -45,6 +52,9 @@ KIND_NAMES = ("impartial", "partizan", "scored")
 _PACKAGE = Path(__file__).resolve().parent.parent
 # The parts of this package that decide a built-in game's rows: its digest.
 _ENGINE = ("games", "listing", "solve", "kinds")
+MAX_CODE_FILES = 1000  # files of code a game's folder (with the folders under it) may hold for its digest
+MAX_CODE_FOLDERS = 1000  # folders Python could import from, walked to find them
+_CODE = tuple(importlib.machinery.all_suffixes())  # .py, .pyc and extension modules: what an import may run
 
 
 @dataclass(frozen=True)
@@ -88,7 +98,7 @@ def find_game(ref: str) -> tuple[type[Game], GameSource]:
         target, dist = installed[ref]
         cls = _class_of(target, ref)
         version = dist.rsplit(" ", 1)[-1]
-        return cls, GameSource(ref, f"plugin {dist} ({target})", version, _module_digest(cls.__module__))
+        return cls, GameSource(ref, f"plugin {dist} ({target})", version, _module_digest(cls.__module__, ref, False))
     if ":" not in ref:
         known = ", ".join(game_names())
         raise UsageError(
@@ -103,7 +113,7 @@ def find_game(ref: str) -> tuple[type[Game], GameSource]:
         version = str(getattr(module, "__version__", "") or f"source {digest[:12]}")
         return cls, GameSource(f"{path}:{name}", f"file {path}", version, digest)
     cls = _class_of(ref, ref)
-    digest = _module_digest(where)
+    digest = _module_digest(where, ref)
     return cls, GameSource(ref, f"module {where}", _module_version(where, digest), digest)
 
 
@@ -150,21 +160,25 @@ def _attribute(module: Any, name: str, ref: str, where: str) -> type[Game]:
 def _load_file(path: Path) -> Any:
     """The module of a game file, loaded under a name fixed by its path (so pickles find its classes).
 
-    Modules beside the file may be imported by it (its folder is searched
-    last); those it imports count in its digest, and a change of any of them
-    loads the game again.
+    Modules in its folder and the folders under it may be imported by it (its
+    folder is searched last), when it loads or later; every one counts in its
+    digest (``_code_files``), and a change of any of them loads the game again,
+    with the modules it had imported from there.
     """
     if not path.is_file():
         raise UsageError(f"no game file {path}")
     name = "tablebase_game_" + hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    folder = path.parent
+    files = tuple(sorted({*_code_files(folder, f"game file {path}"), os.path.realpath(path)}, key=_parts))
+    digest = _digest_of_files(files, str(folder))
     loaded = sys.modules.get(name)
-    if loaded is not None and loaded.__tablebase_digest__ == _digest_of_files(loaded.__tablebase_files__):
+    if loaded is not None and loaded.__tablebase_digest__ == digest:
         return loaded
-    folder = str(path.parent)
-    for stale in [m for m, mod in list(sys.modules.items()) if _beside(mod, folder)]:
-        del sys.modules[stale]  # modules beside the game, loaded again with it
-    if folder not in sys.path:
-        sys.path.append(folder)
+    own = set(files)
+    for stale in [m for m, mod in list(sys.modules.items()) if _from(mod, own)]:
+        del sys.modules[stale]  # modules of the game's folder, loaded again with it
+    if str(folder) not in sys.path:
+        sys.path.append(str(folder))
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise UsageError(f"cannot load {path} as a Python module")
@@ -175,25 +189,66 @@ def _load_file(path: Path) -> Any:
     except Exception as e:
         del sys.modules[name]
         raise UsageError(f"game file {path} failed to load: {type(e).__name__}: {e}") from None
-    files = (str(path),) + tuple(sorted(m.__file__ for m in list(sys.modules.values()) if _beside(m, folder)))
-    module.__tablebase_files__ = files  # type: ignore[attr-defined]
-    module.__tablebase_digest__ = _digest_of_files(files)  # type: ignore[attr-defined]
+    module.__tablebase_digest__ = digest  # type: ignore[attr-defined]
     return module
 
 
-def _beside(module: Any, folder: str) -> bool:
-    """Whether a module was loaded from a file in ``folder`` (other than as a game file)."""
+def _from(module: Any, files: set[str]) -> bool:
+    """Whether a module was loaded from one of these files (other than as a game file, or as this package)."""
     file = getattr(module, "__file__", None)
-    return bool(file) and str(Path(file).parent) == folder and not module.__name__.startswith("tablebase_game_")
+    name = getattr(module, "__name__", "")
+    return bool(file) and os.path.realpath(file) in files and not name.startswith("tablebase")
+
+
+def _code_files(folder: Path, what: str) -> tuple[str, ...]:
+    """Every file of code Python could import from ``folder`` (on the path): its modules, and those of each
+    folder under it whose name an import can spell (a package, with or without ``__init__.py``), symbolic
+    links followed; ``__pycache__``, hidden folders and names like ``site-packages`` are not importable.
+    UsageError naming ``what`` if there is more than a digest may cover."""
+    found: list[str] = []
+    todo, seen = [str(folder)], set()
+    while todo:
+        here = os.path.realpath(todo.pop())
+        if here in seen:
+            continue
+        seen.add(here)
+        if len(seen) > MAX_CODE_FOLDERS:
+            raise _too_much(what, folder)
+        try:
+            with os.scandir(here) as entries:
+                listed = list(entries)
+        except OSError:
+            continue
+        for entry in listed:
+            stem = entry.name.partition(".")[0]
+            if not stem.isidentifier() or entry.name == "__pycache__":
+                continue
+            if entry.is_dir():
+                if entry.name.isidentifier():
+                    todo.append(entry.path)
+            elif entry.name.endswith(_CODE) and entry.is_file():
+                found.append(os.path.realpath(entry.path))
+                if len(found) > MAX_CODE_FILES:
+                    raise _too_much(what, folder)
+    return tuple(sorted(set(found), key=_parts))
+
+
+def _too_much(what: str, folder: Path) -> UsageError:
+    return UsageError(
+        f"{what}: its folder {folder} holds more folders or files of code than a game's digest may cover "
+        f"({MAX_CODE_FOLDERS:,} folders, {MAX_CODE_FILES:,} files), any of which it could import; put the game "
+        "in a folder of its own")
 
 
 # -- digests and versions -----------------------------------------------------------
-def _digest_of(paths: Iterable[str]) -> str:
-    """sha256 of each file's name and bytes, in the order of their paths' parts."""
+def _digest_of(paths: Iterable[str], root: str | None = None) -> str:
+    """sha256 of each file's name (relative to ``root``, or its base name) and bytes, in the order of their
+    paths' parts."""
     digest = hashlib.sha256()
     for path in sorted(paths, key=_parts):
+        name = os.path.basename(path) if root is None else os.path.relpath(path, root)
         with open(path, "rb") as file:
-            digest.update(os.path.basename(path).encode() + b"\0" + file.read())
+            digest.update(name.encode() + b"\0" + file.read())
     return digest.hexdigest()
 
 
@@ -201,7 +256,7 @@ def _parts(path: str) -> list[str]:
     return path.split(os.sep)
 
 
-def _digest_of_files(files: tuple[str, ...]) -> str:
+def _digest_of_files(files: tuple[str, ...], root: str | None = None) -> str:
     stamps = []
     for file in files:
         try:
@@ -209,12 +264,12 @@ def _digest_of_files(files: tuple[str, ...]) -> str:
             stamps += [stat.st_mtime_ns, stat.st_size]
         except OSError:
             stamps += [-1, -1]
-    return _cached_digest(files, *stamps)
+    return _cached_digest(files, root, *stamps)
 
 
 @lru_cache(maxsize=256)
-def _cached_digest(paths: tuple[str, ...], *stamp: int) -> str:
-    return _digest_of(p for p in paths if os.path.isfile(p))
+def _cached_digest(paths: tuple[str, ...], root: str | None, *stamp: int) -> str:
+    return _digest_of((p for p in paths if os.path.isfile(p)), root)
 
 
 def _builtin_digest(parts: tuple[str, ...] = _ENGINE) -> str:
@@ -225,7 +280,7 @@ def _builtin_digest(parts: tuple[str, ...] = _ENGINE) -> str:
         with os.scandir(os.path.join(_PACKAGE, part)) as entries:
             paths += [entry.path for entry in entries if entry.name.endswith(".py")]
     paths.sort(key=_parts)
-    return _cached_digest(tuple(paths), *[os.stat(p).st_mtime_ns for p in paths])
+    return _cached_digest(tuple(paths), None, *[os.stat(p).st_mtime_ns for p in paths])
 
 
 def source_digest(module_name: str) -> str:
@@ -236,18 +291,22 @@ def source_digest(module_name: str) -> str:
     module = sys.modules.get(module_name)
     if module_name.startswith("tablebase_game_") and module is not None:
         return module.__tablebase_digest__
-    return _module_digest(module_name)
+    return _module_digest(module_name, module_name, False)
 
 
-def _module_digest(module_name: str) -> str:
-    """The digest of a module's own files: its top-level package, or the module file alone."""
+def _module_digest(module_name: str, ref: str, beside: bool = True) -> str:
+    """The digest of a module's own code: every file of its top-level package (``_code_files``), or, for a
+    top-level module, of the folder it is in (``beside``), or the module's file alone (an installed plugin's
+    module, trusted by its installation)."""
     top = sys.modules.get(module_name.split(".")[0])
     file = getattr(top, "__file__", None)
     if file is None:
         return "unknown"
     root = Path(file).resolve()
-    paths = sorted(root.parent.rglob("*.py")) if root.name == "__init__.py" else [root]
-    return _cached_digest(tuple(map(str, paths)), *[p.stat().st_mtime_ns for p in paths])
+    if root.name == "__init__.py" or beside:
+        folder = root.parent
+        return _digest_of_files(_code_files(folder, f"game {ref!r}"), str(folder))
+    return _digest_of_files((str(root),))
 
 
 def _module_version(module_name: str, digest: str) -> str:
