@@ -18,12 +18,20 @@ per insertion and never lets the cache exceed its limit. CGSuite bounds its
 operation table the same way in spirit (a fixed-size table whose slots are
 overwritten); forgetting the oldest half loses fewer useful entries than
 overwriting by hash.
+
+Threads share the caches: an insertion (and forgetting) holds ``LOCK``, a
+lookup does not (a dict's ``get`` is safe beside another thread's changes).
 """
 
 from __future__ import annotations
 
+import threading
 from itertools import islice
 from typing import Any
+
+#: held by whatever adds to the algebra's shared state (the intern table, a cache), so that threads that
+#: meet new forms at once (a server's requests) never see a half-made entry; lookups take no lock
+LOCK = threading.RLock()
 
 # name -> cache; a registry rather than loose globals so that the sizes can
 # be reported and every derived result dropped at once.
@@ -44,9 +52,10 @@ class BoundedCache(dict):
 
     def put(self, key: Any, value: Any) -> Any:
         """Store ``value`` under ``key`` (making room first) and return it."""
-        if len(self) >= self.limit:
-            self.forget_oldest_half()
-        self[key] = value
+        with LOCK:
+            if len(self) >= self.limit:
+                self.forget_oldest_half()
+            self[key] = value
         return value
 
     def forget_oldest_half(self) -> None:
@@ -69,5 +78,6 @@ def cache_info() -> dict[str, tuple[int, int]]:
 
 def clear_caches() -> None:
     """Drop every derived result (canonical forms and their ids stay valid)."""
-    for c in _REGISTRY.values():
-        c.clear()
+    with LOCK:
+        for c in _REGISTRY.values():
+            c.clear()

@@ -18,7 +18,7 @@ Domineering board asks about 300,000 distinct ones.
 from __future__ import annotations
 
 from . import _table as T
-from ._cache import cache
+from ._cache import LOCK, cache
 
 _leq_cache = cache("leq", 1 << 20)
 
@@ -88,9 +88,10 @@ def leq(g: int, h: int) -> bool:
                 if leq(hr, g):
                     r = False
                     break
-    if len(_leq_cache) >= _leq_cache.limit:
-        _leq_cache.forget_oldest_half()
-    _leq_cache[key] = r
+    with LOCK:
+        if len(_leq_cache) >= _leq_cache.limit:
+            _leq_cache.forget_oldest_half()
+        _leq_cache[key] = r
     return r
 
 

@@ -21,12 +21,19 @@ id would silently change a value. The table therefore grows with the number
 of *distinct* canonical forms a process meets (about 350 bytes each); all
 results derived from forms are in bounded caches (``_cache``), which is
 where repeated questions would otherwise pile up.
+
+Threads share the table (a server answers requests side by side): an entry
+is added under ``_cache.LOCK``, every list grown before its id is named in
+``_by_options`` or ``_by_nus``, so a thread that finds an id finds all of
+it; reading takes no lock.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 from typing import Union
+
+from ._cache import LOCK
 
 Number = Union[int, Fraction]
 Options = tuple[int, ...]
@@ -85,15 +92,18 @@ def nus_id(x: Number, ups: int = 0, nim: int = 0) -> int:
         # Sums of Fractions may be integral: store ints so printing stays canonical.
         x = normalize_number(x)
         key = (x, ups, nim)
-        g = len(_nus)
-        _left.append(None)
-        _right.append(None)
-        _nus.append(key)
-        _lstop.append(x)
-        _rstop.append(x)
-        _lfast.append(_fast(x))
-        _rfast.append(_lfast[-1])
-        _by_nus[key] = g
+        with LOCK:  # the lists grow together, and the id is named only once every list has it
+            g = _by_nus.get(key)
+            if g is None:
+                g = len(_nus)
+                _left.append(None)
+                _right.append(None)
+                _nus.append(key)
+                _lstop.append(x)
+                _rstop.append(x)
+                _lfast.append(_fast(x))
+                _rfast.append(_lfast[-1])
+                _by_nus[key] = g
     return g
 
 
@@ -150,9 +160,10 @@ def options(g: int) -> tuple[Options, Options]:
         lefts, rights = _nus_options(x, ups, nim)
         lo = tuple(sorted(set(lefts)))
         ro = tuple(sorted(set(rights)))
-        _left[g] = lo
-        _right[g] = ro
-        _by_options.setdefault((lo, ro), g)
+        with LOCK:
+            _right[g] = ro  # before the left ones: a thread that finds those set reads these
+            _left[g] = lo
+            _by_options.setdefault((lo, ro), g)
         return lo, ro
     return lo, _right[g]  # type: ignore[return-value]
 
@@ -173,16 +184,22 @@ def lookup(lo: Options, ro: Options) -> int | None:
 
 
 def register_general(lo: Options, ro: Options) -> int:
-    """Store a new canonical, non-NUS form; the caller guarantees both."""
-    g = len(_nus)
-    _left.append(lo)
-    _right.append(ro)
-    _nus.append(None)
-    _lstop.append(max(_rstop[x] for x in lo))
-    _rstop.append(min(_lstop[x] for x in ro))
-    _lfast.append(_fast(_lstop[-1]))
-    _rfast.append(_fast(_rstop[-1]))
-    _by_options[(lo, ro)] = g
+    """Store a new canonical, non-NUS form; the caller guarantees both. Another thread may have stored it
+    meanwhile: its id then."""
+    with LOCK:
+        g = _by_options.get((lo, ro))
+        if g is not None:
+            return g
+        g = len(_nus)
+        left_stop, right_stop = max(_rstop[x] for x in lo), min(_lstop[x] for x in ro)
+        _left.append(lo)
+        _right.append(ro)
+        _nus.append(None)
+        _lstop.append(left_stop)
+        _rstop.append(right_stop)
+        _lfast.append(_fast(left_stop))
+        _rfast.append(_fast(right_stop))
+        _by_options[(lo, ro)] = g
     return g
 
 
