@@ -34,8 +34,10 @@ HEADERS = {
 def folder(tmp_path_factory, scheduler):
     """(root, table of a game file, table whose game file is gone): the game files beside the folder."""
     here = tmp_path_factory.mktemp("exposed")
-    kept, gone = here / "games" / "take.py", here / "games" / "gone.py"
+    # In folders of their own: a game's digest covers its folder, which the other's going would change.
+    kept, gone = here / "games" / "take.py", here / "gone-games" / "gone.py"
     kept.parent.mkdir()
+    gone.parent.mkdir()
     kept.write_text(TAKE.read_text())
     gone.write_text(TAKE.read_text().replace('name = "take"', 'name = "gone"'))  # a game of its own name
     specs = [spec_for(f"{kept}:Take", {"heap": 9}, "take_9"), spec_for(f"{gone}:Take", {"heap": 5}, "gone_5")]
