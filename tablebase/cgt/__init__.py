@@ -18,6 +18,7 @@ See docs/cgt.md for the notation, the API and the calculator.
 
 from ._cache import cache_info, clear_caches
 from ._errors import CGTError, CGTSyntaxError
+from ._table import size as forms_held
 from .calculator import evaluate, format_report
 from .game import (
     STAR,
@@ -51,6 +52,7 @@ __all__ = [
     "evaluate",
     "format_number",
     "format_report",
+    "forms_held",
     "from_option_ids",
     "from_options",
     "integer",

@@ -14,7 +14,8 @@ their scripts from a CDN, and are left out.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,9 @@ from tablebase.http.api import WIDE, api_routes, invalid
 from tablebase.http.connections import PROTOCOL, listen, server_options, url_of
 from tablebase.http.folder import ServedFolder
 from tablebase.http.headers import with_headers
-from tablebase.http.limits import KEEP_ALIVE, BoundedBodies
+from tablebase.http.limits import KEEP_ALIVE, SEARCH, BoundedBodies, SearchBudgets
 from tablebase.http.pages import explorer_routes
+from tablebase.kinds import Bounds
 from tablebase.version import VERSION
 
 #: what uvicorn's worker processes import to build their own app (it takes a name, not an app, to start them)
@@ -42,16 +44,28 @@ class Served(FastAPI):
         await super().__call__(scope, receive, with_headers(send) if scope["type"] == "http" else send)
 
 
-def create_app(root: str | os.PathLike | ServedFolder, games: list[str] | tuple[str, ...] = ()) -> FastAPI:
-    """The API and the pages over the tables under ``root``, trusting the ``games`` named (``serve --game``)."""
+def create_app(root: str | os.PathLike | ServedFolder, games: list[str] | tuple[str, ...] = (),
+               search: Bounds = SEARCH) -> FastAPI:
+    """The API and the pages over the tables under ``root``, trusting the ``games`` named (``serve --game``);
+    each request may search ``search`` beyond a table. When the server stops, searches still running stop,
+    and the folder is closed (its SQL's private folder removed)."""
     folder = root if isinstance(root, ServedFolder) else ServedFolder(root, games)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        folder.stopping.set()
+        folder.db.close()
+
     app = Served(
         title="tablebase",
         version=VERSION,
         description=f"Solved positions of combinatorial games, read-only. {WIDE}",
         docs_url=None,
         redoc_url=None,
+        lifespan=lifespan,
     )
+    app.add_middleware(SearchBudgets, bounds=search, stopping=folder.stopping)  # inside the next: added first
     app.add_middleware(BoundedBodies)
     app.add_exception_handler(RequestValidationError, invalid)
     app.include_router(api_routes(folder))
@@ -80,7 +94,9 @@ def serve(root: str | os.PathLike, host: str = "127.0.0.1", port: int = 8000, wo
 
     The folder is opened and the port bound first, so that a folder that is
     no tablebase and a port in use are a TablebaseError; ``ready`` is then
-    told the URL, before the first request is answered.
+    told the URL, before the first request is answered. Told to stop (SIGTERM,
+    Ctrl-C), the server stops its searches at once, gives the answers under
+    way ``SHUTDOWN_GRACE`` seconds, and closes the folder (``create_app``).
     """
     import uvicorn
     from uvicorn.supervisors import Multiprocess
@@ -94,4 +110,13 @@ def serve(root: str | os.PathLike, host: str = "127.0.0.1", port: int = 8000, wo
         config = uvicorn.Config(FACTORY, factory=True, workers=workers, **server_options(KEEP_ALIVE, PROTOCOL))
         Multiprocess(config, sockets=[sock]).run()
     else:
-        uvicorn.Server(uvicorn.Config(create_app(folder), **server_options(KEEP_ALIVE))).run(sockets=[sock])
+        server = uvicorn.Server(uvicorn.Config(create_app(folder), **server_options(KEEP_ALIVE)))
+        told = server.handle_exit
+
+        def handle_exit(sig: int, frame: Any) -> None:  # searches under way stop now, not after the grace
+            folder.stopping.set()
+            told(sig, frame)
+
+        server.handle_exit = handle_exit  # type: ignore[method-assign]
+        server.run(sockets=[sock])
+

@@ -25,6 +25,7 @@ from tablebase.errors import TablebaseError
 from tablebase.http.limits import REQUEST_TIMEOUT
 
 BACKLOG = 2048  # uvicorn's own
+SHUTDOWN_GRACE = 15.0  # seconds a stopping server waits for the answers under way (a search's are bounded)
 
 #: what uvicorn's worker processes import as their protocol (they are given names, not objects)
 PROTOCOL = "tablebase.http.connections:RequestDeadline"
@@ -96,4 +97,4 @@ def url_of(sock: socket.socket) -> str:
 def server_options(keep_alive: float, protocol: Any = RequestDeadline) -> dict[str, Any]:
     """uvicorn's options for the server: its connections' limits, and no more said of it than needed."""
     return {"http": protocol, "ws": "none", "timeout_keep_alive": keep_alive, "server_header": False,
-            "log_level": "warning"}
+            "log_level": "warning", "timeout_graceful_shutdown": SHUTDOWN_GRACE}

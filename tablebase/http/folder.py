@@ -32,6 +32,7 @@ class ServedFolder:
 
     def __init__(self, root: str | os.PathLike, games: list[str] | tuple[str, ...] = ()) -> None:
         self.db = Tablebase(root, games)
+        self.stopping = threading.Event()  # set when the server stops: searches under way stop
         self._locks = {name: threading.Lock() for name in self.db.manifests}
         self._connecting = threading.Lock()
         where = Path(root)

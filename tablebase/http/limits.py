@@ -7,13 +7,21 @@ A request body is read whole before the app sees it, and refused (413) past
 a reason in ``detail``, as FastAPI's own are. A request must arrive whole
 within ``REQUEST_TIMEOUT`` seconds, and a connection idle after an answer is
 closed after ``KEEP_ALIVE`` seconds (``connections.py``).
+
+What a request may make the server search beyond a table (a board larger
+than its parts) is bounded too: ``SEARCH`` a request, and the search stops
+once its client has gone or the server stops (``SearchBudgets``); past
+either bound the answer is a 503 saying so.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from typing import Any, Awaitable, Callable
 
+from tablebase.kinds.budget import Bounds, searching
 from tablebase.store.files import TABLE_NAME  # noqa: F401 (one rule for table names, here and in the store)
 
 MAX_BODY = 1 << 20  # bytes of a request body
@@ -22,6 +30,7 @@ MAX_POSITION = 1_000  # characters of one position's text
 MAX_TABLE_NAME = 200
 REQUEST_TIMEOUT = 20.0  # seconds from a request's first byte to its last: a body of MAX_BODY at 50 kB/s
 KEEP_ALIVE = 5.0  # seconds a connection may stay idle after an answer (uvicorn's own default)
+SEARCH = Bounds(seconds=10.0, memory=256 * 2**20)  # what one request may search beyond a table
 
 #: what the routes may answer besides 200 and 422, for the API's description
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -83,3 +92,40 @@ class BoundedBodies:
             return {"type": "http.request", "body": bytes(body), "more_body": False}
 
         await self.app(scope, replay, send)
+
+
+class SearchBudgets:
+    """ASGI middleware, inside ``BoundedBodies``: each request runs on a search budget of ``bounds``, which stops
+    once its client has gone (the connection closed before the answer) or ``stopping`` is set (the server
+    stops). The client's going is watched after its body is read, which ``BoundedBodies`` has done whole."""
+
+    def __init__(self, app: Any, bounds: Bounds, stopping: threading.Event) -> None:
+        self.app, self.bounds, self.stopping = app, bounds, stopping
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        body = await receive()
+        left, gone = threading.Event(), asyncio.Event()
+
+        async def watch() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            left.set()  # also once the answer is sent, when nothing is left to stop
+            gone.set()
+
+        async def replay() -> dict[str, Any]:
+            nonlocal body
+            if body is not None:
+                given, body = body, None
+                return given
+            await gone.wait()
+            return {"type": "http.disconnect"}
+
+        watcher = asyncio.create_task(watch())
+        try:
+            with searching(self.bounds.budget(lambda: left.is_set() or self.stopping.is_set())):
+                await self.app(scope, replay, send)
+        finally:
+            watcher.cancel()

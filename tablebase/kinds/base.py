@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games import Game, KeyedForm, PlainGame, SumMoves, Texts
 from tablebase.kinds.artifacts import Artifact, Say
+from tablebase.kinds.budget import Bounds
 from tablebase.kinds.lines import Choose, best_line, by_figure, side_named
 from tablebase.lazy import np, pa
 from tablebase.listing import (
@@ -73,6 +74,8 @@ class StoredTable:
     held: dict[str, Any] = field(default_factory=dict)
     #: the game's source is not the one the table was built from
     changed: bool = False
+    #: what a lookup may search beyond the table, unless its caller set a budget (``budget.searching``)
+    search: Bounds = Bounds()
 
     @property
     def game(self) -> KeyedForm:

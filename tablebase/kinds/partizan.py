@@ -3,7 +3,8 @@
 Lookups take a position of the table; a game with the ``Boards`` capability
 (Domineering) takes any board: its parts are read from the table (a part
 stored as its mirror image is worth the negative), and a part larger than
-the table is valued by searching its moves down to parts the table holds.
+the table is valued by searching its moves down to parts the table holds,
+within a budget of time and memory (``budget.py``).
 Values are read by key as a search meets them (from the probe index in
 place, or from the rows in memory for a table without one), each distinct
 value parsed once: a search asks no SQL.
@@ -20,6 +21,7 @@ from tablebase.cgt import from_option_ids, parse, sum_ids
 from tablebase.errors import PositionError, StoreError
 from tablebase.games import PartizanForm, SumMoves, Texts
 from tablebase.kinds.base import Footprint, Kind, StoredTable
+from tablebase.kinds.budget import Budget, budget_of
 from tablebase.kinds.lines import Choose, by_side
 from tablebase.kinds.values import ValuesTable
 from tablebase.lazy import np, pa
@@ -34,6 +36,7 @@ from tablebase.solve.partizan import (
 )
 
 VALUES_TABLE = ValuesTable()
+SEARCHED_KEPT = 1 << 18  # parts searched beyond a table whose values its lookups keep (about 2 KB each)
 
 
 class ListedPartizanGame(ListedPlainGame):
@@ -280,10 +283,11 @@ def best_first(stored: StoredValues, options: frozenset, values: list[int], chos
 
 
 class _BoardValues:
-    """Values of any board of a game with ``Boards``: stored parts from the table, larger ones by search."""
+    """Values of any board of a game with ``Boards``: stored parts from the table, larger ones by search, each
+    part searched spent from ``budget``."""
 
-    def __init__(self, game: PartizanForm, stored: StoredValues) -> None:
-        self.boards, self.stored = game.boards, stored
+    def __init__(self, game: PartizanForm, stored: StoredValues, budget: Budget) -> None:
+        self.boards, self.stored, self.budget = game.boards, stored, budget
         self.memo: dict[Any, int] = {}
 
     def board(self, board: Any) -> int:
@@ -297,18 +301,22 @@ class _BoardValues:
     def part(self, part: Any, key: int | None, negated: bool) -> int:
         if key is not None:
             return self.stored.signed(key, negated)
-        g = self.stored.searched.get(part)
+        searched = self.stored.searched
+        g = searched.get(part)
         if g is None:
+            self.budget.spend()
             left, right = self.boards.board_moves(part)
-            g = self.stored.searched[part] = from_option_ids([self.board(b) for _, b in left],
-                                                             [self.board(b) for _, b in right])
+            g = from_option_ids([self.board(b) for _, b in left], [self.board(b) for _, b in right])
+            if len(searched) >= SEARCHED_KEPT:  # what lookups searched stays, within a bound
+                searched.clear()
+            searched[part] = g
         return self.stored.negative(g) if negated else g
 
 
 def _lookup_board(stored: StoredValues, table: StoredTable, game: PartizanForm, text: str) -> dict[str, Any]:
     boards = game.boards
     board = boards.read_board(text)
-    values = _BoardValues(game, stored)
+    values = _BoardValues(game, stored, budget_of(table.search))
     parts = boards.board_parts(board)
     g = values.board(board)
     sides = [[(game.move_name(code), boards.spell_board(after), values.board(after)) for code, after in side]

@@ -25,6 +25,7 @@ from tablebase.games.base import position_text
 from tablebase.jit import compile_if_installed
 from tablebase.kinds import (
     SOURCE_CHANGED,
+    Bounds,
     StoredTable,
     Trust,
     kind_named,
@@ -86,6 +87,8 @@ class Tablebase:
         if not self.root.is_dir():
             raise StoreError(f"no tablebase folder at {self.root}")
         self.limits = Limits.of(memory_limit, threads, timeout, temp_directory)
+        #: what a lookup may search beyond a table (a board larger than its parts): the same bounds as SQL
+        self.search = Bounds(self.limits.timeout, self.limits.memory)
         self.trust = Trust(games)
         # A manifest is read when its table is first asked for: a lookup in a folder of many tables reads one.
         self._names = list_tables(self.root)
@@ -174,7 +177,7 @@ class Tablebase:
                 kind = kind_of(game).listed(m.listing.get("sizes"), m.listing.get("move_names"), texts,
                                             m.listing.get("max_moves", 0))
                 self._stored[table] = StoredTable(self.root, table, m, kind, lambda: self.index(table),
-                                                  changed=changed)
+                                                  changed=changed, search=self.search)
             return self._stored[table]
 
     def game(self, table: str) -> KeyedForm:

@@ -278,10 +278,19 @@ def _stop(cursor: duckdb.DuckDBPyConnection, done: threading.Event) -> None:
 
 
 def _close(con: duckdb.DuckDBPyConnection, temp: Path) -> None:
+    """Close the connection and remove the spill folder, even if a query still runs (a server that stops while
+    a thread of it waits on DuckDB): DuckDB then refuses to close, and the process's end closes it."""
     import shutil  # imported by the session that made ``temp``
 
-    con.close()
-    shutil.rmtree(temp, ignore_errors=True)
+    import duckdb
+
+    try:
+        con.interrupt()
+        con.close()
+    except duckdb.Error:
+        pass
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def _first_line(error: Exception | str) -> str:
