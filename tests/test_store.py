@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import duckdb
@@ -150,19 +151,26 @@ def test_written_files_are_synced_each_by_itself_not_the_whole_system(tmp_path, 
 
 
 def test_a_listing_work_file_gives_back_its_rows_columns_and_metadata_and_names_itself_when_damaged(tmp_path):
-    """The steps of a listing hand each other Arrow files: rows as written, a column alone, the schema's
-    metadata without the size the file carries for the step that sizes rows unread, which is the rows' own."""
+    """The steps of a listing hand each other Arrow files by their records: rows as written, a column alone, the
+    schema's metadata without the size the file carries for the step that sizes rows unread, which is the rows'
+    own. A file whose bytes are not its record's is refused, naming it, and a damaged one too."""
     from tablebase.errors import StoreError
-    from tablebase.store import read_work, work_metadata, write_work
+    from tablebase.store import read_work, work_metadata, work_problem, write_work
 
     rows = pa.table({"hash": pa.array([3, 1, 2], pa.uint64()), "moves0": [[1, 2], [], [7]]})
     rows = rows.replace_schema_metadata({b"tablebase.moves": b"m"})
-    write_work(rows, tmp_path, "t", "_listing/share-000001-0000-0000.arrow")
-    path = tmp_path / "t" / "_listing" / "share-000001-0000-0000.arrow"
-    back = read_work([path])[0]
+    name = "_listing/share-000001-0000-0000.arrow"
+    records = write_work(rows, tmp_path, "t", name)
+    path = tmp_path / "t" / name
+    assert records == {name: {"rows": 3, "bytes": path.stat().st_size,
+                              "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}}
+    back = read_work(tmp_path, "t", records)[0]
     assert back.equals(rows) and back.schema.metadata == {b"tablebase.moves": b"m"}
-    assert read_work([path], ["hash"])[0].column_names == ["hash"]
-    assert work_metadata(path) == ({b"tablebase.moves": b"m"}, rows.nbytes)
+    assert read_work(tmp_path, "t", records, ["hash"])[0].column_names == ["hash"]
+    assert work_metadata(tmp_path, "t", name, records[name]) == ({b"tablebase.moves": b"m"}, rows.nbytes)
+    assert work_problem(tmp_path, "t", name, records[name]) is None
     path.write_bytes(path.read_bytes()[:-20])
-    with pytest.raises(StoreError, match="cannot read .*share-000001-0000-0000.arrow"):
-        read_work([path])
+    for changed in (records, {name: {**records[name], "bytes": path.stat().st_size}}):
+        with pytest.raises(StoreError, match="share-000001-0000-0000.arrow"):
+            read_work(tmp_path, "t", changed)
+    assert "is not the one its record names" in work_problem(tmp_path, "t", name, records[name])

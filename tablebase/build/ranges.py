@@ -32,11 +32,14 @@ a task holds is one file of its share or its range of one level, and a
 level is ordered once the level two above it is written, so that the
 levels pass through the workers' memory two or three at a time. Files are written atomically and the steps are
 deterministic, so a resumed build numbers again to the same files.
+
+A task reads only the files it is given the records of (``store.work``):
+the shares, from the manifest; what the tasks before it wrote, from their
+results. Each returns the records of the files it writes.
 """
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
 from tablebase.build.cluster import least_limit
@@ -55,16 +58,17 @@ from tablebase.listing.ranges import (
     sample,
     splitters,
 )
-from tablebase.listing.shares import FIRST_KEY, MOVES_KEY, coded, reads_back, split_by
+from tablebase.listing.shares import coded, reads_back, share_first, share_moves, split_by
 from tablebase.store import (
+    Records,
     block_name,
     places_name,
     range_name,
     read_work,
-    routed_files,
+    recorded,
     routed_name,
-    share_files,
-    table_dir,
+    routed_records,
+    share_records,
     work_metadata,
     write_listing_blocks,
     write_listing_level,
@@ -84,78 +88,80 @@ LEVELS_AT_ONCE = 2  # levels ordered at once (each waits for the level this many
 
 
 # -- the tasks ---------------------------------------------------------------------------
-def survey(root: str, table: str, level: int, partition: int) -> dict[str, Any]:
-    """Dask task: a sample of a share's texts of a level, the moves its rows number, its first position by
-    notation (``FIRST_KEY``), if it has any, and its rows' bytes."""
-    paths = share_files(root, table, level, partition)
-    texts = [t.column("text") for t in read_work(paths, ["text"])]
+def survey(root: str, table: str, level: int, partition: int, shares: Records) -> dict[str, Any]:
+    """Dask task: a sample of a share's texts of a level (``shares``: its files' records), the moves its rows
+    number, its first text by notation, if it has any, and its rows' bytes."""
+    texts = [t.column("text") for t in read_work(root, table, shares, ["text"])]
     moves: set = set()
     firsts = []
     held = 0  # the rows' bytes in Arrow
-    for path in paths:
-        metadata, rows_bytes = work_metadata(path)
+    for name, record in shares.items():
+        metadata, rows_bytes = work_metadata(root, table, name, record)
         held += rows_bytes
-        moves.update(pickle.loads(metadata[MOVES_KEY]))
-        if FIRST_KEY in metadata:  # a round of a level may find nothing new in a share
-            firsts.append(pickle.loads(metadata[FIRST_KEY]))
+        moves.update(share_moves(metadata))
+        first = share_first(metadata)
+        if first is not None:  # a round of a level may find nothing new in a share
+            firsts.append(first)
     picked = sample(pa.chunked_array(texts, pa.string()).combine_chunks()) if texts else []
     del texts
     return {"sample": picked, "moves": list(moves), "first": min(firsts, default=None), "bytes": held, "rss": rss()}
 
 
-def _coded_shares(root: str, table: str, level: int, partition: int | None, ranked: list) -> list[pa.Table]:
-    """A level's share files (of one partition, or all), each's moves as codes, their metadata dropped."""
+def _coded_shares(root: str, table: str, shares: Records, ranked: list) -> list[pa.Table]:
+    """Shares' rows (``shares``: their files' records), each's moves as codes, their metadata dropped."""
     code_of = {move: code for code, move in enumerate(ranked)}
-    return [coded(t, code_of).replace_schema_metadata(None)
-            for t in read_work(share_files(root, table, level, partition))]
+    return [coded(t, code_of).replace_schema_metadata(None) for t in read_work(root, table, shares)]
 
 
-def route(root: str, table: str, level: int, partition: int, ranked: list, cuts: list[str],
+def route(root: str, table: str, level: int, partition: int, ranked: list, cuts: list[str], shares: Records,
           after: Any = None) -> dict[str, Any]:
-    """Dask task: a share's rows of a level, moves as codes, split by range of notation and written, a file
-    for each range and each of the share's files (``routed_name``); each range's count.
-    ``after``: a level above's, to wait for (a few levels at a time).
+    """Dask task: a share's rows of a level (``shares``: its files' records), moves as codes, split by range of
+    notation and written, a file for each range and each of the share's files (``routed_name``); each range's
+    count, and the files' records. ``after``: a level above's, to wait for (a few levels at a time).
 
     A file at a time, and written rather than handed to the ranges as results: a worker holds one batch's
     copies, never its share of a level (Kayles 44's top level in one share, held as results while the next
     level was routed, took a 600 MiB worker past its limit)."""
-    for stale in routed_files(root, table, level, partition=partition):  # a run cut the level otherwise
-        stale.unlink()
     code_of = {move: code for code, move in enumerate(ranked)}
     counts = [0] * (len(cuts) + 1)
-    for batch, path in enumerate(share_files(root, table, level, partition)):
-        rows = coded(read_work([path])[0], code_of).replace_schema_metadata(None)
+    files: Records = {}
+    for batch, (name, record) in enumerate(shares.items()):
+        rows = coded(read_work(root, table, {name: record})[0], code_of).replace_schema_metadata(None)
         for range_, piece in enumerate(split_by(rows, range_of(rows.column("text").combine_chunks(), cuts),
                                                 len(cuts) + 1)):
             if piece.num_rows:
-                write_work(piece, root, table, routed_name(level, range_, partition, batch))
+                files.update(write_work(piece, root, table, routed_name(level, range_, partition, batch)))
                 counts[range_] += piece.num_rows
         del rows
-    return {"counts": counts, "rss": rss()}
+    return {"counts": counts, "rss": rss(), "files": files}
 
 
 def order_range(root: str, table: str, level: int, range_: int, ranked: list, counts: list[list[int]],
-                first: int, reaches: list[int], partitions: int, after: Any = None) -> dict[str, Any]:
-    """Dask task: a range of a level in key order, written; its keys by owner, its questions by (level, owner).
+                sources: list[Records], first: int, reaches: list[int], partitions: int,
+                after: Any = None) -> dict[str, Any]:
+    """Dask task: a range of a level in key order, written; its keys by owner, its questions by (level, owner),
+    the records of the files it wrote.
 
     ``ranked``: the game's moves in order. ``counts``: each share's counts by range (its ``route`` task's),
     so the range's first key is ``first`` (the level's) plus the positions of the ranges before it, and the
-    range reads the rows the shares routed to it; none (a level in one range): the range reads every share
-    itself. Every range holds a position (the text it begins at, or the least). ``after``: a level above's,
-    to wait for (a few levels at a time)."""
+    range reads the rows the shares routed to it (``sources``: the records of the files each ``route`` task
+    wrote); none (a level in one range): the range reads every share itself (``sources``: the records of the
+    level's shares). Every range holds a position (the text it begins at, or the least). ``after``: a level
+    above's, to wait for (a few levels at a time)."""
+    given = recorded({"files": source} for source in sources)
     if counts:
-        pieces = read_work(routed_files(root, table, level, range_))
+        pieces = read_work(root, table, routed_records(given, level, range_))
     else:
-        pieces = _coded_shares(root, table, level, None, ranked)
+        pieces = _coded_shares(root, table, dict(sorted(given.items())), ranked)
     rows = in_order(pa.concat_tables(pieces))
     del pieces
-    write_work(rows, root, table, range_name(level, range_))
+    files = write_work(rows, root, table, range_name(level, range_))
     start = first + sum(sum(share[:range_]) for share in counts)
     keys, (questions, places) = keyed(rows, start, partitions), asked(rows, reaches, partitions)
     del rows
-    write_work(pa.table({"place": places.astype(np.int32) if len(places) < 1 << 31 else places}), root, table,
-               places_name(level, range_))
-    return {"keys": keys, "questions": questions, "rss": rss()}
+    files.update(write_work(pa.table({"place": places.astype(np.int32) if len(places) < 1 << 31 else places}), root,
+                            table, places_name(level, range_)))
+    return {"keys": keys, "questions": questions, "rss": rss(), "files": files}
 
 
 def answer(level: int, keys: list[pa.Table], questions: list[np.ndarray]) -> list[np.ndarray]:
@@ -168,28 +174,28 @@ def answer(level: int, keys: list[pa.Table], questions: list[np.ndarray]) -> lis
 
 
 def assemble_range(root: str, table: str, level: int, range_: int, answers: list[tuple[int, int, np.ndarray]],
-                   written: Any, whole: bool) -> dict[str, Any]:
+                   written: Records, whole: bool) -> dict[str, Any]:
     """Dask task: a range's rows as the level's file holds them (children as keys, from the owners'
-    ``answers``, each at the place ``order_range`` wrote), once the range is ``written``: the level's file if
-    the range is ``whole`` level, else its block. The most moves of a position on one side, the parts, and
-    the file's record if written."""
-    folder = table_dir(root, table)
-    rows, places = read_work([folder / range_name(level, range_), folder / places_name(level, range_)])
+    ``answers``, each at the place ``order_range`` wrote), once the range is ``written`` (its files' records):
+    the level's file if the range is ``whole`` level, else its block. The most moves of a position on one
+    side, the parts, and the file's record."""
+    names = [range_name(level, range_), places_name(level, range_)]
+    rows, places = read_work(root, table, {name: written[name] for name in names})
     block, most, parts = assembled(rows, places.column("place").to_numpy(),
                                    {(lv, p): keys for lv, p, keys in answers})
     del rows, places
     done = {"max_moves": most, "parts": parts, "rss": rss()}
     if whole:
         return {**write_listing_level(level_table(block), root, table, level), **done}
-    write_work(level_table(block), root, table, block_name(level, range_))
-    return done
+    return {**done, "files": write_work(level_table(block), root, table, block_name(level, range_))}
 
 
 def write_level(root: str, table: str, level: int, ranges: int, blocks: list[dict[str, Any]]) -> dict[str, Any]:
-    """Dask task: a level's listing file from its blocks, in order; its record, the most moves, the parts."""
-    folder = table_dir(root, table)
-    record = write_listing_blocks((read_work([folder / block_name(level, r)])[0] for r in range(ranges)), root, table,
-                                  level)
+    """Dask task: a level's listing file from its blocks (their records in the ``blocks`` results), in order;
+    its record, the most moves, the parts."""
+    given = recorded(blocks)
+    record = write_listing_blocks((read_work(root, table, {name: given[name]})[0]
+                                   for name in (block_name(level, r) for r in range(ranges))), root, table, level)
     return {**record, "max_moves": max(b["max_moves"] for b in blocks), "parts": sum(b["parts"] for b in blocks),
             "rss": max([rss(), *(b["rss"] for b in blocks)])}
 
@@ -201,6 +207,7 @@ class RangeNumbering:
     def __init__(self, search: Any) -> None:
         self.search, self.client = search, search.client
         self.root, self.table, self.run = search.root_text, search.table, search.run
+        self.work = search.work  # the shares' records, each step's
         state = search.state
         self.partitions = state["partitions"]
         self.found = {int(level): n for level, n in state["found"].items() if n}
@@ -228,7 +235,7 @@ class RangeNumbering:
             # workers' memory at a time, one a worker, rather than one level at a time for all of them.
             above = written[levels[i - LEVELS_AT_ONCE]][0] if i >= LEVELS_AT_ONCE else None
             ordered[level] = self._order(level, ranked, cuts[level], firsts[level], above)
-            written[level] = [self._item(f, f"w{level}-{r}", "rss") for r, f in enumerate(ordered[level])]
+            written[level] = [self._item(f, f"w{level}-{r}", "files") for r, f in enumerate(ordered[level])]
             answers[level] = self._answers(level, ordered)
             for done in ordered:  # every level whose children are all answered now
                 if done not in writing and all(lv in answers for lv in self.reaches.get(done, [])):
@@ -241,7 +248,8 @@ class RangeNumbering:
 
     def _surveyed(self, levels: list[int]) -> tuple[list, dict[int, list[str]]]:
         """The game's moves in order and where each level's ranges split, from the shares' surveys."""
-        surveys = {level: [self._submit(survey, self.root, self.table, level, p, name=f"survey-{level}-{p}", on=p)
+        surveys = {level: [self._submit(survey, self.root, self.table, level, p, share_records(self.work, level, p),
+                                        name=f"survey-{level}-{p}", on=p)
                            for p in range(self.partitions)] for level in levels}
         moves: set = set()
         cuts = {}
@@ -260,12 +268,14 @@ class RangeNumbering:
         """A level's ranges ordered: its shares routed to them, or read by its one range."""
         args = (first, self.reaches.get(level, []), self.partitions, above)
         if not cuts:
-            return [self._submit(order_range, self.root, self.table, level, 0, ranked, [], *args,
-                                 name=f"range-{level}-0", on=level)]
-        routing = [self._submit(route, self.root, self.table, level, p, ranked, cuts, above, name=f"route-{level}-{p}",
-                                on=p) for p in range(self.partitions)]
+            return [self._submit(order_range, self.root, self.table, level, 0, ranked, [],
+                                 [share_records(self.work, level)], *args, name=f"range-{level}-0", on=level)]
+        routing = [self._submit(route, self.root, self.table, level, p, ranked, cuts,
+                                share_records(self.work, level, p), above, name=f"route-{level}-{p}", on=p)
+                   for p in range(self.partitions)]
         counts = [self._item(f, f"c{level}-{p}", "counts") for p, f in enumerate(routing)]
-        return [self._submit(order_range, self.root, self.table, level, r, ranked, counts, *args,
+        files = [self._item(f, f"f{level}-{p}", "files") for p, f in enumerate(routing)]
+        return [self._submit(order_range, self.root, self.table, level, r, ranked, counts, files, *args,
                              name=f"range-{level}-{r}", on=r)
                 for r in range(len(cuts) + 1)]
 

@@ -7,6 +7,14 @@ saves that in the manifest (``listing["search"]``) after every step, so a
 killed build resumes at the step it did not record. The number of partitions
 is fixed when the search begins (the workers then); keys do not depend on it.
 
+The manifest also keeps the record (rows, bytes, sha256) of every work file
+a recorded step wrote and a later step reads (``listing["work"]``): a task
+reads only files it is given the records of, its bytes checked against
+them (``store.work``). A resumed search first checks every recorded file;
+if one is missing or not as recorded, the search begins again from the
+start positions. A file the manifest does not record (a killed step's, or
+one put there by anybody) is never read.
+
 When no level is left waiting, each level is numbered by notation on a
 worker, the game's moves ranked here (there are few: they are the game's
 kinds of moves, not its positions), and each level's rows written in key
@@ -30,7 +38,17 @@ from tablebase.build.shares import counted, expand_share, item, receive, start
 from tablebase.kinds import Kind
 from tablebase.listing import current_limits
 from tablebase.listing.limits import too_many
-from tablebase.store import Manifest, flush_to_disk, remove_listing, table_dir
+from tablebase.store import (
+    Manifest,
+    Records,
+    flush_to_disk,
+    inbox_records,
+    recorded,
+    remove_listing,
+    share_records,
+    table_dir,
+    work_problem,
+)
 
 CHAIN = 64  # steps submitted at once: levels below a step are found without waiting for this process
 
@@ -56,6 +74,11 @@ class ShareSearch:
     def state(self) -> dict[str, Any]:
         return self.manifest.listing["search"]
 
+    @property
+    def work(self) -> Records:
+        """The records of the work files the recorded steps wrote that later steps read."""
+        return self.manifest.listing.setdefault("work", {})
+
     def _save(self) -> None:
         self.manifest.save(self.root)  # the step's files were synced by the tasks that wrote them
 
@@ -76,7 +99,10 @@ class ShareSearch:
     # -- the search ------------------------------------------------------------------
     def listing(self) -> dict[str, Any]:
         """Find every position (resuming a search begun before), then number them: the listing's record."""
-        if not self.manifest.listing.get("search"):
+        problem = self._unreadable() if self.manifest.listing.get("search") else None
+        if problem is not None:
+            self.say(f"listing again from the start positions: {problem}")
+        if not self.manifest.listing.get("search") or problem is not None:
             self._begin()
         else:
             found = sum(self.state["found"].values())
@@ -85,10 +111,20 @@ class ShareSearch:
             self._chain()
         return self._numbered()
 
+    def _unreadable(self) -> str | None:
+        """Why the search recorded cannot be resumed (a recorded work file missing, or not as recorded), or None.
+        Each recorded file is read once for its sha256."""
+        for name, record in sorted(self.work.items()):
+            problem = work_problem(self.root, self.table, name, record)
+            if problem is not None:
+                return problem
+        return None
+
     def _begin(self) -> None:
         partitions = self.partitions
         remove_listing(self.root, self.table)  # a run killed before its first record left only leftovers
-        self.manifest.listing = {"search": {"partitions": partitions, "waiting": [], "found": {}, "peak": 0}}
+        self.manifest.listing = {"search": {"partitions": partitions, "waiting": [], "found": {}, "peak": 0},
+                                 "work": {}}
         self.say(f"listing positions from the start positions in {partitions} shares on the workers")
         started = self.client.submit(start, *self.game_args, self.root_text, self.table, partitions, self.limits,
                                      key=f"start-{self.table}-{self.run}", pure=False)
@@ -107,11 +143,12 @@ class ShareSearch:
         level, round_ = self._next()
         self.chains += 1  # a step skipped in one chain is submitted again in the next: new task names
         steps = [(level, round_), *((lv, 0) for lv in range(level - 1, max(level - CHAIN, -1), -1))]
-        submitted, above = [], None
+        submitted, above, prior = [], None, []
         for lv, r in steps:
-            receiving, counts = self._step(lv, r, above)
+            receiving, counts = self._step(lv, r, above, prior)
             submitted.append((lv, r, receiving, counts))
             above = (lv, receiving)
+            prior.append(receiving)
         for lv, r, receiving, counts in submitted:
             work = f"listing level {lv}"
             reached, counted = self._results(receiving, work), self._results(counts, work)
@@ -121,13 +158,16 @@ class ShareSearch:
             if any(lv in x["levels"] for x in reached):
                 break  # another round of this level first: the steps below it did nothing
 
-    def _step(self, level: int, round_: int, above: tuple[int, list] | None) -> tuple[list, list]:
+    def _step(self, level: int, round_: int, above: tuple[int, list] | None, prior: list[list]) -> tuple[list, list]:
         """Play one round of one level in every share (once the step ``above`` is received), and route the
-        children to their owners."""
+        children to their owners. Each share reads what reached it: the files the manifest records, and those
+        the ``prior`` steps of this chain wrote to its inbox (their results)."""
         partitions = self.state["partitions"]
         tag = f"{self.table}-{level}-{round_}-{self.run}-{self.chains}"
         expanding = [self.client.submit(expand_share, *self.game_args, self.root_text, self.table, level, p, round_,
-                                        partitions, self.limits, above, key=f"expand-{tag}-{p}", **self._on(p))
+                                        partitions, self.limits, inbox_records(self.work, level, p, round_),
+                                        share_records(self.work, level, p, before=round_), above,
+                                        [receiving[p] for receiving in prior], key=f"expand-{tag}-{p}", **self._on(p))
                      for p in range(partitions)]
         return self._sent(expanding, level, round_)
 
@@ -146,7 +186,12 @@ class ShareSearch:
 
     def _record(self, level: int, round_: int, reached: list[dict[str, Any]], counted: list[dict]) -> None:
         """A step's counts recorded and saved: the positions its shares found, the levels its children reached."""
-        state = self.state
+        state, work = self.state, self.work
+        for p in range(state["partitions"]):  # what the step read: no later step reads it
+            for name in inbox_records(work, level, p, round_):
+                del work[name]
+        work.update(recorded(reached))
+        work.update(recorded(counted))
         state["waiting"] = [w for w in state["waiting"] if (w[0], w[1]) != (level, round_)]
         waiting = {(w[0], w[1]): w[2] for w in state["waiting"]}
         reaches = set(state.setdefault("reaches", {}).get(str(level), []))

@@ -8,7 +8,10 @@ from every partition's task (Dask moves them from worker to worker) and
 writes them to its inbox for the levels they belong to. Every file is
 written atomically under a name that says which step made it, so a step run
 again after a kill writes the same files: the search resumes at the step
-the manifest has not recorded.
+the manifest has not recorded. A task reads only the files it is given the
+records of (``store.work``): those the manifest holds, and those the tasks
+before it in this run wrote, as their results say; it returns the records
+of the files it writes.
 
 Once every level is found, ``build/ranges.py`` numbers each level by notation
 and writes it as the listing's level file, in ranges.
@@ -25,10 +28,11 @@ from tablebase.lazy import np, pa, pc, psutil
 from tablebase.listing import Limits, limits_set
 from tablebase.listing.shares import expand, fresh, routed, starting
 from tablebase.store import (
-    inbox_files,
+    Records,
     inbox_name,
+    inbox_records,
     read_work,
-    share_files,
+    recorded,
     share_name,
     write_work,
 )
@@ -40,8 +44,7 @@ SHARE_BATCH_MOVES = 1_000_000
 SHARE_BATCH_FIRST = 4_096
 SHARE_BATCH_MOST = 1_000_000
 
-TRAVELLING = pa.schema([("hash", pa.uint64()), ("level", pa.int64()), ("text", pa.string()),
-                        ("position", pa.binary())])
+TRAVELLING = pa.schema([("hash", pa.uint64()), ("level", pa.int64()), ("text", pa.string())])
 
 
 def rss() -> int:
@@ -58,40 +61,53 @@ def start(run: str, ref: str, params: dict[str, Any], root: str, table: str, par
     owner received (as ``receive`` says), the process's memory."""
     game = game_of_run(run, ref, params).game
     received: list[dict[int, int]] = [{} for _ in range(partitions)]
+    files: Records = {}
     with limits_set(limits):
         for b, batch in enumerate(starting(game, limits.seconds, limits.positions_for(plain=True))):
             for owner, piece in enumerate(routed(batch, partitions)):
-                for level, n in _to_inbox(piece, root, table, owner, -1, 0, f"{START}{b:06d}").items():
+                levels, written = _to_inbox(piece, root, table, owner, -1, 0, f"{START}{b:06d}")
+                files.update(written)
+                for level, n in levels.items():
                     received[owner][level] = received[owner].get(level, 0) + n
-    return {"received": [{"levels": r, "skipped": False} for r in received], "found": 0, "rss": rss()}
+    return {"received": [{"levels": r, "skipped": False} for r in received], "found": 0, "rss": rss(),
+            "files": files}
 
 
 def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: str, level: int, partition: int,
-                 round_: int, partitions: int, limits: Limits,
-                 above: tuple[int, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+                 round_: int, partitions: int, limits: Limits, inbox: Records, seen: Records,
+                 above: tuple[int, list[dict[str, Any]]] | None = None,
+                 prior: list[dict[str, Any]] = ()) -> dict[str, Any]:
     """Dask task: one partition's share of one round of a level, played; its rows written; its children
-    split by owner (``pieces``), how many positions it found, the process's memory.
+    split by owner (``pieces``), how many positions it found, the process's memory, its files' records.
 
-    ``above``: the step submitted before this one (its level, what its owners received), which must be
-    received first. If its moves kept their level (or it did nothing), that level needs another round
-    before this one: this step does nothing (``skipped``) and is submitted again later.
+    ``inbox``: the records of what reached the share in the steps the manifest holds, and ``prior`` what
+    this partition's ``receive`` tasks of this run's steps before this one wrote (their results): the
+    share reads those of its level and round, and no other file. ``seen``: the records of its earlier
+    rounds' rows. ``above``: the step submitted before this one (its level, what its owners received),
+    which must be received first. If its moves kept their level (or it did nothing), that level needs
+    another round before this one: this step does nothing (``skipped``) and is submitted again later.
     """
     if above is not None:
         above_level, received = above
         if any(r["skipped"] or above_level in r["levels"] for r in received):
-            return {"pieces": [None] * partitions, "found": 0, "rss": rss(), "skipped": True}
+            return {"pieces": [None] * partitions, "found": 0, "rss": rss(), "skipped": True, "files": {}}
     kind = game_of_run(run, ref, params)
-    inbox = read_work(inbox_files(root, table, level, partition, round_))
-    if not inbox:  # nothing reached this share of the level
-        return {"pieces": [TRAVELLING.empty_table()] * partitions, "found": 0, "rss": rss(), "skipped": False}
-    seen = [t.column("hash").to_numpy() for t in read_work(share_files(root, table, level, partition, round_),
-                                                               ["hash"])]
-    share = fresh(kind.game, pa.concat_tables(inbox), np.concatenate(seen) if seen else np.zeros(0, np.uint64))
-    del inbox
-    reached = _played_in_batches(kind, level, share, limits,
-                                 lambda rows, batch: write_work(rows, root, table, share_name(level, partition, round_,
-                                                                                              batch), durable=True))
-    return {"pieces": routed(reached, partitions), "found": share.num_rows, "rss": rss(), "skipped": False}
+    given = {**inbox, **inbox_records(recorded(prior), level, partition, round_)}
+    arrived = read_work(root, table, dict(sorted(given.items())), schema=TRAVELLING)
+    if not arrived:  # nothing reached this share of the level
+        return {"pieces": [TRAVELLING.empty_table()] * partitions, "found": 0, "rss": rss(), "skipped": False,
+                "files": {}}
+    before = [t.column("hash").to_numpy() for t in read_work(root, table, seen, ["hash"])]
+    share = fresh(kind.game, pa.concat_tables(arrived), np.concatenate(before) if before else np.zeros(0, np.uint64))
+    del arrived
+    files: Records = {}
+
+    def write(rows: pa.Table, batch: int) -> None:
+        files.update(write_work(rows, root, table, share_name(level, partition, round_, batch), durable=True))
+
+    reached = _played_in_batches(kind, level, share, limits, write)
+    return {"pieces": routed(reached, partitions), "found": share.num_rows, "rss": rss(), "skipped": False,
+            "files": files}
 
 
 def _played_in_batches(kind: Any, level: int, share: pa.Table, limits: Limits,
@@ -100,12 +116,12 @@ def _played_in_batches(kind: Any, level: int, share: pa.Table, limits: Limits,
     batch)``): what a task holds follows a batch's moves, not its share's (Kayles with 44 pins, a level of
     75,175 positions and 5 million moves in one share, took a worker past 600 MiB). The children reached,
     each once, in the order they were first met: as one batch of the whole share would give them."""
-    reached, seen = [], np.zeros(0, np.uint64)
+    reached, seen, known = [], np.zeros(0, np.uint64), {}
     start, size = 0, SHARE_BATCH_FIRST
     while True:  # once at least: a share with nothing new writes its empty rows, as its step's record
         batch = share.slice(start, size)
         with limits_set(limits):
-            rows, children = expand(kind.game, kind.plain_rules(), level, batch, limits.seconds)
+            rows, children = expand(kind.game, kind.plain_rules(), level, batch, limits.seconds, known)
         write(rows, len(reached))
         hashes = children.column("hash").to_numpy()
         reached.append(children.filter(pa.array(~np.isin(hashes, seen))))
@@ -129,33 +145,34 @@ def item(result: Any, *path: Any) -> Any:
 
 
 def counted(result: dict[str, Any]) -> dict[str, Any]:
-    """Dask task, run where ``result`` is: what the driver counts of a step."""
-    return {key: result.get(key, False) for key in ("found", "rss", "skipped")}
+    """Dask task, run where ``result`` is: what the driver counts of a step, and the records of its files."""
+    return {key: result.get(key, False) for key in ("found", "rss", "skipped", "files")}
 
 
 def receive(root: str, table: str, partition: int, level: int, round_: int,
             pieces: list[pa.Table | None]) -> dict[str, Any]:
     """Dask task: an owner's pieces of one step (from every partition, in order) written to its inbox, a file
-    per level reached; the rows of each. Positions of the level the step played go to its next round.
-    A skipped step (its pieces None) writes nothing, and says so to the step after it."""
+    per level reached; the rows of each, and the files' records. Positions of the level the step played go
+    to its next round. A skipped step (its pieces None) writes nothing, and says so to the step after it."""
     if any(piece is None for piece in pieces):
-        return {"levels": {}, "skipped": True}
+        return {"levels": {}, "skipped": True, "files": {}}
     arrived = pa.concat_tables(pieces) if pieces else TRAVELLING.empty_table()
-    levels = _to_inbox(arrived, root, table, partition, level, round_, f"{level:06d}-{round_:04d}")
+    levels, files = _to_inbox(arrived, root, table, partition, level, round_, f"{level:06d}-{round_:04d}")
     del arrived, pieces
-    return {"levels": levels, "skipped": False, "rss": rss()}
+    return {"levels": levels, "skipped": False, "rss": rss(), "files": files}
 
 
 def _to_inbox(arrived: pa.Table, root: str, table: str, partition: int, level: int, round_: int,
-              source: str) -> dict[int, int]:
+              source: str) -> tuple[dict[int, int], Records]:
     """Positions that reached a partition from ``source`` (a step that played ``level``, or the start),
-    written to its inbox, a file per level reached; the rows of each. Positions of the level played go to
-    its next round."""
+    written to its inbox, a file per level reached; the rows of each, and the files' records. Positions of
+    the level played go to its next round."""
     levels = arrived.column("level").to_numpy()
-    rows = {}
+    rows, files = {}, {}
     for reached in np.unique(levels).tolist():
         part = arrived.filter(pa.array(levels == reached))
-        write_work(part, root, table, inbox_name(reached, partition, round_ + 1 if reached == level else 0, source),
-                   durable=True)
+        files.update(write_work(part, root, table,
+                                inbox_name(reached, partition, round_ + 1 if reached == level else 0, source),
+                                durable=True))
         rows[reached] = part.num_rows
-    return rows
+    return rows, files

@@ -5,10 +5,16 @@ so that every host agrees without asking. The search goes level by level from
 the top: a partition's share of a level is what reached it from the levels
 above, each position once (``fresh``); it plays their moves (``expand``),
 recording each move with its child's level and hash, and sends each child,
-spelt and pickled, to the child's owner (``routed``). A level's positions are
+as its notation, to the child's owner (``routed``). A level's positions are
 numbered once all are found, in ranges of notation (``ranges.py``): by
 notation, as the engine has always numbered them, so that keys are the same
 whatever the partitions.
+
+A position travels, and is kept in the work files, as its notation only:
+its owner reads it back with the game's ``read``, which must undo ``format``
+(checked on every position as it is found, ``reads_back_as_given``). A
+share's moves are kept as JSON (``encoded.py``). Nothing is pickled: what a
+folder holds is data, never code (docs/security.md).
 
 These are functions of Arrow tables: where the tables live, and how they
 travel, is the caller's (``tablebase.build.shares``).
@@ -16,38 +22,43 @@ travel, is the caller's (``tablebase.build.shares``).
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Iterator
 from typing import Any
 
-from tablebase.errors import TablebaseError
+from tablebase.errors import StoreError, TablebaseError
 from tablebase.games import KEY_BITS, PlainGame
 from tablebase.lazy import np, pa, pc
-from tablebase.listing.checked import game_failed, level_of, read_back, spelt
+from tablebase.listing.checked import game_failed, level_of, read_all, read_back, reads_back_as_given, spelt
+from tablebase.listing.encoded import decoded_moves, encoded_moves
 from tablebase.listing.expand import Chunk, expand_chunk
 from tablebase.listing.hashing import owners, text_hashes
 from tablebase.listing.limits import too_many, watched
 from tablebase.listing.rules import PlainRules
 
 START_BATCH = 20_000  # start positions a table of them holds: the start task holds one at a time
-MOVES_KEY = b"tablebase.moves"  # a share's metadata: its distinct moves, pickled, that moves{s} number
-FIRST_KEY = b"tablebase.first"  # and its first text by notation with its position pickled: (text, bytes)
+MOVES_KEY = b"tablebase.moves"  # a share's metadata: its distinct moves, that moves{s} number, as JSON
+FIRST_KEY = b"tablebase.first"  # and its first text by notation (UTF-8)
 
 
-def pickled(positions: list) -> pa.Array:
-    dumps, protocol = pickle.dumps, pickle.HIGHEST_PROTOCOL
-    return pa.array([dumps(p, protocol) for p in positions], pa.binary())
-
-
-def travelling(game: PlainGame, positions: list, levels: np.ndarray, seconds: float | None) -> pa.Table:
-    """Positions as they travel to their owners: hash, level, notation and the pickled position."""
+def travelling(game: PlainGame, positions: list, levels: np.ndarray, seconds: float | None,
+               known: dict[str, Any] | None = None) -> pa.Table:
+    """Positions as they travel to their owners: hash, level and notation, each notation read back as its
+    position first (the notation is all that travels; ``known``: texts read back before, as
+    ``reads_back_as_given`` keeps them)."""
     with watched(game, "format", seconds) as watch:
         try:
             texts = spelt(game, positions, watch)
         except Exception as e:
             raise game_failed(game, e, watch.at) from None
+    with watched(game, "read", seconds) as watch:
+        try:
+            reads_back_as_given(game, texts.to_pylist(), positions, watch, known)
+        except TablebaseError:
+            raise
+        except Exception as e:
+            raise game_failed(game, e) from None
     return pa.table({"hash": pa.array(text_hashes(texts), pa.uint64()), "level": pa.array(levels, pa.int64()),
-                     "text": texts, "position": pickled(positions)})
+                     "text": texts})
 
 
 def routed(positions: pa.Table, partitions: int) -> list[pa.Table]:
@@ -105,25 +116,21 @@ def starting(game: PlainGame, seconds: float | None, limit: int | None,
 def fresh(game: PlainGame, inbox: pa.Table, seen: np.ndarray) -> pa.Table:
     """A share's positions of a level, each once, by hash: what reached it less what it has ``seen``.
 
-    Copies of a position carry the same text; two texts with one hash, or one
-    text for two positions (``format`` must tell positions apart), are refused.
+    Copies of a position carry the same text (each text read back as its
+    position where it was found); two texts with one hash are refused.
     """
+    inbox = inbox.select(["hash", "level", "text"])
     inbox = inbox.take(pc.sort_indices(inbox, [("hash", "ascending")]))
     hashes = inbox.column("hash").to_numpy()
     same = hashes[1:] == hashes[:-1]
     if same.any():
         pairs = np.flatnonzero(same)
-        texts, blobs = inbox.column("text").take(pairs), inbox.column("position").take(pairs)
-        next_texts, next_blobs = inbox.column("text").take(pairs + 1), inbox.column("position").take(pairs + 1)
+        texts, next_texts = inbox.column("text").take(pairs), inbox.column("text").take(pairs + 1)
         clash = np.flatnonzero(~pc.equal(texts, next_texts).to_numpy(zero_copy_only=False))
         if len(clash):
             a, b = texts[int(clash[0])].as_py(), next_texts[int(clash[0])].as_py()
             raise TablebaseError(f"{game.name}: the notations {a!r} and {b!r} share a 64-bit hash; the engine "
                                  "cannot list this game (spell one of them otherwise)")
-        for j in np.flatnonzero(~pc.equal(blobs, next_blobs).to_numpy(zero_copy_only=False)).tolist():
-            p, q = pickle.loads(blobs[j].as_py()), pickle.loads(next_blobs[j].as_py())
-            if p != q:
-                raise TablebaseError(f"{game.name}: format() gives {texts[j].as_py()!r} for two different positions")
     keep = np.ones(len(hashes), dtype=np.bool_)
     keep[1:] = ~same
     if len(seen):
@@ -131,16 +138,23 @@ def fresh(game: PlainGame, inbox: pa.Table, seen: np.ndarray) -> pa.Table:
     return inbox.filter(pa.array(keep)).drop_columns(["level"])
 
 
-def expand(game: PlainGame, rules: PlainRules, level: int, share: pa.Table,
-           seconds: float | None) -> tuple[pa.Table, pa.Table]:
+def expand(game: PlainGame, rules: PlainRules, level: int, share: pa.Table, seconds: float | None,
+           known: dict[str, Any] | None = None) -> tuple[pa.Table, pa.Table]:
     """Play a share of a level: its rows (hash, text, each side's moves with their children's hashes and
-    levels, results) and its children, each once, as they travel."""
-    positions = [pickle.loads(b) for b in share.column("position").to_pylist()]
+    levels, results) and its children, each once, as they travel. Its positions are read from their text;
+    ``known``: the children's texts read back before (``travelling``), kept from batch to batch."""
+    with watched(game, "read", seconds) as watch:
+        try:
+            positions = read_all(game, share.column("text").to_pylist(), watch)
+        except TablebaseError:
+            raise
+        except Exception as e:
+            raise game_failed(game, e) from None
     chunk = expand_chunk(game, rules, positions, seconds, spell=False)
     children = chunk.found.tolist() if isinstance(chunk.found, np.ndarray) else chunk.found
     _check_levels(game, rules, level, positions, children, chunk)
-    reached = travelling(game, children, chunk.found_levels, seconds)
-    return _rows(share, chunk, reached, rules.result_of is not None), reached
+    reached = travelling(game, children, chunk.found_levels, seconds, known)
+    return _rows(game, share, chunk, reached, rules.result_of is not None), reached
 
 
 def _check_levels(game: PlainGame, rules: PlainRules, level: int, positions: list, children: list,
@@ -174,7 +188,7 @@ def _firsts(counts: np.ndarray) -> np.ndarray:
     return out
 
 
-def _rows(share: pa.Table, chunk: Chunk, reached: pa.Table, results: bool) -> pa.Table:
+def _rows(game: PlainGame, share: pa.Table, chunk: Chunk, reached: pa.Table, results: bool) -> pa.Table:
     """A share's rows as stored until its level is assembled (``assemble`` reads them)."""
     hashes, levels = reached.column("hash").to_numpy(), reached.column("level").to_numpy()
     columns: dict[str, pa.Array] = {"hash": share.column("hash").combine_chunks(),
@@ -195,28 +209,41 @@ def _rows(share: pa.Table, chunk: Chunk, reached: pa.Table, results: bool) -> pa
         # A child's level carries the extra-turn mark (``AGAIN``) its key will carry: a hash has no room for it.
         columns[f"levels{s}"] = _lists(offsets, _lists(starts, pa.array(levels[children] | marks, pa.int64())))
     table = pa.table(columns)
-    metadata = {MOVES_KEY: pickle.dumps(list(chunk.distinct_moves), pickle.HIGHEST_PROTOCOL)}
+    metadata = {MOVES_KEY: encoded_moves(game.name, list(chunk.distinct_moves))}
     if share.num_rows:  # the share's first by notation: perhaps its level's first
-        texts = share.column("text")
-        first = pc.index(texts, pc.min(texts)).as_py()
-        metadata[FIRST_KEY] = pickle.dumps((texts[first].as_py(), share.column("position")[first].as_py()),
-                                           pickle.HIGHEST_PROTOCOL)
+        metadata[FIRST_KEY] = pc.min(share.column("text")).as_py().encode()
     return table.replace_schema_metadata(metadata)
 
 
 def moves_of(table: pa.Table) -> list:
     """The distinct moves a share's rows number (``moves{s}`` index them)."""
-    return pickle.loads(table.schema.metadata[MOVES_KEY])
+    return share_moves(table.schema.metadata or {})
 
 
-def reads_back(game: PlainGame, firsts: list[tuple[str, bytes]], seconds: float | None) -> None:
-    """``read`` must undo ``format``: tried, as a listing in one process does, on the first position by notation
-    of a level (the least of its shares' ``FIRST_KEY``), so that no table is built whose lookups cannot read
-    its own positions."""
-    text, blob = min(firsts)
+def share_moves(metadata: dict[bytes, bytes]) -> list:
+    """The distinct moves a share's metadata names; StoreError if it names none."""
+    if MOVES_KEY not in metadata:
+        raise StoreError("a share of the listing names no moves")
+    return decoded_moves(metadata[MOVES_KEY])
+
+
+def share_first(metadata: dict[bytes, bytes]) -> str | None:
+    """A share's first text by notation, if it has any rows."""
+    first = metadata.get(FIRST_KEY)
+    try:
+        return None if first is None else first.decode()
+    except UnicodeError:
+        raise StoreError("a share of the listing names a first text that is not UTF-8") from None
+
+
+def reads_back(game: PlainGame, firsts: list[str], seconds: float | None) -> None:
+    """``read`` must undo ``format``: tried once more, as a listing in one process does, on the first position
+    by notation of a level (the least of its shares' ``FIRST_KEY``), so that no table is built whose lookups
+    cannot read its own positions."""
+    text = min(firsts)
     with watched(game, "read", seconds) as watch:
         watch.at = text
-        problem = read_back(game, text, pickle.loads(blob))
+        problem = read_back(game, text)
     if problem is not None:
         raise TablebaseError(problem)
 

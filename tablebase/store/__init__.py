@@ -34,17 +34,20 @@ from tablebase.store.layout import Layout, Piece, Plan
 from tablebase.store.lock import BuildLock
 from tablebase.store.manifest import Manifest, list_tables
 from tablebase.store.work import (
+    Records,
     block_name,
-    inbox_files,
     inbox_name,
+    inbox_records,
     places_name,
     range_name,
     read_work,
-    routed_files,
+    recorded,
     routed_name,
-    share_files,
+    routed_records,
     share_name,
+    share_records,
     work_metadata,
+    work_problem,
     write_work,
 )
 
@@ -60,7 +63,7 @@ __all__ = [
     "block_name",
     "inbox_name",
     "intact",
-    "inbox_files",
+    "inbox_records",
     "list_tables",
     "piece_path",
     "read_level",
@@ -74,9 +77,9 @@ __all__ = [
     "sha256_of",
     "places_name",
     "range_name",
-    "routed_files",
+    "routed_records",
     "routed_name",
-    "share_files",
+    "share_records",
     "share_name",
     "table_dir",
     "with_levels",
@@ -86,4 +89,7 @@ __all__ = [
     "work_metadata",
     "write_work",
     "read_work",
+    "recorded",
+    "Records",
+    "work_problem",
 ]

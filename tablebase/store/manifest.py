@@ -41,7 +41,8 @@ class Manifest:
     #: files leave out the position text, which is spelt from the key when read
     compact: bool = False
     #: games whose positions the engine lists: "sizes" per level, "move_names", "max_moves",
-    #: and while the table builds, "files" (name -> rows, bytes, sha256)
+    #: and while the table builds, "files" (name -> rows, bytes, sha256); while a plain game's search
+    #: runs, "search" (its steps) and "work" (its work files' records, build/search.py)
     listing: dict[str, Any] = field(default_factory=dict)
     #: the probe index other programs memory-map (tablebase.probe): file name -> rows, bytes, sha256
     probe: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -110,10 +111,10 @@ class Manifest:
         return manifest
 
     def records(self) -> dict[str, dict[str, Any]]:
-        """Every file the manifest records, by name (rows, bytes, sha256): rows, the listing's, the values
-        table's files and pieces, the probe index."""
-        return {**self.files, **self.listing.get("files", {}), **self.values.get("files", {}),
-                **self.values.get("pieces", {}), **self.probe}
+        """Every file the manifest records, by name (rows, bytes, sha256): rows, the listing's (and its work
+        files'), the values table's files and pieces, the probe index."""
+        return {**self.files, **self.listing.get("files", {}), **self.listing.get("work", {}),
+                **self.values.get("files", {}), **self.values.get("pieces", {}), **self.probe}
 
     @classmethod
     def load_if_exists(cls, root: str | os.PathLike, table: str) -> "Manifest | None":
@@ -153,7 +154,7 @@ def _check_fields(data: dict[str, Any], table: str) -> None:
     if not data.get("game", "x").isprintable() or not all(
             isinstance(v, str) and v.isprintable() for v in data.get("source", {}).values()):
         raise ValueError("the game's name or source holds characters that cannot be shown")
-    records = [data.get("files", {}), data.get("listing", {}).get("files", {}),
+    records = [data.get("files", {}), data.get("listing", {}).get("files", {}), data.get("listing", {}).get("work", {}),
                data.get("values", {}).get("files", {}), data.get("values", {}).get("pieces", {}),
                data.get("probe", {})]
     for held in records:

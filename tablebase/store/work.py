@@ -14,14 +14,24 @@ built, and Parquet's encoding of the nested lists of moves cost a listed
 game's build about a twelfth of its CPU (Kayles with 40 pins: 12 s of
 writing and 2.6 s of reading, of 185 s). Arrow's files take a quarter of that
 time, for about twice the bytes on disk.
+
+A folder is data, and so are these files (docs/security.md). They hold
+numbers and text only: a position as the game's notation, a move as a plain
+value in JSON (``listing.encoded``); nothing in them is run or unpickled.
+Writing one gives its record (rows, bytes, sha256), which the step hands to
+the steps that read it and the manifest keeps once the step is recorded; a
+file is read only by its record (``read_work``), its bytes checked against
+it first, never found by a glob of the folder: a file nobody recorded is
+never read, and one whose bytes differ is refused in one line.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from tablebase.errors import StoreError
 from tablebase.lazy import pa
@@ -29,30 +39,35 @@ from tablebase.store.files import LISTING, table_dir, write_atomic
 
 SUFFIX = ".arrow"
 _BYTES_KEY = b"tablebase.arrow_bytes"  # a file's rows' bytes in Arrow, for a step that sizes them unread
+Records = dict[str, dict[str, Any]]  # a work file's name (relative to its table's folder) -> rows, bytes, sha256
 
 
 def inbox_name(level: int, partition: int, round_: int, source: str) -> str:
     """Positions of a level that reached a partition from ``source`` (a step of the search, or the start)."""
-    return f"{LISTING}/inbox-{level:06d}-{partition:04d}-{round_:04d}-{source}{SUFFIX}"
+    return f"{_inbox(level, partition, round_)}{source}{SUFFIX}"
+
+
+def _inbox(level: int, partition: int, round_: int) -> str:
+    return f"{LISTING}/inbox-{level:06d}-{partition:04d}-{round_:04d}-"
 
 
 def share_name(level: int, partition: int, round_: int, batch: int = 0) -> str:
     """A partition's share of a level (found in one round of it): positions and their moves, a file for each
     batch they were played in."""
-    return f"{LISTING}/share-{level:06d}-{partition:04d}-{round_:04d}{f'-{batch:04d}' if batch else ''}{SUFFIX}"
+    return f"{_share(level, partition)}{round_:04d}{f'-{batch:04d}' if batch else ''}{SUFFIX}"
+
+
+def _share(level: int, partition: int | None = None) -> str:
+    return f"{LISTING}/share-{level:06d}-" + ("" if partition is None else f"{partition:04d}-")
 
 
 def routed_name(level: int, range_: int, partition: int, batch: int) -> str:
     """A share's rows of a level (one batch of them) that fall in one range of the level's notation."""
-    return f"{LISTING}/routed-{level:06d}-{range_:04d}-{partition:04d}-{batch:04d}{SUFFIX}"
+    return f"{_routed(level, range_)}{partition:04d}-{batch:04d}{SUFFIX}"
 
 
-def routed_files(root: str | os.PathLike, table: str, level: int, range_: int | None = None,
-                 partition: int | None = None) -> list[Path]:
-    """The rows routed to a range of a level (or to any: None) from every share (or one), sorted."""
-    range_part = "*" if range_ is None else f"{range_:04d}"
-    share_part = "*" if partition is None else f"{partition:04d}"
-    return sorted((table_dir(root, table) / LISTING).glob(f"routed-{level:06d}-{range_part}-{share_part}-*{SUFFIX}"))
+def _routed(level: int, range_: int) -> str:
+    return f"{LISTING}/routed-{level:06d}-{range_:04d}-"
 
 
 def range_name(level: int, range_: int) -> str:
@@ -70,62 +85,116 @@ def block_name(level: int, range_: int) -> str:
     return f"{LISTING}/block-{level:06d}-{range_:04d}{SUFFIX}"
 
 
-def inbox_files(root: str | os.PathLike, table: str, level: int, partition: int, round_: int) -> list[Path]:
-    """What reached a partition's share of a level for one round of it, from every source, sorted."""
-    return sorted((table_dir(root, table) / LISTING).glob(f"inbox-{level:06d}-{partition:04d}-{round_:04d}-*{SUFFIX}"))
+def inbox_records(records: Records, level: int, partition: int, round_: int) -> Records:
+    """Of these records, what reached a partition's share of a level for one round of it, by name."""
+    return _starting(records, _inbox(level, partition, round_))
 
 
-def share_files(root: str | os.PathLike, table: str, level: int, partition: int | None = None,
-                before: int | None = None) -> list[Path]:
-    """The shares of a level (of one partition; of its rounds before ``before``), sorted."""
-    which = "*" if partition is None else f"{partition:04d}"
-    paths = sorted((table_dir(root, table) / LISTING).glob(f"share-{level:06d}-{which}-*{SUFFIX}"))
-    return [p for p in paths if before is None or int(p.stem.split("-")[3]) < before]
+def share_records(records: Records, level: int, partition: int | None = None, before: int | None = None) -> Records:
+    """Of these records, the shares of a level (of one partition; of its rounds before ``before``), by name."""
+    found = _starting(records, _share(level, partition))
+    return {name: r for name, r in found.items() if before is None or int(Path(name).stem.split("-")[3]) < before}
 
 
-def write_work(rows: pa.Table, root: str | os.PathLike, table: str, name: str, durable: bool = False) -> None:
+def routed_records(records: Records, level: int, range_: int) -> Records:
+    """Of these records, the rows routed to a range of a level from every share, by name."""
+    return _starting(records, _routed(level, range_))
+
+
+def _starting(records: Records, prefix: str) -> Records:
+    return {name: records[name] for name in sorted(records) if name.startswith(prefix) and name.endswith(SUFFIX)}
+
+
+def write_work(rows: pa.Table, root: str | os.PathLike, table: str, name: str, durable: bool = False) -> Records:
     """Write a work file of the listing atomically: fast rather than small, its schema's metadata kept;
-    ``durable`` if the manifest will record it as done."""
+    ``durable`` if the manifest will record it as done. Its record, by its name."""
     sized = rows.replace_schema_metadata({**(rows.schema.metadata or {}), _BYTES_KEY: str(rows.nbytes).encode()})
-
-    def write(tmp: Path) -> None:
-        options = pa.ipc.IpcWriteOptions(compression="lz4")
-        with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, sized.schema, options=options) as writer:
-            writer.write_table(sized)
-
-    write_atomic(table_dir(root, table) / name, write, durable)
-
-
-def read_work(paths: list[Path], columns: list[str] | None = None) -> list[pa.Table]:
-    """Work files of the listing, each a table (of ``columns`` only, if named); a damaged one is a StoreError
-    naming it."""
-    return [_read_one(path, columns) for path in paths]
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_file(sink, sized.schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
+        writer.write_table(sized)
+    data = sink.getvalue()
+    write_atomic(table_dir(root, table) / name, lambda tmp: Path(tmp).write_bytes(data), durable)
+    return {name: {"rows": rows.num_rows, "bytes": data.size, "sha256": hashlib.sha256(data).hexdigest()}}
 
 
-def work_metadata(path: Path) -> tuple[dict[bytes, bytes], int]:
-    """A work file's schema metadata and its rows' bytes in Arrow, its rows unread."""
-    with _opened(path) as (_, reader):
-        metadata = reader.schema.metadata
-        return _without_bytes(metadata), int(metadata[_BYTES_KEY])
+def read_work(root: str | os.PathLike, table: str, records: Records, columns: list[str] | None = None,
+              schema: pa.Schema | None = None) -> list[pa.Table]:
+    """The work files these records name, in the order given, each a table (of ``columns`` only, if
+    named; of ``schema``'s fields only, of their types, if given); a file missing, of other bytes than its
+    record's, damaged, or without those fields is a StoreError naming it."""
+    tables = [_read_one(_checked(root, table, name, record), columns, name) for name, record in records.items()]
+    if schema is None:
+        return tables
+    for name, rows in zip(records, tables):
+        for field in schema:
+            if rows.schema.get_field_index(field.name) < 0 or rows.schema.field(field.name).type != field.type:
+                raise StoreError(f"work file {name} of {table} has no column {field.name!r} of {field.type}")
+    return [rows.select(schema.names) for rows in tables]
 
 
-def _read_one(path: Path, columns: list[str] | None) -> pa.Table:
-    with _opened(path) as (source, reader):
-        if columns is not None:  # only their buffers are read and uncompressed
-            fields = [reader.schema.get_field_index(name) for name in columns]
-            reader = pa.ipc.open_file(source, options=pa.ipc.IpcReadOptions(included_fields=fields))
-        rows = reader.read_all()
-    return rows.replace_schema_metadata(_without_bytes(rows.schema.metadata))
-
-
-@contextmanager
-def _opened(path: Path) -> Iterator[tuple[pa.NativeFile, pa.ipc.RecordBatchFileReader]]:
-    """A work file open, and its reader; a damaged file is a StoreError naming it."""
+def work_metadata(root: str | os.PathLike, table: str, name: str, record: dict[str, Any]) -> tuple[dict[bytes, bytes],
+                                                                                                    int]:
+    """A work file's schema metadata and its rows' bytes in Arrow, its rows unread (its bytes checked)."""
+    data = _checked(root, table, name, record)
+    metadata = _opened(data, name).schema.metadata or {}
     try:
-        with pa.OSFile(str(path), "rb") as source:
-            yield source, pa.ipc.open_file(source)
-    except (OSError, pa.ArrowException, KeyError, ValueError) as e:
-        raise StoreError(f"cannot read {path}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+        return _without_bytes(metadata), int(metadata[_BYTES_KEY])
+    except (KeyError, ValueError):
+        raise StoreError(f"work file {name} of {table} does not say its rows' size") from None
+
+
+def work_problem(root: str | os.PathLike, table: str, name: str, record: dict[str, Any]) -> str | None:
+    """Why a recorded work file cannot be read as recorded (missing, other bytes), or None."""
+    try:
+        _checked(root, table, name, record)
+    except StoreError as e:
+        return str(e)
+    return None
+
+
+def recorded(results: Iterable[dict[str, Any]], key: str = "files") -> Records:
+    """The records of the files some steps wrote, from their results (each's ``key``, if it has one)."""
+    out: Records = {}
+    for result in results:
+        out.update((result or {}).get(key) or {})
+    return out
+
+
+def _checked(root: str | os.PathLike, table: str, name: str, record: dict[str, Any]) -> pa.Buffer:
+    """A recorded work file's bytes, if they are those its record names (their size, then their sha256)."""
+    path = table_dir(root, table) / name
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise StoreError(f"work file {name} of {table} cannot be read: {e.strerror or e}") from None
+    if len(data) != record["bytes"] or hashlib.sha256(data).hexdigest() != record["sha256"]:
+        raise StoreError(f"work file {name} of {table} is not the one its record names ({len(data):,} bytes, "
+                         f"the record says {record['bytes']:,}, or other bytes)")
+    return pa.py_buffer(data)
+
+
+def _opened(data: pa.Buffer, name: str) -> pa.ipc.RecordBatchFileReader:
+    try:
+        return pa.ipc.open_file(data)
+    except (OSError, pa.ArrowException, ValueError) as e:
+        raise StoreError(f"cannot read work file {name}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") \
+            from None
+
+
+def _read_one(data: pa.Buffer, columns: list[str] | None, name: str = "") -> pa.Table:
+    reader = _opened(data, name)
+    try:
+        if columns is not None:  # only their buffers are uncompressed
+            fields = [reader.schema.get_field_index(column) for column in columns]
+            if -1 in fields:
+                raise StoreError(f"work file {name} has no column {columns[fields.index(-1)]!r}")
+            reader = pa.ipc.open_file(data, options=pa.ipc.IpcReadOptions(included_fields=fields))
+        rows = reader.read_all()
+        rows.validate(full=True)  # offsets and lengths within their buffers before anything reads them
+    except (OSError, pa.ArrowException, ValueError) as e:
+        raise StoreError(f"cannot read work file {name}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") \
+            from None
+    return rows.replace_schema_metadata(_without_bytes(rows.schema.metadata))
 
 
 def _without_bytes(metadata: dict[bytes, bytes] | None) -> dict[bytes, bytes]:
