@@ -31,11 +31,11 @@ def decoded_moves(data: bytes) -> list[Any]:
     """The moves ``encoded_moves`` wrote; StoreError if the bytes are not such a list."""
     try:
         values = json.loads(data, object_pairs_hook=_no_objects)
+        if not isinstance(values, list):
+            raise ValueError("not a list")
+        return [_tuples(v) for v in values]
     except (ValueError, RecursionError, TypeError) as e:
-        raise StoreError(f"a listing's moves are not JSON plain values: {str(e)[:200]}") from None
-    if not isinstance(values, list):
-        raise StoreError("a listing's moves are not a JSON list")
-    return [_tuples(v) for v in values]
+        raise StoreError(f"a listing's moves are not a JSON list of plain values: {str(e)[:200]}") from None
 
 
 def _plain(name: str, move: Any) -> Any:
