@@ -6,8 +6,10 @@ import hashlib
 import itertools
 import json
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -88,6 +90,38 @@ def plain(rows: pa.Table) -> pa.Table:
 def parquet_sha(rows: pa.Table, path: Path) -> str:
     write_parquet(rows, path)
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def killed_while_listing(out: Path, table: str, *args: object, levels: int = 3) -> None:
+    """``tablebase build ARGS --out OUT`` killed (SIGKILL) once its manifest records ``levels`` levels of the
+    listing found and other steps still waiting: a build stopped while the workers list its positions."""
+    proc = subprocess.Popen([sys.executable, "-m", "tablebase", "build", *map(str, args), "--out", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 600
+    try:
+        while True:
+            assert proc.poll() is None and time.monotonic() < deadline, "the listing ended before it could be killed"
+            try:
+                search = json.loads((out / table / "_manifest.json").read_text()).get("listing", {}).get("search")
+            except (OSError, ValueError):
+                search = None
+            if search and len(search["found"]) >= levels and search["waiting"]:
+                break
+            time.sleep(0.02)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+
+
+def copy_without_index(root: Path, table: str, to: Path) -> None:
+    """A copy of a built table in ``to`` without its probe index, as a table built before indexes is: its
+    lookups load its rows, and ``verify`` has nothing but the rows to check them against."""
+    shutil.copytree(root / table, to / table)
+    manifest = to / table / "_manifest.json"
+    data = json.loads(manifest.read_text())
+    for name in data.pop("probe"):
+        (to / table / name).unlink()
+    manifest.write_text(json.dumps({**data, "probe": {}}))
 
 
 def rewrite_recorded(root: Path, table: str, name: str, rows: pa.Table | bytes) -> None:

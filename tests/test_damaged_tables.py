@@ -14,7 +14,7 @@ import shutil
 
 import pyarrow.parquet as pq
 import pytest
-from helpers import assert_clean_error, rewrite_recorded, tablebase
+from helpers import assert_clean_error, copy_without_index, rewrite_recorded, tablebase
 from served import get, running
 
 import tablebase as tb_api
@@ -100,11 +100,6 @@ def test_the_pages_of_the_other_tables_answer(damaged):
 
 def test_lookups_of_a_table_without_an_index_and_a_file_without_keys_refuse_in_one_line(tables, tmp_path):
     root, _, nim = tables
-    shutil.copytree(root / nim, tmp_path / nim)
-    manifest = tmp_path / nim / "_manifest.json"
-    data = json.loads(manifest.read_text())
-    for name in data["probe"]:
-        (tmp_path / nim / name).unlink()
-    manifest.write_text(json.dumps({**data, "probe": {}}))
+    copy_without_index(root, nim, tmp_path)
     _without("key", 0)(tmp_path, nim)
     assert_clean_error(tablebase("lookup", "--db", tmp_path, nim, "1 2 3"), nim, "key")

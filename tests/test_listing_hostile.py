@@ -15,15 +15,12 @@ import json
 import os
 import pickle
 import shutil
-import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from helpers import file_hashes, tablebase
+from helpers import file_hashes, killed_while_listing, tablebase
 
 from tablebase.listing.hashing import text_hashes
 
@@ -43,11 +40,8 @@ class Payload:
         return os.system, (f"touch {self.marker}",)
 
 
-def _manifest(table: Path) -> dict | None:
-    try:
-        return json.loads((table / "_manifest.json").read_text())
-    except (OSError, ValueError):
-        return None
+def _manifest(table: Path) -> dict:
+    return json.loads((table / "_manifest.json").read_text())
 
 
 def _build(out: Path) -> subprocess.CompletedProcess:
@@ -62,18 +56,7 @@ def killed(tmp_path_factory):
     assert undisturbed.returncode == 0, undisturbed.stderr
     table = json.loads(undisturbed.stdout.splitlines()[-1])["table"]
     out = here / "killed"
-    proc = subprocess.Popen([sys.executable, "-m", "tablebase", "build", "--game", GAME, "--pins", str(PINS),
-                             "--out", str(out), "--workers", "2"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 600
-    while True:  # until the manifest records some levels found and others still waiting
-        assert proc.poll() is None and time.monotonic() < deadline, "the listing ended before it could be killed"
-        search = (_manifest(out / table) or {}).get("listing", {}).get("search")
-        if search and len(search["found"]) >= 3 and search["waiting"]:
-            break
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    killed_while_listing(out, table, "--game", GAME, "--pins", PINS, "--workers", 2)
     return here / "undisturbed", out, table
 
 

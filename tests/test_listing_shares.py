@@ -12,16 +12,12 @@ workers list the positions resumes, as the same command, to the same files.
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import sys
-import time
 from functools import cache
 from pathlib import Path
 
 import pytest
 from conftest import rows_of
-from helpers import file_hashes, tablebase
+from helpers import file_hashes, killed_while_listing, tablebase
 
 pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
 
@@ -83,27 +79,10 @@ def test_two_workers_build_the_files_of_one_and_the_oracles_table(tmp_path):
     assert verified.returncode == 0 and "792 rows verified, no problems" in verified.stdout, verified.stderr
 
 
-def _manifest(table: Path) -> dict | None:
-    try:
-        return json.loads((table / "_manifest.json").read_text())
-    except (OSError, ValueError):
-        return None
-
-
 def test_a_build_killed_while_listing_resumes_to_the_same_files(tmp_path):
     table = build(tmp_path / "undisturbed", 40, "--workers", 2)["table"]
     out = tmp_path / "killed"
-    proc = subprocess.Popen([sys.executable, "-m", "tablebase", "build", "--game", GAME, "--pins", "40", "--out",
-                             str(out), "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 600
-    while True:  # until the manifest records some levels found and others still waiting
-        assert proc.poll() is None and time.monotonic() < deadline, "the listing ended before it could be killed"
-        search = (_manifest(out / table) or {}).get("listing", {}).get("search")
-        if search and len(search["found"]) >= 5 and search["waiting"]:
-            break
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    killed_while_listing(out, table, "--game", GAME, "--pins", 40, "--workers", 2, levels=5)
     result = tablebase("build", "--game", GAME, "--pins", 40, "--out", out, "--workers", 2, timeout=900)
     assert result.returncode == 0, result.stderr
     assert "listing resumed" in result.stderr

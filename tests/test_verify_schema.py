@@ -3,24 +3,16 @@ or a column the kind does not write (nested or not), is a problem even when ever
 
 from __future__ import annotations
 
-import json
-import shutil
-
 import pyarrow as pa
 import pyarrow.parquet as pq
-from helpers import file_of, rewrite_recorded, tablebase
+from helpers import copy_without_index, file_of, rewrite_recorded, tablebase
 
 
 def _tampered(built, tmp_path, change) -> tuple[str, str]:
     """A copy of a small Nim table whose first file of rows is changed and recorded again as a build would,
     without a probe index (as a table built before indexes is: nothing but the rows to check them against)."""
     root, table = built("nim", heaps=3, max_heap=5)
-    shutil.copytree(root / table, tmp_path / table)
-    manifest = tmp_path / table / "_manifest.json"
-    data = json.loads(manifest.read_text())
-    for name in data.pop("probe"):
-        (tmp_path / table / name).unlink()
-    manifest.write_text(json.dumps({**data, "probe": {}}))
+    copy_without_index(root, table, tmp_path)
     name = file_of(tmp_path, table, 0)
     rewrite_recorded(tmp_path, table, name, change(pq.read_table(tmp_path / table / name)))
     return table, name

@@ -17,12 +17,13 @@ memory limits).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager as ContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
 from tablebase.errors import OverLimit
+from tablebase.scoped import scoped
 
 PART_BYTES = 2048  # what a part searched holds: its board and value remembered, the new forms it makes
 FORMS_CAP = 1 << 22  # forms the process may hold (about 350 bytes each) before searches add no more
@@ -76,14 +77,9 @@ def _forms_held() -> int:
 _CURRENT: ContextVar[Budget | None] = ContextVar("the search budget", default=None)
 
 
-@contextmanager
-def searching(budget: Budget) -> Iterator[Budget]:
+def searching(budget: Budget) -> ContextManager[Budget]:
     """Run what follows (in this context, and the threads it hands work to) on ``budget``."""
-    token = _CURRENT.set(budget)
-    try:
-        yield budget
-    finally:
-        _CURRENT.reset(token)
+    return scoped(_CURRENT, budget)
 
 
 def budget_of(bounds: Bounds) -> Budget:

@@ -36,6 +36,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import AbstractContextManager as ContextManager
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from typing import Any
 
 from tablebase.errors import TablebaseError
 from tablebase.lazy import import_all
+from tablebase.scoped import scoped
 
 SECONDS = 10.0  # a position's share of the game's code, by default: far above any sane game's, below a user's patience
 PLAIN_POSITIONS = 20_000_000  # about 20 GB of a plain game's listing: the most a large laptop holds
@@ -80,14 +82,9 @@ def current_limits() -> Limits:
     return _LIMITS.get()
 
 
-@contextmanager
-def limits_set(limits: Limits) -> Iterator[Limits]:
+def limits_set(limits: Limits) -> ContextManager[Limits]:
     """Listings started inside use these limits."""
-    token = _LIMITS.set(limits)
-    try:
-        yield limits
-    finally:
-        _LIMITS.reset(token)
+    return scoped(_LIMITS, limits)
 
 
 class LimitReached(TablebaseError):

@@ -33,6 +33,7 @@ from tablebase import (
 )
 from tablebase.errors import DamagedTable, StoreError, TablebaseError, UsageError
 from tablebase.lazy import pa, psutil
+from tablebase.store.footers import refused
 
 if TYPE_CHECKING:
     import duckdb  # imported by a session's methods: a program that only probes never pays its 100 ms
@@ -256,8 +257,7 @@ class Session:
 
 def damaged(table: str, why: str, root: Path) -> DamagedTable:
     """The one line that refuses a table (or a summary) whose files DuckDB cannot read as they are."""
-    return DamagedTable(f"table {table} is damaged and refused: {_first_line(why)}; "
-                        f"tablebase verify --db {root} {table} says what else")
+    return refused(root, table, _first_line(why))
 
 
 def _waited(done: threading.Event, timeout: float | None) -> bool:

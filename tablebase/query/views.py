@@ -19,12 +19,13 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from tablebase.errors import DamagedTable, StoreError
+from tablebase.errors import StoreError
 from tablebase.games.base import table_name
 from tablebase.kinds import kind_named
 from tablebase.lazy import pa, pq
 from tablebase.query.sql import Session, damaged, parquet_source
 from tablebase.store import Manifest, table_dir
+from tablebase.store.footers import refused
 
 SUMMARIES = "_summaries"  # as build/summary.py writes them
 
@@ -133,15 +134,11 @@ def _source(root: Path, table: str, m: Manifest) -> Callable[[list[str]], str]:
             except OSError:
                 found = None
             if found is None or not stat.S_ISREG(found.st_mode):
-                raise _refused(root, table, f"its file {name} is missing (its manifest records it)")
+                raise refused(root, table, f"its file {name} is missing (its manifest records it)")
             if name in records and found.st_size != records[name]["bytes"]:
-                raise _refused(root, table, f"its file {name} is {found.st_size:,} bytes, its manifest records "
+                raise refused(root, table, f"its file {name} is {found.st_size:,} bytes, its manifest records "
                                             f"{records[name]['bytes']:,}")
         return parquet_source(folder / n for n in names)
 
     return source
 
-
-def _refused(root: Path, table: str, why: str) -> DamagedTable:
-    return DamagedTable(f"table {table} is damaged and refused: {why}; tablebase verify --db {root} {table} says "
-                        "what else")

@@ -64,13 +64,21 @@ def checked_footers(root: Path, manifest: Manifest) -> int:
     unless every footer holds the rows its record says and no longer text than a table's (``footer_problem``)."""
     folder, size = table_dir(root, manifest.table), 0
     for name, record in sorted(manifest.files.items()):
-        metadata = footer(folder / name)
+        try:
+            metadata = footer(folder / name)
+        except DamagedTable:
+            raise refused(root, manifest.table, f"its file {name} has no footer that can be read") from None
         problem = footer_problem(metadata, record)
         if problem is not None:
-            raise DamagedTable(f"table {manifest.table} is damaged and refused: its file {name} {problem}; "
-                               f"tablebase verify --db {root} {manifest.table} says what else")
+            raise refused(root, manifest.table, f"its file {name} {problem}")
         size += expanded(metadata)
     return size
+
+
+def refused(root: Path, table: str, why: str) -> DamagedTable:
+    """The one line that refuses a damaged table, saying why and what says more."""
+    return DamagedTable(f"table {table} is damaged and refused: {why}; tablebase verify --db {root} {table} says "
+                        "what else")
 
 
 def read_decoded(path: Path, budget: int, what: str) -> pa.Table:
