@@ -96,11 +96,11 @@ def view_schema(root: Path, m: Manifest) -> pa.Schema:
     """The Arrow schema of ``SELECT * FROM <table>``, from the footer of the first file the view reads (DuckDB
     takes the types of the first): ``key``, ``position`` (spelt from the key in a compact table), ``level``,
     then the figures in the files' order, texts as plain strings."""
-    first = table_dir(root, m.table) / sorted(m.files)[0]
+    name = sorted(m.files)[0]
     try:
-        stored = pq.read_schema(first)
+        stored = pq.read_schema(table_dir(root, m.table) / name)
     except (OSError, pa.ArrowException) as e:
-        raise DamagedTable(f"cannot read {first}: {str(e).splitlines()[0]}") from None
+        raise refused(root, m.table, f"its file {name} cannot be read: {str(e).splitlines()[0]}") from None
     plain = {f.name: f.type.value_type if pa.types.is_dictionary(f.type) else f.type for f in stored}
     plain["position"] = pa.string()
     first_three = ["key", "position", "level"]
