@@ -16,7 +16,7 @@ from tablebase.errors import TablebaseError
 from tablebase.games import Game
 from tablebase.kinds.artifacts import Artifact, ArtifactCheck
 from tablebase.kinds.base import Footprint, Kind, StoredTable
-from tablebase.kinds.budget import Bounds, Budget, searching
+from tablebase.kinds.budget import Bounds, Budget, batch_fits, searching
 from tablebase.kinds.trust import SOURCE_CHANGED, Trust
 
 #: each kind by its name, as manifests record it, and where its class is: imported at the first table of
@@ -45,4 +45,4 @@ def kind_named(name: str) -> type[Kind]:
 
 
 __all__ = ["KINDS", "SOURCE_CHANGED", "Artifact", "ArtifactCheck", "Bounds", "Budget", "Footprint", "Kind",
-           "StoredTable", "Trust", "kind_named", "kind_of", "known_kind", "searching"]
+           "StoredTable", "Trust", "batch_fits", "kind_named", "kind_of", "known_kind", "searching"]

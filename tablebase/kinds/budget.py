@@ -11,7 +11,8 @@ one line, as it does once the process holds ``FORMS_CAP`` forms.
 
 A caller sets the budget of what it runs (``searching``: the server, one a
 request); otherwise a table's reader gives its own ``Bounds`` (its time and
-memory limits).
+memory limits). A batch of lookups is weighed before it is read
+(``batch_fits``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from tablebase.scoped import scoped
 PART_BYTES = 2048  # what a part searched holds: its board and value remembered, the new forms it makes
 FORMS_CAP = 1 << 22  # forms the process may hold (about 350 bytes each) before searches add no more
 DEFAULT_SECONDS, DEFAULT_MEMORY = 60.0, 1 << 30  # a table's bounds where its reader gives none
+BATCH_BYTES = 8  # bytes of each column of a batch's rows, a position's text counted as a column
 
 
 @dataclass(frozen=True)
@@ -85,3 +87,13 @@ def searching(budget: Budget) -> ContextManager[Budget]:
 def budget_of(bounds: Bounds) -> Budget:
     """The budget a caller set (``searching``), or a new one of ``bounds``."""
     return _CURRENT.get() or bounds.budget()
+
+
+def batch_fits(table: str, count: int, columns: int, memory: int) -> None:
+    """OverLimit, in one line, unless the rows of ``count`` positions of a table of ``columns`` columns (with a
+    level, and what finding them holds a position) fit ``memory`` bytes."""
+    size = count * BATCH_BYTES * (columns + 4)
+    if size > memory:
+        raise OverLimit(f"{table}: the rows of {count:,} positions would take about {size / 2**20:,.0f} MiB, more "
+                        f"than the memory limit of {memory / 2**20:,.0f} MiB; ask for them in batches, or give a "
+                        "higher memory limit")

@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-from tablebase.errors import OverLimit, PositionError, StoreError, TablebaseError, TableNotFound, UsageError
+from tablebase.errors import PositionError, StoreError, TablebaseError, TableNotFound, UsageError
 from tablebase.games import KeyedForm, Texts
 from tablebase.games.base import position_text
 from tablebase.jit import compile_if_installed
@@ -28,6 +28,7 @@ from tablebase.kinds import (
     Bounds,
     StoredTable,
     Trust,
+    batch_fits,
     kind_named,
     kind_of,
     known_kind,
@@ -45,7 +46,6 @@ __all__ = ["DEFAULT_TIMEOUT", "QueryError", "Tablebase", "named_queries", "open_
 Rows = TableIndex | ProbedRows
 Position = str | int | tuple[int, ...] | list[int]  # text, or a game's own numbers where its notation is numbers
 _DEFAULT: Any = object()  # a keyword left out: the Tablebase's own limit
-BATCH_BYTES = 8  # bytes of each column of a batch's rows, a position's text counted as a column
 COMPILED_FROM = 10_000  # positions of a batch from which the game's functions are compiled (where numba is)
 
 
@@ -338,18 +338,14 @@ class Tablebase:
         the memory limit OverLimit.
         """
         stored = self.stored(table)
-        try:
-            count = len(positions)
-        except TypeError:  # an iterable: counted once it is text
-            count = None
-        if count is not None:
-            self._batch_fits(stored, count)
+        figures = len(stored.kind.columns())
+        if hasattr(positions, "__len__"):  # else counted once read
+            batch_fits(table, len(positions), figures, self.limits.memory)
         try:
             texts = Texts.of(positions)
         except (ValueError, TypeError, pa.ArrowException) as e:
             raise PositionError(f"{table}: positions must be text: {e}") from None
-        if count is None:
-            self._batch_fits(stored, len(texts))
+        batch_fits(table, len(texts), figures, self.limits.memory)
         if len(texts) > COMPILED_FROM:
             compile_if_installed()  # the game's reader compiled: seconds saved per million positions
         schema = stored.held.get("view_schema")
@@ -363,15 +359,6 @@ class Tablebase:
                 raise UsageError(f"{table}: no column {unknown[0]!r}; its columns are {', '.join(schema.names)}")
             schema = pa.schema([f for f in schema if f.name in columns])
         return as_view(stored.lookup_many(texts, with_positions, set(schema.names)), schema)
-
-    def _batch_fits(self, stored: StoredTable, count: int) -> None:
-        """OverLimit, in one line, unless the rows of ``count`` positions (a key, a level and each figure, and
-        what finding them holds a position) fit the memory limit."""
-        size = count * BATCH_BYTES * (len(stored.kind.columns()) + 4)
-        if size > self.limits.memory:
-            raise OverLimit(f"{stored.name}: the rows of {count:,} positions would take about {size / 2**20:,.0f} "
-                            f"MiB, more than the memory limit of {self.limits.memory / 2**20:,.0f} MiB; ask for them "
-                            "in batches, or give a higher memory limit")
 
     def close(self) -> None:
         """Close the SQL database and remove its temporary folder (the tables stay readable: SQL opens again)."""
