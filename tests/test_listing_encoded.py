@@ -2,8 +2,8 @@
 
 A move of the kinds docs/games.md allows comes back from JSON equal and of its type; any other is refused in
 one line when its share is written, and bytes that are not such a list are refused when read. A position
-travels as its notation alone, so every position found is read back first: a game that spells two positions
-alike, or whose ``read`` does not undo ``format``, stops the listing in one line.
+travels as its notation alone, read back where it is played and spelt again: a game whose ``read`` does not undo
+``format``, or that spells two positions alike where the listing meets them, stops it in one line.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from tablebase.errors import StoreError, TablebaseError
 from tablebase.kinds import kind_of
 from tablebase.listing.encoded import decoded_moves, encoded_moves
 from tablebase.listing.hashing import text_hashes
-from tablebase.listing.shares import expand, travelling
+from tablebase.listing.shares import expand, fresh, travelling
 
 sys.path.insert(0, str(Path(__file__).parent / "plugins"))
 from take import Take  # noqa: E402
@@ -67,9 +67,20 @@ def test_two_positions_spelt_alike_are_refused_as_they_travel():
         travelling(SameText(heap=9), [4, 5], np.array([4, 5]), None)
 
 
-def test_a_read_that_does_not_undo_format_is_refused_as_positions_travel():
+def test_a_read_that_does_not_undo_format_is_refused_where_the_position_is_played():
+    game = OtherRead(heap=9)
+    texts = pa.array(["5"])
+    share = pa.table({"hash": pa.array(text_hashes(texts), pa.uint64()), "text": texts})
     with pytest.raises(TablebaseError, match="'5' reads back as another position"):
-        travelling(OtherRead(heap=9), [5], np.array([5]), None)
+        expand(game, kind_of(game).plain_rules(), 5, share, None)
+
+
+def test_copies_of_a_text_at_two_levels_are_refused_where_they_meet():
+    texts = pa.array(["4", "4"])
+    inbox = pa.table({"hash": pa.array(text_hashes(texts), pa.uint64()), "level": pa.array([4, 5], pa.int64()),
+                      "text": texts})
+    with pytest.raises(TablebaseError, match="format\\(\\) gives '4' for two different positions, of levels 4 and 5"):
+        fresh(SameText(heap=9), inbox, np.zeros(0, np.uint64))
 
 
 def test_a_share_is_played_from_its_notation_alone():

@@ -116,12 +116,12 @@ def _played_in_batches(kind: Any, level: int, share: pa.Table, limits: Limits,
     batch)``): what a task holds follows a batch's moves, not its share's (Kayles with 44 pins, a level of
     75,175 positions and 5 million moves in one share, took a worker past 600 MiB). The children reached,
     each once, in the order they were first met: as one batch of the whole share would give them."""
-    reached, seen, known = [], np.zeros(0, np.uint64), {}
+    reached, seen = [], np.zeros(0, np.uint64)
     start, size = 0, SHARE_BATCH_FIRST
     while True:  # once at least: a share with nothing new writes its empty rows, as its step's record
         batch = share.slice(start, size)
         with limits_set(limits):
-            rows, children = expand(kind.game, kind.plain_rules(), level, batch, limits.seconds, known)
+            rows, children = expand(kind.game, kind.plain_rules(), level, batch, limits.seconds)
         write(rows, len(reached))
         hashes = children.column("hash").to_numpy()
         reached.append(children.filter(pa.array(~np.isin(hashes, seen))))

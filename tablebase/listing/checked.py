@@ -61,39 +61,24 @@ def spelt(game: PlainGame, positions: Sequence[Any], watch: Watch) -> pa.Array:
         raise
 
 
-READ_BACK_KEPT = 65_536  # texts a task remembers it has read back (a task finds the same children batch after batch)
-
-
-def reads_back_as_given(game: PlainGame, texts: Sequence[str], positions: Sequence[Any], watch: Watch,
-                        known: dict[str, Any] | None = None) -> None:
-    """Each position's notation must read back as the position itself: so the notation alone carries it to the
-    worker that plays it (no position is pickled). One line naming the first that does not: a ``read`` that
-    does not undo ``format``, or ``format`` giving two positions one text. ``known``: texts read back
-    before, with their positions (kept by the caller, at most ``READ_BACK_KEPT`` of them)."""
-    read = game.read
-    known = {} if known is None else known
+def apart(game: PlainGame, texts: Sequence[str], positions: Sequence[Any]) -> None:
+    """Distinct positions must be spelt apart: the notation alone carries a position to the worker that plays it
+    (no position is pickled). One line naming the first two spelt alike."""
+    if len(set(texts)) == len(texts):
+        return
+    first: dict[str, Any] = {}
     for text, p in zip(texts, positions):
-        was = known.get(text, _NOT_GIVEN)
-        if was is not _NOT_GIVEN and was == p:
-            continue
-        watch.at = text
-        try:
-            same = was is _NOT_GIVEN and read(text) == p
-        except PositionError:
-            same = False
-        if not same:
-            problem = read_back(game, text, p)
-            if problem is not None:
-                raise TablebaseError(problem)
-        if len(known) >= READ_BACK_KEPT:
-            known.clear()
-        known[text] = p
+        if text in first:
+            raise TablebaseError(f"{game.name}: format() gives {text!r} for two different positions, "
+                                 f"{shown(first[text])} and {shown(p)}")
+        first[text] = p
 
 
 def read_all(game: PlainGame, texts: Sequence[str], watch: Watch) -> list[Any]:
-    """The positions these texts spell, as the game reads them; one line if ``read`` refuses one (or gives
-    None, or another position than the text's: ``read_back`` says which)."""
-    read = game.read
+    """The positions these texts spell, as the game reads them, each spelt again as its text: one line if
+    ``read`` refuses one, gives None, or gives a position ``format`` spells otherwise (``read_back`` says
+    which)."""
+    read, spell = game.read, game.format
     out = []
     add = out.append
     for text in texts:
@@ -102,7 +87,7 @@ def read_all(game: PlainGame, texts: Sequence[str], watch: Watch) -> list[Any]:
             p = read(text)
         except PositionError:
             p = None
-        if p is None:
+        if p is None or spell(p) != text:
             raise TablebaseError(read_back(game, text) or f"{game.name}: read({text!r}) gave no position")
         add(p)
     return out

@@ -12,9 +12,11 @@ whatever the partitions.
 
 A position travels, and is kept in the work files, as its notation only:
 its owner reads it back with the game's ``read``, which must undo ``format``
-(checked on every position as it is found, ``reads_back_as_given``). A
-share's moves are kept as JSON (``encoded.py``). Nothing is pickled: what a
-folder holds is data, never code (docs/security.md).
+(checked on every position played: ``read_all`` spells each again), and
+positions found side by side must be spelt apart (``apart``; copies that
+meet at their owner must agree on their level, ``fresh``). A share's moves
+are kept as JSON (``encoded.py``). Nothing is pickled: what a folder holds
+is data, never code (docs/security.md).
 
 These are functions of Arrow tables: where the tables live, and how they
 travel, is the caller's (``tablebase.build.shares``).
@@ -28,7 +30,7 @@ from typing import Any
 from tablebase.errors import StoreError, TablebaseError
 from tablebase.games import KEY_BITS, PlainGame
 from tablebase.lazy import np, pa, pc
-from tablebase.listing.checked import game_failed, level_of, read_all, read_back, reads_back_as_given, spelt
+from tablebase.listing.checked import apart, game_failed, level_of, read_all, read_back, spelt
 from tablebase.listing.encoded import decoded_moves, encoded_moves
 from tablebase.listing.expand import Chunk, expand_chunk
 from tablebase.listing.hashing import owners, text_hashes
@@ -40,23 +42,15 @@ MOVES_KEY = b"tablebase.moves"  # a share's metadata: its distinct moves, that m
 FIRST_KEY = b"tablebase.first"  # and its first text by notation (UTF-8)
 
 
-def travelling(game: PlainGame, positions: list, levels: np.ndarray, seconds: float | None,
-               known: dict[str, Any] | None = None) -> pa.Table:
-    """Positions as they travel to their owners: hash, level and notation, each notation read back as its
-    position first (the notation is all that travels; ``known``: texts read back before, as
-    ``reads_back_as_given`` keeps them)."""
+def travelling(game: PlainGame, positions: list, levels: np.ndarray, seconds: float | None) -> pa.Table:
+    """Distinct positions as they travel to their owners: hash, level and notation (all that travels: two
+    positions spelt alike are refused)."""
     with watched(game, "format", seconds) as watch:
         try:
             texts = spelt(game, positions, watch)
         except Exception as e:
             raise game_failed(game, e, watch.at) from None
-    with watched(game, "read", seconds) as watch:
-        try:
-            reads_back_as_given(game, texts.to_pylist(), positions, watch, known)
-        except TablebaseError:
-            raise
-        except Exception as e:
-            raise game_failed(game, e) from None
+    apart(game, texts.to_pylist(), positions)
     return pa.table({"hash": pa.array(text_hashes(texts), pa.uint64()), "level": pa.array(levels, pa.int64()),
                      "text": texts})
 
@@ -116,8 +110,9 @@ def starting(game: PlainGame, seconds: float | None, limit: int | None,
 def fresh(game: PlainGame, inbox: pa.Table, seen: np.ndarray) -> pa.Table:
     """A share's positions of a level, each once, by hash: what reached it less what it has ``seen``.
 
-    Copies of a position carry the same text (each text read back as its
-    position where it was found); two texts with one hash are refused.
+    Copies of a position carry the same text and level; two texts with one
+    hash, or one text at two levels (``format`` giving two positions one
+    text), are refused.
     """
     inbox = inbox.select(["hash", "level", "text"])
     inbox = inbox.take(pc.sort_indices(inbox, [("hash", "ascending")]))
@@ -131,6 +126,12 @@ def fresh(game: PlainGame, inbox: pa.Table, seen: np.ndarray) -> pa.Table:
             a, b = texts[int(clash[0])].as_py(), next_texts[int(clash[0])].as_py()
             raise TablebaseError(f"{game.name}: the notations {a!r} and {b!r} share a 64-bit hash; the engine "
                                  "cannot list this game (spell one of them otherwise)")
+        levels = inbox.column("level").to_numpy()
+        clash = np.flatnonzero(levels[pairs] != levels[pairs + 1])
+        if len(clash):
+            j = int(pairs[clash[0]])
+            raise TablebaseError(f"{game.name}: format() gives {inbox.column('text')[j].as_py()!r} for two different "
+                                 f"positions, of levels {levels[j]} and {levels[j + 1]}")
     keep = np.ones(len(hashes), dtype=np.bool_)
     keep[1:] = ~same
     if len(seen):
@@ -138,11 +139,10 @@ def fresh(game: PlainGame, inbox: pa.Table, seen: np.ndarray) -> pa.Table:
     return inbox.filter(pa.array(keep)).drop_columns(["level"])
 
 
-def expand(game: PlainGame, rules: PlainRules, level: int, share: pa.Table, seconds: float | None,
-           known: dict[str, Any] | None = None) -> tuple[pa.Table, pa.Table]:
+def expand(game: PlainGame, rules: PlainRules, level: int, share: pa.Table,
+           seconds: float | None) -> tuple[pa.Table, pa.Table]:
     """Play a share of a level: its rows (hash, text, each side's moves with their children's hashes and
-    levels, results) and its children, each once, as they travel. Its positions are read from their text;
-    ``known``: the children's texts read back before (``travelling``), kept from batch to batch."""
+    levels, results) and its children, each once, as they travel. Its positions are read from their text."""
     with watched(game, "read", seconds) as watch:
         try:
             positions = read_all(game, share.column("text").to_pylist(), watch)
@@ -153,7 +153,7 @@ def expand(game: PlainGame, rules: PlainRules, level: int, share: pa.Table, seco
     chunk = expand_chunk(game, rules, positions, seconds, spell=False)
     children = chunk.found.tolist() if isinstance(chunk.found, np.ndarray) else chunk.found
     _check_levels(game, rules, level, positions, children, chunk)
-    reached = travelling(game, children, chunk.found_levels, seconds, known)
+    reached = travelling(game, children, chunk.found_levels, seconds)
     return _rows(game, share, chunk, reached, rules.result_of is not None), reached
 
 
