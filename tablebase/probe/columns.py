@@ -307,7 +307,7 @@ def _records(words, seg, slot, coding, long_bits, short_bits, records_at, marks_
             code = _field(words, codes_at[s], bit, width)
         else:
             code = _field(words, records_at[s], k * long_bits[s], long_bits[s])
-        if code == absent[s]:
+        if code == absent[s] and absent[s] != np.uint64(0xFFFFFFFFFFFFFFFF):  # NONE: no code is absent
             continue
         present[i] = True
         if coding[s] == 1:

@@ -36,6 +36,7 @@ from tablebase.probe.format import (
     FLOAT,
     GROUP,
     HALVED,
+    NONE,
     OFFSET,
     RAW,
     SEGMENTS_FOLDER,
@@ -356,7 +357,7 @@ class _Segment:
     def decode(self, code: int) -> dict[str, Any]:
         """The row a code stands for; ``_ABSENT`` for the absent code."""
         s = self.s
-        if code == s.absent:
+        if code == s.absent and s.absent != NONE:  # NONE: every slot is a position (a 64-bit code may be all ones)
             return _ABSENT
         if s.coding == FIELDS:
             record = code
