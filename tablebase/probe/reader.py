@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import mmap
 import os
+import stat
 import struct
 import sys
 import zlib
@@ -73,7 +74,7 @@ class ProbeIndex:
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = os.fspath(path)  # (pathlib is not imported: a one-shot probe pays for every import)
         try:
-            with open(self.path, "rb") as f:
+            with _open_regular(self.path) as f:
                 data = f.read()
         except FileNotFoundError:
             raise StoreError(f"no probe index at {self.path} (make one with: tablebase index)") from None
@@ -162,7 +163,7 @@ class ProbeIndex:
         if found is None:
             path = os.path.join(self._folder, self.directory.names[number])
             try:
-                with open(path, "rb") as f:
+                with _open_regular(path) as f:
                     found = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
             except (OSError, ValueError) as e:  # ValueError: an empty file cannot be mapped
                 raise StoreError(f"cannot open the probe index's segment file {path}: {e}") from None
@@ -216,6 +217,15 @@ class ProbeIndex:
     def data(self) -> bytes:
         """The directory's bytes (for numpy's columns)."""
         return self._data
+
+
+def _open_regular(path: str) -> Any:
+    """A file opened to read, if it is a regular one: a pipe or a device in its place is refused, not waited on."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError("not a regular file")
+    return os.fdopen(fd, "rb")
 
 
 def _assembler(figures: tuple[Figure, ...], given: tuple[Figure, ...]) -> Callable[[list[Any]], dict[str, Any]]:
