@@ -180,7 +180,7 @@ def _figure(data: Any, at: int, where: str) -> Figure:
         text = name.rstrip(b"\0").decode()
     except UnicodeDecodeError:
         raise damaged(where, "a figure's name is not UTF-8") from None
-    if not text or b"\0" in name.rstrip(b"\0") or any(reserved) or flags & ~UNSIGNED:
+    if not text or name[-1] or b"\0" in name.rstrip(b"\0") or any(reserved) or flags & ~UNSIGNED:  # 1 to 31 bytes
         raise damaged(where, f"figure {text!r}")
     return Figure(text, kind, source, rule, bool(flags & UNSIGNED), field, reads)
 

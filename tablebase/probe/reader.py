@@ -270,7 +270,7 @@ class _Segment:
                 self.keys = [int.from_bytes(data[s.keys + j * s.key_bytes : s.keys + (j + 1) * s.key_bytes], "little")
                              for j in range(s.slots)]
         self.codes_bits = (s.slots - s.longs) * s.short_bits + s.longs * s.long_bits
-        self.decoders = [_decoder(data, f, figure, s.dictionaries[i], s.end, where)
+        self.decoders = [_decoder(data, f, figure, s.dictionaries[i], where)
                          for i, (f, figure) in enumerate(zip(s.fields, stored))]
         self.places = [(f.offset, (1 << f.width) - 1) for f in s.fields]
 
@@ -379,7 +379,7 @@ class _Segment:
                               for decode, (offset, mask) in zip(self.decoders, self.places)])
 
 
-def _decoder(data: Any, f: Any, figure: Figure, at: int, end: int, where: str) -> Callable[[int], Any]:
+def _decoder(data: Any, f: Any, figure: Figure, at: int, where: str) -> Callable[[int], Any]:
     """code -> value of one field of one segment (its null code to None)."""
     null = f.null if f.nulls else -1
     if f.encoding == OFFSET:
@@ -396,7 +396,7 @@ def _decoder(data: Any, f: Any, figure: Figure, at: int, end: int, where: str) -
 
     if figure.type == TEXT:
         texts = at + 8 * (items + 1)
-        room = end - 8 - texts  # the texts' bytes end before the segment's tail
+        last = _WORD(data, at + 8 * items)[0]  # the last offset: read_segment placed the texts it says inside
 
         def text(code: int) -> str | None:
             if code == null:
@@ -404,7 +404,7 @@ def _decoder(data: Any, f: Any, figure: Figure, at: int, end: int, where: str) -
             if code >= items:
                 raise bad(code)
             a, b = _WORD(data, at + 8 * code)[0], _WORD(data, at + 8 * code + 8)[0]
-            if not a <= b <= room:
+            if not a <= b <= last:
                 raise damaged(where, f"field {figure.name}: text {code} at {a}..{b}")
             return bytes(data[texts + a : texts + b]).decode("utf-8", errors="replace")
 
