@@ -111,7 +111,11 @@ class ProbeIndex:
         i = bisect.bisect_right(self._firsts, key) - 1 if key >= 0 else -1
         if i < 0:
             return None
-        segment = self._segments.get(i) or self.segment(i)
+        segment = self._segments.get(i)
+        if segment is None:
+            if key > self.directory.entry(self._data, i)[0]:  # past the segment's last key: not read for it
+                return None
+            segment = self.segment(i)
         if key > segment.last:
             return None
         found = segment.row(key)
@@ -122,12 +126,17 @@ class ProbeIndex:
     def row_reader(self) -> Callable[[int], dict[str, Any] | None]:
         """``row``, bound once for many calls (a table's probes)."""
         firsts, kept, segment_of, find = self._firsts, self._segments, self.segment, bisect.bisect_right
+        entry, data = self.directory.entry, self._data
 
         def row(key: int) -> dict[str, Any] | None:
             i = find(firsts, key) - 1 if key >= 0 else -1
             if i < 0:
                 return None
-            segment = kept.get(i) or segment_of(i)
+            segment = kept.get(i)
+            if segment is None:
+                if key > entry(data, i)[0]:  # past the segment's last key: not read for it
+                    return None
+                segment = segment_of(i)
             if key > segment.last:
                 return None
             found = segment.row(key)
