@@ -7,8 +7,9 @@ checksum catches the change. Then the C command, built with AddressSanitizer and
 probes keys and checks every segment: it must exit 0 or 2, with no sanitizer's report and at most one line on
 stderr. The Python reader, in a worker process whose address space is capped, probes the same keys one by
 one and in a batch and checks every segment: each call gives an answer or a StoreError, within seconds.
-Cases are numbered from a seed, so that a failure reproduces: ``python benchmarks/fuzz_index.py --seed S
---case N --keep DIR``.
+Where both readers open a case, each key's answer must be the same from both: its figures, whether it is
+stored, whether it is refused (``disagreement``). Cases are numbered from a seed, so that a failure
+reproduces: ``python benchmarks/fuzz_index.py --seed S --case N --keep DIR``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import os
 import random
 import select
 import shutil
+import struct
 import subprocess
 import sys
 import time
@@ -62,37 +64,93 @@ class Report:
                 "python_refused": self.python_refused, "slowest_seconds": round(self.slowest, 2)}
 
 
-def run_c(program: Path, directory: Path, keys: list[int]) -> str | None:
-    """The C command's probes of ``keys`` and its check of every segment: what went wrong, or None."""
+@dataclass
+class CRun:
+    """What the C command did with a case: ``problem`` (a crash, a sanitizer's report, output that is not one
+    line or not JSON) or None; whether it opened the index, and each key's answer up to any refusal."""
+
+    problem: str | None = None
+    opened: bool = True
+    refused: bool = False
+    answers: list[dict] = field(default_factory=list)
+
+
+def run_c(program: Path, directory: Path, keys: list[int]) -> CRun:
+    """The C command's check of every segment and its probes of ``keys``."""
     env = {**os.environ, "ASAN_OPTIONS": "detect_leaks=1:allocator_may_return_null=1",
            "UBSAN_OPTIONS": "print_stacktrace=1"}
-    refused = False
-    for args in ([program, directory, *map(str, keys)], [program, "--check", directory]):
+    run = CRun()
+    for args in ([program, "--check", directory], [program, directory, *map(str, keys)]):
         try:
             done = subprocess.run(args, capture_output=True, timeout=SECONDS, env=env, check=False)
         except subprocess.TimeoutExpired:
-            return f"C: {' '.join(map(str, args[:2]))} took more than {SECONDS} s"
+            run.problem = f"C: {' '.join(map(str, args[:2]))} took more than {SECONDS} s"
+            return run
         err = done.stderr.decode(errors="replace")
         if done.returncode not in (0, 2) or any(word in err for word in SANITIZED):
-            return f"C: exit {done.returncode}: {err.strip()[-3000:]}"
-        if done.returncode == 2 and (len(err.splitlines()) != 1 or not err.startswith("tbprobe: ")):
-            return f"C: exit 2 without one line: {err!r}"
-        if done.returncode == 0 and err:
-            return f"C: exit 0 with {err!r}"
-        for line in done.stdout.decode(errors="replace").splitlines():
-            try:
-                json.loads(line)
-            except ValueError:
-                return f"C: not JSON: {line[:300]!r}"
-        refused |= done.returncode == 2
-    return "refused" if refused else None
+            run.problem = f"C: exit {done.returncode}: {err.strip()[-3000:]}"
+        elif done.returncode == 2 and (len(err.splitlines()) != 1 or not err.startswith("tbprobe: ")):
+            run.problem = f"C: exit 2 without one line: {err!r}"
+        elif done.returncode == 0 and err:
+            run.problem = f"C: exit 0 with {err!r}"
+        if run.problem:
+            return run
+        try:
+            answers = [json.loads(line) for line in done.stdout.decode().splitlines()]
+        except ValueError as e:
+            run.problem = f"C: not JSON: {e}: {done.stdout[:300]!r}"
+            return run
+        run.refused |= done.returncode == 2
+        if args[1] == "--check":
+            run.opened = done.returncode == 0 or "segments damaged" in err
+        else:
+            run.answers = answers
+    return run
+
+
+def _plain(value: object) -> object:
+    """A figure's value as both readers' answers are compared: integers modulo 2^64 (C's are 64 bits), floats
+    by their bits (NaN by being NaN: C prints no payload)."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return value % 2**64
+    if isinstance(value, float):
+        return "NaN" if value != value else struct.pack("<d", value).hex()
+    return repr(value)
+
+
+def disagreement(c: CRun, python: dict, keys: list[int]) -> str | None:
+    """Where the C and Python readers differ on a case: one opens the index and the other refuses it, or a
+    key's answer (its figures, or whether it is stored, or whether it is refused) differs. None if they agree."""
+    python_opened = not (python["refused"] and not python["probes"])
+    if c.opened != python_opened:
+        return f"C {'opens' if c.opened else 'refuses'} the index, Python {'opens' if python_opened else 'refuses'} it"
+    if not c.opened:
+        return None
+    for key, answer, theirs in zip(keys, c.answers, python["probes"]):
+        if isinstance(theirs, dict) and "refused" in theirs:
+            return f"key {key}: C answers {answer}, Python refuses: {theirs['refused']}"
+        mine = {k: _plain(v) for k, v in answer.items() if k not in ("key", "found")} if answer["found"] else None
+        if theirs is not None and mine is not None:  # a text that is not UTF-8 each reader replaces its own way
+            replaced = {k for k, v in {**theirs, **mine}.items() if isinstance(v, str) and "\ufffd" in v}
+            theirs = {k: v for k, v in theirs.items() if k not in replaced}
+            mine = {k: v for k, v in mine.items() if k not in replaced}
+        if mine != theirs:
+            return f"key {key}: C answers {mine}, Python {theirs}"
+    stopped = len(c.answers)
+    if c.refused and stopped < len(keys):
+        theirs = python["probes"][stopped]
+        if not (isinstance(theirs, dict) and "refused" in theirs):
+            return f"key {keys[stopped]}: C refuses it, Python answers {theirs}"
+    return None
 
 
 # -- the Python reader, in a worker process ---------------------------------------------------------------
 def _python_case(directory: str, keys: list[int]) -> dict:
     """Every call of the Python reader on one case: an answer or a StoreError each; another exception is the
     failure, with its traceback. The answer says how many calls were refused and the first refusal, and what
-    each key's probe gave (None where it was refused)."""
+    each key's probe gave: its figures, None where it is not stored, {"refused": why} where it was refused."""
     import numpy as np
 
     from tablebase.errors import StoreError
@@ -105,11 +163,12 @@ def _python_case(directory: str, keys: list[int]) -> dict:
         return {"refused": 1, "first": str(e), "probes": []}
     except BaseException:
         return {"failure": traceback.format_exc()}
-    probes: list[str | None] = []
+    probes: list[dict | None] = []
 
     def probe(key: int) -> None:
-        probes.append(None)
-        probes[-1] = repr(index.probe(key))
+        probes.append({"refused": "(not answered)"})
+        found = index.probe(key)
+        probes[-1] = None if found is None else {k: _plain(v) for k, v in found.items()}
 
     with index:
         batch = np.array([k for k in keys if k < 2**63], dtype=np.int64)
@@ -121,6 +180,8 @@ def _python_case(directory: str, keys: list[int]) -> dict:
                 call()
             except StoreError as e:
                 refusals.append(str(e))
+                if probes and probes[-1] == {"refused": "(not answered)"}:
+                    probes[-1] = {"refused": str(e)}
             except BaseException:
                 return {"failure": traceback.format_exc()}
     return {"refused": len(refusals), "first": refusals[0] if refusals else None, "probes": probes}
@@ -194,18 +255,19 @@ def run_case(seeds: list[Seed], seed: int, case: int, folder: Path, program: Pat
     name = f"case {case} of seed {seed} ({chosen.name}: {what})"
     keys = chosen.keys(rng)
     report.cases += 1
-    if program is not None:
-        found = run_c(program, folder / "probe.tbi", keys)
-        if found == "refused":
-            report.c_refused += 1
-        elif found is not None:
-            report.failures.append(f"{name}: {found}")
+    c = run_c(program, folder / "probe.tbi", keys) if program is not None else None
+    if c is not None and c.problem:
+        report.failures.append(f"{name}: {c.problem}")
+    report.c_refused += c is not None and c.refused
     answer = worker.run(folder / "probe.tbi", keys)
     if "failure" in answer:
         report.failures.append(f"{name}: Python: {answer['failure']}")
-    else:
-        report.python_refused += answer["refused"] > 0
-        report.slowest = max(report.slowest, answer["seconds"])
+        return
+    report.python_refused += answer["refused"] > 0
+    report.slowest = max(report.slowest, answer["seconds"])
+    differ = disagreement(c, answer, keys) if c is not None and not c.problem else None
+    if differ:
+        report.failures.append(f"{name}: the readers differ: {differ}")
 
 
 def fuzz(root: Path, cases: int, seed: int, only: int | None = None, c: bool = True) -> Report:

@@ -19,7 +19,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from index_fuzz import READER, SECONDS, Worker, build_sanitized, fuzz, run_c
+from index_fuzz import READER, SECONDS, Worker, build_sanitized, disagreement, fuzz, run_c
 from index_seeds import make_seeds
 from mutations import FIELD, FIXED, Index, relaid, sections
 
@@ -106,6 +106,18 @@ def _nested(index: Index) -> None:
     index.directory.about = b'{"a":' * 9 + b"1" + b"}" * 9
 
 
+def _about(text: bytes):
+    def change(index: Index) -> None:
+        index.directory.about = text
+
+    return change
+
+
+def _last_segment_damaged(index: Index) -> None:
+    data, offset = _segment(index, len(index.directory.entries) - 1)
+    data[offset] ^= 1  # its magic: the segment is refused when a probe touches it
+
+
 def _version(index: Index) -> None:
     index.directory.fixed[8:10] = (1).to_bytes(2, "little")
 
@@ -148,6 +160,7 @@ HOSTILE = {  # name: (seed, change, what the C command says, or None where both 
     "a boolean figure retyped as a text": ("listed", lambda ix: _retype(ix, "flag", 3), "encoding"),
     "a figure's name of 32 bytes": ("listed", _long_name, "1 to 31 bytes"),
     "an about text nested 9 deep": ("listed", _nested, "nested at most 8 deep"),
+    "an about text holding NaN": ("listed", _about(b'{"a":NaN}'), "not a JSON object"),
     "the first format": ("listed", _version, "format 1, this reader reads 2"),
     "a count of long codes past the slots": ("two_widths", _counts, "outside the codes"),
     "a text ending past the last offset": ("listed", _text_past_the_last, "text 0 at"),
@@ -169,9 +182,30 @@ def test_a_hostile_index_is_refused_by_both_readers_in_one_line(seeds, sanitized
                             check=False)
     message = result.stderr.replace(str(index.folder), "")  # the test's folder is named after the case
     assert result.returncode == 2 and said in message and len(result.stderr.splitlines()) == 1, result.stderr
-    assert run_c(sanitized, directory, keys) == "refused"
+    run = run_c(sanitized, directory, keys)
+    assert run.problem is None and run.refused, run
     answer = worker.run(directory, keys)
     assert "failure" not in answer and answer["refused"] > 0, answer
+
+
+AGREED = {  # name: (seed, change, keys): indexes both readers open, and answer these keys of alike
+    "brackets in a text of the about text": ("listed", _about(b'{"a":"[[[[[[[[[[[[","b":[[1]]}'), [1, 2, 899]),
+    "a key past a damaged segment's last key": ("listed", _last_segment_damaged, [900, 1000, 2**63 - 1]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AGREED))
+def test_both_readers_answer_alike(seeds, sanitized, worker, tmp_path, name):
+    seed, change, keys = AGREED[name]
+    index = _copy(seeds[seed], tmp_path)
+    change(index)
+    index.save(index.directory.pack(), keep_crc=False)
+    c = run_c(sanitized, index.folder / FILE_NAME, keys)
+    assert c.problem is None and c.answers, c
+    answer = worker.run(index.folder / FILE_NAME, keys)
+    assert "failure" not in answer and disagreement(c, answer, keys) is None, (c, answer)
+    rows = seeds[seed].rows
+    assert [a["found"] for a in c.answers] == [k in rows for k in keys]
 
 
 def test_a_segment_of_2_to_the_62_keys_in_no_bits_answers_at_once(sanitized, worker, tmp_path):
@@ -197,7 +231,7 @@ def test_a_segment_of_2_to_the_62_keys_in_no_bits_answers_at_once(sanitized, wor
     assert [json.loads(line) for line in result.stdout.splitlines()] == [
         {"key": k, "found": True, "same": 7} for k in keys[:3]] + [{"key": 2**62, "found": False}]
     answer = worker.run(index.folder / FILE_NAME, keys)
-    assert answer["refused"] == 0 and answer["probes"] == ["{'same': 7}"] * 3 + ["None"]
+    assert answer["refused"] == 0 and answer["probes"] == [{"same": 7}] * 3 + [None]
 
 
 def test_the_sanitizers_see_a_read_past_a_segment(seeds, tmp_path):
@@ -213,5 +247,5 @@ def test_the_sanitizers_see_a_read_past_a_segment(seeds, tmp_path):
     index = _copy(seeds["tuples"], tmp_path)
     _wide_codes(index)
     index.save(index.directory.pack(), keep_crc=False)
-    found = run_c(program, index.folder / FILE_NAME, random.Random(1).sample(seeds["tuples"].stored, 50))
+    found = run_c(program, index.folder / FILE_NAME, random.Random(1).sample(seeds["tuples"].stored, 50)).problem
     assert found is not None and "AddressSanitizer" in found, found
