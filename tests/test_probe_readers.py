@@ -149,6 +149,60 @@ def test_c_reads_every_layout_coding_and_rule_as_the_rows(tbprobe, tmp_path):
         assert checked_in_c(tbprobe, path)["segments"] == len(seed.segments)
 
 
+API_PROGRAM = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "tbprobe.h"
+
+/* Each segment's keys, slot by slot, and whether each is a position; the figures and which the index holds. */
+int main(int argc, char **argv) {
+    char error[256];
+    tb_index *index = tb_open(argv[1], error, sizeof error);
+    if (!index) { fprintf(stderr, "%s\n", error); return 2; }
+    tb_value *values = calloc((size_t)tb_figures(index), sizeof *values);
+    for (int f = 0; f < tb_figures(index); f++)
+        printf("figure %s %d %d\n", tb_figure_name(index, f), tb_figure_type(index, f), tb_figure_available(index, f));
+    for (uint64_t i = 0; i < tb_segments(index); i++) {
+        tb_segment_info info;
+        if (tb_segment(index, i, &info) != 0) { fprintf(stderr, "%s\n", tb_error(index)); return 2; }
+        printf("segment %llu %llu %llu %d\n", (unsigned long long)info.first, (unsigned long long)info.last,
+               (unsigned long long)info.slots, info.dense);
+        uint64_t key;
+        for (uint64_t slot = 0; tb_key_at(index, i, slot, &key) == 1; slot++)
+            printf("key %llu %d\n", (unsigned long long)key, tb_probe(index, key, values));
+    }
+    printf("check %llu\n", (unsigned long long)tb_check(index));
+    free(values);
+    tb_close(index);
+    return 0;
+}
+"""
+
+
+def test_the_c_api_as_its_header_shows_it(tmp_path):
+    """A program of its own on the reader's functions: segments, their slots' keys, figures not in the index."""
+    cc = shutil.which("cc")
+    require(None if cc is not None else "no C compiler: cc is not on PATH (install gcc to test the C reader)")
+    source = tmp_path / "api.c"
+    source.write_text(API_PROGRAM)
+    program = tmp_path / "api"
+    subprocess.run([cc, "-O2", "-std=c99", "-Wall", "-Werror", f"-I{READER.parent}", "-o", program, source, READER],
+                   check=True, capture_output=True, text=True)
+    for seed in make_seeds(tmp_path / "seeds"):
+        lines = subprocess.run([program, seed.folder / FILE_NAME], capture_output=True, text=True,
+                               check=True).stdout.splitlines()
+        with ProbeIndex(seed.folder / FILE_NAME) as index:
+            figures = [f"figure {f.name} {f.type} {int(f.name not in index.by_children)}"
+                       for f in index.directory.figures]
+            want = list(figures)
+            for i in range(index.directory.segments):
+                s, last = index.segment(i).s, index.segment(i).last
+                want.append(f"segment {s.first} {last} {s.slots} {int(s.layout == DENSE)}")
+                keys = range(s.first, last + 1) if s.layout == DENSE else [s.first + k for k in index.segment(i).keys]
+                want += [f"key {k} {int(k in seed.rows)}" for k in keys]
+        assert lines == [*want, "check 0"], seed.name
+
+
 def _segments(path: Path) -> tuple[list, float]:
     """The segments of an index, and its bytes a position (the directory and every segment file)."""
     with ProbeIndex(path) as index:
