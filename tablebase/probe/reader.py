@@ -337,7 +337,7 @@ class _Segment:
                     width, mask = long, long_mask
                 else:
                     width, mask = short, short_mask
-                if bit + width > end:
+                if bit + width > end or before > slot:  # a count of the file's: at most the slots before
                     raise damaged(where, f"segment of key {first}: slot {slot}'s code outside the codes")
                 code = _WORD(data, codes + (bit >> 3))[0] >> (bit & 7) & mask
                 found = kept.get(code)
@@ -369,7 +369,7 @@ class _Segment:
         before = _WORD(data, s.counts + 8 * group)[0] + (marks & ((1 << within) - 1)).bit_count()
         width = s.long_bits if marks >> within & 1 else s.short_bits
         bit = (slot - before) * s.short_bits + before * s.long_bits
-        if bit + width > self.codes_bits:
+        if bit + width > self.codes_bits or before > slot:
             raise damaged(self.where, f"segment of key {s.first}: slot {slot}'s code outside the codes")
         return field(data, s.codes, bit, width)
 
