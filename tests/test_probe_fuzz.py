@@ -122,9 +122,25 @@ def _version(index: Index) -> None:
     index.directory.fixed[8:10] = (1).to_bytes(2, "little")
 
 
-def _counts(index: Index) -> None:
-    data, _ = _segment(index, 0)
-    struct.pack_into("<Q", data, _section(index, 0, "counts") + 8, 2**64 - 1)  # group 1: keys 512 to 1023
+def _counts(group: int, count: int):
+    def change(index: Index) -> None:
+        data, _ = _segment(index, 0)
+        struct.pack_into("<Q", data, _section(index, 0, "counts") + 8 * group, count)
+
+    return change
+
+
+def _base(field: int, base: int):
+    def change(index: Index) -> None:
+        data, offset = _segment(index, 0)
+        struct.pack_into("<Q", data, offset + FIXED + FIELD * field + 8, base)
+
+    return change
+
+
+def _no_segments(index: Index) -> None:
+    index.directory.entries.clear()
+    index.directory.firsts.clear()
 
 
 def _text_past_the_last(index: Index) -> None:
@@ -162,7 +178,8 @@ HOSTILE = {  # name: (seed, change, what the C command says, or None where both 
     "an about text nested 9 deep": ("listed", _nested, "nested at most 8 deep"),
     "an about text holding NaN": ("listed", _about(b'{"a":NaN}'), "not a JSON object"),
     "the first format": ("listed", _version, "format 1, this reader reads 2"),
-    "a count of long codes past the slots": ("two_widths", _counts, "outside the codes"),
+    "a count of long codes past the slots": ("two_widths", _counts(1, 2**64 - 1), "outside the codes"),
+    "a count of long codes past its slot": ("two_widths", _counts(0, 7), "outside the codes"),
     "a text ending past the last offset": ("listed", _text_past_the_last, "text 0 at"),
     "codes that name no tuple": ("tuples", _wide_codes, "tuple"),
     "a segment file that is a pipe": ("listed", _pipe, "not a regular file"),
@@ -186,11 +203,14 @@ def test_a_hostile_index_is_refused_by_both_readers_in_one_line(seeds, sanitized
     assert run.problem is None and run.refused, run
     answer = worker.run(directory, keys)
     assert "failure" not in answer and answer["refused"] > 0, answer
+    assert disagreement(run, answer, keys) is None
 
 
 AGREED = {  # name: (seed, change, keys): indexes both readers open, and answer these keys of alike
     "brackets in a text of the about text": ("listed", _about(b'{"a":"[[[[[[[[[[[[","b":[[1]]}'), [1, 2, 899]),
     "a key past a damaged segment's last key": ("listed", _last_segment_damaged, [900, 1000, 2**63 - 1]),
+    "an index of no segments": ("listed", _no_segments, [0, 1, 899]),
+    "values past 64 bits in records wider than 64": ("wide", _base(2, 2**64 - 1), [5, 6, 7, 154]),
 }
 
 
@@ -205,7 +225,7 @@ def test_both_readers_answer_alike(seeds, sanitized, worker, tmp_path, name):
     answer = worker.run(index.folder / FILE_NAME, keys)
     assert "failure" not in answer and disagreement(c, answer, keys) is None, (c, answer)
     rows = seeds[seed].rows
-    assert [a["found"] for a in c.answers] == [k in rows for k in keys]
+    assert [a["found"] for a in c.answers] == [k in rows and name != "an index of no segments" for k in keys]
 
 
 def test_a_segment_of_2_to_the_62_keys_in_no_bits_answers_at_once(sanitized, worker, tmp_path):
