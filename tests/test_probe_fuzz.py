@@ -102,10 +102,6 @@ def _long_name(index: Index) -> None:
     index.directory.figures[0][:32] = b"n" * 32
 
 
-def _nested(index: Index) -> None:
-    index.directory.about = b'{"a":' * 9 + b"1" + b"}" * 9
-
-
 def _about(text: bytes):
     def change(index: Index) -> None:
         index.directory.about = text
@@ -175,7 +171,7 @@ HOSTILE = {  # name: (seed, change, what the C command says, or None where both 
     "a text figure retyped as an integer": ("listed", lambda ix: _retype(ix, "word", 1), "do not add up"),
     "a boolean figure retyped as a text": ("listed", lambda ix: _retype(ix, "flag", 3), "encoding"),
     "a figure's name of 32 bytes": ("listed", _long_name, "1 to 31 bytes"),
-    "an about text nested 9 deep": ("listed", _nested, "nested at most 8 deep"),
+    "an about text nested 9 deep": ("listed", _about(b'{"a":' * 9 + b"1" + b"}" * 9), "nested at most 8 deep"),
     "an about text holding NaN": ("listed", _about(b'{"a":NaN}'), "not a JSON object"),
     "the first format": ("listed", _version, "format 1, this reader reads 2"),
     "a count of long codes past the slots": ("two_widths", _counts(1, 2**64 - 1), "outside the codes"),
