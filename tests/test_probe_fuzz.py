@@ -56,10 +56,13 @@ def worker():
     found.stop()
 
 
-def _copy(seed, tmp_path: Path) -> Index:
-    folder = tmp_path / seed.name
-    shutil.copytree(seed.folder, folder)
-    return Index(folder)
+def _changed(seed, tmp_path: Path, change) -> Path:
+    """A copy of ``seed`` changed by ``change``, every CRC-32 made right: its directory."""
+    shutil.copytree(seed.folder, tmp_path / seed.name)
+    index = Index(tmp_path / seed.name)
+    change(index)
+    index.save(index.directory.pack(), keep_crc=False)
+    return index.folder / FILE_NAME
 
 
 def _segment(index: Index, i: int) -> tuple[bytearray, int]:
@@ -185,15 +188,12 @@ HOSTILE = {  # name: (seed, change, what the C command says, or None where both 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_a_hostile_index_is_refused_by_both_readers_in_one_line(seeds, sanitized, worker, tmp_path, name):
     seed, change, said = HOSTILE[name]
-    index = _copy(seeds[seed], tmp_path)
-    change(index)
-    index.save(index.directory.pack(), keep_crc=False)
+    directory = _changed(seeds[seed], tmp_path, change)
     rows = seeds[seed].rows
     keys = sorted(k for k in rows if name != "a text ending past the last offset" or rows[k]["word"] == "")
-    directory = index.folder / FILE_NAME
     result = subprocess.run([sanitized, directory, *map(str, keys)], capture_output=True, text=True, timeout=SECONDS,
                             check=False)
-    message = result.stderr.replace(str(index.folder), "")  # the test's folder is named after the case
+    message = result.stderr.replace(str(directory.parent), "")  # the test's folder is named after the case
     assert result.returncode == 2 and said in message and len(result.stderr.splitlines()) == 1, result.stderr
     run = run_c(sanitized, directory, keys)
     assert run.problem is None and run.refused, run
@@ -213,12 +213,10 @@ AGREED = {  # name: (seed, change, keys): indexes both readers open, and answer 
 @pytest.mark.parametrize("name", sorted(AGREED))
 def test_both_readers_answer_alike(seeds, sanitized, worker, tmp_path, name):
     seed, change, keys = AGREED[name]
-    index = _copy(seeds[seed], tmp_path)
-    change(index)
-    index.save(index.directory.pack(), keep_crc=False)
-    c = run_c(sanitized, index.folder / FILE_NAME, keys)
+    directory = _changed(seeds[seed], tmp_path, change)
+    c = run_c(sanitized, directory, keys)
     assert c.problem is None and c.answers, c
-    answer = worker.run(index.folder / FILE_NAME, keys)
+    answer = worker.run(directory, keys)
     assert "failure" not in answer and disagreement(c, answer, keys) is None, (c, answer)
     rows = seeds[seed].rows
     assert [a["found"] for a in c.answers] == [k in rows and name != "an index of no segments" for k in keys]
@@ -260,8 +258,6 @@ def test_the_sanitizers_see_a_read_past_a_segment(seeds, tmp_path):
     broken = tmp_path / "tbprobe.c"
     broken.write_text(source.replace(check, "        if (0)\n"))
     program = build_sanitized(tmp_path, broken)
-    index = _copy(seeds["tuples"], tmp_path)
-    _wide_codes(index)
-    index.save(index.directory.pack(), keep_crc=False)
-    found = run_c(program, index.folder / FILE_NAME, random.Random(1).sample(seeds["tuples"].stored, 50)).problem
+    directory = _changed(seeds["tuples"], tmp_path, _wide_codes)
+    found = run_c(program, directory, random.Random(1).sample(seeds["tuples"].stored, 50)).problem
     assert found is not None and "AddressSanitizer" in found, found
