@@ -70,7 +70,7 @@ class Arrays:
         self.firsts = np.frombuffer(index.data, "<u8", d.segments, d.firsts)
         entries = np.frombuffer(index.data, _ENTRY, d.segments, d.entries)
         self.lasts, self.files = entries["last"], entries["file"].astype(np.int64)
-        n = d.segments
+        n = max(d.segments, 1)  # an index of no segments keeps one row of zeros, which no key reaches
         self.known = np.zeros(n, dtype=bool)
         self.params = {p: np.zeros(n, dtype=np.uint64) for p in _PARAMS}
         self.stored = d.stored
@@ -209,7 +209,10 @@ class Arrays:
             column = np.ma.array(values, mask=~ok | null)
             for i, row in wide_rows.items():
                 if row is not None:
-                    column[i] = np.ma.masked if row[f.name] is None else row[f.name]
+                    value = row[f.name]
+                    if type(value) is int:  # a base + code past 64 bits (a damaged index) wraps, as in the others
+                        value = value % 2**64 if f.unsigned else (value + 2**63) % 2**64 - 2**63
+                    column[i] = np.ma.masked if value is None else value
             stored.append(column)
         out: dict[str, np.ma.MaskedArray] = {}
         for f in self.index.figures:
@@ -307,7 +310,7 @@ def _records(words, seg, slot, coding, long_bits, short_bits, records_at, marks_
             code = _field(words, codes_at[s], bit, width)
         else:
             code = _field(words, records_at[s], k * long_bits[s], long_bits[s])
-        if code == absent[s]:
+        if code == absent[s] and absent[s] != np.uint64(0xFFFFFFFFFFFFFFFF):  # NONE: no code is absent
             continue
         present[i] = True
         if coding[s] == 1:

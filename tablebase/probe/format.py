@@ -160,18 +160,27 @@ def _about(text: bytes, where: str) -> dict[str, Any]:
     if len(text) > MAX_ABOUT:
         raise damaged(where, f"an about text of {len(text):,} bytes")
     depth = most = 0
+    inside = escaped = False  # in a string, whose brackets are text
     for byte in text:  # before json parses it: a deep nesting would exhaust the parser's stack
+        if inside:
+            escaped, inside = byte == 0x5C and not escaped, inside and (byte != 0x22 or escaped)
+            continue
+        inside = byte == 0x22
         depth += (byte in b"[{") - (byte in b"]}")
         most = max(most, depth)
     if most > MAX_NESTING:
         raise damaged(where, "an about text nested too deep")
     try:
-        about = json.loads(text)
+        about = json.loads(text, parse_constant=_not_json)
     except ValueError:
         raise damaged(where, "what the table holds is not JSON") from None
     if not isinstance(about, dict):
         raise damaged(where, "what the table holds is not a JSON object")
     return about
+
+
+def _not_json(word: str) -> None:
+    raise ValueError(f"{word} is not JSON")  # json takes NaN and Infinity, which JSON has not
 
 
 def _figure(data: Any, at: int, where: str) -> Figure:
@@ -180,7 +189,7 @@ def _figure(data: Any, at: int, where: str) -> Figure:
         text = name.rstrip(b"\0").decode()
     except UnicodeDecodeError:
         raise damaged(where, "a figure's name is not UTF-8") from None
-    if not text or b"\0" in name.rstrip(b"\0") or any(reserved) or flags & ~UNSIGNED:
+    if not text or name[-1] or b"\0" in name.rstrip(b"\0") or any(reserved) or flags & ~UNSIGNED:  # 1 to 31 bytes
         raise damaged(where, f"figure {text!r}")
     return Figure(text, kind, source, rule, bool(flags & UNSIGNED), field, reads)
 

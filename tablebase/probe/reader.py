@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import mmap
 import os
+import stat
 import struct
 import sys
 import zlib
@@ -36,6 +37,7 @@ from tablebase.probe.format import (
     FLOAT,
     GROUP,
     HALVED,
+    NONE,
     OFFSET,
     RAW,
     SEGMENTS_FOLDER,
@@ -72,7 +74,7 @@ class ProbeIndex:
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = os.fspath(path)  # (pathlib is not imported: a one-shot probe pays for every import)
         try:
-            with open(self.path, "rb") as f:
+            with _open_regular(self.path) as f:
                 data = f.read()
         except FileNotFoundError:
             raise StoreError(f"no probe index at {self.path} (make one with: tablebase index)") from None
@@ -109,7 +111,11 @@ class ProbeIndex:
         i = bisect.bisect_right(self._firsts, key) - 1 if key >= 0 else -1
         if i < 0:
             return None
-        segment = self._segments.get(i) or self.segment(i)
+        segment = self._segments.get(i)
+        if segment is None:
+            if key > self.directory.entry(self._data, i)[0]:  # past the segment's last key: not read for it
+                return None
+            segment = self.segment(i)
         if key > segment.last:
             return None
         found = segment.row(key)
@@ -120,12 +126,17 @@ class ProbeIndex:
     def row_reader(self) -> Callable[[int], dict[str, Any] | None]:
         """``row``, bound once for many calls (a table's probes)."""
         firsts, kept, segment_of, find = self._firsts, self._segments, self.segment, bisect.bisect_right
+        entry, data = self.directory.entry, self._data
 
         def row(key: int) -> dict[str, Any] | None:
             i = find(firsts, key) - 1 if key >= 0 else -1
             if i < 0:
                 return None
-            segment = kept.get(i) or segment_of(i)
+            segment = kept.get(i)
+            if segment is None:
+                if key > entry(data, i)[0]:  # past the segment's last key: not read for it
+                    return None
+                segment = segment_of(i)
             if key > segment.last:
                 return None
             found = segment.row(key)
@@ -161,7 +172,7 @@ class ProbeIndex:
         if found is None:
             path = os.path.join(self._folder, self.directory.names[number])
             try:
-                with open(path, "rb") as f:
+                with _open_regular(path) as f:
                     found = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
             except (OSError, ValueError) as e:  # ValueError: an empty file cannot be mapped
                 raise StoreError(f"cannot open the probe index's segment file {path}: {e}") from None
@@ -217,6 +228,15 @@ class ProbeIndex:
         return self._data
 
 
+def _open_regular(path: str) -> Any:
+    """A file opened to read, if it is a regular one: a pipe or a device in its place is refused, not waited on."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError("not a regular file")
+    return os.fdopen(fd, "rb")
+
+
 def _assembler(figures: tuple[Figure, ...], given: tuple[Figure, ...]) -> Callable[[list[Any]], dict[str, Any]]:
     """What turns a record's stored values (in field order) into the figures a probe gives, derived ones made."""
     steps = []
@@ -259,7 +279,7 @@ class _Segment:
                 self.keys = [int.from_bytes(data[s.keys + j * s.key_bytes : s.keys + (j + 1) * s.key_bytes], "little")
                              for j in range(s.slots)]
         self.codes_bits = (s.slots - s.longs) * s.short_bits + s.longs * s.long_bits
-        self.decoders = [_decoder(data, f, figure, s.dictionaries[i], s.end, where)
+        self.decoders = [_decoder(data, f, figure, s.dictionaries[i], where)
                          for i, (f, figure) in enumerate(zip(s.fields, stored))]
         self.places = [(f.offset, (1 << f.width) - 1) for f in s.fields]
 
@@ -317,7 +337,7 @@ class _Segment:
                     width, mask = long, long_mask
                 else:
                     width, mask = short, short_mask
-                if bit + width > end:
+                if bit + width > end or before > slot:  # a count of the file's: at most the slots before
                     raise damaged(where, f"segment of key {first}: slot {slot}'s code outside the codes")
                 code = _WORD(data, codes + (bit >> 3))[0] >> (bit & 7) & mask
                 found = kept.get(code)
@@ -349,14 +369,14 @@ class _Segment:
         before = _WORD(data, s.counts + 8 * group)[0] + (marks & ((1 << within) - 1)).bit_count()
         width = s.long_bits if marks >> within & 1 else s.short_bits
         bit = (slot - before) * s.short_bits + before * s.long_bits
-        if bit + width > self.codes_bits:
+        if bit + width > self.codes_bits or before > slot:
             raise damaged(self.where, f"segment of key {s.first}: slot {slot}'s code outside the codes")
         return field(data, s.codes, bit, width)
 
     def decode(self, code: int) -> dict[str, Any]:
         """The row a code stands for; ``_ABSENT`` for the absent code."""
         s = self.s
-        if code == s.absent:
+        if code == s.absent and s.absent != NONE:  # NONE: every slot is a position (a 64-bit code may be all ones)
             return _ABSENT
         if s.coding == FIELDS:
             record = code
@@ -368,7 +388,7 @@ class _Segment:
                               for decode, (offset, mask) in zip(self.decoders, self.places)])
 
 
-def _decoder(data: Any, f: Any, figure: Figure, at: int, end: int, where: str) -> Callable[[int], Any]:
+def _decoder(data: Any, f: Any, figure: Figure, at: int, where: str) -> Callable[[int], Any]:
     """code -> value of one field of one segment (its null code to None)."""
     null = f.null if f.nulls else -1
     if f.encoding == OFFSET:
@@ -385,7 +405,7 @@ def _decoder(data: Any, f: Any, figure: Figure, at: int, end: int, where: str) -
 
     if figure.type == TEXT:
         texts = at + 8 * (items + 1)
-        room = end - 8 - texts  # the texts' bytes end before the segment's tail
+        last = _WORD(data, at + 8 * items)[0]  # the last offset: read_segment placed the texts it says inside
 
         def text(code: int) -> str | None:
             if code == null:
@@ -393,7 +413,7 @@ def _decoder(data: Any, f: Any, figure: Figure, at: int, end: int, where: str) -
             if code >= items:
                 raise bad(code)
             a, b = _WORD(data, at + 8 * code)[0], _WORD(data, at + 8 * code + 8)[0]
-            if not a <= b <= room:
+            if not a <= b <= last:
                 raise damaged(where, f"field {figure.name}: text {code} at {a}..{b}")
             return bytes(data[texts + a : texts + b]).decode("utf-8", errors="replace")
 
