@@ -387,7 +387,7 @@ def report(rows: list[tuple[str, str, str]]) -> None:
     """Print the figures, and keep them for the run's log."""
     for measure, figure, target in rows:
         print(f"  {measure:<52} {figure:<34} {('target ' + target) if target else ''}".rstrip(), flush=True)
-        common.report(measure, figure=figure, target=target)
+        common.record(measure, figure=figure, target=target)
 
 
 if __name__ == "__main__":

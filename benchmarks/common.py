@@ -109,15 +109,20 @@ class PeakMemory:
 
 def report(name: str, **figures) -> None:
     """Print one line of figures, and keep them for the run's log (``log_run``)."""
-    def show(v) -> str:
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            return str(v)
-        return f"{v:,.3f}" if isinstance(v, float) else f"{v:,}"
+    print(f"{name:<28} " + "  ".join(f"{k}={_shown(v)}" for k, v in figures.items()), flush=True)
+    record(name, **figures)
 
-    parts = [f"{k}={show(v)}" for k, v in figures.items()]
-    print(f"{name:<28} " + "  ".join(parts), flush=True)
+
+def record(name: str, **figures) -> None:
+    """Keep figures for the run's log (``log_run``) without printing them."""
     _RUN.figures[name] = {k: v if isinstance(v, (int, float, str, bool)) or v is None else str(v)
                           for k, v in figures.items()}
+
+
+def _shown(v) -> str:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return str(v)
+    return f"{v:,.3f}" if isinstance(v, float) else f"{v:,}"
 
 
 class _Run:

@@ -246,7 +246,7 @@ class Kind(ABC):
             if found is None:
                 raise PositionError(f"{name}: position {text!r} is not stored (this table holds {bounds})")
             if by_children is not None:
-                found.update(by_children(key))
+                found.update(by_children(key, found))
             return found
 
         return probe
@@ -276,9 +276,9 @@ class Kind(ABC):
         level is solved (``store.probe.segment_of_values``), rather than each part's segment beside its rows."""
         return False
 
-    def by_children(self, index: TableIndex | ProbedRows) -> Callable[[int], dict[str, Any]] | None:
-        """What finds, for one stored key, the figures the table's probe index leaves to the children
-        (docs/format.md); None where it leaves none (a kind whose index stores every figure)."""
+    def by_children(self, index: TableIndex | ProbedRows) -> Callable[[int, dict[str, Any]], dict[str, Any]] | None:
+        """What finds, for one stored key and its stored figures, the figures the table's probe index leaves to
+        the children (docs/format.md); None where it leaves none (a kind whose index stores every figure)."""
         return None
 
     def derive(self) -> Derive | None:

@@ -6,7 +6,9 @@ own rule. A won position moves to a lost child of least remoteness, a lost
 one to the child of greatest remoteness, ties to the smallest move code; a
 position without moves has none. ``best_move`` finds one position's in
 plain Python (where the game lists one position's moves so), ``best_moves``
-many at once with numpy.
+many at once with numpy. One position's is read knowing its own remoteness:
+the first move in the order of codes to a child of remoteness one less (and
+lost, from a won position) is the one.
 """
 
 from __future__ import annotations
@@ -23,22 +25,26 @@ Row = Callable[[int], dict[str, Any] | None]
 CODE_BITS = 31  # move codes below 2**31 are ranked in one number with the child's outcome and remoteness
 
 
-def best_move(game: ImpartialForm, row: Row, key: int) -> str | None:
-    """The best move of the stored position ``key`` (``row`` reads a child's figures), or None."""
+def best_move(game: ImpartialForm, row: Row, key: int, found: dict[str, Any]) -> str | None:
+    """The best move of the stored position ``key`` whose figures are ``found`` (``row`` reads a child's), or
+    None. The position's remoteness says which child the rule picks: one of remoteness one less (a lost one,
+    if the position is won), the first such in the order of move codes; the moves are read in that order
+    and the first such one is the answer, most often long before the last."""
+    wanted = found["remoteness"] - 1
+    if wanted < 0:
+        return None
+    won = found["grundy"] != 0
     moves = game.moves_of(key)
     if moves is None:
         _, children, codes = children_of(game, np.array([key], dtype=np.int64))
         moves = list(zip(codes.tolist(), children.tolist()))
-    best: tuple[int, int, int] | None = None
-    for code, child in moves:
-        found = row(child)
-        if found is None:
+    for code, child in sorted(moves):
+        figures = row(child)
+        if figures is None:
             raise StoreError(f"{game.name}: a move of key {key} leads to key {child}, which the index does not hold")
-        r = found["remoteness"]
-        rank = (0, r, code) if found["grundy"] == 0 else (1, -r, code)
-        if best is None or rank < best:
-            best = rank
-    return None if best is None else game.move_name(best[2])
+        if figures["remoteness"] == wanted and (not won or figures["grundy"] == 0):
+            return game.move_name(code)
+    raise StoreError(f"{game.name}: no move of key {key} leads to a remoteness of {wanted}: the index is damaged")
 
 
 def best_moves(game: ImpartialForm, index: Any, keys: np.ndarray) -> dict[str, pa.Array]:

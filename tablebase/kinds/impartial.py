@@ -160,11 +160,11 @@ class Impartial(Kind):
     def parts_in_key_order(self) -> bool:
         return super().parts_in_key_order or self.heap_sequence  # a block of heaps a level
 
-    def by_children(self, index: Any) -> Callable[[int], dict[str, Any]] | None:
+    def by_children(self, index: Any) -> Callable[[int, dict[str, Any]], dict[str, Any]] | None:
         if "best_move" not in getattr(index, "by_children", ()):
             return None
         game, row = self.keyed, index.index.row_reader()
-        return lambda key: {"best_move": best_move(game, row, key)}
+        return lambda key, found: {"best_move": best_move(game, row, key, found)}
 
     def derive(self) -> Callable[[Any, np.ndarray], dict[str, pa.Array]] | None:
         return partial(best_moves, self.keyed)

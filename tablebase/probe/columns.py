@@ -22,7 +22,7 @@ from tablebase.probe.format import (
     FLOAT,
     HALVED,
     LISTED,
-    NONE,
+    OFFSET,
     RAW,
     TEXT,
     damaged,
@@ -74,9 +74,10 @@ class Arrays:
         self.known = np.zeros(n, dtype=bool)
         self.params = {p: np.zeros(n, dtype=np.uint64) for p in _PARAMS}
         self.stored = d.stored
-        self.fields = [{p: np.zeros(n, dtype=np.uint64) for p in ("encoding", "width", "offset", "null", "items",
-                                                                 "dictionary", "nulls")} for _ in d.stored]
-        self.bases = [np.zeros(n, dtype=np.uint64 if f.unsigned else np.int64) for f in d.stored]
+        count = len(d.stored)
+        #: each field's numbers by segment, a row a field (the compiled loop reads them by segment)
+        names = ("encoding", "width", "offset", "null", "items", "dictionary", "nulls", "base")
+        self.fields = {p: np.zeros((count, n), dtype=np.uint64) for p in names}
         self.buffers: dict[int, np.ndarray] = {}
 
     def _table(self, segments: np.ndarray) -> None:
@@ -91,11 +92,11 @@ class Arrays:
                           codes_bits=(s.slots - s.longs) * s.short_bits + s.longs * s.long_bits)
             for name, value in values.items():
                 p[name][i] = value
-            for f, table, base, at in zip(s.fields, self.fields, self.bases, s.dictionaries):
-                table["encoding"][i], table["width"][i], table["offset"][i] = f.encoding, f.width, f.offset
-                table["null"][i], table["items"][i], table["dictionary"][i] = f.null, f.items, at
-                table["nulls"][i] = f.nulls
-                base[i] = f.base
+            table = self.fields
+            for j, (f, at) in enumerate(zip(s.fields, s.dictionaries)):
+                table["encoding"][j, i], table["width"][j, i], table["offset"][j, i] = f.encoding, f.width, f.offset
+                table["null"][j, i], table["items"][j, i], table["dictionary"][j, i] = f.null, f.items, at
+                table["nulls"][j, i], table["base"][j, i] = f.nulls, f.base % 2**64
             self.known[i] = True
 
     def buffer(self, file: int) -> np.ndarray:
@@ -137,7 +138,9 @@ class Arrays:
             hit[hit] = listed[place[hit]] == rest[hit]
             ok[mine[~hit]] = False
             slot[mine] = np.where(hit, place, 0)
-        records = np.zeros(n, dtype=np.uint64)
+        count = len(self.stored)
+        values = np.zeros((count, n), dtype=np.uint64)  # base + code where a field is an offset, else its code
+        nulls = np.zeros((count, n), dtype=np.bool_)
         wide = ok & (p["wide"][seg] == 1) if p["wide"][touched].any() else np.zeros(n, dtype=bool)
         taken = np.flatnonzero(ok & ~wide)
         files = self.files[seg[taken]]
@@ -146,27 +149,32 @@ class Arrays:
             taken, files = taken[order], files[order]
         cuts = np.flatnonzero(np.diff(files)) + 1
         for mine in np.split(taken, cuts) if len(taken) else []:
-            got, present = self._records(self.buffer(int(self.files[seg[mine[0]]])), seg[mine], slot[mine])
-            records[mine] = got
+            got, missing, present = self._decoded(self.buffer(int(self.files[seg[mine[0]]])), seg[mine], slot[mine])
+            values[:, mine], nulls[:, mine] = got, missing
             ok[mine[~present]] = False
-        return self._figures(signed, seg, ok, records, wide)
+        return self._figures(signed, seg, ok, values, nulls, wide)
 
-    def _records(self, buf: np.ndarray, seg: np.ndarray, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each slot's record (its fields side by side) and whether it is a position."""
-        p = self.params
-        records = np.zeros(len(seg), dtype=np.uint64)
+    def _decoded(self, buf: np.ndarray, seg: np.ndarray, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                                                  np.ndarray]:
+        """Each slot's fields (an offset's value, another's code), which of them are null, and whether the
+        slot is a position."""
+        p, f = self.params, self.fields
+        count = len(self.stored)
+        values = np.zeros((count, len(seg)), dtype=np.uint64)
+        nulls = np.zeros((count, len(seg)), dtype=np.bool_)
         present = np.zeros(len(seg), dtype=np.bool_)
-        with np.errstate(over="ignore"):  # run as Python, the popcount's products wrap as compiled they do
-            failed = _records(buf.view("<u8"), seg, slot, p["coding"], p["long_bits"], p["short_bits"], p["records"],
-                              p["marks"], p["counts"], p["codes"], p["codes_bits"], p["absent"], p["entries"],
-                              p["entry_bits"], p["dictionary"], records, present)
+        with np.errstate(over="ignore"):  # run as Python, the loop's sums wrap as compiled they do
+            failed = _decode(buf.view("<u8"), seg, slot, p["coding"], p["long_bits"], p["short_bits"], p["records"],
+                             p["marks"], p["counts"], p["codes"], p["codes_bits"], p["absent"], p["entries"],
+                             p["entry_bits"], p["dictionary"], f["encoding"], f["width"], f["offset"], f["null"],
+                             f["nulls"], f["base"], values, nulls, present)
         if failed >= 0:
             raise damaged(self.index.path, f"a record of segment {int(seg[failed])} outside its sections")
-        return records, present
+        return values, nulls, present
 
-    def _figures(self, keys: np.ndarray, seg: np.ndarray, ok: np.ndarray, records: np.ndarray,
+    def _figures(self, keys: np.ndarray, seg: np.ndarray, ok: np.ndarray, values: np.ndarray, nulls: np.ndarray,
                  wide: np.ndarray) -> Columns:
-        """Each figure's column from the records' fields (records wider than 64 bits read one by one)."""
+        """Each figure's column from its field's values (records wider than 64 bits read one by one)."""
         n = len(seg)
         stored: list[np.ma.MaskedArray | None] = []
         texts: dict[str, tuple[np.ma.MaskedArray, list[str]]] = {}
@@ -174,11 +182,11 @@ class Arrays:
         for i in np.flatnonzero(wide & ok).tolist():
             wide_rows[i] = self.index.row(int(keys[i]))
             ok[i] = wide_rows[i] is not None
-        for f, table, base in zip(self.stored, self.fields, self.bases):
-            width = table["width"][seg]
-            code = (records >> table["offset"][seg]) & _mask(width)
-            null = ok & (table["nulls"][seg] == 1) & (code == table["null"][seg])
-            encoding = table["encoding"][seg]
+        touched = np.unique(seg[ok])
+        for j, f in enumerate(self.stored):
+            table = {name: column[j] for name, column in self.fields.items()}
+            code, null = values[j], ok & nulls[j]
+            encodings = np.unique(table["encoding"][touched])
             if f.type == TEXT:
                 codes, dictionary = self._texts(f, seg, code, ok & ~null & ~wide)
                 for i, row in wide_rows.items():
@@ -192,21 +200,27 @@ class Arrays:
                 texts[f.name] = (codes, dictionary)
                 stored.append(None)
                 continue
-            values = np.zeros(n, dtype=np.float64 if f.type == FLOAT else base.dtype)
-            offset = ok & (encoding == 1)
-            values[offset] = (base[seg[offset]] + code[offset].astype(base.dtype)) if f.type != FLOAT else 0
-            listed = ok & (encoding == LISTED) & ~null
-            if listed.any():
-                if (code[listed] >= table["items"][seg[listed]]).any():
-                    raise damaged(self.index.path, f"field {f.name}: a code beyond its dictionary")
-                raw = self._words_of(seg[listed], table["dictionary"][seg[listed]] + 8 * code[listed])
-                values[listed] = raw.view(np.float64) if f.type == FLOAT else raw.view(values.dtype)
-            raw_float = ok & (encoding == RAW) & ~null
-            if raw_float.any():
-                values[raw_float] = code[raw_float].view(np.float64)
+            kind = np.float64 if f.type == FLOAT else np.uint64 if f.unsigned else np.int64
+            if f.type != FLOAT and len(encodings) <= 1 and (not len(encodings) or encodings[0] == OFFSET):
+                column_values = code.view(kind)  # every value an offset from its segment's base: as it is
+            else:
+                encoding = table["encoding"][seg]
+                column_values = np.zeros(n, dtype=kind)
+                offset = ok & (encoding == OFFSET)
+                if f.type != FLOAT:
+                    column_values[offset] = code[offset].view(kind)
+                listed = ok & (encoding == LISTED) & ~null
+                if listed.any():
+                    if (code[listed] >= table["items"][seg[listed]]).any():
+                        raise damaged(self.index.path, f"field {f.name}: a code beyond its dictionary")
+                    raw = self._words_of(seg[listed], table["dictionary"][seg[listed]] + 8 * code[listed])
+                    column_values[listed] = raw.view(kind)
+                raw_float = ok & (encoding == RAW) & ~null
+                if raw_float.any():
+                    column_values[raw_float] = code[raw_float].view(np.float64)
             if f.type == BOOLEAN:
-                values = values == 1
-            column = np.ma.array(values, mask=~ok | null)
+                column_values = column_values == 1
+            column = np.ma.array(column_values, mask=~ok | null)
             for i, row in wide_rows.items():
                 if row is not None:
                     value = row[f.name]
@@ -255,11 +269,6 @@ class Arrays:
         return out
 
 
-def _mask(width: np.ndarray) -> np.ndarray:
-    """(1 << width) - 1 of each width, 64 included."""
-    return np.where(width >= 64, np.uint64(NONE), (np.uint64(1) << np.minimum(width, 63)) - np.uint64(1))
-
-
 def _words(buf: np.ndarray, at: np.ndarray) -> np.ndarray:
     """The little-endian 64-bit word at each byte offset."""
     at = at.astype(np.int64)
@@ -282,10 +291,12 @@ def _field(words, start, bit, width):
 
 
 @njit(cache=True, nogil=True)
-def _records(words, seg, slot, coding, long_bits, short_bits, records_at, marks_at, counts_at, codes_at, codes_bits,
-             absent, entries, entry_bits, dictionary_at, records, present):
-    """Each slot's record and whether it is a position, as docs/format.md reads one ("Reading a record");
-    the place of the first slot whose code lies outside its segment's sections, or -1."""
+def _decode(words, seg, slot, coding, long_bits, short_bits, records_at, marks_at, counts_at, codes_at, codes_bits,
+            absent, entries, entry_bits, dictionary_at, encoding, width, offset, null, nulls, base, values, missing,
+            present):
+    """Each slot's fields as docs/format.md reads a record ("Reading a record"): an offset field's value
+    (base + code, wrapping past 64 bits), any other field's code, and which are null; whether each slot is
+    a position. The place of the first slot whose code lies outside its segment's sections, or -1."""
     for i in range(seg.shape[0]):
         s = seg[i]
         k = np.uint64(slot[i])
@@ -301,24 +312,33 @@ def _records(words, seg, slot, coding, long_bits, short_bits, records_at, marks_
             part = within & np.uint64(63)
             if part:
                 before += _popcount(own & ((np.uint64(1) << part) - np.uint64(1)))
-            width = long_bits[s] if (own >> part) & np.uint64(1) else short_bits[s]
+            wide = long_bits[s] if (own >> part) & np.uint64(1) else short_bits[s]
             if before > k:
                 return i
             bit = (k - before) * short_bits[s] + before * long_bits[s]
-            if bit + width > codes_bits[s]:
+            if bit + wide > codes_bits[s]:
                 return i
-            code = _field(words, codes_at[s], bit, width)
+            code = _field(words, codes_at[s], bit, wide)
         else:
             code = _field(words, records_at[s], k * long_bits[s], long_bits[s])
         if code == absent[s] and absent[s] != np.uint64(0xFFFFFFFFFFFFFFFF):  # NONE: no code is absent
             continue
         present[i] = True
-        if coding[s] == 1:
-            records[i] = code
-        else:
+        record = code
+        if coding[s] != 1:
             if code >= entries[s]:
                 return i
-            records[i] = _field(words, dictionary_at[s], code * entry_bits[s], entry_bits[s])
+            record = _field(words, dictionary_at[s], code * entry_bits[s], entry_bits[s])
+        for f in range(encoding.shape[0]):
+            w = width[f, s]
+            field = record >> offset[f, s] if offset[f, s] < 64 else np.uint64(0)
+            if w < 64:
+                field &= (np.uint64(1) << w) - np.uint64(1)
+            if nulls[f, s] and field == null[f, s]:
+                missing[f, i] = True
+            elif encoding[f, s] == 1:
+                field += base[f, s]
+            values[f, i] = field
     return -1
 
 
