@@ -127,3 +127,13 @@ def compile_if_installed() -> None:
         compile_all()
     except ImportError:
         pass
+
+
+def array_list() -> Any:
+    """A list of arrays a compiled function can take (numba's typed list once ``compile_all()`` has run;
+    a plain list, which the functions run as Python take, before)."""
+    if not _compiled:
+        return []
+    from numba.typed import List
+
+    return List()

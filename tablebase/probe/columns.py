@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablebase.jit import compile_if_installed, njit
+from tablebase.jit import array_list, compile_if_installed, njit
 from tablebase.lazy import np
 from tablebase.probe.format import (
     BOOLEAN,
@@ -29,6 +29,8 @@ from tablebase.probe.format import (
 )
 
 COMPILED_FROM = 10_000  # keys of a batch from which its loop is compiled (where numba is)
+_EMPTY = np.zeros(1, dtype=np.uint64)  # the words of a segment file a batch does not touch
+_EMPTY.setflags(write=False)  # of the type of a mapped file's words, as a compiled list of them must be
 _ENTRY = np.dtype([("last", "<u8"), ("offset", "<u8"), ("length", "<u8"), ("file", "<u4"), ("crc", "<u4")])
 _PARAMS = ["file", "first", "coding", "slots", "absent", "entries", "entry_bits", "long_bits", "short_bits",
            "records", "marks", "counts", "codes", "dictionary", "codes_bits", "dense", "wide"]
@@ -79,6 +81,7 @@ class Arrays:
         names = ("encoding", "width", "offset", "null", "items", "dictionary", "nulls", "base")
         self.fields = {p: np.zeros((count, n), dtype=np.uint64) for p in names}
         self.buffers: dict[int, np.ndarray] = {}
+        self.shift: int | None = None  # the keys of a segment: 2**shift each, from 0 (else -1), once known
 
     def _table(self, segments: np.ndarray) -> None:
         """Read and check the segments not yet tabled, and table their numbers."""
@@ -113,21 +116,17 @@ class Arrays:
         keys = np.asarray(keys)
         if len(keys) >= COMPILED_FROM:
             compile_if_installed()
-        signed = keys.astype(np.int64, copy=False)
+        signed = np.ascontiguousarray(keys, dtype=np.int64)
         n = len(keys)
-        seg = np.searchsorted(self.firsts, signed.astype(np.uint64), side="right").astype(np.int64) - 1
-        ok = (seg >= 0) & (signed >= 0)
-        seg[~ok] = 0
+        seg = self._segments_of(signed)
+        ok = seg >= 0
         if len(self.lasts):
-            ok &= signed.astype(np.uint64) <= self.lasts[seg]
-        else:
-            ok[:] = False
-        touched = np.unique(seg[ok])
+            ok &= signed.view(np.uint64) <= self.lasts[np.maximum(seg, 0)]
+        seg[~ok] = 0
+        touched = np.flatnonzero(np.bincount(seg[ok], minlength=len(self.firsts)))
         self._table(touched)
-        slot = np.zeros(n, dtype=np.int64)
         p = self.params
-        dense = ok & (p["dense"][seg] == 1)
-        slot[dense] = signed[dense] - p["first"][seg[dense]].astype(np.int64)
+        slot = np.full(n, -1, dtype=np.int64)  # -1: the compiled loop counts it from the key (dense)
         for i in touched[p["dense"][touched] == 0].tolist():  # sparse: a search in each segment's keys
             mine = np.flatnonzero(ok & (seg == i))
             segment = self.index.segment(i)
@@ -138,42 +137,47 @@ class Arrays:
             hit[hit] = listed[place[hit]] == rest[hit]
             ok[mine[~hit]] = False
             slot[mine] = np.where(hit, place, 0)
+        wide = ok & (p["wide"][seg] == 1) if p["wide"][touched].any() else np.zeros(n, dtype=bool)
+        used = set(self.files[touched].tolist())
+        buffers = array_list()
+        for file in range(len(self.index.directory.names)):
+            buffers.append(self.buffer(file).view("<u8") if file in used else _EMPTY)
         count = len(self.stored)
         values = np.zeros((count, n), dtype=np.uint64)  # base + code where a field is an offset, else its code
         nulls = np.zeros((count, n), dtype=np.bool_)
-        wide = ok & (p["wide"][seg] == 1) if p["wide"][touched].any() else np.zeros(n, dtype=bool)
-        taken = np.flatnonzero(ok & ~wide)
-        files = self.files[seg[taken]]
-        order = np.argsort(files, kind="stable") if len(taken) and files.min() != files.max() else None
-        if order is not None:
-            taken, files = taken[order], files[order]
-        cuts = np.flatnonzero(np.diff(files)) + 1
-        for mine in np.split(taken, cuts) if len(taken) else []:
-            got, missing, present = self._decoded(self.buffer(int(self.files[seg[mine[0]]])), seg[mine], slot[mine])
-            values[:, mine], nulls[:, mine] = got, missing
-            ok[mine[~present]] = False
-        return self._figures(signed, seg, ok, values, nulls, wide)
-
-    def _decoded(self, buf: np.ndarray, seg: np.ndarray, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray,
-                                                                                  np.ndarray]:
-        """Each slot's fields (an offset's value, another's code), which of them are null, and whether the
-        slot is a position."""
-        p, f = self.params, self.fields
-        count = len(self.stored)
-        values = np.zeros((count, len(seg)), dtype=np.uint64)
-        nulls = np.zeros((count, len(seg)), dtype=np.bool_)
-        present = np.zeros(len(seg), dtype=np.bool_)
+        present = np.zeros(n, dtype=np.bool_)
+        f = self.fields
         with np.errstate(over="ignore"):  # run as Python, the loop's sums wrap as compiled they do
-            failed = _decode(buf.view("<u8"), seg, slot, p["coding"], p["long_bits"], p["short_bits"], p["records"],
-                             p["marks"], p["counts"], p["codes"], p["codes_bits"], p["absent"], p["entries"],
-                             p["entry_bits"], p["dictionary"], f["encoding"], f["width"], f["offset"], f["null"],
-                             f["nulls"], f["base"], values, nulls, present)
+            failed = _decode(buffers, self.files, signed, seg, slot, ok & ~wide, p["first"], p["coding"],
+                             p["long_bits"], p["short_bits"], p["records"], p["marks"], p["counts"], p["codes"],
+                             p["codes_bits"], p["absent"], p["entries"], p["entry_bits"], p["dictionary"],
+                             f["encoding"], f["width"], f["offset"], f["null"], f["nulls"], f["base"], values, nulls,
+                             present)
         if failed >= 0:
             raise damaged(self.index.path, f"a record of segment {int(seg[failed])} outside its sections")
-        return values, nulls, present
+        ok &= present | wide
+        return self._figures(signed, seg, ok, values, nulls, wide, touched)
+
+    def _segments_of(self, keys: np.ndarray) -> np.ndarray:
+        """Each key's segment: the last whose first key is at most the key (-1 for none). Segments of a
+        dense table's values, every one ``2**b`` keys from 0, are found by a shift."""
+        if self.shift is None:
+            firsts = self.firsts
+            step = int(firsts[1]) if len(firsts) > 1 else 0
+            b = step.bit_length() - 1 if step and step & (step - 1) == 0 else -1
+            uniform = b > 0 and int(firsts[0]) == 0 and \
+                np.array_equal(firsts, np.arange(len(firsts), dtype=np.uint64) << np.uint64(b))
+            self.shift = b if uniform else -1
+        if self.shift > 0:
+            seg = keys >> self.shift
+            seg[(keys < 0) | (seg >= len(self.firsts))] = -1
+            return seg
+        seg = np.searchsorted(self.firsts, keys.view(np.uint64), side="right").astype(np.int64) - 1
+        seg[keys < 0] = -1
+        return seg
 
     def _figures(self, keys: np.ndarray, seg: np.ndarray, ok: np.ndarray, values: np.ndarray, nulls: np.ndarray,
-                 wide: np.ndarray) -> Columns:
+                 wide: np.ndarray, touched: np.ndarray) -> Columns:
         """Each figure's column from its field's values (records wider than 64 bits read one by one)."""
         n = len(seg)
         stored: list[np.ma.MaskedArray | None] = []
@@ -182,7 +186,6 @@ class Arrays:
         for i in np.flatnonzero(wide & ok).tolist():
             wide_rows[i] = self.index.row(int(keys[i]))
             ok[i] = wide_rows[i] is not None
-        touched = np.unique(seg[ok])
         for j, f in enumerate(self.stored):
             table = {name: column[j] for name, column in self.fields.items()}
             code, null = values[j], ok & nulls[j]
@@ -291,15 +294,23 @@ def _field(words, start, bit, width):
 
 
 @njit(cache=True, nogil=True)
-def _decode(words, seg, slot, coding, long_bits, short_bits, records_at, marks_at, counts_at, codes_at, codes_bits,
-            absent, entries, entry_bits, dictionary_at, encoding, width, offset, null, nulls, base, values, missing,
-            present):
-    """Each slot's fields as docs/format.md reads a record ("Reading a record"): an offset field's value
-    (base + code, wrapping past 64 bits), any other field's code, and which are null; whether each slot is
-    a position. The place of the first slot whose code lies outside its segment's sections, or -1."""
+def _decode(buffers, file_of, keys, seg, slot, taken, first, coding, long_bits, short_bits, records_at, marks_at,
+            counts_at, codes_at, codes_bits, absent, entries, entry_bits, dictionary_at, encoding, width, offset, null,
+            nulls, base, values, missing, present):
+    """Each key's fields as docs/format.md reads a record ("Reading a record"): an offset field's value
+    (base + code, wrapping past 64 bits), any other field's code, and which are null; whether each key is
+    a position. ``taken``: the keys to read (found in a segment); a ``slot`` of -1 is the key's place in
+    its dense segment. The place of the first key whose code lies outside its segment's sections, or -1."""
+    held = -1
+    words = buffers[0]
     for i in range(seg.shape[0]):
+        if not taken[i]:
+            continue
         s = seg[i]
-        k = np.uint64(slot[i])
+        if file_of[s] != held:  # a typed list's item costs a call: taken again only for another file
+            held = file_of[s]
+            words = buffers[held]
+        k = np.uint64(slot[i]) if slot[i] >= 0 else np.uint64(keys[i]) - first[s]
         if coding[s] == 3:
             group = k >> np.uint64(9)
             within = k & np.uint64(511)
