@@ -14,6 +14,11 @@ and the peak memory. A part that finishes the table also logs the whole
 build: the sum of its parts' seconds (every part logged for the same
 command and folder since the folder was empty), never an estimate.
 ``--summary`` logs nothing new and prints the parts and their sum.
+
+A part killed without warning (the machine stopped, SIGKILL) cannot log its
+end; every 30 s it writes what it has done so far to
+``DIR/part-in-progress.json``, and the next part logs that first, its
+seconds counted to the last time it was written (at most 30 s short).
 """
 
 from __future__ import annotations
@@ -56,6 +61,29 @@ def parts_of(command: str, out: Path) -> list[dict]:
     return parts[starts[-1]:] if starts else parts
 
 
+IN_PROGRESS = "part-in-progress.json"
+CHECKPOINT_SECONDS = 30.0
+
+
+def write_in_progress(out: Path, record: dict) -> None:
+    """The part so far, written atomically, for the next part to log if this one is killed."""
+    temporary = out / (IN_PROGRESS + ".tmp")
+    temporary.write_text(json.dumps(record))
+    os.replace(temporary, out / IN_PROGRESS)
+
+
+def log_killed_part(out: Path) -> None:
+    """Log the part a kill left unlogged, from its last checkpoint."""
+    path = out / IN_PROGRESS
+    if not path.exists():
+        return
+    record = json.loads(path.read_text())
+    record["part"]["killed"] = True
+    report(f"part {record['part']['number']} (killed; logged from its last checkpoint)", **record["part"])
+    log_run(**record)
+    path.unlink()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, type=Path, help="the build's folder")
@@ -75,6 +103,8 @@ def main() -> None:
             report(f"part {p['part']['number']}", **{k: v for k, v in p["part"].items() if k != "number"})
         report("whole", seconds=sum(p["part"]["seconds"] for p in parts), parts=len(parts))
         return
+    if out.exists():
+        log_killed_part(out)
     before, total, complete = built(out)
     if complete:
         print(f"{command} into {out} is complete already: --summary prints its parts", file=sys.stderr)
@@ -88,10 +118,26 @@ def main() -> None:
         process = subprocess.Popen([sys.executable, "-m", "tablebase", "build", *build, "--out", str(out)],
                                    stdout=subprocess.PIPE, stderr=lines, text=True, start_new_session=True)
         stopped = False
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
         try:
-            outcome = process.wait(timeout=args.stop_after)
-        except subprocess.TimeoutExpired:
-            stopped = True
+            while True:
+                elapsed = time.perf_counter() - began
+                wait = CHECKPOINT_SECONDS
+                if args.stop_after is not None:
+                    wait = min(wait, args.stop_after - elapsed)
+                try:
+                    outcome = process.wait(timeout=max(wait, 0.0))
+                    break
+                except subprocess.TimeoutExpired:
+                    if args.stop_after is not None and time.perf_counter() - began >= args.stop_after:
+                        stopped = True
+                        break
+                    done, _, _ = built(out)
+                    write_in_progress(out, {"build": command, "out": str(out), "part": {
+                        "number": number, "seconds": round(time.perf_counter() - began, 1),
+                        "positions_before": before, "positions_after": done, "positions": total,
+                        "complete": False, "peak_mib_all": round(memory.mib),
+                        "cpu_seconds": round(memory.cpu_seconds, 1)}})
         except KeyboardInterrupt:
             stopped = True
         if stopped:
@@ -99,6 +145,7 @@ def main() -> None:
             outcome = process.wait()
         seconds = time.perf_counter() - began
         summary = process.stdout.read() if process.stdout else ""
+    (out / IN_PROGRESS).unlink(missing_ok=True)
     after, total, complete = built(out)
     part = {"number": number, "seconds": round(seconds, 1), "positions_before": before,
             "positions_after": after, "positions": total, "complete": complete, "exit": outcome,
