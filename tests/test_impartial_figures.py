@@ -11,6 +11,7 @@ from helpers import tablebase
 from oracles import Oracle, subtraction_moves
 
 import tablebase as tb_package
+from tablebase.build.driver import WIDE_KEYS
 from tablebase.games import make_game
 from tablebase.kinds import kind_of
 from tablebase.solve.figures import FigureOverflow
@@ -59,16 +60,18 @@ def test_a_run_whose_figures_pass_a_byte_is_given_up_never_wrapped():
 @pytest.mark.slow  # worker processes
 def test_a_build_widens_the_figure_that_did_not_fit_and_its_rows_are_right(tmp_path):
     """The build starts again with remoteness wide, resuming from what was written; every row matches a
-    recursion on the rules that shares no code with the solver."""
-    result = tablebase("build", "subtraction", "--set", "1,3,4", "--max", 3000, "--partition-rows", 1024,
+    recursion on the rules that shares no code with the solver. (A table of fewer keys than ``WIDE_KEYS``
+    holds its figures wide from the start.)"""
+    assert 70_001 > WIDE_KEYS
+    result = tablebase("build", "subtraction", "--set", "1,3,4", "--max", 70_000, "--partition-rows", 8192,
                        "--out", tmp_path, "--workers", 2)
     assert result.returncode == 0, result.stderr
     assert "a remoteness above 255 does not fit" in result.stderr and "holding it wide" in result.stderr
-    assert json.loads(result.stdout.splitlines()[-1])["positions"] == 3001
+    assert json.loads(result.stdout.splitlines()[-1])["positions"] == 70_001
     oracle = Oracle(subtraction_moves([1, 3, 4]))
     with tb_package.open(tmp_path) as tb:
-        rows = tb.sql("SELECT key, grundy, remoteness FROM subtraction_s1_3_4_n3000 ORDER BY key").to_pylist()
+        rows = tb.sql("SELECT key, grundy, remoteness FROM subtraction_s1_3_4_n70000 ORDER BY key").to_pylist()
     assert [(r["grundy"], r["remoteness"]) for r in rows] == [(oracle.grundy(n), oracle.remoteness(n))
-                                                              for n in range(3001)]
+                                                              for n in range(70_001)]
     assert max(r["remoteness"] for r in rows) > 255
-    assert not (tmp_path / ".values").exists() and os.listdir(tmp_path) == ["subtraction_s1_3_4_n3000"]
+    assert not (tmp_path / ".values").exists() and os.listdir(tmp_path) == ["subtraction_s1_3_4_n70000"]

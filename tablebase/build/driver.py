@@ -54,7 +54,7 @@ from tablebase.build.tasks import index_values, measure_notation, release, solve
 from tablebase.errors import BuildError
 from tablebase.kinds import Artifact, Kind
 from tablebase.probe.format import FILE_NAME
-from tablebase.solve.figures import FigureOverflow
+from tablebase.solve.figures import FIGURES, FigureOverflow
 from tablebase.store import (
     Manifest,
     remove_leftovers,
@@ -71,6 +71,9 @@ from tablebase.store.probe import (
 from tablebase.words import counted
 
 VALUES_FOLDER = ".values"  # under the output folder: values too large for memory, while a build runs
+# A table of at most this many keys holds its figures wide from the start: the byte a key that holding them
+# narrow saves there is not worth starting the build again when a figure does not fit (solve/figures.py).
+WIDE_KEYS = 1 << 16
 
 
 def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int | None = None,
@@ -179,10 +182,18 @@ class TableBuild:
         self.kind = listed_from_store(self.kind, self.root, self.spec.name, self.manifest.listing)
         self.kind.wide = self.wide
 
+    def _hold_wide(self, wide: frozenset[str]) -> None:
+        """Hold these figures at their bound's type from the start."""
+        self.wide = self.kind.wide = wide
+        self.values_name = shared.values_name(self.root, self.spec.name, self.spec.source.digest,
+                                              self.spec.game.params, sorted(wide))
+
     def plan(self) -> None:
         """Memory, partitions and files planned; the manifest the workers read saved; progress begun."""
         game, manifest = self.kind.keyed, self.manifest
         self.sizes = level_sizes(game, self.say)
+        if not self.wide and (game.key_space if game.key_space is not None else sum(self.sizes)) <= WIDE_KEYS:
+            self._hold_wide(frozenset(FIGURES))
         self.cluster = cluster_workers(self.client, self.disk, self.values_name)
         if self.cluster.kept_parts:
             self.say(f"values of {counted(self.cluster.kept_parts, 'part')} kept on this machine from the last run")

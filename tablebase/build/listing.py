@@ -29,6 +29,7 @@ from distributed import Client, Future, get_worker
 
 from tablebase.build.run_game import game_of_run
 from tablebase.build.search import ShareSearch
+from tablebase.build.serial import written_levels
 from tablebase.errors import BuildError, StoreError, TablebaseError
 from tablebase.kinds import Kind
 from tablebase.listing import (
@@ -37,17 +38,15 @@ from tablebase.listing import (
     Listing,
     current_limits,
     level_rows,
-    level_table,
     limits_set,
 )
 from tablebase.store import (
     Manifest,
-    flush_to_disk,
     intact,
     read_listing_rows,
+    read_listing_run,
     remove_listing,
     table_dir,
-    write_listing_level,
 )
 
 TOPIC = "tablebase-listing"
@@ -55,13 +54,9 @@ TOPIC = "tablebase-listing"
 
 def _record(listing: Listing, root: str | Path, table: str) -> dict[str, Any]:
     """Write a listing's levels through the store; its record for the manifest."""
-    files = {}
-    for level, rows in listing.levels.items():
-        record = write_listing_level(level_table(rows), root, table, level)
-        files[record.pop("file")] = record
-    flush_to_disk(table_dir(root, table) / name for name in files)
     return {"sizes": listing.sizes.tolist(), "move_names": listing.move_names, "max_moves": listing.max_moves,
-            "mean_moves": listing.mean_moves, "files": files, "complete": True, "held_bytes": listing.held}
+            "mean_moves": listing.mean_moves, "files": written_levels(listing, root, table), "complete": True,
+            "held_bytes": listing.held}
 
 
 def list_keys_on_worker(ref: str, params: dict[str, Any], root: str, table: str, run: str,
@@ -173,9 +168,20 @@ def listed_from_store(kind: Kind, root: str | Path, table: str, listing: dict[st
     if not kind.needs_listing:
         return kind
 
+    # A file of several levels is read whole once, and its levels kept while the solve goes through them.
+    runs = {level: name for name, record in listing.get("files", {}).items() if "levels" in record
+            for level in range(record["levels"][0], record["levels"][1] + 1)}
+    held: dict[str, dict[int, Any]] = {}
+
     def part(level: int, start: int, stop: int) -> LevelRows:
-        first, rows = read_listing_rows(root, table, level, start, stop)
-        return level_rows(rows, first)
+        name = runs.get(level)
+        if name is None:
+            first, rows = read_listing_rows(root, table, level, start, stop)
+            return level_rows(rows, first)
+        if name not in held:
+            held.clear()
+            held[name] = read_listing_run(root, table, name)
+        return level_rows(held[name][level])
 
     return kind.listed(listing.get("sizes"), listing.get("move_names"), part,
                        listing.get("max_moves", 0), listing.get("mean_moves", 0.0), listing.get("kept"))

@@ -1,7 +1,13 @@
 """The driver of a plain game's listing in shares: the plan and the counts, never the positions.
 
 The workers find the positions (``build/shares.py``): a step is one round of
-one level, from the top; this process submits each step's tasks, hears how
+one level, from the top. While the level waiting at the top is small (at
+most ``SERIAL_LEVEL`` positions), one task plays it and the small levels
+below it one after another (``build/serial.py``), from the start positions
+at first: a game of a few positions a level would otherwise pay a round of
+tasks, files and a save of the manifest for each; one that it plays whole
+is numbered by that task too, and never reaches the shares. This process
+submits each step's tasks, hears how
 many positions each share found and which levels the children reached, and
 saves that in the manifest (``listing["search"]``) after every step, so a
 killed build resumes at the step it did not record. The number of partitions
@@ -34,7 +40,8 @@ from distributed import Client
 
 from tablebase.build.failures import disk_full, records_of
 from tablebase.build.ranges import RangeNumbering
-from tablebase.build.shares import counted, expand_share, item, receive, start
+from tablebase.build.serial import SERIAL_LEVEL, play_serially
+from tablebase.build.shares import counted, expand_share, item, receive
 from tablebase.kinds import Kind
 from tablebase.listing import current_limits
 from tablebase.listing.limits import too_many
@@ -67,6 +74,8 @@ class ShareSearch:
         self.workers = sorted(client.scheduler_info()["workers"])
         self.began = time.perf_counter()
         self.chains = 0
+        self.serials = 0
+        self.whole: dict[str, Any] | None = None
         self.partitions = partitions or len(self.workers)  # a new search's; a resumed one keeps its own
 
     # -- the state the manifest keeps ----------------------------------------------
@@ -104,11 +113,19 @@ class ShareSearch:
             self.say(f"listing again from the start positions: {problem}")
         if not self.manifest.listing.get("search") or problem is not None:
             self._begin()
+            if self.whole is not None:
+                return self.whole
         else:
             found = sum(self.state["found"].values())
             self.say(f"listing resumed: {found:,} positions found before, {len(self.state['waiting'])} steps waiting")
         while self.state["waiting"]:
-            self._chain()
+            level, round_ = self._next()
+            if round_ == 0 and self._waiting_at(level) <= SERIAL_LEVEL:
+                whole = self._serial(begin=False)
+                if whole is not None:
+                    return whole
+            else:
+                self._chain()
         return self._numbered()
 
     def _unreadable(self) -> str | None:
@@ -126,10 +143,51 @@ class ShareSearch:
         self.manifest.listing = {"search": {"partitions": partitions, "waiting": [], "found": {}, "peak": 0},
                                  "work": {}}
         self.say(f"listing positions from the start positions in {partitions} shares on the workers")
-        started = self.client.submit(start, *self.game_args, self.root_text, self.table, partitions, self.limits,
-                                     key=f"start-{self.table}-{self.run}", pure=False)
-        result, = self._results([started], "listing the start positions")
-        self._record(-1, 0, result["received"], [result])
+        self.whole = self._serial(begin=True)
+
+    def _waiting_at(self, level: int) -> int:
+        """The positions waiting at a level's first round, copies counted."""
+        return sum(n for lv, r, n in self.state["waiting"] if lv == level and r == 0)
+
+    def _serial(self, begin: bool) -> dict[str, Any] | None:
+        """The small levels at the top played one after another by one task (``build/serial.py``), from the start
+        positions if ``begin``: the listing's record if it played every level, else None (what it did recorded)."""
+        state = self.state
+        by_level = {lv: {name: record for p in range(state["partitions"])
+                         for name, record in inbox_records(self.work, lv, p, 0).items()}
+                    for lv, r, _ in state["waiting"] if r == 0}
+        self.serials += 1
+        task = self.client.submit(play_serially, *self.game_args, self.root_text, self.table, state["partitions"],
+                                  self.limits, by_level, sum(state["found"].values()), begin, SERIAL_LEVEL,
+                                  key=f"serial-{self.table}-{self.run}-{self.serials}", pure=False)
+        result, = self._results([task], "listing the start positions" if begin else "listing small levels")
+        if "listing" in result:
+            return result["listing"]
+        self._record_serial(result)
+        return None
+
+    def _record_serial(self, result: dict[str, Any]) -> None:
+        """A serial task's levels recorded and saved, as their steps in shares would have been."""
+        state, work = self.state, self.work
+        for name in result["read"]:
+            work.pop(name, None)
+        work.update(result["files"])
+        played = {int(level): p for level, p in result["played"].items()}
+        waiting = {(lv, r): n for lv, r, n in state["waiting"] if not (r == 0 and lv in played)}
+        for lv, r, n in result["waiting"]:
+            waiting[lv, r] = waiting.get((lv, r), 0) + n
+        state["waiting"] = [[lv, r, n] for (lv, r), n in sorted(waiting.items())]
+        reaches = state.setdefault("reaches", {})
+        for level, p in sorted(played.items(), reverse=True):
+            reaches[str(level)] = sorted(set(reaches.get(str(level), [])) | set(p["reaches"]))
+            state["found"][str(level)] = state["found"].get(str(level), 0) + p["found"]
+        state["peak"] = max(state["peak"], result["rss"])
+        if played:
+            total = sum(state["found"].values())
+            rate = total / max(time.perf_counter() - self.began, 1e-9)
+            self.say(f"listing positions: levels {max(played)} to {min(played)} found in one task, "
+                     f"{total:,} positions so far, {rate:,.0f}/s")
+        self._save()
 
     def _next(self) -> tuple[int, int]:
         level, round_, _ = min(self.state["waiting"], key=lambda w: (-w[0], w[1]))

@@ -26,7 +26,8 @@ from tablebase.build import heap
 from tablebase.build.run_game import game_of_run
 from tablebase.lazy import np, pa, pc, psutil
 from tablebase.listing import Limits, limits_set
-from tablebase.listing.shares import expand, fresh, routed, starting
+from tablebase.listing.hashing import owners
+from tablebase.listing.shares import expand, fresh, routed
 from tablebase.store import (
     Records,
     inbox_name,
@@ -37,7 +38,7 @@ from tablebase.store import (
     write_work,
 )
 
-START = "start"  # the source of the start positions in inbox names
+START = "start"  # the source of the start positions in inbox names (``build/serial.py`` takes them)
 # A share's positions are played in batches of about this many moves (the first batch's positions are
 # counted, the next ones' sized by the moves a position had so far), and at most this many positions.
 SHARE_BATCH_MOVES = 1_000_000
@@ -53,24 +54,6 @@ def rss() -> int:
     that read a level would otherwise leave the worker holding that level's worth."""
     heap.hand_back_arrow_memory()
     return psutil.Process().memory_info().rss
-
-
-def start(run: str, ref: str, params: dict[str, Any], root: str, table: str, partitions: int,
-          limits: Limits) -> dict[str, Any]:
-    """Dask task: the start positions, a batch at a time, each written to its owners' inboxes; what each
-    owner received (as ``receive`` says), the process's memory."""
-    game = game_of_run(run, ref, params).game
-    received: list[dict[int, int]] = [{} for _ in range(partitions)]
-    files: Records = {}
-    with limits_set(limits):
-        for b, batch in enumerate(starting(game, limits.seconds, limits.positions_for(plain=True))):
-            for owner, piece in enumerate(routed(batch, partitions)):
-                levels, written = _to_inbox(piece, root, table, owner, -1, 0, f"{START}{b:06d}")
-                files.update(written)
-                for level, n in levels.items():
-                    received[owner][level] = received[owner].get(level, 0) + n
-    return {"received": [{"levels": r, "skipped": False} for r in received], "found": 0, "rss": rss(),
-            "files": files}
 
 
 def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: str, level: int, partition: int,
@@ -98,8 +81,12 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: s
         return {"pieces": [TRAVELLING.empty_table()] * partitions, "found": 0, "rss": rss(), "skipped": False,
                 "files": {}}
     before = [t.column("hash").to_numpy() for t in read_work(root, table, seen, ["hash"])]
-    share = fresh(kind.game, pa.concat_tables(arrived), np.concatenate(before) if before else np.zeros(0, np.uint64))
-    del arrived
+    # A share plays the positions it owns, whatever else a file names: another's position played here too
+    # would be a row twice in its level (its owner plays it, or would have played it from elsewhere).
+    inbox = pa.concat_tables(arrived)
+    inbox = inbox.filter(pa.array(owners(inbox.column("hash").to_numpy(), partitions) == partition))
+    share = fresh(kind.game, inbox, np.concatenate(before) if before else np.zeros(0, np.uint64))
+    del arrived, inbox
     files: Records = {}
 
     def write(rows: pa.Table, batch: int) -> None:

@@ -17,6 +17,7 @@ from tablebase.store.files import (
     read_level,
     read_listing_level,
     read_listing_rows,
+    read_listing_run,
     read_parquet,
     record_problems,
     remove_leftovers,
@@ -27,6 +28,7 @@ from tablebase.store.files import (
     with_levels,
     write_listing_blocks,
     write_listing_level,
+    write_listing_run,
     write_parquet,
 )
 from tablebase.store.index import TableIndex
@@ -69,6 +71,7 @@ __all__ = [
     "read_level",
     "read_listing_level",
     "read_listing_rows",
+    "read_listing_run",
     "read_parquet",
     "record_problems",
     "remove_leftovers",
@@ -85,6 +88,7 @@ __all__ = [
     "with_levels",
     "write_listing_blocks",
     "write_listing_level",
+    "write_listing_run",
     "write_parquet",
     "work_metadata",
     "write_work",

@@ -1,0 +1,190 @@
+"""What a Dask worker does to play a plain game's small levels one after another (``tablebase.listing.serial``).
+
+The search in shares (``build/search.py``) begins here, and comes back here
+whenever the level waiting at the top is small: one task (``play_serially``)
+takes the start positions, or what waits in the shares' inboxes, and plays
+level after level from the top while each is small, in one process, where a
+step in shares would cost every level a round of tasks, its files and a
+save of the manifest. It stops at the first level that is not small (the
+shares play it), after a level whose moves keep it (its next round is the
+shares'), or once it holds ``SERIAL_BYTES`` of rows played (the manifest then
+records how far it got). It then leaves what it did as the steps in shares
+would have: each level's rows in its owners' share files, and what still
+waits in its owners' inboxes, read only by their records (``store.work``).
+
+A search that plays every level here, from the start positions, is a whole
+listing: the task numbers it itself and writes the listing's level files,
+and the shares are never used. A game of one position a level is listed by
+one task.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tablebase.build.run_game import game_of_run
+from tablebase.build.shares import START, TRAVELLING, rss
+from tablebase.lazy import np, pa, pc
+from tablebase.listing import Limits, limits_set
+from tablebase.listing.levels import Listing, level_table
+from tablebase.listing.limits import too_many
+from tablebase.listing.serial import SerialPlay, numbered
+from tablebase.listing.shares import FIRST_KEY, routed, starting
+from tablebase.store import (
+    Records,
+    flush_to_disk,
+    inbox_name,
+    read_work,
+    share_name,
+    table_dir,
+    write_listing_level,
+    write_listing_run,
+    write_work,
+)
+from tablebase.store.files import LISTING_GROUP, LISTING_RUN
+
+SERIAL_LEVEL = 2_048  # the most positions waiting at a level (copies counted) that the task plays by itself
+SERIAL_BYTES = 64 * 2**20  # the most bytes of rows (in Arrow) one task plays before the manifest records them
+SERIAL_HELD = 200_000  # start positions held in memory at most: beyond, they go to the inboxes as they come
+SERIAL = "serial"  # the source of what a serial task leaves in the inboxes
+
+
+def play_serially(run: str, ref: str, params: dict[str, Any], root: str, table: str, partitions: int,
+                  limits: Limits, inboxes: dict[int, Records], found: int, begin: bool,
+                  level_most: int = SERIAL_LEVEL) -> dict[str, Any]:
+    """Dask task: play the small levels at the top, one after another (the module says how far).
+
+    ``inboxes``: the records of what waits in the inboxes (round 0), by level; ``found``: the positions the
+    search found before; ``begin``: take the start positions first. Returns the listing's record if the
+    task played every level (``listing``), else what the search records of it: each level played, with the
+    positions it found and the levels its children are on (``played``), the inboxes' records it read
+    (``read``), what it left waiting, by level and round (``waiting``), the records of the files it wrote
+    (``files``), and the process's memory (``rss``).
+    """
+    kind = game_of_run(run, ref, params)
+    game = kind.game
+    play = SerialPlay(game, kind.plain_rules(), limits.seconds)
+    limit = limits.positions_for(plain=True)
+    waiting = {level: dict(records) for level, records in inboxes.items()}
+    files: Records = {}
+    with limits_set(limits):
+        if begin:
+            _started(play, starting(game, limits.seconds, limit), root, table, partitions, waiting, files)
+        read: Records = {}
+        while play.bytes < SERIAL_BYTES:
+            levels = set(play.waiting) | set(waiting)
+            if not levels:
+                break
+            level = max(levels)
+            if play.rows_waiting(level) + sum(r["rows"] for r in waiting.get(level, {}).values()) > level_most:
+                break
+            given = waiting.pop(level, {})
+            read.update((name, record) for name, record in given.items() if name not in files)
+            play.play(level, read_work(root, table, given, schema=TRAVELLING))
+            if limit is not None and found + play.positions > limit:
+                raise too_many(game.name, limit)
+            if play.kept is not None:
+                break
+    if begin and not play.waiting and not waiting:
+        return {"listing": _listed(game, play, root, table, limits.seconds), "rss": rss()}
+    return _left(play, root, table, partitions, files, waiting, read)
+
+
+def _started(play: SerialPlay, batches: Any, root: str, table: str, partitions: int,
+             waiting: dict[int, Records], files: Records) -> None:
+    """The start positions, kept to be played here; beyond ``SERIAL_HELD`` of them, every one is written to its
+    owner's inbox as it comes (``waiting``: their records, by level, are read when their level is played)."""
+    held = 0
+    for b, batch in enumerate(batches):
+        if held + batch.num_rows <= SERIAL_HELD:
+            play.add(batch)
+            held += batch.num_rows
+            continue
+        for level, tables in sorted(play.waiting.items()):  # what was held goes first
+            written = _to_inboxes(pa.concat_tables(tables), root, table, partitions, level, 0, f"{START}-held")
+            waiting.setdefault(level, {}).update(written)
+            files.update(written)
+        play.waiting.clear()
+        held = SERIAL_HELD + 1
+        levels = batch.column("level").to_numpy()
+        for level in np.unique(levels).tolist():
+            written = _to_inboxes(batch.filter(pa.array(levels == level)), root, table, partitions, level, 0,
+                                  f"{START}{b:06d}")
+            waiting.setdefault(level, {}).update(written)
+            files.update(written)
+
+
+def _to_inboxes(positions: pa.Table, root: str, table: str, partitions: int, level: int, round_: int,
+                source: str) -> Records:
+    """Positions of one level written to their owners' inboxes; the files' records."""
+    files: Records = {}
+    for owner, piece in enumerate(routed(positions, partitions)):
+        if piece.num_rows:
+            files.update(write_work(piece, root, table, inbox_name(level, owner, round_, source)))
+    return files
+
+
+def _left(play: SerialPlay, root: str, table: str, partitions: int, files: Records, waiting: dict[int, Records],
+          read: Records) -> dict[str, Any]:
+    """What the search records of a serial task that did not play every level: the levels played, their rows in
+    their owners' share files; the positions still waiting, in their owners' inboxes."""
+    left: dict[tuple[int, int], int] = {}
+    written: Records = {}
+    for level, rows in play.played.items():
+        for owner, piece in enumerate(routed(rows, partitions)):
+            if piece.num_rows:
+                metadata = {**(rows.schema.metadata or {}), FIRST_KEY: pc.min(piece.column("text")).as_py().encode()}
+                written.update(write_work(piece.replace_schema_metadata(metadata), root, table,
+                                          share_name(level, owner, 0)))
+    for level, tables in play.waiting.items():
+        round_ = 1 if level == play.kept else 0
+        inbox = _to_inboxes(pa.concat_tables(tables), root, table, partitions, level, round_, SERIAL)
+        written.update(inbox)
+        left[level, round_] = sum(r["rows"] for r in inbox.values())
+    # What the task wrote to the inboxes for a level it did not play waits there too: kept, and counted.
+    for level, records in waiting.items():
+        mine = {name: r for name, r in records.items() if name in files}
+        written.update(mine)
+        if mine:
+            left[level, 0] = left.get(level, 0) + sum(r["rows"] for r in mine.values())
+    flush_to_disk(table_dir(root, table) / name for name in written)  # durable before the manifest records them
+    return {"played": {level: {"found": play.played[level].num_rows, "reaches": play.reaches[level]}
+                       for level in play.played},
+            "read": sorted(read), "waiting": [[level, r, n] for (level, r), n in sorted(left.items())],
+            "files": written, "rss": rss()}
+
+
+def _listed(game: Any, play: SerialPlay, root: str, table: str, seconds: float | None) -> dict[str, Any]:
+    """Every level played here, numbered and written as the listing's level files: the listing's record."""
+    listing = numbered(game, play.played, play.reaches, seconds)
+    return {"sizes": listing.sizes.tolist(), "move_names": listing.move_names, "kept": [],
+            "max_moves": listing.max_moves, "mean_moves": listing.mean_moves,
+            "files": written_levels(listing, root, table), "complete": True}
+
+
+def written_levels(listing: Listing, root: str | Path, table: str) -> dict[str, dict[str, Any]]:
+    """A listing's levels written through the store, synced: a level of more than ``LISTING_GROUP`` positions in
+    a file of its own, consecutive smaller ones together in files of at most ``LISTING_RUN``. The files' records."""
+    files: dict[str, dict[str, Any]] = {}
+    run: dict[int, Any] = {}
+
+    def flush() -> None:
+        if run:
+            record = write_listing_run(run, root, table)
+            files[record.pop("file")] = record
+            run.clear()
+
+    for level in sorted(listing.levels):
+        rows = level_table(listing.levels[level])
+        if rows.num_rows > LISTING_GROUP:
+            flush()
+            record = write_listing_level(rows, root, table, level)
+            files[record.pop("file")] = record
+            continue
+        if sum(t.num_rows for t in run.values()) + rows.num_rows > LISTING_RUN:
+            flush()
+        run[level] = rows
+    flush()
+    flush_to_disk(table_dir(root, table) / name for name in files)
+    return files
