@@ -27,6 +27,7 @@ from tablebase.games.keyed import (
     KeyedImpartialGame,
     KeyedPartizanGame,
     KeyedScoredGame,
+    PartGraph,
     QueenMoves,
     SumMoves,
 )
@@ -68,6 +69,7 @@ __all__ = [
     "KeyedScoredGame",
     "Option",
     "Outcome",
+    "PartGraph",
     "PartizanForm",
     "PartizanGame",
     "PlainGame",

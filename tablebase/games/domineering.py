@@ -21,13 +21,14 @@ stored orientation, columns as letters from ``a`` and rows as numbers from
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from tablebase.errors import UsageError
 from tablebase.games import regions as R
 from tablebase.games.base import Option, Texts
 from tablebase.games.drawing import Box, Picture, board
-from tablebase.games.keyed import KeyedPartizanGame, SumMoves
+from tablebase.games.keyed import KeyedPartizanGame, PartGraph, SumMoves
 from tablebase.lazy import np
 
 MAX_CELLS = R.MAX_KEY_CELLS  # 15: boards are at most 15 columns wide
@@ -133,7 +134,7 @@ class Domineering(KeyedPartizanGame):
         than MAX_CELLS cells (a looked-up board may hold one); when
         ``transposed`` is true the region's value is the negative of the stored one.
         """
-        key, flip, h, w, n = _keyed_form(R.at_origin(region))
+        _, key, flip, h, w, n = _keyed_form(R.at_origin(region))
         return key, flip, self.holds(h, w, n)
 
     def board_of_key(self, key: int) -> int:
@@ -159,12 +160,8 @@ class Domineering(KeyedPartizanGame):
         Lone cells are dead and left out; the parts come in key order."""
         parts = []
         for region in R.live_components(board):
-            key, flip, h, w, n = _keyed_form(R.at_origin(region))
-            if self.holds(h, w, n):
-                parts.append((self.board_of_key(key), key, flip))
-            else:
-                h, w, m, flip = R.normal_form(region)
-                parts.append((R.board_of(h, w, m), None, flip))
+            part, key, flip, h, w, n = _keyed_form(R.at_origin(region))
+            parts.append((part, key if self.holds(h, w, n) else None, flip))
         return sorted(parts, key=lambda p: (p[1] is None, p[1] or 0, p[2], p[0]))
 
     def board_moves(self, board: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -178,6 +175,16 @@ class Domineering(KeyedPartizanGame):
                 moves.append(((b.bit_length() - 1) << 1 | vertical, board ^ b ^ (b << step)))
             sides.append(moves)
         return sides[0], sides[1]
+
+    def part_graph(self, parts: list[int], check: Callable[[int], None]) -> PartGraph | None:
+        """The graph of regions beyond the table from ``parts``, in compiled loops (``region_graph``)."""
+        from tablebase.games.region_graph import part_graph  # only a large search asks: it needs NumPy
+
+        roots = []
+        for part in parts:
+            h, w, m, _ = R.normal_form(part)
+            roots.append((h, w, m))
+        return part_graph(roots, self.top, self.short, self.long, check)
 
     def left_right_moves(self, keys: np.ndarray) -> tuple[SumMoves, SumMoves]:
         sides = [([0], [], [0], [], []), ([0], [], [0], [], [])]  # offsets, codes, starts, keys, negate
@@ -222,14 +229,14 @@ class Domineering(KeyedPartizanGame):
 
 
 @lru_cache(maxsize=1 << 18)
-def _keyed_form(region: int) -> tuple[int | None, bool, int, int, int]:
-    """(key or None, transposed, height, width, cells) of a region's normal form.
+def _keyed_form(region: int) -> tuple[int, int | None, bool, int, int, int]:
+    """(normal form as a board, its key or None, transposed, height, width, cells) of a region at the origin.
 
     Regions recur (after different moves, in different positions): worth a cache.
     """
     h, w, m, flip = R.normal_form(region)
     n = m.bit_count()
-    return (R.pack(h, w, m) if n <= MAX_CELLS else None), flip, h, w, n
+    return R.board_of(h, w, m), (R.pack(h, w, m) if n <= MAX_CELLS else None), flip, h, w, n
 
 
 def _column(c: int) -> str:

@@ -53,6 +53,22 @@ class SumMoves(NamedTuple):
     negate: np.ndarray  # bool, one per component key
 
 
+class PartGraph(NamedTuple):
+    """The parts a search beyond a table meets, each with its moves (``Boards.part_graph``).
+
+    Part ``i`` is worth {its Left moves | its Right moves}: Left's are position
+    ``2 * i`` of ``moves`` and Right's position ``2 * i + 1``, each move leading
+    to a sum of components. A component is a stored key or, where ``searched``
+    says so, the number of another part, whose level is lower than its own.
+    """
+
+    roots: np.ndarray  # int64: the number of each part asked for
+    levels: np.ndarray  # int64: each part's level
+    moves: SumMoves  # over 2 * parts positions: each part's Left moves, then its Right moves
+    searched: np.ndarray  # bool, one per component: a part's number, else a stored key
+    part: Callable[[int], Any]  # part i, as ``board_parts`` gives a part the table does not hold
+
+
 @dataclass(frozen=True)
 class CompiledMoves:
     """A capability: a numba-compiled move generator.
@@ -130,6 +146,12 @@ class Boards(Protocol):
 
     def board_moves(self, board: Any) -> tuple[list[tuple[int, Any]], list[tuple[int, Any]]]:
         """Left's and Right's moves of a board as (move code, board after the move)."""
+
+    def part_graph(self, parts: list[Any], check: Callable[[int], None]) -> PartGraph | None:
+        """The graph of ``parts`` (each a part the table does not hold, as ``board_parts`` gives it) and of
+        every part their moves lead to that the table does not hold, in compiled loops for a search too large
+        for Python; ``check(parts found)``, called every few thousand parts, may raise to end it. None where
+        the game has no such loops, or they do not take these parts: the search stays in Python."""
 
 
 class KeyedGame(Game):

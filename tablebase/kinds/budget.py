@@ -30,6 +30,7 @@ PART_BYTES = 2048  # what a part searched holds: its board and value remembered,
 FORMS_CAP = 1 << 22  # forms the process may hold (about 350 bytes each) before searches add no more
 DEFAULT_SECONDS, DEFAULT_MEMORY = 60.0, 1 << 30  # a table's bounds where its reader gives none
 BATCH_BYTES = 8  # bytes of each column of a batch's rows, a position's text counted as a column
+HINT = "look up a smaller board, or build a table of larger parts"
 
 
 @dataclass(frozen=True)
@@ -56,18 +57,25 @@ class Budget:
     def spend(self) -> None:
         """One more part searched; OverLimit once a bound is passed."""
         self.spent += 1
-        hint = "look up a smaller board, or build a table of larger parts"
-        if self.spent > self.parts:
-            raise OverLimit(f"the search beyond the table passed its memory bound ({self.parts:,} parts, "
-                            f"{self.bounds.memory / 2**20:,.0f} MiB); {hint}")
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise OverLimit(f"the search beyond the table passed its time limit of {self.bounds.seconds:g} s "
-                            f"({self.spent:,} parts searched); {hint}")
-        if self.stop is not None and self.stop():
-            raise OverLimit(f"the search beyond the table was stopped after {self.spent:,} parts: its asker left")
+        self._check(self.spent)
         if self.spent % 256 == 0 and _forms_held() > FORMS_CAP:
             raise OverLimit(f"this process holds {_forms_held():,} game values, more than searches may add to "
-                            f"({FORMS_CAP:,}); {hint}")
+                            f"({FORMS_CAP:,}); {HINT}")
+
+    def found(self, parts: int) -> None:
+        """A search has found ``parts`` more parts, each to be spent once valued (a compiled search lays
+        them out first); OverLimit if they would pass the memory bound, or a bound is passed already."""
+        self._check(self.spent + parts)
+
+    def _check(self, parts: int) -> None:
+        if parts > self.parts:
+            raise OverLimit(f"the search beyond the table passed its memory bound ({self.parts:,} parts, "
+                            f"{self.bounds.memory / 2**20:,.0f} MiB); {HINT}")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise OverLimit(f"the search beyond the table passed its time limit of {self.bounds.seconds:g} s "
+                            f"({parts:,} parts searched); {HINT}")
+        if self.stop is not None and self.stop():
+            raise OverLimit(f"the search beyond the table was stopped after {parts:,} parts: its asker left")
 
 
 def _forms_held() -> int:

@@ -21,8 +21,9 @@ from tablebase.cgt import from_option_ids, parse, sum_ids
 from tablebase.errors import PositionError, StoreError
 from tablebase.games import PartizanForm, SumMoves, Texts
 from tablebase.kinds.base import Footprint, Kind, StoredTable
-from tablebase.kinds.budget import Budget, budget_of
+from tablebase.kinds.budget import budget_of
 from tablebase.kinds.lines import Choose, by_side
+from tablebase.kinds.searches import SEARCHED_KEPT, BoardValues
 from tablebase.kinds.values import ValuesTable
 from tablebase.lazy import np, pa
 from tablebase.listing import ListedPlainGame, PlainRules
@@ -36,7 +37,6 @@ from tablebase.solve.partizan import (
 )
 
 VALUES_TABLE = ValuesTable()
-SEARCHED_KEPT = 1 << 18  # parts searched beyond a table whose values its lookups keep (about 2 KB each)
 
 
 class ListedPartizanGame(ListedPlainGame):
@@ -190,19 +190,25 @@ class StoredValues:
             raise StoreError(f"table {table.name} has no rows yet")
         self._table = table
         self._local: dict[str, int] = {}
+        self._by_key: dict[int, int | None] = {}  # the stored positions lookups have read, within a bound
         self._figures: dict[int, Figures] = {}
         self._negatives: dict[int, int] = {}
         self.searched: dict[Any, int] = {}  # parts too large for the table, valued by search
 
     def value(self, key: int) -> int | None:
         """The local value id of a stored position, or None if it is not stored."""
-        row = self._table.index().row(key)
-        if row is None:
-            return None
-        text = row["value"]
-        g = self._local.get(text)
-        if g is None:
-            g = self._local[text] = parse(text).id  # each distinct value parsed once
+        if key in self._by_key:
+            return self._by_key[key]
+        row = self._table.index().row(key, self._table.game.level_of(key))
+        g = None
+        if row is not None:
+            text = row["value"]
+            g = self._local.get(text)
+            if g is None:
+                g = self._local[text] = parse(text).id  # each distinct value parsed once
+        if len(self._by_key) >= SEARCHED_KEPT:
+            self._by_key.clear()
+        self._by_key[key] = g
         return g
 
     def signed(self, key: int, negated: bool) -> int:
@@ -282,41 +288,10 @@ def best_first(stored: StoredValues, options: frozenset, values: list[int], chos
     return order
 
 
-class _BoardValues:
-    """Values of any board of a game with ``Boards``: stored parts from the table, larger ones by search, each
-    part searched spent from ``budget``."""
-
-    def __init__(self, game: PartizanForm, stored: StoredValues, budget: Budget) -> None:
-        self.boards, self.stored, self.budget = game.boards, stored, budget
-        self.memo: dict[Any, int] = {}
-
-    def board(self, board: Any) -> int:
-        """The value id of a board: the sum of its parts' values."""
-        g = self.memo.get(board)
-        if g is None:
-            parts = [self.part(part, key, negated) for part, key, negated in self.boards.board_parts(board)]
-            g = self.memo[board] = StoredValues.sum(parts) if parts else sum_ids([])
-        return g
-
-    def part(self, part: Any, key: int | None, negated: bool) -> int:
-        if key is not None:
-            return self.stored.signed(key, negated)
-        searched = self.stored.searched
-        g = searched.get(part)
-        if g is None:
-            self.budget.spend()
-            left, right = self.boards.board_moves(part)
-            g = from_option_ids([self.board(b) for _, b in left], [self.board(b) for _, b in right])
-            if len(searched) >= SEARCHED_KEPT:  # what lookups searched stays, within a bound
-                searched.clear()
-            searched[part] = g
-        return self.stored.negative(g) if negated else g
-
-
 def _lookup_board(stored: StoredValues, table: StoredTable, game: PartizanForm, text: str) -> dict[str, Any]:
     boards = game.boards
     board = boards.read_board(text)
-    values = _BoardValues(game, stored, budget_of(table.search))
+    values = BoardValues(game, stored, budget_of(table.search))
     parts = boards.board_parts(board)
     g = values.board(board)
     sides = [[(game.move_name(code), boards.spell_board(after), values.board(after)) for code, after in side]
