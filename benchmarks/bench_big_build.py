@@ -19,6 +19,12 @@ A part killed without warning (the machine stopped, SIGKILL) cannot log its
 end; every 30 s it writes what it has done so far to
 ``DIR/part-in-progress.json``, and the next part logs that first, its
 seconds counted to the last time it was written (at most 30 s short).
+
+``--pause`` and ``--go-on`` (with the same ``--out``) stop the running part's
+processes where they are and let them go on: other work measured meanwhile
+has the machine to itself, and the part's seconds leave out the pause (its
+``paused_seconds`` are logged beside them). The build's workers are told not
+to give one another up for silence while they are stopped.
 """
 
 from __future__ import annotations
@@ -62,6 +68,7 @@ def parts_of(command: str, out: Path) -> list[dict]:
 
 
 IN_PROGRESS = "part-in-progress.json"
+RUNNING = "part-running.pid"  # the running part's process, for --pause and --go-on
 CHECKPOINT_SECONDS = 30.0
 
 
@@ -84,14 +91,51 @@ def log_killed_part(out: Path) -> None:
     path.unlink()
 
 
+def signal_part(out: Path, number: signal.Signals) -> None:
+    """Tell the part running into ``out`` to pause or go on."""
+    try:
+        pid = int((out / RUNNING).read_text())
+        os.kill(pid, number)
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"bench_big_build.py: no part is running into {out} ({error})") from None
+
+
+class Pauses:
+    """SIGUSR1 stops the build's processes, SIGUSR2 lets them go on; the seconds they were stopped."""
+
+    def __init__(self, group: int) -> None:
+        self.group, self.since, self.seconds = group, None, 0.0
+        signal.signal(signal.SIGUSR1, lambda *_: self.pause())
+        signal.signal(signal.SIGUSR2, lambda *_: self.go_on())
+
+    def pause(self) -> None:
+        if self.since is None:
+            os.killpg(self.group, signal.SIGSTOP)
+            self.since = time.perf_counter()
+
+    def go_on(self) -> None:
+        if self.since is not None:
+            os.killpg(self.group, signal.SIGCONT)
+            self.seconds += time.perf_counter() - self.since
+            self.since = None
+
+    def total(self) -> float:
+        return self.seconds + (time.perf_counter() - self.since if self.since is not None else 0.0)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, type=Path, help="the build's folder")
     parser.add_argument("--stop-after", type=float, default=None, metavar="SECONDS",
                         help="stop the build (as Ctrl-C does) after this long; the next part resumes it")
     parser.add_argument("--summary", action="store_true", help="print the parts logged so far and their sum")
+    parser.add_argument("--pause", action="store_true", help="stop the running part's processes until --go-on")
+    parser.add_argument("--go-on", action="store_true", help="let a paused part go on")
     parser.add_argument("build", nargs=argparse.REMAINDER, help="-- then the build's arguments")
     args = parser.parse_args()
+    if args.pause or args.go_on:
+        signal_part(args.out.resolve(), signal.SIGUSR1 if args.pause else signal.SIGUSR2)
+        return
     build = [a for a in args.build if a != "--"]
     if not build:
         raise SystemExit("bench_big_build.py: give the build's arguments after --")
@@ -115,8 +159,12 @@ def main() -> None:
         lines.write(f"# part {number}: {command} --out {out}, {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
         lines.flush()
         began = time.perf_counter()
+        # Workers stopped together must not give one another up for silence when they go on.
+        env = dict(os.environ, DASK_DISTRIBUTED__SCHEDULER__WORKER_TTL="1000 days")
         process = subprocess.Popen([sys.executable, "-m", "tablebase", "build", *build, "--out", str(out)],
-                                   stdout=subprocess.PIPE, stderr=lines, text=True, start_new_session=True)
+                                   stdout=subprocess.PIPE, stderr=lines, text=True, start_new_session=True, env=env)
+        pauses = Pauses(process.pid)
+        (out / RUNNING).write_text(str(os.getpid()))
         stopped = False
         signal.signal(signal.SIGTERM, signal.default_int_handler)
         try:
@@ -134,20 +182,25 @@ def main() -> None:
                         break
                     done, _, _ = built(out)
                     write_in_progress(out, {"build": command, "out": str(out), "part": {
-                        "number": number, "seconds": round(time.perf_counter() - began, 1),
+                        "number": number, "seconds": round(time.perf_counter() - began - pauses.total(), 1),
+                        "paused_seconds": round(pauses.total(), 1),
                         "positions_before": before, "positions_after": done, "positions": total,
                         "complete": False, "peak_mib_all": round(memory.mib),
                         "cpu_seconds": round(memory.cpu_seconds, 1)}})
         except KeyboardInterrupt:
             stopped = True
         if stopped:
+            pauses.go_on()
             os.killpg(process.pid, signal.SIGINT)
             outcome = process.wait()
-        seconds = time.perf_counter() - began
+        paused = pauses.total()
+        seconds = time.perf_counter() - began - paused
         summary = process.stdout.read() if process.stdout else ""
     (out / IN_PROGRESS).unlink(missing_ok=True)
+    (out / RUNNING).unlink(missing_ok=True)
     after, total, complete = built(out)
-    part = {"number": number, "seconds": round(seconds, 1), "positions_before": before,
+    part = {"number": number, "seconds": round(seconds, 1), "paused_seconds": round(paused, 1),
+            "positions_before": before,
             "positions_after": after, "positions": total, "complete": complete, "exit": outcome,
             "stopped": stopped, "peak_mib_all": round(memory.mib), "peak_mib_largest": round(memory.largest / 2**20),
             "cpu_seconds": round(memory.cpu_seconds, 1)}

@@ -33,7 +33,7 @@ from tablebase.build.failures import (
     records_of,
     submitted_again,
 )
-from tablebase.build.indexing import OnWorkers, counting, index_whole, key_ranges, tasks_of
+from tablebase.build.indexing import write_index
 from tablebase.build.jobs import TableSpec
 from tablebase.build.listing import list_on_cluster, listed_from_store
 from tablebase.build.mapped import mapped_values_allowed
@@ -50,23 +50,15 @@ from tablebase.build.progress import Progress, Ticker
 from tablebase.build.readback import listening
 from tablebase.build.resume import built_already, resumed
 from tablebase.build.summary import BuildSummary
-from tablebase.build.tasks import index_values, measure_notation, release, solve_slices, warm_up
+from tablebase.build.tasks import measure_notation, release, solve_slices, warm_up
 from tablebase.errors import BuildError
 from tablebase.kinds import Artifact, Kind
-from tablebase.probe.format import FILE_NAME
 from tablebase.solve.figures import FIGURES, FigureOverflow
 from tablebase.store import (
     Manifest,
     remove_leftovers,
     remove_listing,
     table_dir,
-)
-from tablebase.store.probe import (
-    index_figures,
-    lacking_segments,
-    segment_of_file,
-    segments_of_table,
-    write_index_directory,
 )
 from tablebase.words import counted
 
@@ -262,50 +254,15 @@ class TableBuild:
             self.client.run(release, self.run, self.values_name, self.disk, on_error="ignore")
 
     def write_index(self) -> None:
-        """The probe index: the segments the values give (a dense impartial game's), or those of parts that
-        have none, written by the workers; then the directory. Kept when this run built nothing and the one
-        recorded is whole."""
-        manifest, kind = self.manifest, self.kind
-        if not self._whole() or (self.skipped == len(self.layout.pieces) and index_whole(self.root, manifest)):
-            return
-        manifest.probe.pop(FILE_NAME, None)
-        figures = index_figures(self.root, manifest, kind.index_rules())
-        from_values = kind.indexed_from_values and self._keys_are_positions()
-        workers = OnWorkers(self.client, self.spec.name, self.run, self.every, self.memory.limit, self.progress.say)
-        if from_values or not kind.parts_in_key_order:
-            manifest.probe = {}  # what an earlier build of other segments left is written again
-        if from_values:
-            ranges: list = key_ranges(kind.keyed.key_space)
-            task = tasks_of(index_values, *self.task_args, self.values, self.every, figures)
-            total, what = kind.keyed.key_space, "writing the probe index from the values held"
-        elif kind.parts_in_key_order:
-            ranges = lacking_segments(manifest)
-            task = tasks_of(segment_of_file, str(self.root), self.spec.name, figures)
-            total, what = sum(manifest.files[n]["rows"] for n in ranges), "writing the probe index of older parts"
-        else:  # keys that do not come level by level: the rows put in key order, on one worker
-            ranges = [None]
-            task = tasks_of(segments_of_table, str(self.root), self.spec.name, figures, sorted(manifest.files))
-            total, what = manifest.positions, "writing the probe index from the rows put in key order"
-        self.progress.say(f"{what}: {counted(len(ranges), 'task')}")
-        began = time.perf_counter()
-        with Ticker(self.progress.heartbeat, self.every):
-            for _, record in workers(task, ranges, counting(self.progress, max(total, 1), what)):
-                manifest.probe.update(record)
-        write_index_directory(self.root, manifest, figures)
-        self.index_seconds = time.perf_counter() - began
-        size = sum(r["bytes"] for r in manifest.probe.values())
-        self.progress.say(f"probe index: {size:,} bytes, {size / max(manifest.positions, 1):.2f} bytes a position, "
-                          f"{time.perf_counter() - began:.1f}s")
-
-    def _keys_are_positions(self) -> bool:
-        """Whether every key of the game's dense ranking is a position but those it names as none."""
-        game = self.kind.keyed
-        return sum(self.sizes) + len(game.absent_keys) == game.key_space
+        """The probe index (``indexing.write_index``), timed for the summary."""
+        seconds = write_index(self)
+        if seconds is not None:
+            self.index_seconds = seconds
 
     def close(self) -> None:
         """Whatever happened: the manifest saved as it stands, tasks left cancelled, the workers' state freed."""
         manifest = self.manifest
-        manifest.complete = self._whole()
+        manifest.complete = self.whole()
         if manifest.complete and manifest.listing.get("files"):
             manifest.listing["files"] = {}  # the rows hold all that lookups need of it
         manifest.save(self.root)
@@ -330,7 +287,7 @@ class TableBuild:
             index_seconds=round(self.index_seconds, 3))
 
     # -- inside the steps ---------------------------------------------------------
-    def _whole(self) -> bool:
+    def whole(self) -> bool:
         """Whether every level and artifact is built (the levels done brought up to date)."""
         manifest = self.manifest
         manifest.levels_done = self.collector.finished()

@@ -20,17 +20,31 @@ import uuid
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from distributed import Client, Future
 
 from tablebase.build import heap, readback
 from tablebase.build.failures import RecordsLost, again_key, records_of, submitted_again
 from tablebase.build.placing import finishing
-from tablebase.build.progress import Progress
+from tablebase.build.progress import Progress, Ticker
+from tablebase.build.tasks import index_values
 from tablebase.probe.format import FILE_NAME
 from tablebase.store import Manifest, table_dir
-from tablebase.store.probe import FILE_SEGMENTS, SEGMENT_KEYS
+from tablebase.store.probe import (
+    FILE_SEGMENTS,
+    SEGMENT_KEYS,
+    index_figures,
+    lacking_segments,
+    segment_of_file,
+    segments_of_table,
+    write_index_directory,
+)
+from tablebase.words import counted
+
+if TYPE_CHECKING:
+    from tablebase.build.driver import TableBuild
+    from tablebase.games import KeyedGame
 
 Done = Callable[[int], None]  # hears keys or rows done
 Task = Callable[[Any, Done], Any]  # (item, done) -> the item's result
@@ -155,3 +169,46 @@ class _Summed:
             taken = self.heard.pop(task, 0)
             if taken:
                 self.done(-taken)
+
+
+def write_index(build: TableBuild) -> float | None:
+    """The probe index: the segments the values give (a dense impartial game's), or those of parts that
+    have none, written by the workers; then the directory. Kept when this run built nothing and the one
+    recorded is whole. The seconds it took, or None if it was kept."""
+    manifest, kind = build.manifest, build.kind
+    if not build.whole() or (build.skipped == len(build.layout.pieces) and index_whole(build.root, manifest)):
+        return None
+    manifest.probe.pop(FILE_NAME, None)
+    figures = index_figures(build.root, manifest, kind.index_rules())
+    from_values = kind.indexed_from_values and _keys_are_positions(build.kind.keyed, build.sizes)
+    workers = OnWorkers(build.client, build.spec.name, build.run, build.every, build.memory.limit, build.progress.say)
+    if from_values or not kind.parts_in_key_order:
+        manifest.probe = {}  # what an earlier build of other segments left is written again
+    if from_values:
+        ranges: list = key_ranges(kind.keyed.key_space)
+        task = tasks_of(index_values, *build.task_args, build.values, build.every, figures)
+        total, what = kind.keyed.key_space, "writing the probe index from the values held"
+    elif kind.parts_in_key_order:
+        ranges = lacking_segments(manifest)
+        task = tasks_of(segment_of_file, str(build.root), build.spec.name, figures)
+        total, what = sum(manifest.files[n]["rows"] for n in ranges), "writing the probe index of older parts"
+    else:  # keys that do not come level by level: the rows put in key order, on one worker
+        ranges = [None]
+        task = tasks_of(segments_of_table, str(build.root), build.spec.name, figures, sorted(manifest.files))
+        total, what = manifest.positions, "writing the probe index from the rows put in key order"
+    build.progress.say(f"{what}: {counted(len(ranges), 'task')}")
+    began = time.perf_counter()
+    with Ticker(build.progress.heartbeat, build.every):
+        for _, record in workers(task, ranges, counting(build.progress, max(total, 1), what)):
+            manifest.probe.update(record)
+    write_index_directory(build.root, manifest, figures)
+    seconds = time.perf_counter() - began
+    size = sum(r["bytes"] for r in manifest.probe.values())
+    build.progress.say(f"probe index: {size:,} bytes, {size / max(manifest.positions, 1):.2f} bytes a position, "
+                      f"{seconds:.1f}s")
+    return seconds
+
+
+def _keys_are_positions(game: KeyedGame, sizes: list[int]) -> bool:
+    """Whether every key of the game's dense ranking is a position but those it names as none."""
+    return sum(sizes) + len(game.absent_keys) == game.key_space

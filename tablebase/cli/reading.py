@@ -232,7 +232,7 @@ def tables(args: argparse.Namespace) -> int:
         print(json.dumps(rows))
     elif rows:
         # Figures only some tables have (an octal table's period) are a column of every row, as JSON.
-        from tablebase.query.database import FIGURES_SHOWN
+        from tablebase.query.statistics import FIGURES_SHOWN
 
         extra = [k for k in FIGURES_SHOWN if any(k in r for r in rows)]
         sys.stdout.write(dicts_text([{**r, "params": json.dumps(r["params"]),

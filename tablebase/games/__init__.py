@@ -15,22 +15,9 @@ are imported only when a game of theirs is asked for.
 from __future__ import annotations
 
 from tablebase.games.base import Game, Option, Texts
+from tablebase.games.capabilities import Boards, Children, CompiledMoves, DiagramBites, PartGraph, QueenMoves, SumMoves
 from tablebase.games.forms import ImpartialForm, KeyedForm, PartizanForm, ScoredForm
-from tablebase.games.keyed import (
-    AGAIN,
-    KEY_BITS,
-    Boards,
-    Children,
-    CompiledMoves,
-    DiagramBites,
-    KeyedGame,
-    KeyedImpartialGame,
-    KeyedPartizanGame,
-    KeyedScoredGame,
-    PartGraph,
-    QueenMoves,
-    SumMoves,
-)
+from tablebase.games.keyed import AGAIN, KEY_BITS, KeyedGame, KeyedImpartialGame, KeyedPartizanGame, KeyedScoredGame
 from tablebase.games.plain import (
     Again,
     ImpartialGame,

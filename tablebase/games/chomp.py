@@ -15,8 +15,9 @@ from functools import cached_property
 from tablebase.errors import UsageError
 from tablebase.games import notation, young
 from tablebase.games.base import Option, Texts, small_numbers
+from tablebase.games.capabilities import CompiledMoves, DiagramBites
 from tablebase.games.drawing import GREY, INK, LIGHT, Edit, Picture
-from tablebase.games.keyed import CompiledMoves, DiagramBites, KeyedImpartialGame
+from tablebase.games.keyed import KeyedImpartialGame
 from tablebase.jit import njit
 from tablebase.lazy import np
 

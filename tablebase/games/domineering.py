@@ -27,8 +27,9 @@ from functools import lru_cache
 from tablebase.errors import UsageError
 from tablebase.games import regions as R
 from tablebase.games.base import Option, Texts
+from tablebase.games.capabilities import PartGraph, SumMoves
 from tablebase.games.drawing import Box, Picture, board
-from tablebase.games.keyed import KeyedPartizanGame, PartGraph, SumMoves
+from tablebase.games.keyed import KeyedPartizanGame
 from tablebase.lazy import np
 
 MAX_CELLS = R.MAX_KEY_CELLS  # 15: boards are at most 15 columns wide

@@ -9,6 +9,7 @@ The key ranks pairs densely, ``n(n+1)/2 + k`` (``heaps.pair_key``); the level is
 from __future__ import annotations
 
 from tablebase.games.base import Option, Texts
+from tablebase.games.capabilities import CompiledMoves
 from tablebase.games.drawing import Picture, heaps
 from tablebase.games.heaps import (
     HeapGame,
@@ -18,7 +19,6 @@ from tablebase.games.heaps import (
     pair_of_key,
     pairs_of_keys,
 )
-from tablebase.games.keyed import CompiledMoves
 from tablebase.games.notation import split_ints
 from tablebase.jit import njit
 from tablebase.lazy import np

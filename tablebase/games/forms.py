@@ -11,14 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from tablebase.games.base import Texts
-from tablebase.games.keyed import (
-    Boards,
-    Children,
-    CompiledMoves,
-    DiagramBites,
-    QueenMoves,
-    SumMoves,
-)
+from tablebase.games.capabilities import Boards, Children, CompiledMoves, DiagramBites, QueenMoves, SumMoves
 from tablebase.lazy import np
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from tablebase.games import young
 from tablebase.games.base import Option
+from tablebase.games.capabilities import CompiledMoves
 from tablebase.games.heaps import HeapMultiset
-from tablebase.games.keyed import CompiledMoves
 from tablebase.jit import njit
 
 

@@ -34,9 +34,9 @@ from typing import Any, ClassVar
 
 from tablebase.errors import PositionError, UsageError
 from tablebase.games.base import Option
+from tablebase.games.capabilities import SumMoves
 from tablebase.games.drawing import Picture, heaps
 from tablebase.games.heaps import SingleHeap
-from tablebase.games.keyed import SumMoves
 from tablebase.games.octal_code import OctalCode, OctalCodeError, check_size, parse_code, values_key
 from tablebase.lazy import np
 

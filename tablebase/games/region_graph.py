@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 from tablebase.games import regions as R
-from tablebase.games.keyed import PartGraph, SumMoves
+from tablebase.games.capabilities import PartGraph, SumMoves
 from tablebase.jit import compile_if_installed, compiled, njit
 from tablebase.lazy import np
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from tablebase.errors import UsageError
 from tablebase.games.base import Option
+from tablebase.games.capabilities import CompiledMoves
 from tablebase.games.heaps import SingleHeap
-from tablebase.games.keyed import CompiledMoves
 from tablebase.jit import njit
 from tablebase.lazy import np
 

@@ -8,6 +8,7 @@ a + b.
 from __future__ import annotations
 
 from tablebase.games.base import Option, Texts
+from tablebase.games.capabilities import CompiledMoves, QueenMoves
 from tablebase.games.drawing import GREEN, GREY, LIGHT, PAPER, Box, Edit, Picture
 from tablebase.games.heaps import (
     HeapGame,
@@ -17,7 +18,6 @@ from tablebase.games.heaps import (
     pair_of_key,
     pairs_of_keys,
 )
-from tablebase.games.keyed import CompiledMoves, QueenMoves
 from tablebase.games.notation import split_ints, written_plainly
 from tablebase.jit import njit
 from tablebase.lazy import np

@@ -56,7 +56,8 @@ from tablebase.http.folder import ServedFolder
 from tablebase.http.interesting import applicable
 from tablebase.http.trail import page_of, query, steps, trail_of
 from tablebase.http.verdicts import move_verdict, position_verdict
-from tablebase.query.database import Statistic, quote_name
+from tablebase.query.statistics import Statistic
+from tablebase.query.views import quote_name
 from tablebase.store import table_dir
 
 STAT_ROWS = 40  # rows of a statistic shown under its chart

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import Any, cast
 
 from tablebase.errors import PositionError, StoreError, TablebaseError, TableNotFound, UsageError
 from tablebase.games import KeyedForm, Texts
@@ -29,17 +29,16 @@ from tablebase.kinds import (
     StoredTable,
     Trust,
     batch_fits,
-    kind_named,
     kind_of,
     known_kind,
 )
 from tablebase.lazy import pa
 from tablebase.listing import LevelRows
 from tablebase.query.sql import DEFAULT_TIMEOUT, Limits, QueryError, Session
+from tablebase.query.statistics import FIGURES_SHOWN, Statistic, named_queries, table_statistics
 from tablebase.query.views import as_view, make_views, quote_name, view_files, view_schema
 from tablebase.results import Line, Lookup, Probe
 from tablebase.store import Manifest, TableIndex, list_tables, read_level
-from tablebase.store.footers import checked_footers
 from tablebase.store.probed import ProbedRows, probe_path
 
 __all__ = ["DEFAULT_TIMEOUT", "QueryError", "Tablebase", "named_queries", "open_tablebase", "quote_name"]
@@ -47,25 +46,6 @@ Rows = TableIndex | ProbedRows
 Position = str | int | tuple[int, ...] | list[int]  # text, or a game's own numbers where its notation is numbers
 _DEFAULT: Any = object()  # a keyword left out: the Tablebase's own limit
 COMPILED_FROM = 10_000  # positions of a batch from which the game's functions are compiled (where numba is)
-
-
-def named_queries() -> dict[str, str]:
-    """The named statistics shipped in queries/*.sql, by file stem."""
-    from importlib import resources  # not for a program that only looks positions up
-
-    folder = resources.files("tablebase") / "queries"
-    return {p.name[:-4]: p.read_text() for p in sorted(folder.iterdir(), key=lambda p: p.name)
-            if p.name.endswith(".sql")}
-
-
-class Statistic(NamedTuple):
-    """One named statistic of a table: ``name`` is the query file's (``queries/<name>.sql``), a key that
-    stays; ``title`` says it in words; ``rows`` are its result."""
-
-    name: str
-    title: str
-    rows: pa.Table
-    chart: str = ""  # how a page draws it, where its query says ("-- chart: Y by X")
 
 
 class Tablebase:
@@ -233,35 +213,7 @@ class Tablebase:
         """The named statistics of queries/*.sql that apply to this table, plus storage figures
         (each query within the time limit): each with its name (the query file's, a stable key for
         programs), its title (for people) and its rows."""
-        m = self.manifest(table)
-        if not m.files:
-            raise StoreError(f"table {table} has no rows yet")
-        checked_footers(self.root, m)  # every row is read: a small file may expand beyond what it says
-        columns = set(self.sql(f"SELECT * FROM {quote_name(table)} LIMIT 0", timeout).column_names)
-        out = []
-        for name, text in named_queries().items():
-            needs = _header(text, "needs")
-            if needs and not set(needs.split()) <= columns:
-                continue
-            title = _header(text, "title") or name
-            rows = self.sql(text.replace("{table}", quote_name(table)), timeout)
-            out.append(Statistic(name, title, rows, _header(text, "chart") or ""))
-        # Files beside the rows count too (a partizan table's values table).
-        beside = [f for a in kind_named(m.kind).artifacts for f in a.files(m).values()]
-        values = sum(f["bytes"] for f in beside)
-        total = m.bytes + values
-        storage = pa.table(
-            {
-                "positions": [m.positions],
-                "files": [len(m.files) + len(beside)],
-                "row_bytes": [m.bytes],
-                "values_bytes": [values],
-                "bytes_per_position": [round(total / max(m.positions, 1), 3)],
-                "bits_per_position": [round(8 * total / max(m.positions, 1), 2)],
-            }
-        )
-        out.append(Statistic("storage", "storage on disk", storage))
-        return out + figures_statistics(m.figures)
+        return table_statistics(self.root, self.manifest(table), table, lambda query: self.sql(query, timeout))
 
     # -- lookups ----------------------------------------------------------------
     def index(self, table: str) -> Rows:
@@ -379,40 +331,11 @@ class Tablebase:
         self.close()
 
 
-FIGURES_SHOWN = ("period",)  # of a manifest's figures, those the catalogue of tables shows
-
-
-def figures_statistics(figures: dict[str, Any]) -> list[Statistic]:
-    """What the build found of the game as a whole (an octal table's period and rare values), as
-    statistics: one row of figures, and the rare heaps with their values where the manifest lists them."""
-    if not figures:
-        return []
-    period, rare = figures.get("period") or {}, figures.get("rare") or {}
-    row = {"heaps": figures.get("heaps"), "preperiod": period.get("preperiod"), "period": period.get("period"),
-           "proven_at": period.get("proven_at"), "largest": figures.get("largest"),
-           "largest_heap": figures.get("largest_heap"), "rare_mask": rare.get("mask"), "rare_count": rare.get("count")}
-    out = [Statistic("figures", "period (null while unproven), largest value and rare values of the heaps",
-                     pa.Table.from_pylist([row]))]
-    if "heaps" in rare:
-        out.append(Statistic("rare_values", "rare values: the heaps whose value is rare, by the mask",
-                             pa.table({"heap": pa.array(rare["heaps"], pa.int64()),
-                                       "grundy": pa.array(rare["values"], pa.int64())})))
-    return out
-
-
 def _warned(stored: StoredTable, result: dict[str, Any]) -> dict[str, Any]:
     """A lookup's result, with a warning if the game's rules may no longer be the table's."""
     if stored.changed:
         result["warning"] = SOURCE_CHANGED
     return result
-
-
-def _header(text: str, field: str) -> str | None:
-    for line in text.splitlines():
-        line = line.strip()
-        if line.startswith(f"-- {field}:"):
-            return line.split(":", 1)[1].strip()
-    return None
 
 
 def open_tablebase(root: str | os.PathLike, games: Iterable[str] = (), **limits: Any) -> Tablebase:
