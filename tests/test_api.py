@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 import tablebase
-from tablebase.errors import PositionError, StoreError
+from tablebase.errors import PositionError, StoreError, UsageError
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +34,17 @@ def test_probe_and_lookup_agree_with_sql(tb):
         assert len(looked["moves"]) == len({m["position"] for m in looked["moves"]})
         for move in looked["moves"]:
             assert stored[move["position"]]["grundy"] == move["grundy"]
+
+
+def test_a_probe_gives_the_figures_asked_for_and_the_best_move_only_if_asked(tb):
+    stored = {r["position"]: r for r in tb.sql("SELECT * FROM chomp_4x5").to_pylist()}
+    for position, row in list(stored.items())[::7]:
+        held = tb.probe("chomp_4x5", position, columns=["grundy", "remoteness"])
+        assert held == {"grundy": row["grundy"], "remoteness": row["remoteness"]}, position
+        asked = tb.probe("chomp_4x5", position, columns=("outcome", "best_move"))
+        assert asked == {"outcome": row["outcome"], "best_move": row["best_move"]}, position
+    with pytest.raises(UsageError, match="no column 'nothing'"):
+        tb.probe("chomp_4x5", "5 5", columns=["nothing"])
 
 
 def test_lookup_many_from_lists_and_arrow_arrays(tb):

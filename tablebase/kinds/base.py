@@ -232,13 +232,15 @@ class Kind(ABC):
         """A position's stored row only, from memory."""
         return self.prober(table)(text)
 
-    def prober(self, table: StoredTable) -> Callable[[str], dict[str, Any]]:
+    def prober(self, table: StoredTable, wanted: frozenset[str] | None = None) -> Callable[[str], dict[str, Any]]:
         """``probe`` of the table, bound once: the game's reading and the table's rows are looked up now, not
-        at each probe (a warm probe takes microseconds, a tenth of one each call saved). A kind whose probe
-        differs overrides this, not ``probe``."""
+        at each probe (a warm probe takes microseconds, a tenth of one each call saved). ``wanted``: the
+        figures asked for, where not all; a figure the probe index leaves to the children (an impartial
+        table's best move) is found only if asked, since it costs a probe of each child up to the one it
+        names. A kind whose probe differs overrides this, not ``probe``."""
         index = table.index()
         locate, row, name, bounds = self.keyed.locator(), index.row_reader(), table.name, self.keyed.bounds
-        by_children = self.by_children(index)
+        by_children = self.by_children(index, wanted)
 
         def probe(text: str) -> dict[str, Any]:
             key, level = locate(text)
@@ -249,7 +251,9 @@ class Kind(ABC):
                 found.update(by_children(key, found))
             return found
 
-        return probe
+        if wanted is None:
+            return probe
+        return lambda text: {k: v for k, v in probe(text).items() if k in wanted}
 
     # -- the probe index ----------------------------------------------------------
     def index_rules(self) -> Rules:
@@ -276,9 +280,11 @@ class Kind(ABC):
         level is solved (``store.probe.segment_of_values``), rather than each part's segment beside its rows."""
         return False
 
-    def by_children(self, index: TableIndex | ProbedRows) -> Callable[[int, dict[str, Any]], dict[str, Any]] | None:
+    def by_children(self, index: TableIndex | ProbedRows, wanted: frozenset[str] | None = None
+                    ) -> Callable[[int, dict[str, Any]], dict[str, Any]] | None:
         """What finds, for one stored key and its stored figures, the figures the table's probe index leaves to
-        the children (docs/format.md); None where it leaves none (a kind whose index stores every figure)."""
+        the children (docs/format.md) of those ``wanted`` (all if None); None where it leaves none of them (a
+        kind whose index stores every figure)."""
         return None
 
     def derive(self) -> Derive | None:

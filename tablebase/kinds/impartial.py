@@ -160,8 +160,9 @@ class Impartial(Kind):
     def parts_in_key_order(self) -> bool:
         return super().parts_in_key_order or self.heap_sequence  # a block of heaps a level
 
-    def by_children(self, index: Any) -> Callable[[int, dict[str, Any]], dict[str, Any]] | None:
-        if "best_move" not in getattr(index, "by_children", ()):
+    def by_children(self, index: Any, wanted: frozenset[str] | None = None
+                    ) -> Callable[[int, dict[str, Any]], dict[str, Any]] | None:
+        if "best_move" not in getattr(index, "by_children", ()) or (wanted is not None and "best_move" not in wanted):
             return None
         game, row = self.keyed, index.index.row_reader()
         return lambda key, found: {"best_move": best_move(game, row, key, found)}
@@ -174,10 +175,11 @@ class Impartial(Kind):
             return sum_lookup(table, text)
         return row_with_moves(table, text, _best_first)
 
-    def prober(self, table: StoredTable) -> Callable[[str], dict[str, Any]]:
+    def prober(self, table: StoredTable, wanted: frozenset[str] | None = None) -> Callable[[str], dict[str, Any]]:
         if self.sums:
-            return partial(sum_lookup, table, moves=False)
-        return super().prober(table)
+            whole = partial(sum_lookup, table, moves=False)
+            return whole if wanted is None else lambda text: {k: v for k, v in whole(text).items() if k in wanted}
+        return super().prober(table, wanted)
 
     def lookup_many(self, table: StoredTable, texts: Texts, positions: bool,
                     wanted: set[str] | None = None) -> pa.Table:

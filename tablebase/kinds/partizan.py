@@ -109,9 +109,10 @@ class Partizan(Kind):
         return {"table": table.name, "position": _spell(game, np.array([key]))[0], "key": key,
                 "level": game.level_of(key), **_figures_of(stored, g), **best, "moves": moves}
 
-    def prober(self, table: StoredTable) -> Callable[[str], dict[str, Any]]:
+    def prober(self, table: StoredTable, wanted: frozenset[str] | None = None) -> Callable[[str], dict[str, Any]]:
         """A position's figures: a lookup without the moves (a board may be a sum of parts)."""
-        return lambda text: {k: v for k, v in self.lookup(table, text).items() if not k.endswith("moves")}
+        return lambda text: {k: v for k, v in self.lookup(table, text).items()
+                             if not k.endswith("moves") and (wanted is None or k in wanted)}
 
     def line_choice(self) -> Choose:
         return by_side  # the sides take turns, each playing its own best move

@@ -186,9 +186,11 @@ class Arrays:
         for i in np.flatnonzero(wide & ok).tolist():
             wide_rows[i] = self.index.row(int(keys[i]))
             ok[i] = wide_rows[i] is not None
+        absent = ~ok  # every figure's mask where its field has no nulls in the segments touched (most)
         for j, f in enumerate(self.stored):
             table = {name: column[j] for name, column in self.fields.items()}
-            code, null = values[j], ok & nulls[j]
+            code = values[j]
+            null = ok & nulls[j] if table["nulls"][touched].any() else np.zeros(n, dtype=bool)
             encodings = np.unique(table["encoding"][touched])
             if f.type == TEXT:
                 codes, dictionary = self._texts(f, seg, code, ok & ~null & ~wide)
@@ -223,7 +225,7 @@ class Arrays:
                     column_values[raw_float] = code[raw_float].view(np.float64)
             if f.type == BOOLEAN:
                 column_values = column_values == 1
-            column = np.ma.array(column_values, mask=~ok | null)
+            column = np.ma.array(column_values, mask=absent | null if null.any() else absent)
             for i, row in wide_rows.items():
                 if row is not None:
                     value = row[f.name]
@@ -232,18 +234,26 @@ class Arrays:
                     column[i] = np.ma.masked if value is None else value
             stored.append(column)
         out: dict[str, np.ma.MaskedArray] = {}
+        won: dict[int, np.ndarray] = {}  # by the field read: whether each position is won (its value not 0)
+
+        def won_by(field: int) -> np.ndarray:
+            if field not in won:
+                won[field] = np.ma.getdata(stored[field]) != 0
+            return won[field]
+
         for f in self.index.figures:
             if f.source == DERIVED:  # the outcome from the Grundy value
-                grundy = stored[self.index.directory.figures[f.reads].field]
-                codes = np.ma.array((grundy.filled(0) != 0).astype(np.int32), mask=np.ma.getmaskarray(grundy))
+                field = self.index.directory.figures[f.reads].field
+                # Not found, a value's data is 0: no need to fill the masked ones first.
+                codes = np.ma.array(won_by(field).view(np.int8), mask=np.ma.getmaskarray(stored[field]))
                 texts[f.name] = (codes, ["P", "N"])
             elif f.type != TEXT:
                 column = stored[f.field]
                 if f.rule == HALVED:  # on the data: a masked array's arithmetic with a scalar gives floats
-                    grundy = stored[self.index.directory.figures[f.reads].field]
                     data = np.ma.getdata(column)
-                    won = (np.ma.getdata(grundy) != 0).astype(data.dtype)
-                    column = np.ma.array(data + data + won, mask=np.ma.getmaskarray(column))
+                    whole = np.add(data, data)
+                    whole += won_by(self.index.directory.figures[f.reads].field)
+                    column = np.ma.array(whole, mask=np.ma.getmaskarray(column))
                 out[f.name] = column
         return Columns(ok, out, texts)
 

@@ -77,7 +77,8 @@ class Tablebase:
         self._read_all = False
         self._stored: dict[str, StoredTable] = {}
         self._indexes: dict[str, Rows] = {}
-        self._probes: dict[str, Callable[[str], Probe]] = {}  # a Probe is the dict a kind's probe gives
+        # A Probe is the dict a kind's probe gives; one probe bound for each table and figures asked for.
+        self._probes: dict[tuple[str, frozenset[str] | None], Callable[[str], Probe]] = {}
         self._session: Session | None = None
         self._loading = threading.RLock()  # a table's game and index are loaded once, whoever asks first
 
@@ -243,27 +244,35 @@ class Tablebase:
         stored = self.stored(table)
         return cast(Lookup, _warned(stored, stored.lookup(position_text(stored.game, position))))
 
-    def probe(self, table: str, position: Position) -> Probe:
+    def probe(self, table: str, position: Position, columns: Iterable[str] | None = None) -> Probe:
         """The stored figures of one position, from memory: the fast point lookup (positions as ``lookup``
-        takes them).
+        takes them). ``columns``: the figures to give, where not all (names of the table's columns). An
+        impartial table's ``best_move`` is found by probing the position's children up to the one it names
+        (docs/format.md), many times the work of the rest: leave it out where it is not needed.
 
         A partizan position may be stored as its mirror image (a transpose is
         the negative) or be a sum of stored regions: it is answered by lookup.
         """
-        probe = self._probes.get(table)
+        wanted = None if columns is None else frozenset(columns)
+        probe = self._probes.get((table, wanted))
         if probe is None:
-            probe = self._prober(table)
+            probe = self._prober(table, wanted)
         if position.__class__ is not str:  # one test for the text a warm probe is given
             position = position_text(self.stored(table).game, position)
         return probe(position)  # no cast(): a call less is a twentieth of a warm probe
 
-    def _prober(self, table: str) -> Callable[[str], Probe]:
+    def _prober(self, table: str, wanted: frozenset[str] | None) -> Callable[[str], Probe]:
         """The table's probe bound once (``Kind.prober``), with the warning if its game's source changed;
         kept until ``close``, which closes the index it reads."""
         stored = self.stored(table)
-        bare = stored.kind.prober(stored)
+        if wanted is not None:
+            unknown = sorted(wanted - set(stored.kind.columns()))
+            if unknown:
+                raise UsageError(f"{table}: no column {unknown[0]!r}; its columns are "
+                                 f"{', '.join(stored.kind.columns())}")
+        bare = stored.kind.prober(stored, wanted)
         probe = cast(Callable[[str], Probe], bare if not stored.changed else lambda text: _warned(stored, bare(text)))
-        self._probes[table] = probe
+        self._probes[table, wanted] = probe
         return probe
 
     def line(self, table: str, position: Position, first: str | None = None) -> Line:
