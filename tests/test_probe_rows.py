@@ -57,3 +57,22 @@ def test_a_table_without_an_index_has_no_probe_path(tmp_path):
     assert probe_path(tmp_path, manifest) is None
     manifest.probe = {}
     assert probe_path(tmp_path, manifest) is None
+
+
+def test_a_batch_probed_in_parts_on_threads_is_the_batch_probed_whole(tmp_path):
+    """A batch of at least two threads' shares is decoded in parts, one a core: the same columns as the
+    batch's keys probed a few at a time, in one part (which the test above holds to the Parquet rows)."""
+    from tablebase.probe import ProbeIndex
+    from tablebase.threads import THREAD_SHARE
+
+    keys = np.arange(0, 3000, dtype=np.int64)
+    manifest = synthetic_table(tmp_path, "t", mixed_rows(keys, distinct=2))
+    asked = np.random.default_rng(5).integers(-5, 3100, 2 * THREAD_SHARE + 7)
+    with ProbeIndex(probe_path(tmp_path, manifest)) as index:
+        whole = index.probe_many(asked)
+        pieces = [index.probe_many(asked[a:a + 5_000]) for a in range(0, len(asked), 5_000)]
+        assert whole["found"].tolist() == [f for p in pieces for f in p["found"].tolist()]
+        names = [f.name for f in index.figures]
+        assert len(names) >= 5
+        for name in names:
+            assert whole[name].tolist() == [v for p in pieces for v in p[name].tolist()], name

@@ -27,6 +27,7 @@ from tablebase.probe.format import (
     TEXT,
     damaged,
 )
+from tablebase.threads import in_parts
 
 COMPILED_FROM = 10_000  # keys of a batch from which its loop is compiled (where numba is)
 _EMPTY = np.zeros(1, dtype=np.uint64)  # the words of a segment file a batch does not touch
@@ -147,12 +148,20 @@ class Arrays:
         nulls = np.zeros((count, n), dtype=np.bool_)
         present = np.zeros(n, dtype=np.bool_)
         f = self.fields
-        with np.errstate(over="ignore"):  # run as Python, the loop's sums wrap as compiled they do
-            failed = _decode(buffers, self.files, signed, seg, slot, ok & ~wide, p["first"], p["coding"],
-                             p["long_bits"], p["short_bits"], p["records"], p["marks"], p["counts"], p["codes"],
-                             p["codes_bits"], p["absent"], p["entries"], p["entry_bits"], p["dictionary"],
-                             f["encoding"], f["width"], f["offset"], f["null"], f["nulls"], f["base"], values, nulls,
-                             present)
+        taken = ok & ~wide
+
+        def decode(a: int, b: int) -> int:
+            """Keys ``a:b``; the place of the first one outside its segment's sections, or -1."""
+            with np.errstate(over="ignore"):  # run as Python, the loop's sums wrap as compiled they do
+                failed = _decode(buffers, self.files, signed[a:b], seg[a:b], slot[a:b], taken[a:b], p["first"],
+                                 p["coding"], p["long_bits"], p["short_bits"], p["records"], p["marks"], p["counts"],
+                                 p["codes"], p["codes_bits"], p["absent"], p["entries"], p["entry_bits"],
+                                 p["dictionary"], f["encoding"], f["width"], f["offset"], f["null"], f["nulls"],
+                                 f["base"], values[:, a:b], nulls[:, a:b], present[a:b])
+            return failed + a if failed >= 0 else -1
+
+        # Compiled, the loop lets go of the interpreter's lock: a large batch's parts on a core each.
+        failed = max(in_parts(n, decode) if len(keys) >= COMPILED_FROM else [decode(0, n)])
         if failed >= 0:
             raise damaged(self.index.path, f"a record of segment {int(seg[failed])} outside its sections")
         ok &= present | wide
