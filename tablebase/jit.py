@@ -15,12 +15,13 @@ form, which is what compiled code calling it must find there.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,8 @@ def numba_cache_outside_package() -> None:
 _marked: list[Deferred] = []
 _compiled = False
 _lock = threading.Lock()
+_heard: list[Callable[[bool], None]] = []  # told as numba begins and ends compiling (``compiling_heard``)
+_functions = 0  # functions numba compiled in this process, not finding them in its cache
 
 
 class Deferred:
@@ -104,6 +107,7 @@ def compile_all() -> None:
             return
         import numba
 
+        _listen()
         for deferred in _marked:
             deferred.target = numba.njit(**deferred.options)(deferred.py_func)
         for module in list(sys.modules.values()):
@@ -114,6 +118,54 @@ def compile_all() -> None:
                 if type(value) is Deferred:
                     setattr(module, name, value.target)
         _compiled = True
+
+
+def _listen() -> None:
+    """Numba's events of compiling heard, and passed on to ``compiling_heard``'s callbacks. Numba says
+    nothing when it finds a function in its cache: only a first use on the machine (or after the source
+    changed) is heard."""
+    from numba.core import event
+
+    class Heard(event.Listener):
+        depth = 0  # a function's compiling compiles those it calls: the outermost begins and ends the spell
+
+        def on_start(self, ev: Any) -> None:
+            global _functions
+            _functions += 1
+            self.depth += 1
+            if self.depth == 1:
+                _tell(True)
+
+        def on_end(self, ev: Any) -> None:
+            self.depth -= 1
+            if self.depth == 0:
+                _tell(False)
+
+    event.register("numba:compile", Heard())
+
+
+def _tell(begins: bool) -> None:
+    for callback in list(_heard):
+        try:
+            callback(begins)
+        except Exception:  # noqa: BLE001 - a report that fails must not fail the compiling it reports
+            pass
+
+
+def functions_compiled() -> int:
+    """How many functions numba has compiled in this process (not found in its cache)."""
+    return _functions
+
+
+@contextlib.contextmanager
+def compiling_heard(callback: Callable[[bool], None]) -> Iterator[None]:
+    """While the block runs, ``callback(True)`` as numba begins compiling a function it did not find in its
+    cache, and ``callback(False)`` once it is done (with the functions that one calls), in the compiling thread."""
+    _heard.append(callback)
+    try:
+        yield
+    finally:
+        _heard.remove(callback)
 
 
 def resolved(function: Any) -> Any:

@@ -35,7 +35,8 @@ class Collector:
     def add(self, records: list[dict]) -> None:
         for record in records:
             name = record.pop("file")
-            for phase, seconds in record.pop("seconds").items():  # not in the manifest: not reproducible
+            spent = record.pop("seconds")  # not in the manifest: not reproducible
+            for phase, seconds in spent.items():
                 self.busy[phase] += seconds
             for artifact, made in zip(self.artifacts, record.pop("pieces")):
                 artifact.record(self.manifest, made)
@@ -44,7 +45,8 @@ class Collector:
             piece = self.layout.named(name)
             self.recorded[piece.first] += 1
             done = self.recorded[piece.first]
-            self.progress.part_done(piece.last, record["rows"], done, piece.parts, done == piece.parts)
+            self.progress.part_done(piece.last, record["rows"], done, piece.parts, done == piece.parts,
+                                    first=piece.first, seconds=spent.get("solve"), name=name)
         if time.perf_counter() - self.last_save > max(MANIFEST_EVERY, 10 * self.save_seconds):
             # A table of thousands of files takes a while to save: never more
             # than a tenth of the time, which the workers' cores share.

@@ -199,7 +199,7 @@ class TableBuild:
         self.layout = manifest.layout()
         self.skipped = len(manifest.files)
         total = sum(self.sizes)
-        self.progress = Progress(self.spec.name, total, game.max_level, every=self.every)
+        self.progress = Progress(self.spec.name, total, game.max_level, every=self.every, sizes=self.sizes)
         self.progress.resumed(sum(f["rows"] for f in manifest.files.values()), manifest.plan,
                               self.layout.levels_held(manifest.files))
         self.progress.say(
@@ -315,8 +315,9 @@ class TableBuild:
     def _warm_up(self) -> None:
         """Each worker makes the run's solver (loading compiled code) before the first slice needs it."""
         self.warming = [
-            self.client.submit(warm_up, *self.task_args, self.values, key=f"warm-up-{self.spec.name}-{i}-{self.run}",
-                               workers=[worker], allow_other_workers=True, pure=False)
+            self.client.submit(warm_up, *self.task_args, self.values, self.every,
+                               key=f"warm-up-{self.spec.name}-{i}-{self.run}", workers=[worker],
+                               allow_other_workers=True, pure=False)
             for i, worker in enumerate(self._workers()[:1] if self.worker is not None else self._workers())
         ]
 

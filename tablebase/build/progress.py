@@ -1,12 +1,16 @@
-"""Progress of a build on stderr: per level and per partition, with an ETA, and never a silent second.
+"""Progress of a build on stderr: per level and per partition, with an ETA, and never a long silence.
 
 ``Progress`` prints as partitions finish; ``Ticker`` speaks from a thread of
 its own while a step runs whose pieces are long (a level counted by listing
 it, a level whose every part takes minutes), so that long work is never
-silent for more than a second or two. Before a task solves anything it reads
-the lower levels its worker lacks back into memory: a resumed build's first
-tasks may take most of an hour at it, so workers report how far they have got
-(build/readback.py) and the status says that instead, with its own ETA.
+silent for more than a line's interval: a second at a terminal, ten in a log
+or a pipe (``interval``; ``--progress-every`` sets it). Workers tell the
+driver what happens inside a task (build/readback.py): how far a part's
+solving has got, so that the count moves between parts and the ETA
+(build/eta.py) rests on the work done; the reading back of lower levels
+that comes before a task solves anything (a resumed build's first tasks may
+take most of an hour at it), shown with its own ETA; and numba compiling
+the game's functions at their first use on a machine, said as it begins.
 """
 
 from __future__ import annotations
@@ -17,6 +21,27 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TextIO
+
+from tablebase.build.eta import Work
+from tablebase.words import counted
+
+TERMINAL_EVERY = 1.0  # seconds between status lines at a terminal
+LOG_EVERY = 10.0  # in a log or a pipe, where a line a second of an hour's build would be thousands of lines
+
+
+def interval(quiet: bool = False, asked: float | None = None, stream: TextIO | None = None) -> float:
+    """Seconds between status lines: none if ``quiet``; ``asked`` if given (``--progress-every``); else
+    ``TERMINAL_EVERY`` where ``stream`` (stderr by default) is a terminal and ``LOG_EVERY`` where it is not."""
+    if quiet:
+        return float("inf")
+    if asked is not None:
+        return asked
+    stream = stream if stream is not None else sys.stderr
+    try:
+        terminal = stream.isatty()
+    except (AttributeError, ValueError):  # closed, or not a file
+        terminal = False
+    return TERMINAL_EVERY if terminal else LOG_EVERY
 
 
 def _duration(seconds: float) -> str:
@@ -44,16 +69,27 @@ class _Reading:
         return (self.total - self.read) / rate if self.read > 0 else float("inf")
 
 
+@dataclass
+class _Compiling:
+    """One task's compiling, as its worker last said."""
+
+    began: float  # on this process's clock
+    functions: int  # compiled so far
+    heard: float  # when it was last said
+
+
 class Progress:
     """Counts positions done against the total and prints at most every ``every`` seconds.
 
     Called from three threads (the driver's, the ``Ticker``'s, and the Dask
     client's event loop with workers' reports), so its state and lines go
-    under one lock.
+    under one lock. ``sizes``: the positions of each level, so that the ETA
+    weighs them by what one costs there (``eta.Work``); without them, the ETA
+    counts positions alone.
     """
 
     def __init__(self, table: str, total: int, levels: int, stream: TextIO | None = None, every: float = 1.0,
-                 clock: Callable[[], float] = time.perf_counter):
+                 clock: Callable[[], float] = time.perf_counter, sizes: list[int] | None = None):
         self.clock = clock  # seconds; a test gives its own, so that rates and ETAs are exact
         self.table = table
         self.total = max(total, 1)
@@ -67,6 +103,11 @@ class Progress:
         self.level = -1  # the levels done, as far as they go in order
         self.parts = 0  # parts finished by this run
         self.readings: dict[str, _Reading] = {}  # by task
+        self.solving_parts: dict[str, tuple[int, int, float]] = {}  # by part: its level, positions done, seconds
+        self.finished: set[str] = set()  # parts finished, whose late reports are not counted again
+        self.compiles: dict[str, _Compiling] = {}  # by task
+        self.compile_said = False
+        self.work = Work(sizes)
         self._lock = threading.RLock()
 
     def say(self, text: str) -> None:
@@ -86,16 +127,51 @@ class Progress:
             self.skipped += positions
             self.done += positions
             self.level = max(self.level, left - 1)
+            self.work.resumed(sorted(done))
 
-    def part_done(self, level: int, rows: int, parts_done: int, parts: int, level_done: bool) -> None:
+    def part_done(self, level: int, rows: int, parts_done: int, parts: int, level_done: bool,
+                  first: int | None = None, seconds: float | None = None, name: str | None = None) -> None:
+        """A part of levels ``first`` (``level`` if None) to ``level`` finished: ``rows`` positions, solved in
+        ``seconds`` of its worker's time; ``name`` ends the count of it its worker told as it went."""
         with self._lock:
+            if name is not None:
+                self.solving_parts.pop(name, None)
+                self.finished.add(name)
             self.done += rows
             self.parts += 1
             self.level = level if level_done else level - 1
+            self.work.finished(level if first is None else first, level, rows, seconds)
             last = self.done >= self.total
             if not last and self.clock() - self.last_print < self.every:
                 return
             self._status(f"level {level}/{self.levels}" + ("" if level_done else f" part {parts_done}/{parts}"))
+
+    def solving(self, part: str, level: int, done: int, seconds: float, over: bool = False) -> None:
+        """A worker's report that it has solved ``done`` positions of ``part`` (a part of ``level``), ``seconds``
+        after it began solving it; ``over`` once it has stopped without finishing (it failed)."""
+        with self._lock:
+            if over or part in self.finished:
+                self.solving_parts.pop(part, None)
+                return
+            self.solving_parts[part] = (level, done, seconds)
+            if self.clock() - self.last_print >= self.every:
+                self._status_now()
+
+    def compiling(self, task: str, seconds: float, functions: int, over: bool = False) -> None:
+        """A worker's report that ``task`` is compiling the game's functions (numba, at their first use on its
+        machine): ``functions`` compiled so far, ``seconds`` after it began; ``over`` once it has stopped."""
+        with self._lock:
+            now = self.clock()
+            if over:
+                self.compiles.pop(task, None)
+                return
+            if not self.compile_said:  # said at once, the first time: the status then says how long it has taken
+                self.compile_said = True
+                self.say("compiling the game's functions with numba (their first use on this machine: kept for "
+                         "later builds); solving goes on once they are")
+            self.compiles[task] = _Compiling(now - seconds, functions, now)
+            if now - self.last_print >= self.every:
+                self._status_now()
 
     def reading(self, task: str, read: int, total: int, seconds: float, over: bool = False,
                 what: str | None = None) -> None:
@@ -124,8 +200,19 @@ class Progress:
                 self._status_now()
 
     def _status_now(self) -> None:
-        """The reading back, while one holds up the step (``_slowest``); else the level being solved."""
-        reading = self._slowest(self.clock())
+        """The compiling, while a worker compiles; the reading back, while one holds up the step (``_slowest``);
+        else the level being solved."""
+        now = self.clock()
+        # A report not renewed for a few lines' time is a worker's that was lost.
+        compiling = [c for c in self.compiles.values() if now - c.heard <= 3 * self.every + 1]
+        if compiling:
+            longest = min(c.began for c in compiling)
+            self.last_print = now
+            functions = sum(c.functions for c in compiling)
+            self.say(f"compiling the game's functions: {counted(functions, 'function')} compiled so far, "
+                     f"elapsed {_duration(now - longest)}")
+            return
+        reading = self._slowest(now)
         if reading is not None:
             self._reading_status(reading)
         else:
@@ -161,15 +248,18 @@ class Progress:
     def _status(self, where: str) -> None:
         now = self.last_print = self.clock()
         elapsed = now - self.started
-        fresh = self.done - self.skipped
+        parts = list(self.solving_parts.values())
+        done = min(self.done + sum(n for _, n, _ in parts), self.total)
+        fresh = done - self.skipped
         rate = fresh / elapsed if elapsed > 0 else 0.0
-        # Levels grow, and so does the rate: before 1% of the work is done, the rate so far gives only a rough
-        # ETA (too long, as a rule), marked "~"; before anything is done, there is none.
-        eta = _duration((self.total - self.done) / rate) if rate > 0 else "-"
-        if rate > 0 and fresh < 0.01 * (self.total - self.skipped):
+        left = self.work.eta(done, self.total, fresh, elapsed, parts)
+        # Before 1% of the work is done, the rate so far gives only a rough ETA (too long, as a rule: the
+        # first parts pay for starting), marked "~"; before anything is done, there is none.
+        eta = _duration(left) if left != float("inf") else "-"
+        if left != float("inf") and fresh < 0.01 * (self.total - self.skipped):
             eta = "~" + eta
         self.say(
-            f"{where}  {self.done:,}/{self.total:,} positions ({100 * self.done / self.total:.1f}%)"
+            f"{where}  {done:,}/{self.total:,} positions ({100 * done / self.total:.1f}%)"
             f"  {rate:,.0f}/s  elapsed {_duration(elapsed)}  ETA {eta}"
         )
 

@@ -1,13 +1,17 @@
-"""How far each worker has got in reading solved levels back into memory, told to the driver as it goes.
+"""What happens inside a worker's task, told to the driver as it goes: reading back, solving, compiling.
 
 A task reads every lower level its solver lacks before it solves anything. In
 a resumed build the first task on each worker lacks them all: for a large
 table, tens of minutes in which no part finishes and the driver, counting
-finished parts, would have nothing to say. Workers report through Dask's
+finished parts, would have nothing to say (``Report``). A part of a large
+level takes minutes too: it is solved a step at a time, each step told
+(``solve_part_told``), so that the driver's count moves within it. And the
+first task on a machine may spend seconds in numba compiling the game's
+functions (``Compiling``), said as it begins. Workers report through Dask's
 events (``Worker.log_event``) rather than through results, which come only
 when a task ends; the driver (``listening``) hands each report to
-``Progress.reading``, which shows it with an ETA. The topic is named by the
-build's run, so that two builds on one cluster each hear their own workers.
+``Progress``, which shows it. The topic is named by the build's run, so
+that two builds on one cluster each hear their own workers.
 """
 
 from __future__ import annotations
@@ -16,12 +20,14 @@ import bisect
 import contextlib
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol, Self
 
 from distributed import Client, get_worker
 from distributed.client import ClosedClientError
 
+from tablebase import jit
+from tablebase.lazy import pa
 from tablebase.store import Plan
 
 # A worker says how far it has got this many times for each line the driver prints (once a second:
@@ -53,6 +59,21 @@ class Reporter(Protocol):
     def reading(self, task: str, read: int, total: int, seconds: float, over: bool = False,
                 what: str | None = None) -> None: ...
 
+    def solving(self, part: str, level: int, done: int, seconds: float, over: bool = False) -> None: ...
+
+    def compiling(self, task: str, seconds: float, functions: int, over: bool = False) -> None: ...
+
+
+def _on_worker(every: float) -> tuple[Any, str] | None:
+    """This task's worker and its name, if it runs on one and the driver prints anything."""
+    if every == float("inf"):
+        return None
+    try:
+        worker = get_worker()
+        return worker, str(worker.get_current_task())
+    except (ValueError, KeyError):  # not in a worker's task
+        return None
+
 
 class Report:
     """One task's reading back of ``total`` positions, told to the driver, which prints every ``every``
@@ -73,12 +94,9 @@ class Report:
         self.said = self.over = False
         self._lock = threading.Lock()  # the timer's thread and the task's both say things
         self.worker: Any = None
-        if total > 0 and every != float("inf"):
-            try:
-                self.worker = get_worker()
-                self.task = str(self.worker.get_current_task())
-            except (ValueError, KeyError):  # not in a worker's task
-                self.worker = None
+        found = _on_worker(every) if total > 0 else None
+        if found is not None:
+            self.worker, self.task = found
         self._timer = threading.Timer(self.every, self._say)
         self._timer.daemon = True
 
@@ -107,8 +125,94 @@ class Report:
 
     def _send(self, over: bool) -> None:
         self.said, self.last = True, time.perf_counter()
-        self.worker.log_event(self.topic, {"task": self.task, "read": int(self.read), "total": int(self.total),
-                                           "seconds": self.last - self.began, "over": over})
+        self.worker.log_event(self.topic, {"kind": "reading", "task": self.task, "read": int(self.read),
+                                           "total": int(self.total), "seconds": self.last - self.began, "over": over})
+
+
+STEP_FIRST = 4_096  # the positions of a part's first step: its time sizes the next ones
+STEP_LEAST_SECONDS = 0.1  # a step's least time, whatever the interval: each is a call of the solver
+
+
+def solve_part_told(solve: Callable[[int, int], pa.Table], start: int, stop: int, run: str, part: str, level: int,
+                    every: float) -> pa.Table:
+    """The rows of positions ``start``..``stop``-1 of a level, ``solve(a, b)`` giving those of a..b-1: in steps
+    of about ``every / SHARE`` seconds each on a worker, each step's positions told to the driver (from the
+    second interval on, as ``Report`` does), so that its count moves within the part. The rows are the same
+    as one call gives (positions of one level do not depend on each other), and so are the files written."""
+    found = _on_worker(every)
+    if found is None or stop - start <= STEP_FIRST:
+        return solve(start, stop)
+    worker, _ = found
+    name = topic(run)
+    target = max(every / SHARE, STEP_LEAST_SECONDS)
+    began = last = time.perf_counter()
+    said = False
+    steps, at, size = [], start, STEP_FIRST
+    try:
+        while at < stop:
+            step_began = time.perf_counter()
+            end = min(at + size, stop)
+            steps.append(solve(at, end))
+            took = time.perf_counter() - step_began
+            # The next step sized to the time wanted at this one's pace; growing at most fourfold a step.
+            size = max(STEP_FIRST, min(4 * size, int((end - at) * target / max(took, 1e-6))))
+            at = end
+            now = time.perf_counter()
+            if at < stop and now - last >= target:
+                said, last = True, now
+                worker.log_event(name, {"kind": "solving", "part": part, "level": level, "done": at - start,
+                                        "seconds": now - began, "over": False})
+    except BaseException:
+        if said:  # the driver stops counting what this part had done
+            worker.log_event(name, {"kind": "solving", "part": part, "level": level, "done": 0, "seconds": 0.0,
+                                    "over": True})
+        raise
+    return pa.concat_tables(steps).combine_chunks() if len(steps) > 1 else steps[0]
+
+
+class Compiling:
+    """While the block runs, numba's compiling of functions not in its cache (``jit.compiling_heard``) is told
+    to the driver: at once as it begins, then every ``every / SHARE`` seconds with the functions compiled so
+    far, and as it ends. Nothing is said outside a worker, or to a driver that prints nothing."""
+
+    def __init__(self, run: str, every: float) -> None:
+        self.topic, self.every = topic(run), every / SHARE
+        self.found = _on_worker(every)
+        self._compiling = threading.Event()
+        self._ended = threading.Event()
+        self._held: contextlib.ExitStack = contextlib.ExitStack()
+        self.began, self.first = 0.0, 0
+
+    def __enter__(self) -> Self:
+        if self.found is not None:
+            self._held.enter_context(jit.compiling_heard(self._heard))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._held.close()
+        if self._compiling.is_set():  # the task failed while compiling
+            self._heard(False)
+
+    def _heard(self, begins: bool) -> None:
+        if begins:
+            self.began, self.first = time.perf_counter(), jit.functions_compiled()
+            self._compiling.set()
+            self._ended.clear()
+            self._send(False)
+            threading.Thread(target=self._tick, name="tablebase-compiling", daemon=True).start()
+        else:
+            self._compiling.clear()
+            self._ended.set()
+            self._send(True)
+
+    def _tick(self) -> None:
+        while not self._ended.wait(self.every):
+            self._send(False)
+
+    def _send(self, over: bool) -> None:
+        worker, task = self.found
+        worker.log_event(self.topic, {"kind": "compiling", "task": task, "seconds": time.perf_counter() - self.began,
+                                      "functions": jit.functions_compiled() - self.first, "over": over})
 
 
 @contextlib.contextmanager
@@ -122,7 +226,13 @@ def listening(client: Client, run: str, progress: Reporter) -> Iterator[None]:
 
     def heard(event: tuple[float, dict[str, Any]]) -> None:
         said = event[1]
-        progress.reading(said["task"], said["read"], said["total"], said["seconds"], said["over"])
+        kind = said.get("kind")
+        if kind == "solving":
+            progress.solving(said["part"], said["level"], said["done"], said["seconds"], said["over"])
+        elif kind == "compiling":
+            progress.compiling(said["task"], said["seconds"], said["functions"], said["over"])
+        else:
+            progress.reading(said["task"], said["read"], said["total"], said["seconds"], said["over"])
 
     client.subscribe_topic(name, heard)
     try:

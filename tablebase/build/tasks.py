@@ -102,9 +102,11 @@ def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any], v
     return _state[run]
 
 
-def warm_up(run: str, root: str, table: str, ref: str, params: dict[str, Any], values: dict[str, Any]) -> None:
-    """Make the run's solver (loading compiled code) before the first slice needs it."""
-    with _one_at_a_time:
+def warm_up(run: str, root: str, table: str, ref: str, params: dict[str, Any], values: dict[str, Any],
+            every: float = float("inf")) -> None:
+    """Make the run's solver (loading compiled code) before the first slice needs it; numba compiling what
+    it does not find in its cache is told to the driver (``readback.Compiling``)."""
+    with _one_at_a_time, readback.Compiling(run, every):
         _solver(run, root, table, ref, params, values)
 
 
@@ -223,11 +225,12 @@ def solve_slices(
     not used. ``values``: where and how wide the values are held (``_solver``).
     ``every``: how often the driver says how far the build is, in seconds; a
     task reading lower levels back tells it how far that has got a few times
-    as often (``readback.Report``), and never if the driver says nothing.
+    as often (``readback.Report``), as does a part of a level as it is solved (``readback.solve_part_told``)
+    and numba compiling the game's functions (``readback.Compiling``); never if the driver says nothing.
     """
     if _recorded_already(root, table, slices):
         return []
-    with _one_at_a_time:
+    with _one_at_a_time, readback.Compiling(run, every):
         return _solve_slices(run, root, table, ref, params, slices, compact, values or MEMORY, every)
 
 
@@ -280,7 +283,8 @@ def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, A
         else:
             (_, level, a, b), = group
             # Solved here, so known here (and on a shared machine, to its other workers): no need to read it back.
-            rows = solver.solve_part(level, a, b, compact)
+            rows = readback.solve_part_told(lambda start, stop: solver.solve_part(level, start, stop, compact),
+                                            a, b, run, piece.name, level, every)
             marks = np.full(rows.num_rows, level, dtype=np.int32)
         state.held.mark(piece)
         rows = with_levels(rows, marks)
