@@ -13,7 +13,6 @@ and clean up, whatever happened.
 
 from __future__ import annotations
 
-import time
 import uuid
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -46,7 +45,7 @@ from tablebase.build.plan import (
     plan,
     schedule,
 )
-from tablebase.build.progress import Progress, Ticker
+from tablebase.build.progress import Progress, Ticker, Timings, throttled
 from tablebase.build.readback import listening
 from tablebase.build.resume import built_already, resumed
 from tablebase.build.summary import BuildSummary
@@ -83,19 +82,19 @@ def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int
     not fit makes the build start again with that figure wide, resuming from
     the files written so far (solve/figures.py).
     """
-    began = time.perf_counter()
+    timings = Timings()
     whole = built_already(root, spec, partition_rows)
     if whole is not None:
         Progress(spec.name, 1, 0, every=every).say(
             f"built already: {counted(len(whole.files), 'file')} of {whole.positions:,} positions as recorded, "
             "nothing to do")
         return BuildSummary(table=spec.name, positions=whole.positions, levels=len(whole.plan),
-                            seconds=round(time.perf_counter() - began, 3), partitions=len(whole.files),
+                            seconds=timings.seconds(), partitions=len(whole.files),
                             skipped_partitions=len(whole.files), bytes=whole.bytes, memory_estimate_mib=0,
                             worker_seconds={})
     wide: frozenset[str] = frozenset()
     while True:
-        build = TableBuild(client, root, spec, every, wide, scratch, worker)
+        build = TableBuild(client, root, spec, every, wide, scratch, worker, timings)
         build.prepare(partition_rows)
         try:
             with build.values_mapped():
@@ -109,6 +108,8 @@ def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int
             continue
         finally:
             build.close()
+        timings.stop()
+        build.say(timings.line())
         return build.summary()
 
 
@@ -128,9 +129,10 @@ class TableBuild:
     """One run of one table's build, step by step (``build_table`` says the order)."""
 
     def __init__(self, client: Client, root: Path, spec: TableSpec, every: float,
-                 wide: frozenset[str] = frozenset(), scratch: Path | None = None, worker: int | None = None) -> None:
+                 wide: frozenset[str] = frozenset(), scratch: Path | None = None, worker: int | None = None,
+                 timings: Timings | None = None) -> None:
         self.client, self.root, self.spec, self.every, self.worker = client, root, spec, every, worker
-        self.began = time.perf_counter()
+        self.timings = timings if timings is not None else Timings()  # the build's, over every run of it
         self.run = uuid.uuid4().hex  # names this run's tasks, and its workers' state
         self.wide = wide  # the figures held at their bound's type, the others in one byte
         self.kind: Kind = spec.kind
@@ -144,7 +146,6 @@ class TableBuild:
         self.pending: dict[str, Any] = {}  # solving tasks not yet collected
         self.dealt: dict[str, list] = {}  # each solving task's slices, to submit it again
         self.warming: list = []
-        self.index_seconds = 0.0
 
     def prepare(self, partition_rows: int | None) -> None:
         """The steps before solving: resume, list, plan."""
@@ -170,7 +171,7 @@ class TableBuild:
             self.manifest.complete = False
             self.manifest.save(self.root)
             list_on_cluster(self.client, self.root, self.manifest, self.kind, self.spec.source.ref, self.run,
-                            self.say)
+                            self.say, self.timings, self.every)
         self.kind = listed_from_store(self.kind, self.root, self.spec.name, self.manifest.listing)
         self.kind.wide = self.wide
 
@@ -183,7 +184,7 @@ class TableBuild:
     def plan(self) -> None:
         """Memory, partitions and files planned; the manifest the workers read saved; progress begun."""
         game, manifest = self.kind.keyed, self.manifest
-        self.sizes = level_sizes(game, self.say)
+        self.sizes = level_sizes(game, throttled(self.say, self.every))
         if not self.wide and (game.key_space if game.key_space is not None else sum(self.sizes)) <= WIDE_KEYS:
             self._hold_wide(frozenset(FIGURES))
         self.cluster = cluster_workers(self.client, self.disk, self.values_name)
@@ -214,7 +215,8 @@ class TableBuild:
     def solve(self) -> None:
         """Every step of solving tasks submitted at once, then each task's records collected as it finishes."""
         # From before any task runs: the workers' reading back (readback.py), and a level whose parts take minutes.
-        with listening(self.client, self.run, self.progress), Ticker(self.progress.heartbeat, self.every):
+        with self.timings.step("solving"), listening(self.client, self.run, self.progress), \
+                Ticker(self.progress.heartbeat, self.every):
             self._warm_up()
             solving = self._submit_steps()
             for future in finishing(self.client, self.pending, self.run, self.progress.say):
@@ -257,7 +259,7 @@ class TableBuild:
         """The probe index (``indexing.write_index``), timed for the summary."""
         seconds = write_index(self)
         if seconds is not None:
-            self.index_seconds = seconds
+            self.timings.add("index", seconds)
 
     def close(self) -> None:
         """Whatever happened: the manifest saved as it stands, tasks left cancelled, the workers' state freed."""
@@ -280,11 +282,12 @@ class TableBuild:
     def summary(self) -> BuildSummary:
         return BuildSummary(
             table=self.spec.name, positions=self.manifest.positions, levels=len(self.manifest.plan),
-            seconds=round(time.perf_counter() - self.began, 3), partitions=len(self.layout.pieces),
+            seconds=self.timings.seconds(), partitions=len(self.layout.pieces),
             skipped_partitions=self.skipped, bytes=self.manifest.bytes,
             memory_estimate_mib=round(self.memory.peak / 2**20),
             worker_seconds={phase: round(seconds, 3) for phase, seconds in self.collector.busy.items()},
-            index_seconds=round(self.index_seconds, 3))
+            index_seconds=self.timings.seconds("index"), listing_seconds=self.timings.seconds("listing"),
+            solving_seconds=self.timings.seconds("solving"))
 
     # -- inside the steps ---------------------------------------------------------
     def whole(self) -> bool:

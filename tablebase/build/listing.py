@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 from distributed import Client, Future, get_worker
 
+from tablebase.build.progress import Timings, throttled
 from tablebase.build.run_game import game_of_run
 from tablebase.build.search import ShareSearch
 from tablebase.build.serial import written_levels
@@ -114,28 +115,31 @@ def _stop_tasks(client: Client, run: str, patience: float = STOP_PATIENCE) -> No
 
 
 def list_on_cluster(client: Client, root: Path, manifest: Manifest, kind: Kind, ref: str, run: str,
-                    say: Callable[[str], None]) -> None:
-    """List the game's positions (unless a whole listing is recorded); record it."""
+                    say: Callable[[str], None], timings: Timings | None = None, every: float = 1.0) -> None:
+    """List the game's positions (unless a whole listing is recorded); record it. ``timings``: where the
+    listing's seconds go (the build's summary says the same as its line here); ``every``: seconds between
+    the lines that say how far it has got."""
     if whole(root, manifest):
         say(f"positions listed before: {sum(manifest.listing['sizes']):,}, reused")
         return
-    began = time.perf_counter()
-    if kind.game.keyed:
-        _keys_on_a_worker(client, root, manifest, ref, run, say)
-    else:
-        try:
-            manifest.listing = ShareSearch(client, root, manifest, kind, ref, run, say).listing()
-        except (BuildError, StoreError):
-            raise  # the cluster or the disk: what was found is kept, and the same command resumes
-        except TablebaseError:
-            # A defect of the game: listing it again finds the same, so nothing is kept.
-            manifest.listing = {}
-            manifest.save(root)
-            _stop_tasks(client, run)
-            remove_listing(root, manifest.table)
-            raise
-    manifest.save(root)
-    seconds = time.perf_counter() - began
+    timings = timings if timings is not None else Timings()
+    with timings.step("listing"):
+        if kind.game.keyed:
+            _keys_on_a_worker(client, root, manifest, ref, run, say, every)
+        else:
+            try:
+                manifest.listing = ShareSearch(client, root, manifest, kind, ref, run, say, every=every).listing()
+            except (BuildError, StoreError):
+                raise  # the cluster or the disk: what was found is kept, and the same command resumes
+            except TablebaseError:
+                # A defect of the game: listing it again finds the same, so nothing is kept.
+                manifest.listing = {}
+                manifest.save(root)
+                _stop_tasks(client, run)
+                remove_listing(root, manifest.table)
+                raise
+        manifest.save(root)
+    seconds = timings.seconds("listing")
     total = sum(manifest.listing["sizes"])
     levels = sum(1 for size in manifest.listing["sizes"] if size)
     held = manifest.listing.get("held_bytes")
@@ -144,13 +148,15 @@ def list_on_cluster(client: Client, root: Path, manifest: Manifest, kind: Kind, 
 
 
 def _keys_on_a_worker(client: Client, root: Path, manifest: Manifest, ref: str, run: str,
-                      say: Callable[[str], None]) -> None:
-    """A keyed game's listing, by one task on a worker; its progress reaches here as Dask events."""
+                      say: Callable[[str], None], every: float = 1.0) -> None:
+    """A keyed game's listing, by one task on a worker; its progress reaches here as Dask events, said at most
+    once every ``every`` seconds (the worker says how far it is once a second)."""
+    status = throttled(say, every)
 
     def heard(event: Any) -> None:
         _, message = event
         if isinstance(message, dict) and message.get("run") == run:
-            say(message["text"])
+            status(message["text"])
 
     say("listing positions from the start positions on a worker")
     client.subscribe_topic(TOPIC, heard)

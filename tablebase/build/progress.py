@@ -15,10 +15,11 @@ the game's functions at their first use on a machine, said as it begins.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -51,6 +52,20 @@ def _duration(seconds: float) -> str:
     if minutes < 60:
         return f"{minutes}m{secs:02d}s"
     return f"{minutes // 60}h{minutes % 60:02d}m"
+
+
+def throttled(say: Callable[[str], None], every: float,
+              clock: Callable[[], float] = time.perf_counter) -> Callable[[str], None]:
+    """``say`` for status lines said more often than the interval (a count's, once a second): each line
+    said only if ``every`` seconds have gone since the last one said."""
+    last = [float("-inf")]
+
+    def said(text: str) -> None:
+        if clock() - last[0] >= every:
+            last[0] = clock()
+            say(text)
+
+    return said
 
 
 @dataclass
@@ -262,6 +277,48 @@ class Progress:
             f"{where}  {done:,}/{self.total:,} positions ({100 * done / self.total:.1f}%)"
             f"  {rate:,.0f}/s  elapsed {_duration(elapsed)}  ETA {eta}"
         )
+
+
+class Timings:
+    """The seconds of one table's build and of its steps, each measured once: the build's lines and its
+    summary (``BuildSummary``) say the same figures. A build begun again (a figure held wide, solve/figures.py)
+    adds to the steps it does again, and its whole counts from the first beginning."""
+
+    STEPS = ("listing", "solving", "index")
+
+    def __init__(self, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.clock = clock
+        self.began = clock()
+        self.ended: float | None = None
+        self.spent = dict.fromkeys(self.STEPS, 0.0)
+
+    @contextlib.contextmanager
+    def step(self, name: str) -> Iterator[None]:
+        """Time the block as the step ``name`` (one of ``STEPS``)."""
+        began = self.clock()
+        try:
+            yield
+        finally:
+            self.spent[name] += self.clock() - began
+
+    def add(self, name: str, seconds: float) -> None:
+        self.spent[name] += seconds
+
+    def stop(self) -> None:
+        """The whole build's end: its seconds are fixed from here on."""
+        self.ended = self.clock()
+
+    def seconds(self, name: str | None = None) -> float:
+        """A step's seconds, or the whole build's (``None``: to its end, or to now if not ended), to the ms."""
+        if name is not None:
+            return round(self.spent[name], 3)
+        return round((self.ended if self.ended is not None else self.clock()) - self.began, 3)
+
+    def line(self) -> str:
+        """The build's last line: its seconds and its steps', as its summary has them."""
+        steps = ", ".join(f"{'probe index' if name == 'index' else name} {self.seconds(name):.1f}s"
+                          for name in self.STEPS if self.spent[name] > 0)
+        return f"built in {self.seconds():.1f}s" + (f" ({steps})" if steps else "")
 
 
 class Ticker:

@@ -63,6 +63,8 @@ class Reporter(Protocol):
 
     def compiling(self, task: str, seconds: float, functions: int, over: bool = False) -> None: ...
 
+    def listing(self, task: str, level: int, played: int, over: bool = False) -> None: ...
+
 
 def _on_worker(every: float) -> tuple[Any, str] | None:
     """This task's worker and its name, if it runs on one and the driver prints anything."""
@@ -88,8 +90,9 @@ class Report:
     task called directly), nor to a driver that prints nothing (``every`` infinite).
     """
 
-    def __init__(self, run: str, total: int, every: float) -> None:
+    def __init__(self, run: str, total: int, every: float, kind: str = "reading", **about: Any) -> None:
         self.topic, self.total, self.read, self.every = topic(run), total, 0, every / SHARE
+        self.kind, self.about = kind, about  # ``listing``: positions a listing's task played (``about``: where)
         self.began = self.last = time.perf_counter()
         self.said = self.over = False
         self._lock = threading.Lock()  # the timer's thread and the task's both say things
@@ -125,7 +128,7 @@ class Report:
 
     def _send(self, over: bool) -> None:
         self.said, self.last = True, time.perf_counter()
-        self.worker.log_event(self.topic, {"kind": "reading", "task": self.task, "read": int(self.read),
+        self.worker.log_event(self.topic, {**self.about, "kind": self.kind, "task": self.task, "read": int(self.read),
                                            "total": int(self.total), "seconds": self.last - self.began, "over": over})
 
 
@@ -231,6 +234,8 @@ def listening(client: Client, run: str, progress: Reporter) -> Iterator[None]:
             progress.solving(said["part"], said["level"], said["done"], said["seconds"], said["over"])
         elif kind == "compiling":
             progress.compiling(said["task"], said["seconds"], said["functions"], said["over"])
+        elif kind == "listing":
+            progress.listing(said["task"], said["level"], said["read"], said["over"])
         else:
             progress.reading(said["task"], said["read"], said["total"], said["seconds"], said["over"])
 

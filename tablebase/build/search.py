@@ -31,7 +31,6 @@ process gives.
 from __future__ import annotations
 
 import errno
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -39,7 +38,10 @@ from typing import Any
 from distributed import Client
 
 from tablebase.build.failures import disk_full, records_of
+from tablebase.build.listing_progress import ListingStatus
+from tablebase.build.progress import Ticker
 from tablebase.build.ranges import RangeNumbering
+from tablebase.build.readback import listening
 from tablebase.build.serial import SERIAL_LEVEL, play_serially
 from tablebase.build.shares import counted, expand_share, item, receive
 from tablebase.kinds import Kind
@@ -64,15 +66,17 @@ class ShareSearch:
     """One run of the listing of a plain game in shares, resumed from ``manifest.listing["search"]``."""
 
     def __init__(self, client: Client, root: Path, manifest: Manifest, kind: Kind, ref: str, run: str,
-                 say: Callable[[str], None], partitions: int | None = None) -> None:
-        self.client, self.root, self.manifest, self.kind, self.say = client, root, manifest, kind, say
+                 say: Callable[[str], None], partitions: int | None = None, every: float = 1.0) -> None:
+        self.client, self.root, self.manifest, self.kind, self.every = client, root, manifest, kind, every
+        found = sum(manifest.listing.get("search", {}).get("found", {}).values())
+        self.status = ListingStatus(say, every, found)  # its lines, at least one an interval
+        self.say = self.status.say
         self.table, self.root_text = manifest.table, str(root)
         self.game_args = (run, ref, manifest.params)
         self.run = run
         self.limits = current_limits()
         self.limit = self.limits.positions_for(plain=True)
         self.workers = sorted(client.scheduler_info()["workers"])
-        self.began = time.perf_counter()
         self.chains = 0
         self.serials = 0
         self.whole: dict[str, Any] | None = None
@@ -107,7 +111,15 @@ class ShareSearch:
 
     # -- the search ------------------------------------------------------------------
     def listing(self) -> dict[str, Any]:
-        """Find every position (resuming a search begun before), then number them: the listing's record."""
+        """Find every position (resuming a search begun before), then number them: the listing's record. The
+        workers' reports of what their shares have played reach ``status``, which speaks every interval."""
+        with listening(self.client, self.run, self.status), Ticker(self.status.heartbeat, self.every):
+            return self._listing()
+
+    def _listing(self) -> dict[str, Any]:
+        if self.manifest.listing.get("search") and self.work:
+            self.say(f"resuming the listing: checking the {len(self.work):,} work files it recorded")
+            self.status.now_doing("checking the work files recorded")
         problem = self._unreadable() if self.manifest.listing.get("search") else None
         if problem is not None:
             self.say(f"listing again from the start positions: {problem}")
@@ -120,6 +132,8 @@ class ShareSearch:
             self.say(f"listing resumed: {found:,} positions found before, {len(self.state['waiting'])} steps waiting")
         while self.state["waiting"]:
             level, round_ = self._next()
+            again = f", level {level} again (round {round_ + 1})" if round_ else ""
+            self.status.now_doing(f"listing positions{again}")
             if round_ == 0 and self._waiting_at(level) <= SERIAL_LEVEL:
                 whole = self._serial(begin=False)
                 if whole is not None:
@@ -159,7 +173,7 @@ class ShareSearch:
         self.serials += 1
         task = self.client.submit(play_serially, *self.game_args, self.root_text, self.table, state["partitions"],
                                   self.limits, by_level, sum(state["found"].values()), begin, SERIAL_LEVEL,
-                                  key=f"serial-{self.table}-{self.run}-{self.serials}", pure=False)
+                                  self.every, key=f"serial-{self.table}-{self.run}-{self.serials}", pure=False)
         result, = self._results([task], "listing the start positions" if begin else "listing small levels")
         if "listing" in result:
             return result["listing"]
@@ -183,10 +197,8 @@ class ShareSearch:
             state["found"][str(level)] = state["found"].get(str(level), 0) + p["found"]
         state["peak"] = max(state["peak"], result["rss"])
         if played:
-            total = sum(state["found"].values())
-            rate = total / max(time.perf_counter() - self.began, 1e-9)
-            self.say(f"listing positions: levels {max(played)} to {min(played)} found in one task, "
-                     f"{total:,} positions so far, {rate:,.0f}/s")
+            self.status.found(sum(state["found"].values()), {*played, -1},  # -1: the serial task's report
+                              f"listing positions: levels {max(played)} to {min(played)} found in one task")
         self._save()
 
     def _next(self) -> tuple[int, int]:
@@ -225,7 +237,8 @@ class ShareSearch:
         expanding = [self.client.submit(expand_share, *self.game_args, self.root_text, self.table, level, p, round_,
                                         partitions, self.limits, inbox_records(self.work, level, p, round_),
                                         share_records(self.work, level, p, before=round_), above,
-                                        [receiving[p] for receiving in prior], key=f"expand-{tag}-{p}", **self._on(p))
+                                        [receiving[p] for receiving in prior], self.every, key=f"expand-{tag}-{p}",
+                                        **self._on(p))
                      for p in range(partitions)]
         return self._sent(expanding, level, round_)
 
@@ -267,9 +280,8 @@ class ShareSearch:
         if self.limit is not None and total > self.limit:
             raise too_many(self.kind.game.name, self.limit)
         if level >= 0:
-            rate = total / max(time.perf_counter() - self.began, 1e-9)
-            self.say(f"listing positions: level {level}{f' (round {round_ + 1})' if round_ else ''} found, "
-                     f"{total:,} positions so far, {rate:,.0f}/s")
+            self.status.found(total, {level},
+                              f"listing positions: level {level}{f' (round {round_ + 1})' if round_ else ''} found")
         self._save()
 
     def _kept(self) -> list[int]:
@@ -283,6 +295,8 @@ class ShareSearch:
         found = {int(level): n for level, n in self.state["found"].items() if n}
         top = max(found, default=0)
         sizes = [found.get(level, 0) for level in range(top + 1)]
+        self.say(f"numbering {sum(sizes):,} positions in {sum(1 for n in sizes if n)} levels by notation")
+        self.status.now_doing("numbering the positions", counting=False)
         names, records = RangeNumbering(self).numbered()
         files = {}
         for record in records:

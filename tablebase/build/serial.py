@@ -23,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tablebase.build.readback import Report
 from tablebase.build.run_game import game_of_run
 from tablebase.build.shares import START, TRAVELLING, rss
 from tablebase.lazy import np, pa, pc
@@ -52,7 +53,7 @@ SERIAL = "serial"  # the source of what a serial task leaves in the inboxes
 
 def play_serially(run: str, ref: str, params: dict[str, Any], root: str, table: str, partitions: int,
                   limits: Limits, inboxes: dict[int, Records], found: int, begin: bool,
-                  level_most: int = SERIAL_LEVEL) -> dict[str, Any]:
+                  level_most: int = SERIAL_LEVEL, every: float = float("inf")) -> dict[str, Any]:
     """Dask task: play the small levels at the top, one after another (the module says how far).
 
     ``inboxes``: the records of what waits in the inboxes (round 0), by level; ``found``: the positions the
@@ -60,7 +61,8 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: str, table: 
     task played every level (``listing``), else what the search records of it: each level played, with the
     positions it found and the levels its children are on (``played``), the inboxes' records it read
     (``read``), what it left waiting, by level and round (``waiting``), the records of the files it wrote
-    (``files``), and the process's memory (``rss``).
+    (``files``), and the process's memory (``rss``). ``every``: how often the driver speaks; the positions
+    played are told to it a few times as often.
     """
     kind = game_of_run(run, ref, params)
     game = kind.game
@@ -68,7 +70,7 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: str, table: 
     limit = limits.positions_for(plain=True)
     waiting = {level: dict(records) for level, records in inboxes.items()}
     files: Records = {}
-    with limits_set(limits):
+    with limits_set(limits), Report(run, 1, every, kind="listing", level=-1) as told:
         if begin:
             _started(play, starting(game, limits.seconds, limit), root, table, partitions, waiting, files)
         read: Records = {}
@@ -81,7 +83,7 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: str, table: 
                 break
             given = waiting.pop(level, {})
             read.update((name, record) for name, record in given.items() if name not in files)
-            play.play(level, read_work(root, table, given, schema=TRAVELLING))
+            told.add(play.play(level, read_work(root, table, given, schema=TRAVELLING)))
             if limit is not None and found + play.positions > limit:
                 raise too_many(game.name, limit)
             if play.kept is not None:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tablebase.build import heap
+from tablebase.build.readback import Report
 from tablebase.build.run_game import game_of_run
 from tablebase.lazy import np, pa, pc, psutil
 from tablebase.listing import Limits, limits_set
@@ -59,7 +60,7 @@ def rss() -> int:
 def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: str, level: int, partition: int,
                  round_: int, partitions: int, limits: Limits, inbox: Records, seen: Records,
                  above: tuple[int, list[dict[str, Any]]] | None = None,
-                 prior: list[dict[str, Any]] = ()) -> dict[str, Any]:
+                 prior: list[dict[str, Any]] = (), every: float = float("inf")) -> dict[str, Any]:
     """Dask task: one partition's share of one round of a level, played; its rows written; its children
     split by owner (``pieces``), how many positions it found, the process's memory, its files' records.
 
@@ -69,6 +70,7 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: s
     rounds' rows. ``above``: the step submitted before this one (its level, what its owners received),
     which must be received first. If its moves kept their level (or it did nothing), that level needs
     another round before this one: this step does nothing (``skipped``) and is submitted again later.
+    ``every``: how often the driver speaks; the positions played are told to it a few times as often.
     """
     if above is not None:
         above_level, received = above
@@ -92,17 +94,19 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: s
     def write(rows: pa.Table, batch: int) -> None:
         files.update(write_work(rows, root, table, share_name(level, partition, round_, batch), durable=True))
 
-    reached = _played_in_batches(kind, level, share, limits, write)
+    with Report(run, share.num_rows, every, kind="listing", level=level) as told:
+        reached = _played_in_batches(kind, level, share, limits, write, told.add)
     return {"pieces": routed(reached, partitions), "found": share.num_rows, "rss": rss(), "skipped": False,
             "files": files}
 
 
 def _played_in_batches(kind: Any, level: int, share: pa.Table, limits: Limits,
-                       write: Callable[[pa.Table, int], None]) -> pa.Table:
+                       write: Callable[[pa.Table, int], None], played: Callable[[int], None]) -> pa.Table:
     """A share played a batch of positions at a time, each batch's rows written as it ends (``write(rows,
-    batch)``): what a task holds follows a batch's moves, not its share's (Kayles with 44 pins, a level of
-    75,175 positions and 5 million moves in one share, took a worker past 600 MiB). The children reached,
-    each once, in the order they were first met: as one batch of the whole share would give them."""
+    batch)``) and its positions counted (``played``): what a task holds follows a batch's moves, not its
+    share's (Kayles with 44 pins, a level of 75,175 positions and 5 million moves in one share, took a worker
+    past 600 MiB). The children reached, each once, in the order they were first met: as one batch of the
+    whole share would give them."""
     reached, seen = [], np.zeros(0, np.uint64)
     start, size = 0, SHARE_BATCH_FIRST
     while True:  # once at least: a share with nothing new writes its empty rows, as its step's record
@@ -110,6 +114,7 @@ def _played_in_batches(kind: Any, level: int, share: pa.Table, limits: Limits,
         with limits_set(limits):
             rows, children = expand(kind.game, kind.plain_rules(), level, batch, limits.seconds)
         write(rows, len(reached))
+        played(batch.num_rows)
         hashes = children.column("hash").to_numpy()
         reached.append(children.filter(pa.array(~np.isin(hashes, seen))))
         seen = np.union1d(seen, hashes)

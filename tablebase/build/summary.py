@@ -27,7 +27,8 @@ FOLDER = "_summaries"
 
 @dataclass(frozen=True)
 class BuildSummary:
-    """What one run of a table's build did (the build command prints it as one JSON line)."""
+    """What one run of a table's build did (the build command prints it as one JSON line). Its seconds are
+    those its lines say (``progress.Timings``): ``seconds`` the whole run's, the others its steps'."""
 
     table: str
     positions: int
@@ -39,6 +40,8 @@ class BuildSummary:
     memory_estimate_mib: int  # a worker's planned peak
     worker_seconds: dict[str, float]  # the workers' time reading lower levels, solving and writing
     index_seconds: float = 0.0  # the wall time of the build's last step: the probe index's segments left, its directory
+    listing_seconds: float = 0.0  # the wall time of listing the positions of a game that does not list its own
+    solving_seconds: float = 0.0  # the wall time of the solving tasks, their reading back included
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -23,6 +23,7 @@ from tablebase.build.driver import build_table, plan_table
 from tablebase.build.failures import disk_full
 from tablebase.build.jobs import TableSpec, is_small
 from tablebase.build.memory import MemoryPlan, shared_values
+from tablebase.build.progress import interval
 from tablebase.build.resume import resumable
 from tablebase.build.summary import BuildSummary
 from tablebase.errors import TablebaseError, UsageError
@@ -37,6 +38,7 @@ def build_tables(
     workers: int | None = None,
     partition_rows: int | None = None,
     quiet: bool = False,
+    every: float | None = None,
     small: bool | None = None,
     dashboard: Callable[[str], None] | None = None,
     scratch: Path | None = None,
@@ -44,9 +46,11 @@ def build_tables(
 ) -> Iterator[BuildSummary | PlanSummary]:
     """Build each table in turn on one Dask cluster, yielding each run's summary.
 
-    ``small``: whether a local cluster's workers are threads of this process;
-    by default the job's size decides (``jobs.is_small``). ``dashboard``: serve
-    the local cluster's dashboard (on loopback), and call this with its URL.
+    ``every``: seconds between status lines (``progress.interval``: by default one a second at a
+    terminal, every ten seconds in a log or a pipe; none if ``quiet``). ``small``: whether a local
+    cluster's workers are threads of this process; by default the job's size decides
+    (``jobs.is_small``). ``dashboard``: serve the local cluster's dashboard (on loopback), and call this
+    with its URL.
     ``scratch``: the folder for values too large for memory (default: under
     ``out``). ``dry_run``: plan each table on the cluster and yield its plan
     (``PlanSummary``) instead of building it.
@@ -70,7 +74,7 @@ def build_tables(
                 for spec in specs:
                     yield PlanSummary(spec.name, plan_table(client, out.resolve(), spec, partition_rows, scratch))
                 return
-            every = float("inf") if quiet else 1.0
+            every = interval(quiet, every)
 
             def one(spec: TableSpec, worker: int | None = None) -> BuildSummary:
                 try:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tablebase.cli.common import Parser, one_line
-from tablebase.errors import TablebaseError
+from tablebase.errors import TablebaseError, UsageError
 
 
 def _build_options(parser: argparse.ArgumentParser) -> None:
@@ -28,6 +28,8 @@ def _build_options(parser: argparse.ArgumentParser) -> None:
                         help="serve the local cluster's Dask dashboard, on 127.0.0.1 (this machine only)")
     parser.add_argument("--partition-rows", type=int, help="positions per Dask task")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--progress-every", type=float, metavar="SECONDS",
+                        help="seconds between status lines on stderr (default: 1 at a terminal, 10 in a log or pipe)")
     parser.add_argument("--compact", action="store_true",
                         help="leave the position text out of the files; SQL and lookups spell it from the key")
     parser.add_argument("--scratch", help="folder on local disk for values too large for memory (default: "
@@ -102,6 +104,8 @@ def build(argv: list[str]) -> int:
         from tablebase.store import BuildLock, table_dir
 
         limits = Limits(args.position_seconds, args.max_positions)  # refused in one line before --out is made
+        if args.progress_every is not None and not args.progress_every > 0:
+            raise UsageError("--progress-every must be a number of seconds above 0")
         for spec in specs:  # a table another build is writing is refused before its positions are counted
             BuildLock(table_dir(Path(args.out), spec.name)).check()
 
@@ -131,7 +135,7 @@ def build(argv: list[str]) -> int:
     with limits_set(limits):  # the listings' limits
         for summary in build_tables(
             specs, Path(args.out), scheduler=args.scheduler, workers=args.workers, partition_rows=partition_rows,
-            quiet=args.quiet, small=small, dashboard=dashboard if args.dashboard else None,
+            quiet=args.quiet, every=args.progress_every, small=small, dashboard=dashboard if args.dashboard else None,
             scratch=Path(args.scratch) if args.scratch else None, dry_run=args.dry_run,
         ):
             if args.dry_run:

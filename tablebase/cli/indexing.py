@@ -54,7 +54,7 @@ def index(args: argparse.Namespace) -> int:
 def _index_one(args: argparse.Namespace, root: Path, name: str) -> None:
     """One table's probe index, written under its build lock and recorded in its manifest."""
     from tablebase.build.indexing import counting, index_whole
-    from tablebase.build.progress import Progress
+    from tablebase.build.progress import Progress, interval
     from tablebase.jit import compile_if_installed
     from tablebase.store import BuildLock, Manifest, table_dir
     from tablebase.store.probe import index_from_files, index_from_values_in_files
@@ -72,7 +72,7 @@ def _index_one(args: argparse.Namespace, root: Path, name: str) -> None:
             return
         kind, dense = _kind(args, manifest)
         rules = kind.rules_for([c for c in _columns(root, manifest)])
-        progress = Progress(name, manifest.positions, 0, every=float("inf") if args.quiet else 1.0)
+        progress = Progress(name, manifest.positions, 0, every=interval(args.quiet))
         done = counting(progress, max(manifest.positions, 1), "writing the probe index")
         if dense is not None:
             say("from its values in key order")
