@@ -29,8 +29,8 @@ def simulated_build(sizes: list[int], cost: list[float], part_rows: int, workers
     """A build driven through ``Progress`` on a clock of its own: each level's positions in parts of at most
     ``part_rows`` (levels smaller than that together, as runs are), dealt to ``workers`` that solve a
     position of level L in ``cost[L]`` seconds, each level begun once the one below is done; each worker
-    tells how far its part has got every ``told`` seconds (saying nothing in its first interval, as
-    ``readback.solve_part_told`` does), and the status is asked for every ``every`` seconds. The lines said,
+    tells how far its part has got every ``told`` seconds (as each step of ``readback.solve_part_told``
+    ends), and the status is asked for every ``every`` seconds. The lines said,
     with the time each was said at, and the time the build took."""
     # The steps: a run of small levels, or a large level's parts.
     steps: list[list[tuple[int, int, int]]] = []  # each part: (first level, last level, positions)
@@ -73,7 +73,7 @@ def simulated_build(sizes: list[int], cost: list[float], part_rows: int, workers
             part_names += 1
             name = f"part-{part_names}"
             if first == last:
-                k = 2  # nothing said in a part's first interval
+                k = 1  # a step ends: told (its time is longer than the worker's quarter of an interval)
                 while k * told < seconds:
                     at(begun + k * told, "solving", name, last, int(rows * k * told / seconds), k * told)
                     k += 1
@@ -105,16 +105,17 @@ COST = [1.4e-7 * 3.2 ** level for level in range(len(SIZES))]
 
 
 def test_the_count_moves_within_a_part_and_the_eta_does_not_swing():
-    """Large parts (65,536 positions of the top level take a worker over a minute), uneven levels, a line
-    every 10 s as in a log: the count moves at every line, and once 5% of the positions are done each
-    line's ETA is within a factor of 2 of the one before, and near the time the build really has left."""
-    said, took = simulated_build(SIZES, COST, 65_536, workers=2, every=10.0, told=2.5)
+    """Large parts (65,536 positions of the top level take a worker over a minute and a half, told a step of
+    8,192 at a time), uneven levels, a line every 10 s as in a log: the count never stands still for more than
+    two lines, and once 5% of the positions are done each line's ETA is within a factor of 2 of the one
+    before, and near the time the build really has left."""
+    said, took = simulated_build(SIZES, COST, 65_536, workers=2, every=10.0, told=12.0)
     status = [(t, ETA.search(line)) for t, line in said if ETA.search(line)]
     assert 360 < took < 900 and len(status) > 30
     done = [int(found.group(1).replace(",", "")) for _, found in status]
     total = sum(SIZES)
-    # The top level's parts take over a minute each: between their ends, the count still moves.
-    assert all(b > a for a, b in zip(done, done[1:]) if a < total), done
+    # The top level's parts take over a minute and a half each: between their ends, the count still moves.
+    assert all(c > a for a, c in zip(done, done[2:]) if a < total), done
     etas = [(t, n, seconds_of(found.group(4))) for (t, found), n in zip(status, done) if found.group(4) != "-"]
     settled = [(t, eta) for t, n, eta in etas if n >= 0.05 * total]
     assert len(settled) > 20

@@ -224,8 +224,8 @@ class Progress:
             longest = min(c.began for c in compiling)
             self.last_print = now
             functions = sum(c.functions for c in compiling)
-            self.say(f"compiling the game's functions: {counted(functions, 'function')} compiled so far, "
-                     f"elapsed {_duration(now - longest)}")
+            so_far = f"{counted(functions, 'function')} compiled so far, " if functions else ""
+            self.say(f"compiling the game's functions: {so_far}elapsed {_duration(now - longest)}")
             return
         reading = self._slowest(now)
         if reading is not None:

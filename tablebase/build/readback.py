@@ -132,44 +132,38 @@ class Report:
                                            "total": int(self.total), "seconds": self.last - self.began, "over": over})
 
 
-STEP_FIRST = 4_096  # the positions of a part's first step: its time sizes the next ones
-STEP_LEAST_SECONDS = 0.1  # a step's least time, whatever the interval: each is a call of the solver
+# A part's positions solved at a time: each step's are told. Fixed, so that a part's rows (their dictionaries'
+# order) are the same whoever builds it and whether anyone is told; a step of Chomp costs what a part's call does.
+STEP = 8_192
 
 
 def solve_part_told(solve: Callable[[int, int], pa.Table], start: int, stop: int, run: str, part: str, level: int,
                     every: float) -> pa.Table:
-    """The rows of positions ``start``..``stop``-1 of a level, ``solve(a, b)`` giving those of a..b-1: in steps
-    of about ``every / SHARE`` seconds each on a worker, each step's positions told to the driver (from the
-    second interval on, as ``Report`` does), so that its count moves within the part. The rows are the same
-    as one call gives (positions of one level do not depend on each other), and so are the files written."""
+    """The rows of positions ``start``..``stop``-1 of a level, ``solve(a, b)`` giving those of a..b-1, solved
+    ``STEP`` positions at a time (positions of one level do not depend on each other). On a worker whose
+    driver prints, the positions solved are told as the steps end, at most every ``every / SHARE`` seconds
+    and not in the first such interval (as ``Report`` does), so that the count moves within the part."""
     found = _on_worker(every)
-    if found is None or stop - start <= STEP_FIRST:
-        return solve(start, stop)
-    worker, _ = found
-    name = topic(run)
-    target = max(every / SHARE, STEP_LEAST_SECONDS)
+    told = topic(run)
+    between = every / SHARE
     began = last = time.perf_counter()
     said = False
-    steps, at, size = [], start, STEP_FIRST
+    steps = []
     try:
-        while at < stop:
-            step_began = time.perf_counter()
-            end = min(at + size, stop)
-            steps.append(solve(at, end))
-            took = time.perf_counter() - step_began
-            # The next step sized to the time wanted at this one's pace; growing at most fourfold a step.
-            size = max(STEP_FIRST, min(4 * size, int((end - at) * target / max(took, 1e-6))))
-            at = end
+        for at in range(start, stop, STEP):
+            steps.append(solve(at, min(at + STEP, stop)))
             now = time.perf_counter()
-            if at < stop and now - last >= target:
+            if found is not None and at + STEP < stop and now - last >= between:
                 said, last = True, now
-                worker.log_event(name, {"kind": "solving", "part": part, "level": level, "done": at - start,
-                                        "seconds": now - began, "over": False})
+                found[0].log_event(told, {"kind": "solving", "part": part, "level": level,
+                                          "done": at + STEP - start, "seconds": now - began, "over": False})
     except BaseException:
         if said:  # the driver stops counting what this part had done
-            worker.log_event(name, {"kind": "solving", "part": part, "level": level, "done": 0, "seconds": 0.0,
-                                    "over": True})
+            found[0].log_event(told, {"kind": "solving", "part": part, "level": level, "done": 0, "seconds": 0.0,
+                                      "over": True})
         raise
+    if not steps:
+        return solve(start, stop)
     return pa.concat_tables(steps).combine_chunks() if len(steps) > 1 else steps[0]
 
 
