@@ -123,20 +123,29 @@ def compile_all() -> None:
 def _listen() -> None:
     """Numba's events of compiling heard, and passed on to ``compiling_heard``'s callbacks. Numba says
     nothing when it finds a function in its cache: only a first use on the machine (or after the source
-    changed) is heard."""
+    changed) is heard, of the functions it keeps there."""
     from numba.core import event
+    from numba.core.caching import NullCache
+
+    def kept(ev: Any) -> bool:
+        # Numba's own helpers (its typed list's) have no cache: compiled in every process, never a first use.
+        return not isinstance(getattr(ev.data.get("dispatcher"), "_cache", None), NullCache)
 
     class Heard(event.Listener):
         depth = 0  # a function's compiling compiles those it calls: the outermost begins and ends the spell
 
         def on_start(self, ev: Any) -> None:
             global _functions
+            if not kept(ev):
+                return
             _functions += 1
             self.depth += 1
             if self.depth == 1:
                 _tell(True)
 
         def on_end(self, ev: Any) -> None:
+            if not kept(ev):
+                return
             self.depth -= 1
             if self.depth == 0:
                 _tell(False)
@@ -174,11 +183,33 @@ def resolved(function: Any) -> Any:
 
 
 def compile_if_installed() -> None:
-    """``compile_all()`` where numba is installed (a large batch pays for it); else leave everything Python."""
+    """``compile_all()`` where numba is installed (a large batch pays for it); else leave everything Python.
+    The first time numba then compiles a function it did not find in its cache, the ``tablebase`` logger
+    says so (a warning: Python prints it on stderr unless the program says otherwise), since a batch that
+    waits seconds for it would otherwise wait without a word."""
+    global _noticed
     try:
         compile_all()
     except ImportError:
-        pass
+        return
+    with _lock:
+        if not _noticed:
+            _noticed = True
+            _heard.append(_notice)
+
+
+_noticed = False  # whether ``_notice`` listens
+
+
+def _notice(begins: bool) -> None:
+    """Said once, as numba begins compiling for a batch: the first use of the functions on this machine."""
+    if begins and _notice in _heard:
+        _heard.remove(_notice)
+        import logging
+
+        logging.getLogger("tablebase").warning(
+            "tablebase: compiling the game's functions with numba (their first use on this machine: kept for "
+            "later runs); the batch goes on once they are")
 
 
 def array_list() -> Any:

@@ -125,3 +125,24 @@ def test_compiling_is_said_at_a_machines_first_use_and_not_after(tmp_path):
     again, _, status = lines_with_times(["build", "chomp", "--rows", "6", "--cols", "6", "--out", str(tmp_path / "b")],
                                         env)
     assert status == 0 and not any("compiling" in line for _, line in again), again
+
+
+LOOKUP = """
+import tablebase
+rows = tablebase.open({folder!r}).lookup_many("chomp_6x6", ["5 5 3 2"] * 20_000)
+assert len(rows) == 20_000
+"""
+
+
+def test_a_batch_lookup_says_it_compiles_at_a_machines_first_use_and_not_after(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    built = subprocess.run([sys.executable, "-m", "tablebase", "build", "chomp", "--rows", "6", "--cols", "6",
+                            "--out", str(tmp_path / "tb"), "--quiet"], capture_output=True, text=True,
+                           env={**env, "TABLEBASE_CACHE": str(tmp_path / "built")}, timeout=600)
+    assert built.returncode == 0, built.stderr
+    looked = [subprocess.run([sys.executable, "-c", LOOKUP.format(folder=str(tmp_path / "tb"))], capture_output=True,
+                             text=True, env={**env, "TABLEBASE_CACHE": str(tmp_path / "looked")}, timeout=600)
+              for _ in range(2)]
+    assert [r.returncode for r in looked] == [0, 0], [r.stderr for r in looked]
+    assert "compiling the game's functions with numba (their first use on this machine" in looked[0].stderr
+    assert "compiling" not in looked[1].stderr, looked[1].stderr
