@@ -90,9 +90,9 @@ class Report:
     task called directly), nor to a driver that prints nothing (``every`` infinite).
     """
 
-    def __init__(self, run: str, total: int, every: float, kind: str = "reading", **about: Any) -> None:
+    def __init__(self, run: str, total: int, every: float, report: str = "reading", **about: Any) -> None:
         self.topic, self.total, self.read, self.every = topic(run), total, 0, every / SHARE
-        self.kind, self.about = kind, about  # ``listing``: positions a listing's task played (``about``: where)
+        self.report, self.about = report, about  # ``listing``: positions a listing's task played (``about``: where)
         self.began = self.last = time.perf_counter()
         self.said = self.over = False
         self._lock = threading.Lock()  # the timer's thread and the task's both say things
@@ -128,8 +128,9 @@ class Report:
 
     def _send(self, over: bool) -> None:
         self.said, self.last = True, time.perf_counter()
-        self.worker.log_event(self.topic, {**self.about, "kind": self.kind, "task": self.task, "read": int(self.read),
-                                           "total": int(self.total), "seconds": self.last - self.began, "over": over})
+        self.worker.log_event(self.topic, {**self.about, "report": self.report, "task": self.task,
+                                           "read": int(self.read), "total": int(self.total),
+                                           "seconds": self.last - self.began, "over": over})
 
 
 # A part's positions solved at a time: each step's are told. Fixed, so that a part's rows (their dictionaries'
@@ -155,11 +156,11 @@ def solve_part_told(solve: Callable[[int, int], pa.Table], start: int, stop: int
             now = time.perf_counter()
             if found is not None and at + STEP < stop and now - last >= between:
                 said, last = True, now
-                found[0].log_event(told, {"kind": "solving", "part": part, "level": level,
+                found[0].log_event(told, {"report": "solving", "part": part, "level": level,
                                           "done": at + STEP - start, "seconds": now - began, "over": False})
     except BaseException:
         if said:  # the driver stops counting what this part had done
-            found[0].log_event(told, {"kind": "solving", "part": part, "level": level, "done": 0, "seconds": 0.0,
+            found[0].log_event(told, {"report": "solving", "part": part, "level": level, "done": 0, "seconds": 0.0,
                                       "over": True})
         raise
     if not steps:
@@ -208,7 +209,7 @@ class Compiling:
 
     def _send(self, over: bool) -> None:
         worker, task = self.found
-        worker.log_event(self.topic, {"kind": "compiling", "task": task, "seconds": time.perf_counter() - self.began,
+        worker.log_event(self.topic, {"report": "compiling", "task": task, "seconds": time.perf_counter() - self.began,
                                       "functions": jit.functions_compiled() - self.first, "over": over})
 
 
@@ -223,12 +224,12 @@ def listening(client: Client, run: str, progress: Reporter) -> Iterator[None]:
 
     def heard(event: tuple[float, dict[str, Any]]) -> None:
         said = event[1]
-        kind = said.get("kind")
-        if kind == "solving":
+        report = said.get("report")
+        if report == "solving":
             progress.solving(said["part"], said["level"], said["done"], said["seconds"], said["over"])
-        elif kind == "compiling":
+        elif report == "compiling":
             progress.compiling(said["task"], said["seconds"], said["functions"], said["over"])
-        elif kind == "listing":
+        elif report == "listing":
             progress.listing(said["task"], said["level"], said["read"], said["over"])
         else:
             progress.reading(said["task"], said["read"], said["total"], said["seconds"], said["over"])

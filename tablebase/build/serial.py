@@ -70,7 +70,7 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: str, table: 
     limit = limits.positions_for(plain=True)
     waiting = {level: dict(records) for level, records in inboxes.items()}
     files: Records = {}
-    with limits_set(limits), Report(run, 1, every, kind="listing", level=-1) as told:
+    with limits_set(limits), Report(run, 1, every, report="listing", level=-1) as told:
         if begin:
             _started(play, starting(game, limits.seconds, limit), root, table, partitions, waiting, files)
         read: Records = {}

@@ -94,7 +94,7 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: s
     def write(rows: pa.Table, batch: int) -> None:
         files.update(write_work(rows, root, table, share_name(level, partition, round_, batch), durable=True))
 
-    with Report(run, share.num_rows, every, kind="listing", level=level) as told:
+    with Report(run, share.num_rows, every, report="listing", level=level) as told:
         reached = _played_in_batches(kind, level, share, limits, write, told.add)
     return {"pieces": routed(reached, partitions), "found": share.num_rows, "rss": rss(), "skipped": False,
             "files": files}
