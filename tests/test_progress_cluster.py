@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from distributed import Client
-from helpers import killed_while_listing
+from helpers import assert_clean_error, killed_while_listing, tablebase
 
 from tablebase.build import build_tables
 from tablebase.build.driver import build_table
@@ -146,3 +146,13 @@ def test_a_batch_lookup_says_it_compiles_at_a_machines_first_use_and_not_after(t
     assert [r.returncode for r in looked] == [0, 0], [r.stderr for r in looked]
     assert "compiling the game's functions with numba (their first use on this machine" in looked[0].stderr
     assert "compiling" not in looked[1].stderr, looked[1].stderr
+
+
+def test_the_interval_is_one_option_of_the_build_and_a_bad_one_is_refused_in_one_line(tmp_path):
+    helped = tablebase("build", "chomp", "--help")
+    assert helped.returncode == 0 and "--progress-every SECONDS" in helped.stdout, helped.stdout
+    for bad in ("0", "-1", "nan"):
+        refused = tablebase("build", "chomp", "--rows", "3", "--cols", "3", "--out", tmp_path / "tb",
+                            "--progress-every", bad)
+        assert_clean_error(refused, "--progress-every")
+    assert not (tmp_path / "tb").exists()
