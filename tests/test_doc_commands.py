@@ -9,9 +9,7 @@ its own comment says otherwise (``# exits 2``).
 A few commands do not run here, each for the reason given in ``SKIPPED``
 (installs, the test suite itself, benchmarks, servers, clusters); a few run
 with a smaller size than the document's, where its own would take minutes
-(``SMALLER``). docs/format.md, docs/probe.md and docs/scale.md are left
-out: they are being rewritten with the build engine's current work, and
-their commands change with it.
+(``SMALLER``).
 """
 
 from __future__ import annotations
@@ -29,7 +27,6 @@ import pytest
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
-REWRITTEN = ("format.md", "probe.md", "scale.md")  # being rewritten with the engine: not checked here
 LINKED = ("examples", "jobs", "readers")  # what the commands name, from the checkout
 
 # (what a command holds, why it does not run here)
@@ -69,7 +66,7 @@ class Command:
 
 
 def _documents() -> list[Path]:
-    docs = sorted(p for p in (ROOT / "docs").glob("*.md") if p.name not in REWRITTEN)
+    docs = sorted((ROOT / "docs").glob("*.md"))
     return [ROOT / "README.md", *docs]
 
 
