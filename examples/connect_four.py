@@ -13,6 +13,9 @@ a minute to build on two cores; a size smaller by a row or a column, or
     tablebase build --game examples/connect_four.py:ConnectFour --rows 4 --cols 4 --table c4 --out tb
     tablebase lookup --db tb --game examples/connect_four.py:ConnectFour c4 "....|....|....|.X.."
 
+The board's left-right mirror is its symmetry (``canonical``): ``--symmetry``
+keeps one board of each mirrored pair, about half of them.
+
 A position is the rows, top first, of 'X', 'O' and '.' joined by '|'; a move
 is the column's letter, 'a' the leftmost.
 """
@@ -63,6 +66,12 @@ class ConnectFour(ScoredGame):
 
     def line_made(self, cells):
         return any(cells[line[0]] != "." and all(cells[i] == cells[line[0]] for i in line) for line in self.lines)
+
+    def canonical(self, cells):
+        """The board or its left-right mirror, whichever spells first: a mirrored board is played as the board
+        is, column for column, so a table built with --symmetry keeps one of the two."""
+        mirror = "".join(cells[r * self.cols:(r + 1) * self.cols][::-1] for r in range(self.rows))
+        return min(cells, mirror)
 
     def result(self, cells):
         # No moves: the last disc made a line (the player to move has lost), or the board is full.

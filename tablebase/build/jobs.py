@@ -2,12 +2,14 @@
 
     partition_rows = 100000        # optional
     compact = true                 # optional, for every table: no position text in the files
+    symmetry = true                # optional, for every table: one position of each orbit (the game's canonical)
     [[table]]
     game = "chomp"                 # a built-in or plugin name, "module:Class" or "path/to/file.py:Class"
     rows = 8
     cols = 8
     name = "chomp_small"           # optional table name
     compact = false                # optional, for this table
+    symmetry = false               # optional, for this table
 
     [[table]]
     game = "octal"
@@ -16,7 +18,9 @@
     summary = "octal_3_digit"      # optional: one summary table of these tables' figures
 
 A game file named in a job file is found relative to the job file's folder.
-An entry that stands for several tables names none of them (``name`` is
+A table built with ``symmetry`` keeps one position of each orbit under
+the game's symmetry, and its default name ends in ``_symmetry`` (its
+manifest says ``symmetry: true``). An entry that stands for several tables names none of them (``name`` is
 refused); ``summary`` names a table of one row per table built from the
 entry (``build/summary.py``).
 """
@@ -46,20 +50,38 @@ class TableSpec:
     name: str
     #: leave the position text out of the files; views and lookups spell it from the key
     compact: bool = False
+    #: keep one position of each orbit under the game's symmetry (its ``canonical``)
+    symmetry: bool = False
 
     def __post_init__(self) -> None:
         if self.compact:
             why = self.kind.compact_refusal()
             if why:
                 raise UsageError(f"{self.game.name}: --compact is refused for this game: {why}")
+        if self.symmetry:
+            why = self.kind.symmetry_refusal()
+            if why:
+                raise UsageError(f"{self.game.name}: --symmetry is refused for this game: {why}")
 
     @property
     def kind(self) -> Kind:
         """The table's kind, bound to its game as written."""
-        return kind_of(self.game)
+        return kind_of(self.game, self.symmetry)
 
     def with_compact(self, compact: bool) -> "TableSpec":
         return dataclasses.replace(self, compact=compact)
+
+    def with_symmetry(self, named: bool) -> "TableSpec":
+        """The spec of the table reduced by the game's symmetry; ``named``: its name was given, and is kept."""
+        return dataclasses.replace(self, symmetry=True, name=self.name if named else reduced_name(self.game.table))
+
+
+SYMMETRY_SUFFIX = "_symmetry"
+
+
+def reduced_name(name: str) -> str:
+    """The default name of a table that keeps one position of each orbit: never the full table's."""
+    return name + SYMMETRY_SUFFIX
 
 
 SMALL_JOB = 2**21  # positions: about a second of one core's work, less than starting worker processes
@@ -83,14 +105,15 @@ def is_small(specs: list[TableSpec], say: Callable[[str, str], None] | None = No
     return True
 
 
-def spec_for(ref: str, params: dict[str, Any], name: str | None = None, compact: bool = False) -> TableSpec:
+def spec_for(ref: str, params: dict[str, Any], name: str | None = None, compact: bool = False,
+             symmetry: bool = False) -> TableSpec:
     """The spec of a table of the game ``ref`` with these options."""
     game, source = load_game(ref, params)
-    return TableSpec(game, source, name or game.table, compact)
+    return TableSpec(game, source, name or (reduced_name(game.table) if symmetry else game.table), compact, symmetry)
 
 
 def read_job(path: str | Path) -> tuple[list[TableSpec], dict]:
-    """The tables of a job file and its top-level settings (partition_rows, compact)."""
+    """The tables of a job file and its top-level settings (partition_rows, compact, symmetry)."""
     try:
         data = tomllib.loads(Path(path).read_text())
     except FileNotFoundError:
@@ -98,10 +121,11 @@ def read_job(path: str | Path) -> tuple[list[TableSpec], dict]:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise UsageError(f"cannot read job file {path}: {e}") from None
     settings = {k: v for k, v in data.items() if k != "table"}
-    unknown = set(settings) - {"partition_rows", "compact"}
+    unknown = set(settings) - {"partition_rows", "compact", "symmetry"}
     if unknown:
         raise UsageError(
-            f"{path}: unknown setting {sorted(unknown)[0]!r} (settings: partition_rows, compact, [[table]])"
+            f"{path}: unknown setting {sorted(unknown)[0]!r} (settings: partition_rows, compact, symmetry, "
+            "[[table]])"
         )
     tables = data.get("table")
     if not isinstance(tables, list) or not tables:
@@ -116,10 +140,12 @@ def read_job(path: str | Path) -> tuple[list[TableSpec], dict]:
         name = entry.pop("name", None)
         summary = entry.pop("summary", None)
         compact = entry.pop("compact", settings.get("compact", False))
-        if not isinstance(compact, bool):
-            raise UsageError(f"{path}: table {i}: 'compact' must be true or false")
+        symmetry = entry.pop("symmetry", settings.get("symmetry", False))
+        for key, value in (("compact", compact), ("symmetry", symmetry)):
+            if not isinstance(value, bool):
+                raise UsageError(f"{path}: table {i}: '{key}' must be true or false")
         try:
-            made = [spec_for(ref, params, name, compact) for params in _variants(ref, entry, name)]
+            made = [spec_for(ref, params, name, compact, symmetry) for params in _variants(ref, entry, name)]
         except TablebaseError as e:
             raise UsageError(f"{path}: table {i}: {e}") from None
         if summary is not None:

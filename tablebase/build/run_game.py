@@ -14,18 +14,19 @@ from typing import Any
 from tablebase.games import load_game
 from tablebase.kinds import Kind, kind_of
 
-_games: dict[tuple[str, str, str], Kind] = {}
+_games: dict[tuple[str, str, str, bool], Kind] = {}
 # A small job's workers are threads of one process: one of them makes the game, the others wait.
 _making = threading.Lock()
 
 
-def game_of_run(run: str, ref: str, params: dict[str, Any]) -> Kind:
-    """The run's game, bound to its kind (as written: a listed game's keyed form comes from the store)."""
-    named = (run, ref, repr(sorted(params.items())))
+def game_of_run(run: str, ref: str, params: dict[str, Any], symmetry: bool = False) -> Kind:
+    """The run's game, bound to its kind (as written: a listed game's keyed form comes from the store);
+    ``symmetry``: the table keeps one position of each orbit."""
+    named = (run, ref, repr(sorted(params.items())), symmetry)
     with _making:
         kind = _games.get(named)
         if kind is None:
             _games.clear()
             game, _ = load_game(ref, params)
-            kind = _games[named] = kind_of(game)
+            kind = _games[named] = kind_of(game, symmetry)
         return kind

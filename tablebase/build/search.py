@@ -173,7 +173,8 @@ class ShareSearch:
         self.serials += 1
         task = self.client.submit(play_serially, *self.game_args, self.root_text, self.table, state["partitions"],
                                   self.limits, by_level, sum(state["found"].values()), begin, SERIAL_LEVEL,
-                                  self.every, key=f"serial-{self.table}-{self.run}-{self.serials}", pure=False)
+                                  self.every, symmetry=self.manifest.symmetry,
+                                  key=f"serial-{self.table}-{self.run}-{self.serials}", pure=False)
         result, = self._results([task], "listing the start positions" if begin else "listing small levels")
         if "listing" in result:
             return result["listing"]
@@ -237,8 +238,8 @@ class ShareSearch:
         expanding = [self.client.submit(expand_share, *self.game_args, self.root_text, self.table, level, p, round_,
                                         partitions, self.limits, inbox_records(self.work, level, p, round_),
                                         share_records(self.work, level, p, before=round_), above,
-                                        [receiving[p] for receiving in prior], self.every, key=f"expand-{tag}-{p}",
-                                        **self._on(p))
+                                        [receiving[p] for receiving in prior], self.every,
+                                        symmetry=self.manifest.symmetry, key=f"expand-{tag}-{p}", **self._on(p))
                      for p in range(partitions)]
         return self._sent(expanding, level, round_)
 

@@ -53,7 +53,8 @@ SERIAL = "serial"  # the source of what a serial task leaves in the inboxes
 
 def play_serially(run: str, ref: str, params: dict[str, Any], root: str, table: str, partitions: int,
                   limits: Limits, inboxes: dict[int, Records], found: int, begin: bool,
-                  level_most: int = SERIAL_LEVEL, every: float = float("inf")) -> dict[str, Any]:
+                  level_most: int = SERIAL_LEVEL, every: float = float("inf"),
+                  symmetry: bool = False) -> dict[str, Any]:
     """Dask task: play the small levels at the top, one after another (the module says how far).
 
     ``inboxes``: the records of what waits in the inboxes (round 0), by level; ``found``: the positions the
@@ -62,9 +63,9 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: str, table: 
     positions it found and the levels its children are on (``played``), the inboxes' records it read
     (``read``), what it left waiting, by level and round (``waiting``), the records of the files it wrote
     (``files``), and the process's memory (``rss``). ``every``: how often the driver speaks; the positions
-    played are told to it a few times as often.
+    played are told to it a few times as often. ``symmetry``: the table keeps one position of each orbit.
     """
-    kind = game_of_run(run, ref, params)
+    kind = game_of_run(run, ref, params, symmetry)
     game = kind.game
     play = SerialPlay(game, kind.plain_rules(), limits.seconds)
     limit = limits.positions_for(plain=True)
@@ -72,7 +73,8 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: str, table: 
     files: Records = {}
     with limits_set(limits), Report(run, 1, every, report="listing", level=-1) as told:
         if begin:
-            _started(play, starting(game, limits.seconds, limit), root, table, partitions, waiting, files)
+            _started(play, starting(game, limits.seconds, limit, rules=play.rules), root, table, partitions, waiting,
+                     files)
         read: Records = {}
         while play.bytes < SERIAL_BYTES:
             levels = set(play.waiting) | set(waiting)

@@ -60,7 +60,8 @@ def rss() -> int:
 def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: str, level: int, partition: int,
                  round_: int, partitions: int, limits: Limits, inbox: Records, seen: Records,
                  above: tuple[int, list[dict[str, Any]]] | None = None,
-                 prior: list[dict[str, Any]] = (), every: float = float("inf")) -> dict[str, Any]:
+                 prior: list[dict[str, Any]] = (), every: float = float("inf"),
+                 symmetry: bool = False) -> dict[str, Any]:
     """Dask task: one partition's share of one round of a level, played; its rows written; its children
     split by owner (``pieces``), how many positions it found, the process's memory, its files' records.
 
@@ -71,12 +72,13 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: s
     which must be received first. If its moves kept their level (or it did nothing), that level needs
     another round before this one: this step does nothing (``skipped``) and is submitted again later.
     ``every``: how often the driver speaks; the positions played are told to it a few times as often.
+    ``symmetry``: the table keeps one position of each orbit.
     """
     if above is not None:
         above_level, received = above
         if any(r["skipped"] or above_level in r["levels"] for r in received):
             return {"pieces": [None] * partitions, "found": 0, "rss": rss(), "skipped": True, "files": {}}
-    kind = game_of_run(run, ref, params)
+    kind = game_of_run(run, ref, params, symmetry)
     given = {**inbox, **inbox_records(recorded(prior), level, partition, round_)}
     arrived = read_work(root, table, dict(sorted(given.items())), schema=TRAVELLING)
     if not arrived:  # nothing reached this share of the level

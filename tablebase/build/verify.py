@@ -153,7 +153,7 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
     if changed:
         say("the game's source has changed since the table was built; "
             "checking the rows against the rules as they are now")
-    kind = kind_of(game)
+    kind = kind_of(game, m.symmetry)  # a table of one position an orbit is listed again so
     problems, present = _check_files(root, m)
     if kind.needs_listing:
         kind = _listed_again(kind, m, problems, say)

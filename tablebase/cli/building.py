@@ -32,6 +32,9 @@ def _build_options(parser: argparse.ArgumentParser) -> None:
                         help="seconds between status lines on stderr (default: 1 at a terminal, 10 in a log or pipe)")
     parser.add_argument("--compact", action="store_true",
                         help="leave the position text out of the files; SQL and lookups spell it from the key")
+    parser.add_argument("--symmetry", action="store_true",
+                        help="keep one position of each orbit under the game's symmetry (its canonical(position)); "
+                             "the table's name ends in _symmetry")
     parser.add_argument("--scratch", help="folder on local disk for values too large for memory (default: "
                                           "under --out; removed when the build ends)")
     parser.add_argument("--dry-run", action="store_true",
@@ -164,12 +167,16 @@ def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | No
         specs, settings = read_job(args.job)
         if args.compact:
             specs = [s.with_compact(True) for s in specs]
+        if args.symmetry:  # a table named in the job keeps its name
+            named = {s.name for s in specs if s.name != s.game.table}
+            specs = [s if s.symmetry else s.with_symmetry(s.name in named) for s in specs]
         if args.table:
             raise TablebaseError("--table names one table; with --job give each table a 'name'")
     else:
         cls, source = found
         game = cls(**_params(args, cls))
-        specs = [TableSpec(game, source, args.table or game.table, bool(args.compact))]
+        spec = TableSpec(game, source, args.table or game.table, bool(args.compact))
+        specs = [spec.with_symmetry(bool(args.table)) if args.symmetry else spec]
     return args, specs, args.partition_rows or settings.get("partition_rows"), settings.get("summaries", {})
 
 

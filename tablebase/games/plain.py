@@ -62,6 +62,24 @@ class PlainGame(Game):
         """How a move is written in the table and in lookups (one name per move)."""
         return str(move)
 
+    def canonical(self, position: Position) -> Position:
+        """The representative of the position's orbit under the game's symmetries (a board or its mirror).
+
+        Optional. A build asked for symmetry (``--symmetry``) keeps one position
+        of each orbit: every start position and every move's child is replaced by
+        its representative. It must be a position of the same level and the same
+        figures, give one representative to every position of an orbit, and be
+        its own representative. Without it, the game has no symmetry (every
+        position is its own orbit) and ``--symmetry`` is refused.
+        """
+        return position
+
+
+def declares_symmetry(game: object) -> bool:
+    """Whether a plain game (or its class) gives its positions' representatives (``PlainGame.canonical``)."""
+    cls = game if isinstance(game, type) else type(game)
+    return issubclass(cls, PlainGame) and cls.canonical is not PlainGame.canonical
+
 
 class ImpartialGame(PlainGame):
     """An impartial game in normal play: both players have the same moves, and who cannot move loses.

@@ -25,9 +25,10 @@ KINDS = {"impartial": "tablebase.kinds.impartial:Impartial", "partizan": "tableb
          "scored": "tablebase.kinds.scored:Scored"}
 
 
-def kind_of(game: Game | type[Game]) -> Kind:
-    """The game's kind, bound to it (a game class will do for what only its declarations decide)."""
-    return kind_named(game.kind)(game)
+def kind_of(game: Game | type[Game], symmetry: bool = False) -> Kind:
+    """The game's kind, bound to it (a game class will do for what only its declarations decide); ``symmetry``:
+    its table keeps one position of each orbit (``Kind.symmetry``)."""
+    return kind_named(game.kind)(game, symmetry=symmetry)
 
 
 def known_kind(name: str) -> None:

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games import Game, KeyedForm, PlainGame, SumMoves, Texts
+from tablebase.games.plain import declares_symmetry
 from tablebase.kinds.artifacts import Artifact, Say
 from tablebase.kinds.budget import Bounds
 from tablebase.kinds.lines import Choose, best_line, by_figure, side_named
@@ -121,9 +122,11 @@ class Kind(ABC):
     #: choice, solve/figures.py); None: all at their bound's type. Kinds without such figures ignore it.
     wide: frozenset[str] | None = None
 
-    def __init__(self, game: Game | type[Game], keyed: KeyedForm | None = None) -> None:
+    def __init__(self, game: Game | type[Game], keyed: KeyedForm | None = None, symmetry: bool = False) -> None:
         self.game: Any = game
         self._keyed = keyed if keyed is not None else None if self.needs_listing else game
+        #: the table keeps one position of each orbit under the game's symmetry (``PlainGame.canonical``)
+        self.symmetry = symmetry
 
     # -- positions ---------------------------------------------------------------
     @property
@@ -152,9 +155,22 @@ class Kind(ABC):
             return Exploration(self.game, self.plain_rules(), limit, memory, say).everything()
         return list_keys(self.game, self.successors(), self.same_level, say)
 
-    @abstractmethod
     def plain_rules(self) -> PlainRules:
-        """What an exploration of a plain game needs of it (its sides of moves, parts, results)."""
+        """What an exploration of a plain game needs of it (its sides of moves, parts, results): the game's
+        rules, their moves leading to their children's representatives where the table keeps one position
+        of each orbit."""
+        rules = self.game_rules()
+        return rules.reduced(self.game.canonical) if self.symmetry else rules
+
+    @abstractmethod
+    def game_rules(self) -> PlainRules:
+        """``plain_rules`` as the game gives them, each position as it is."""
+
+    def symmetry_refusal(self) -> str | None:
+        """Why a table of the game cannot keep one position of each orbit (``--symmetry``), or None if it can."""
+        if not declares_symmetry(self.game):
+            return "the game declares no symmetry (a plain game's canonical(position), docs/games.md)"
+        return None
 
     def successors(self) -> Callable[[np.ndarray], np.ndarray]:
         """Every position a batch of keys leads to (for listing keyed games): each part of each move's result."""
@@ -187,11 +203,12 @@ class Kind(ABC):
         if sizes is None:
             raise TablebaseError(f"{self.game.name}: its positions must be listed first")
         if isinstance(self.game, PlainGame):
-            keyed: Any = self.listed_class(self.game, sizes, move_names or [], rows, max_moves, mean_moves, kept)
+            keyed: Any = self.listed_class(self.game, sizes, move_names or [], rows, max_moves, mean_moves, kept,
+                                           self.game.canonical if self.symmetry else None)
         else:
             keys = None if rows is None else (lambda level: rows(level, 0, int(sizes[level])).keys)
             keyed = ListedKeyedGame(self.game, sizes, keys)
-        return type(self)(self.game, keyed)
+        return type(self)(self.game, keyed, self.symmetry)
 
     def over_listing(self, listing: Listing) -> Kind:
         """This kind bound to the game's keyed form over a listing held in memory."""
@@ -251,9 +268,26 @@ class Kind(ABC):
                 found.update(by_children(key, found))
             return found
 
+        asked = self._as_asked(table, probe) if self.symmetry else probe
         if wanted is None:
-            return probe
-        return lambda text: {k: v for k, v in probe(text).items() if k in wanted}
+            return asked
+        return lambda text: {k: v for k, v in asked(text).items() if k in wanted}
+
+    def _as_asked(self, table: StoredTable, probe: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
+        """``probe`` of a table of one position an orbit: a position that is not its representative gets the
+        figures stored for it, and its best moves in its own orientation, as its lookup finds them."""
+        game = self.game
+
+        def as_asked(text: str) -> dict[str, Any]:
+            found = probe(text)
+            best = [f for f in found if f.startswith("best_")]
+            position = game.read(text)
+            if best and game.format(game.canonical(position)) != game.format(position):
+                looked = self.lookup(table, text)
+                found.update({f: looked[f] for f in best})
+            return found
+
+        return as_asked
 
     # -- the probe index ----------------------------------------------------------
     def index_rules(self) -> Rules:

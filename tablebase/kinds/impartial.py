@@ -86,8 +86,13 @@ class Impartial(Kind):
     def same_level(self) -> bool:  # type: ignore[override]
         return self.heap_sequence
 
-    def plain_rules(self) -> PlainRules:
+    def game_rules(self) -> PlainRules:
         return PlainRules((self.game.moves,), split=self.game.components if self.sums else None)
+
+    def symmetry_refusal(self) -> str | None:
+        if self.sums:  # a sum's lookup reads its parts' moves as stored, not through their representatives
+            return "its positions are sums of components, whose lookups do not map parts to representatives"
+        return super().symmetry_refusal()
 
     def moves_of(self, keys: np.ndarray, game: Any = None) -> list[SumMoves]:
         if self.sums:

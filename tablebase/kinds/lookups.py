@@ -31,7 +31,9 @@ def row_with_moves(table: StoredTable, text: str, order: Callable[[Listed], List
     found = index.row(key, level)
     if found is None:
         raise PositionError(f"{table.name}: position {text!r} is not stored (this table holds {game.bounds})")
-    position, moves = _moves(game, key)
+    # A table of one position an orbit holds the figures of the position's representative, which are its own;
+    # its moves are its own too, as asked, each child read through its representative.
+    position, moves = game.moves_as_asked(text) if table.kind.symmetry else _moves(game, key)
     result: dict[str, Any] = {"table": table.name, "position": position, "key": key, "level": found["level"]}
     result.update({f: v for f, v in found.items() if f not in (*IDENTITY, "level")})
     unknown = {f: None for f in found if f not in IDENTITY and not f.startswith("best_")}  # a child not stored
@@ -47,8 +49,24 @@ def row_with_moves(table: StoredTable, text: str, order: Callable[[Listed], List
     ordered = [entry for _, entry in order(listed)]
     if "best_move" in getattr(index, "by_children", ()):  # the index leaves it to the children: the first of them
         result["best_move"] = ordered[0]["move"] if ordered else None
+    if table.kind.symmetry and position != game.spell(key):  # the stored best moves are the representative's
+        result.update(_best_as_asked(game, key, found, ordered))
     result["moves"] = ordered
     return result
+
+
+def _best_as_asked(game: Any, key: int, found: dict[str, Any], ordered: list[dict[str, Any]]) -> dict[str, Any]:
+    """A position's best moves in its own orientation, where the table holds its representative's: the first
+    move in the kind's order for ``best_move``; for another best move (a score's, a count of passes'), the
+    first of the position's moves whose child has the stored move's child as its representative."""
+    best: dict[str, Any] = {"best_move": ordered[0]["move"] if ordered else None}
+    others = [f for f in found if f.startswith("best_") and f != "best_move" and found[f] is not None]
+    if others:
+        stored = {game.move_name(code): child for code, child, _, _ in _moves(game, key)[1]}
+        for figure in others:
+            child = stored.get(found[figure])
+            best[figure] = next((m["move"] for m in ordered if m["key"] == child & KEY_BITS), None)
+    return best
 
 
 def _moves(game: ImpartialForm | ScoredForm, key: int) -> tuple[str, list[tuple[int, int, str, int]]]:

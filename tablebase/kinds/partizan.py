@@ -62,9 +62,13 @@ class Partizan(Kind):
     sides = 2
     artifacts = (VALUES_TABLE,)
 
-    def plain_rules(self) -> PlainRules:
+    def game_rules(self) -> PlainRules:
         game = self.game
         return PlainRules((game.left_moves, game.right_moves), split=game.components)
+
+    def symmetry_refusal(self) -> str | None:
+        # A partizan lookup reads each side's moves as sums of stored parts, not through representatives.
+        return "partizan tables do not keep one position of each orbit (their lookups read moves as stored)"
 
     def moves_of(self, keys: np.ndarray, game: Any = None) -> list[SumMoves]:
         return list((self.keyed if game is None else game).left_right_moves(keys))

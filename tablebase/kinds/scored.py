@@ -70,7 +70,7 @@ class Scored(Kind):
         large levels cut in parts, as any other kind's, and a worker holds a part, not its largest level."""
         return getattr(self._keyed, "kept_levels", None) != frozenset()
 
-    def plain_rules(self) -> PlainRules:
+    def game_rules(self) -> PlainRules:
         return PlainRules((self.game.moves,), result_of=_result_of(self.game), same_level=True, again=True)
 
     def moves_of(self, keys: np.ndarray, game: Any = None) -> list[SumMoves]:

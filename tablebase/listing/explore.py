@@ -72,7 +72,7 @@ class Exploration:
         self._looked = [[0, 0, 0] for _ in rules.sides]
         with watched(game, "start_positions", self.seconds) as watch:
             try:
-                for p in game.start_positions():  # taken one by one, under the limit of positions
+                for p in rules.start_positions(game):  # taken one by one, under the limit of positions
                     if p not in self.ids:
                         watch.at = p
                         self.new(p)

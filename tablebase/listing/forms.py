@@ -107,8 +107,10 @@ class ListedPlainGame(_CountedLevels):
 
     def __init__(self, game: PlainGame, sizes: np.ndarray, move_names: list[str],
                  rows: Callable[[int, int, int], LevelRows], max_moves: int = 0, mean_moves: float = 0.0,
-                 kept: list[int] | None = None) -> None:
+                 kept: list[int] | None = None, canonical: Callable[[Any], Any] | None = None) -> None:
         self.game = game
+        #: where the listing keeps one position of each orbit: a position's representative, whose key it has
+        self.canonical = canonical
         # The levels some move keeps (None: not known, as in a listing recorded before it was counted).
         self.kept_levels: frozenset[int] | None = None if kept is None else frozenset(kept)
         self.sizes = np.asarray(sizes, dtype=np.int64)
@@ -206,11 +208,14 @@ class ListedPlainGame(_CountedLevels):
         return found.texts[row - found.first].as_py()
 
     def key_of(self, position: Any, text: str | None = None) -> int:
-        """The key of a position of the table (PositionError if it is not one)."""
+        """The key of a position of the table (PositionError if it is not one): its representative's, where
+        the listing keeps one position of each orbit."""
         game = self.game
         if position is None:  # read() gave nothing: the game's defect, not the text's
             raise TablebaseError(f"{game.name}: read({text!r}) returned None; read() must return a position "
                                  "or raise position_error")
+        if self.canonical is not None:
+            position = self.canonical(position)
         level = level_of(game, position)
         spelt = game.format(position)
         if not 0 <= level <= self.max_level or not self.sizes[level]:
@@ -252,6 +257,24 @@ class ListedPlainGame(_CountedLevels):
         if np.array_equal(where, np.arange(len(where))):
             return joined
         return select(joined, np.argsort(where, kind="stable"))
+
+    def moves_as_asked(self, text: str) -> tuple[str, list[tuple[int, int, str, int]]]:
+        """A position's notation and its own moves by the rules, as the text gives it (not its representative's),
+        each (code, the key of its child's representative with an extra turn's mark, the child's notation as
+        the move leads to it, the child's level): one side whose moves lead to one position each."""
+        game = self.game
+        position = game.read(text)
+        found = []
+        for move, (child,) in self.plays()[0](position):
+            name = game.move_name(move)
+            if name not in self._codes:
+                raise PositionError(f"{self.name}: move {name!r} is not one of the table's (the rules changed?)")
+            mark = 0
+            if isinstance(child, Again):
+                child, mark = child.position, AGAIN
+            key = self.key_of(child)
+            found.append((self._codes[name], key | mark, game.format(child), self.level_of(key)))
+        return game.format(position), found
 
     def played(self, keys: np.ndarray, s: int, watch: Watch | None = None) -> SumMoves:
         """Side ``s``'s moves of the keys by the rules, each position read back from its text and played

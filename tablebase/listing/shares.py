@@ -75,19 +75,20 @@ def split_by(rows: pa.Table, which: np.ndarray, parts: int) -> list[pa.Table]:
 
 
 def starting(game: PlainGame, seconds: float | None, limit: int | None,
-             batch: int = START_BATCH) -> Iterator[pa.Table]:
+             batch: int = START_BATCH, rules: PlainRules | None = None) -> Iterator[pa.Table]:
     """The start positions as they travel (``travelling``), in tables of up to ``batch``, each once in its
     table: a game may start from millions, which no one process need hold at once. A position given in two
     tables travels twice, and its owner keeps it once (``fresh``), as it does a position reached twice: to
     tell it here, this process would hold the hash of every position before it, and look each table up
-    among them. The game's code is watched while it gives a table, not while the caller writes it."""
+    among them. The game's code is watched while it gives a table, not while the caller writes it. ``rules``:
+    where reduced, each start position is taken to its representative."""
     given, total = None, 0
     while True:
         found: dict[Any, int] = {}
         with watched(game, "start_positions", seconds) as watch:
             try:
                 if given is None:
-                    given = iter(game.start_positions())
+                    given = iter(game.start_positions() if rules is None else rules.start_positions(game))
                 for p in given:
                     if p not in found:
                         watch.at = p

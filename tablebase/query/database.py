@@ -155,7 +155,7 @@ class Tablebase:
                     return LevelRows(texts=read_level(self.root, table, layout(), level, ["position"])
                                      .column("position").combine_chunks())
 
-                kind = kind_of(game).listed(m.listing.get("sizes"), m.listing.get("move_names"), texts,
+                kind = kind_of(game, m.symmetry).listed(m.listing.get("sizes"), m.listing.get("move_names"), texts,
                                             m.listing.get("max_moves", 0))
                 self._stored[table] = StoredTable(self.root, table, m, kind, lambda: self.index(table),
                                                   changed=changed, search=self.search)

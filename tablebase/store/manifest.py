@@ -49,6 +49,9 @@ class Manifest:
     #: what the rows say of the game as a whole, found once the table is whole (an octal table's
     #: period and rare values, tablebase.kinds.heap_figures)
     figures: dict[str, Any] = field(default_factory=dict)
+    #: the table keeps one position of each orbit under the game's symmetry (``--symmetry``): saved only
+    #: then, so that a reader that does not know the field refuses such a table rather than read it as whole
+    symmetry: bool = False
 
     def layout(self) -> Layout:
         """Which files hold which levels, by the plan."""
@@ -64,7 +67,7 @@ class Manifest:
 
     def same_build(self, other: "Manifest") -> bool:
         """Whether a build of ``other`` may continue this one: the same game, rules and settings."""
-        keys = ("table", "game", "kind", "params", "version", "partition_rows", "format", "compact")
+        keys = ("table", "game", "kind", "params", "version", "partition_rows", "format", "compact", "symmetry")
         same_rules = self.source.get("digest") == other.source.get("digest")
         return same_rules and all(getattr(self, k) == getattr(other, k) for k in keys)
 
@@ -73,6 +76,8 @@ class Manifest:
         # Fields as they are: dataclasses.asdict deep-copies every file record first,
         # which took most of a save's 0.3 s at 8,000 files.
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _BULKY}
+        if not self.symmetry:
+            del data["symmetry"]
         # A game may have a million levels (a subtraction game up to a million): its plan and
         # levels done are kept as runs, each on one line, where a level per line took seconds a save.
         bulky = {"levels_done": _ranges(self.levels_done), "plan": self.plan.runs}
@@ -136,7 +141,7 @@ _BULKY = ("levels_done", "plan")
 _TYPES: dict[str, type | tuple[type, ...]] = {
     "table": str, "game": str, "kind": str, "params": dict, "version": str, "partition_rows": int, "source": dict,
     "plan": list, "files": dict, "levels_done": list, "complete": bool, "values": dict, "format": int,
-    "compact": bool, "listing": dict, "probe": dict, "figures": dict,
+    "compact": bool, "listing": dict, "probe": dict, "figures": dict, "symmetry": bool,
 }
 
 
