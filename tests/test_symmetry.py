@@ -201,3 +201,30 @@ def test_symmetry_asked_of_a_game_without_one_is_one_line(tmp_path):
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and "--symmetry is refused" in result.stderr, result.stderr
     assert not (tmp_path / "tb").exists()
+
+
+def test_verify_lists_a_reduced_table_again(root, game):
+    result = tablebase("verify", "--db", root, "--game", game.ref, game.reduced)
+    assert result.returncode == 0, result.stderr
+    assert "no problems" in result.stdout
+
+
+@pytest.mark.parametrize("edit, said", [
+    (("        return tuple(sorted(heaps))", "        return heaps[1], heaps[0]"), "a representative must be its own"),
+    (("            if t <= b:", "            if t <= b and t < 3:"), "it is no symmetry of the rules"),
+])
+def test_check_game_finds_a_canonical_that_is_no_symmetry(tmp_path, edit, said):
+    source = (HERE / "plugins" / "two_heaps.py").read_text()
+    assert edit[0] in source
+    broken = tmp_path / "two_heaps.py"
+    broken.write_text(source.replace(edit[0], edit[1]))
+    result = tablebase("check-game", f"{broken}:TwoHeaps", "--max", 4, "--quiet")
+    assert result.returncode != 0
+    assert said in result.stdout, result.stdout + result.stderr
+
+
+def test_a_reduced_build_does_not_resume_a_full_one(root):
+    result = tablebase("build", TWO_HEAPS, "--max", MOST, "--symmetry", "--table", f"twoheaps_max{MOST}",
+                       "--out", root, "--quiet")
+    assert result.returncode == 2
+    assert "symmetry" in result.stderr and result.stderr.strip().count("\n") == 0, result.stderr

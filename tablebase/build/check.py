@@ -9,7 +9,10 @@ share it, that every move leads to a position of the table and lowers the
 level (a scored game's moves may keep it) to a level ``child_levels`` names
 (the solvers read only those), that every move has a name, and
 finally that the table the engine's solver builds level by level equals a
-plain recursive search of the same rules (``Kind.oracle``). For a plain
+plain recursive search of the same rules (``Kind.oracle``). A game that
+declares a symmetry (``canonical``) has it checked on the whole table: each
+position's representative is a position of the table, of its level, its own
+representative, and of the same figures by the plain search. For a plain
 game it also reads every position back from its text and plays it again:
 the moves must be those the listing recorded, or the rules depend on
 something besides the position, and its ``read`` must undo its ``format``.
@@ -27,6 +30,7 @@ from typing import Any
 
 from tablebase.errors import TablebaseError
 from tablebase.games import Game, KeyedForm, Texts
+from tablebase.games.plain import declares_symmetry
 from tablebase.jit import compile_all
 from tablebase.kinds import Kind, kind_of
 from tablebase.lazy import np
@@ -96,6 +100,9 @@ def _checked(game: Game, limit: int, say: Callable[[str], None]) -> tuple[int, l
     if not defects.lines:
         say("solving with the engine and by a plain recursive search")
         _check_solved(kind, levels, defects)
+    if not defects.lines and declares_symmetry(game):
+        say("checking canonical() against the plain recursive search")
+        _check_symmetry(keyed, kind, levels, defects)
     return total, defects.all()
 
 
@@ -264,3 +271,34 @@ def _check_solved(kind: Kind, levels: dict[int, np.ndarray], defects: Defects) -
                 if row.get(figure) != value:
                     defects.add("solved", f"{row['position']!r}: the engine's table says {figure} "
                                 f"{row.get(figure)}, a plain recursive search says {value}")
+
+
+def _check_symmetry(keyed: Any, kind: Kind, levels: dict[int, np.ndarray], defects: Defects) -> None:
+    """Every position's representative (``canonical``): a position of the table at its level, its own
+    representative, with the position's figures by the plain recursive search."""
+    game, oracle = keyed.game, kind.oracle()
+    with watched(game, "canonical") as watch:
+        for level, keys in levels.items():
+            for key in keys.tolist():
+                text = _spell(keyed, key)
+                watch.at = text
+                try:
+                    image = game.canonical(game.read(text))
+                    spelt = game.format(image)
+                    again = game.format(game.canonical(image))
+                    found = keyed.key_of(image)
+                except LimitReached:
+                    raise
+                except Exception as e:  # the game's own code, or an image the table does not hold
+                    defects.add("symmetry", f"{text!r}: canonical() gives no position of the table: "
+                                f"{game_failed(game, e, text)}")
+                    continue
+                if again != spelt:
+                    defects.add("symmetry", f"{text!r}: canonical() gives {spelt!r}, whose own is {again!r} "
+                                "(a representative must be its own)")
+                elif keyed.level_of(found) != level:
+                    defects.add("symmetry", f"{text!r}: canonical() gives {spelt!r}, of level "
+                                f"{keyed.level_of(found)}, not {level}")
+                elif oracle(found) != oracle(key):
+                    defects.add("symmetry", f"{text!r}: canonical() gives {spelt!r}, whose figures differ "
+                                f"({oracle(key)} and {oracle(found)}): it is no symmetry of the rules")

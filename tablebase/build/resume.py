@@ -37,6 +37,8 @@ def resumable(root: Path, spec: TableSpec, partition_rows: int | None) -> Manife
         old.partition_rows = fresh.partition_rows
     if not old.same_build(fresh):
         changed = " (the game's source has changed)" if old.source.get("digest") != fresh.source.get("digest") else ""
+        if old.symmetry != fresh.symmetry:
+            changed += " with --symmetry" if old.symmetry else " without --symmetry"
         raise StoreError(
             f"table {spec.name} in {root} was built as {old.game} {old.params}{changed} "
             f"(version {old.version}, partitions of {old.partition_rows}); "
