@@ -147,6 +147,9 @@ def test_the_reduced_table_holds_one_position_of_each_orbit(root, game):
     assert {frozenset((text, game.mirror(text))) for text in reduced} == orbits  # each orbit once
     assert json.loads((root / game.reduced / "_manifest.json").read_text())["symmetry"] is True
     assert "symmetry" not in json.loads((root / game.table / "_manifest.json").read_text())
+    with tb_api.open(root, [game.ref]) as tb:
+        said = {t["table"]: t.get("symmetry") for t in tb.tables()}
+    assert (said[game.table], said[game.reduced]) == (None, True)
 
 
 def test_without_symmetry_the_rows_are_the_oracles(root, game):

@@ -85,10 +85,12 @@ class Tablebase:
     # -- catalogue ------------------------------------------------------------
     def tables(self) -> list[dict[str, Any]]:
         """Each readable table with its game, where this reader takes the game from, parameters, levels and
-        row counts (``unreadable`` says why the other sub-folders are not tables)."""
+        row counts, ``symmetry`` where it keeps one position of each orbit (``unreadable`` says why the other
+        sub-folders are not tables)."""
         return [{"table": name, "game": m.game, "origin": self.trust.origin(m), "params": m.params,
                  "levels": len(m.plan), "levels_done": len(m.levels_done), "positions": m.positions, "bytes": m.bytes,
-                 "complete": m.complete, **{k: m.figures[k] for k in FIGURES_SHOWN if k in m.figures}}
+                 "complete": m.complete, **({"symmetry": True} if m.symmetry else {}),
+                 **{k: m.figures[k] for k in FIGURES_SHOWN if k in m.figures}}
                 for name, m in self.manifests.items()]
 
     @property
