@@ -193,6 +193,8 @@ def test_a_mirrored_position_is_looked_up_as_asked(root, game):
             probed = tb.probe(game.reduced, text)
             assert figures(probed, game) == figures(whole, game)
             assert probed["best_move"] == whole["best_move"], text
+            assert tb.probe(game.reduced, text, columns=["best_move"]) == {"best_move": whole["best_move"]}
+            assert tb.probe(game.reduced, text, columns=game.figures[:1]) == {game.figures[0]: probed[game.figures[0]]}
         line = tb.line(game.reduced, asked[0])["steps"]
         for step, after in zip(line, line[1:]):
             assert game.moves(step["position"])[step["move"]] == after["position"]
