@@ -1,0 +1,21 @@
+"""Misère play of heap games: the misère quotients of octal games, and Conway's genus symbols.
+
+>>> from tablebase.misere import misere_quotient
+>>> q = misere_quotient("0.77", 6)   # Kayles, heaps 0..6
+>>> q.outcome((1, 1)), q.outcome((1,))
+('N', 'P')
+
+``misere_quotient`` grows the quotient heap by heap (``quotient.py``), each candidate proved right
+by a finite check (``check.py``) and reduced (``monoid.py``); a sum of heaps is then answered by
+multiplying its heaps' elements. See docs/misere.md.
+"""
+
+from tablebase.misere.quotient import (
+    DEFAULT_MAX_ORDER,
+    MisereQuotient,
+    QuotientTooLarge,
+    heap_options,
+    misere_quotient,
+)
+
+__all__ = ["DEFAULT_MAX_ORDER", "MisereQuotient", "QuotientTooLarge", "heap_options", "misere_quotient"]
