@@ -1,4 +1,5 @@
-"""The ``tablebase`` command: build, check-game, verify, lookup, query, stats, tables, serve, plot, games, cgt.
+"""The ``tablebase`` command: build, check-game, verify, lookup, query, stats, tables, serve, plot, games, cgt,
+misere.
 
 ``main`` parses the verb and hands over to its function: ``building.py``
 for the verbs that name a game first (their options depend on it),
@@ -113,6 +114,19 @@ def _cgt(cgt: argparse.ArgumentParser) -> None:
     cgt._negative_number_matcher = re.compile(r"^-(?!-)")
 
 
+def _misere(misere: argparse.ArgumentParser) -> None:
+    misere.description = ("The misère quotient of an octal game's heaps 0..N: its order, P-portion, each heap's "
+                          "element and the multiplication table (docs/misere.md).")
+    misere.add_argument("code", help="an octal code such as 0.77, .07, 4.7, or kayles, dawsons-kayles")
+    misere.add_argument("--heaps", type=int, required=True, metavar="N", help="the largest heap")
+    misere.add_argument("--json", action="store_true")
+    misere.add_argument("--sum", metavar="HEAPS", help="answer a sum of heaps, '3 5 7': its misère outcome and a "
+                                                       "winning move")
+    misere.add_argument("--genus", action="store_true", help="each heap's genus symbol (heaps up to 40)")
+    misere.add_argument("--max-order", type=int, default=None, metavar="M",
+                        help="refuse a quotient of more than M elements (default 2000)")
+
+
 # Each verb's help and options, in the order help lists them.
 VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "build": ("build tables: build GAME [options] --out DIR, or build --job FILE --out DIR", _nothing),
@@ -127,6 +141,7 @@ VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "index": ("write the probe index of built tables (other programs mmap it)", indexing.add_options),
     "games": ("every game with its build options and notation, and where it comes from", _json),
     "cgt": ("evaluate a sum of short partizan games in CGSuite notation", _cgt),
+    "misere": ("the misère quotient of an octal game's heaps, and misère sums", _misere),
 }
 READERS = {"lookup", "query", "stats", "verify", "tables", "serve", "plot"}  # read a built folder (--db)
 BOUNDED = {"query", "stats"}  # run SQL, under bounds of memory and time
@@ -143,6 +158,7 @@ COMMANDS = {
     "plot": reading.plot,
     "games": catalogue.games,
     "cgt": catalogue.cgt,
+    "misere": catalogue.misere,
 }
 # Verbs whose options depend on the game named first: parsed in two stages.
 GAME_COMMANDS = {"build": building.build, "check-game": building.check_game}

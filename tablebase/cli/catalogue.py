@@ -1,4 +1,4 @@
-"""The verbs about the program itself: its version, the games it knows, and the CGT calculator."""
+"""The verbs about the program itself: its version, the games it knows, the CGT calculator, misère quotients."""
 
 from __future__ import annotations
 
@@ -78,4 +78,19 @@ def cgt(args: argparse.Namespace) -> int:
     except CGTError as e:
         raise TablebaseError(str(e)) from None
     print(json.dumps(result) if as_json else format_report(result))
+    return 0
+
+
+def misere(args: argparse.Namespace) -> int:
+    from tablebase.misere import DEFAULT_MAX_ORDER, misere_quotient
+    from tablebase.misere.genus import genera
+    from tablebase.misere.report import as_dict, format_report, parse_sum
+
+    max_order = DEFAULT_MAX_ORDER if args.max_order is None else args.max_order
+    if max_order < 1:
+        raise TablebaseError(f"--max-order {max_order}: give at least 1")
+    position = None if args.sum is None else parse_sum(args.sum)
+    quotient = misere_quotient(args.code, args.heaps, max_order=max_order)
+    data = as_dict(quotient, genera(args.code, args.heaps) if args.genus else None, position)
+    print(json.dumps(data) if args.json else format_report(data))
     return 0

@@ -28,7 +28,7 @@ from tablebase.misere.monoid import Cyclic, Product, Table, TooLarge, closure, r
 
 MAX_HEAPS = 400  # the marking recurses once a heap; beyond a few hundred heaps the search is hopeless anyway
 DEFAULT_MAX_ORDER = 2000  # elements of a quotient
-CANDIDATE_FACTOR = 25  # a candidate (a product not yet reduced) may hold this many times more
+CANDIDATE_FACTOR = 10  # a candidate (a product not yet reduced) may hold this many times more
 DEFAULT_MAX_STATES = 2_000_000  # (element, transition set) pairs a check may meet
 _MAX_ROUNDS = 200  # candidates tried for one heap
 
@@ -175,9 +175,13 @@ def misere_quotient(code: str | OctalCode, heaps: int, max_order: int = DEFAULT_
             raise QuotientTooLarge(f"octal {rules}: the misère quotient of heaps 0..{n} is larger than "
                                    f"{max_order} elements ({state.table.order})")
     words = _shortest_words(state, options)
+    # elements numbered by their shortest sums (fewest heaps, then smallest heaps), the identity first
+    order = sorted(range(state.table.order), key=lambda x: (len(words[x]), words[x]))
+    label = {x: i for i, x in enumerate(order)}
+    mul = tuple(tuple(label[state.table.mul[x][y]] for y in order) for x in order)
     return MisereQuotient(
-        code=rules.text, heaps=heaps, mul=tuple(tuple(r) for r in state.table.mul),
-        p_portion=frozenset(state.p), heap_element=tuple(state.images), words=tuple(words),
+        code=rules.text, heaps=heaps, mul=mul, p_portion=frozenset(label[x] for x in state.p),
+        heap_element=tuple(label[x] for x in state.images), words=tuple(words[x] for x in order),
         changed_at=tuple(changed), options=tuple(tuple(o) for o in options))
 
 
