@@ -49,6 +49,15 @@ def test_every_sum_of_twenty_tokens_matches_the_brute_force(code):
     assert wrong == [] and bad_moves == []
 
 
+@pytest.mark.parametrize("code", [
+    "0.77",  # Kayles' quotient grows at heaps 25 and 27: every sum of 28 tokens covers both
+    pytest.param("0.07", marks=pytest.mark.slow),  # Dawson's Kayles grows at 25 and 27 too, to 176 elements
+])
+def test_every_sum_of_twenty_eight_tokens(code):
+    q, brute = misere_quotient(code, 28), Misere(code)
+    assert [p for p in sums(28, 28) if q.outcome(p) != brute.outcome(p)] == []
+
+
 @pytest.mark.parametrize("code", ["0.77", "0.07", "0.75", "4.7"])
 def test_every_two_elements_are_told_apart_by_a_sum(code):
     """The quotient is reduced, by the definition: for any two elements there is a sum X that the brute
