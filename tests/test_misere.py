@@ -49,12 +49,18 @@ def test_every_sum_of_twenty_tokens_matches_the_brute_force(code):
     assert wrong == [] and bad_moves == []
 
 
-@pytest.mark.parametrize("code", [
-    "0.77",  # Kayles' quotient grows at heaps 25 and 27: every sum of 28 tokens covers both
-    pytest.param("0.07", marks=pytest.mark.slow),  # Dawson's Kayles grows at 25 and 27 too, to 176 elements
-])
-def test_every_sum_of_twenty_eight_tokens(code):
-    q, brute = misere_quotient(code, 28), Misere(code)
+def test_kayles_single_heaps_to_40_and_every_sum_of_32_tokens():
+    """Kayles' quotient grows at heaps 25 and 27 and then not to heap 80: each heap to 40 alone (the brute
+    force plays every position below it) and every sum of at most 32 tokens."""
+    q, brute = misere_quotient("0.77", 40), Misere("0.77")
+    assert [n for n in range(41) if q.outcome((n,)) != brute.outcome((n,))] == []
+    assert [p for p in sums(32, 32) if q.outcome(p) != brute.outcome(p)] == []
+
+
+@pytest.mark.slow
+def test_dawsons_kayles_every_sum_of_28_tokens():
+    """Dawson's Kayles grows at heaps 25 and 27 too, to 176 elements."""
+    q, brute = misere_quotient("0.07", 28), Misere("0.07")
     assert [p for p in sums(28, 28) if q.outcome(p) != brute.outcome(p)] == []
 
 

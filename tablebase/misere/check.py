@@ -22,7 +22,7 @@ Times = Callable[[int, int], int]
 
 
 class SearchTooLarge(Exception):
-    """The check met more (element, transition set) pairs than its bound allows."""
+    """The check's pairs (element, transition set) held more elements than its bound allows."""
 
 
 def transitions(times: Times, identity: int, images: Sequence[int],
@@ -38,14 +38,14 @@ def transitions(times: Times, identity: int, images: Sequence[int],
 
 
 def mark(times: Times, identity: int, images: Sequence[int], moves: Sequence[frozenset[int]],
-         movers: Sequence[int]) -> tuple[dict[int, bool], dict[int, frozenset[int]]]:
+         movers: Sequence[int], keep_sets: bool = False) -> tuple[dict[int, bool], dict[int, frozenset[int]]]:
     """The P-status of every element the heaps reach, from each element's lex-least position.
 
     Positions are ordered lexicographically by the number of copies of the largest heap, then the next
     largest, and so on; a move replaces a heap by smaller ones, so every option of a position comes
     earlier, and its element has been marked. ``movers`` are the heaps that have options, largest first
-    (a heap without options is the empty game). Returns the status and the transition set of the
-    lex-least position of each element.
+    (a heap without options is the empty game). Returns the status and, with ``keep_sets``, the
+    transition set of the lex-least position of each element (else an empty dict: they are large).
     """
     status: dict[int, bool] = {}
     first_t: dict[int, frozenset[int]] = {}
@@ -54,7 +54,8 @@ def mark(times: Times, identity: int, images: Sequence[int], moves: Sequence[fro
         if depth == len(movers):
             if x not in status:
                 status[x] = bool(t) and not any(status[y] for y in t)
-                first_t[x] = t
+                if keep_sets:
+                    first_t[x] = t
             return
         h = movers[depth]
         g, th = images[h], moves[h]
@@ -73,7 +74,8 @@ def mark(times: Times, identity: int, images: Sequence[int], moves: Sequence[fro
 def first_failure(times: Times, identity: int, images: Sequence[int], moves: Sequence[frozenset[int]],
                   movers: Sequence[int], p_status: dict[int, bool], limit: int) -> dict[int, int] | None:
     """The lex-least position (heap -> copies) whose element's P-status breaks the misère rule given its
-    options' elements, or None when there is none.
+    options' elements, or None when there is none. ``limit`` bounds the elements the pairs met hold
+    together (each pair counts one more than its set's size), and so the check's memory.
 
     Positions are met in the order ``mark`` uses, and a search goes no further from a pair (element,
     transition set) met before, since what follows a position depends on its pair alone. Every option of
@@ -81,6 +83,7 @@ def first_failure(times: Times, identity: int, images: Sequence[int], moves: Seq
     right, and the position's true outcome is the opposite of its element's status.
     """
     seen: set[tuple[int, frozenset[int]]] = set()
+    held = [0]
     counts = [0] * len(movers)
 
     def bad(x: int, t: frozenset[int]) -> bool:
@@ -90,7 +93,8 @@ def first_failure(times: Times, identity: int, images: Sequence[int], moves: Seq
         if depth == len(movers):
             if (x, t) in seen:
                 return False
-            if len(seen) >= limit:
+            held[0] += 1 + len(t)
+            if held[0] > limit:
                 raise SearchTooLarge(limit)
             seen.add((x, t))
             return bad(x, t)

@@ -29,7 +29,8 @@ from tablebase.misere.monoid import Cyclic, Product, Table, TooLarge, closure, r
 MAX_HEAPS = 400  # the marking recurses once a heap; beyond a few hundred heaps the search is hopeless anyway
 DEFAULT_MAX_ORDER = 2000  # elements of a quotient
 CANDIDATE_FACTOR = 10  # a candidate (a product not yet reduced) may hold this many times more
-DEFAULT_MAX_STATES = 2_000_000  # (element, transition set) pairs a check may meet
+REDUCED_FACTOR = 2  # and, reduced, this many times more (its table holds the square)
+DEFAULT_MAX_HELD = 2_000_000  # elements a check's (element, transition set) pairs may hold, and so its memory
 _MAX_ROUNDS = 200  # candidates tried for one heap
 
 
@@ -138,7 +139,8 @@ class _Stuck(Exception):
 class _Bounds:
     order: int
     candidate: int
-    states: int
+    reduced: int
+    held: int
 
 
 @dataclass
@@ -149,12 +151,13 @@ class _State:
 
 
 def misere_quotient(code: str | OctalCode, heaps: int, max_order: int = DEFAULT_MAX_ORDER,
-                    max_states: int = DEFAULT_MAX_STATES) -> MisereQuotient:
+                    max_held: int = DEFAULT_MAX_HELD) -> MisereQuotient:
     """The misère quotient of the sums of heaps 0..``heaps`` of an octal game (see the module's doc).
 
     Raises ``QuotientTooLarge`` (an ``OverLimit``), saying at which heap, when the quotient is larger than
     ``max_order`` elements, when no candidate of at most ``CANDIDATE_FACTOR * max_order`` elements gets
-    the new heap right, or when a check meets more than ``max_states`` pairs;
+    the new heap right, or when a check's pairs (element, transition set) hold more than ``max_held``
+    elements;
     ``OctalCodeError`` for a code that names no game; ``UsageError`` for a heap bound out of range.
     """
     rules = parse_code(code)
@@ -163,7 +166,7 @@ def misere_quotient(code: str | OctalCode, heaps: int, max_order: int = DEFAULT_
     options = [heap_options(rules, n) for n in range(heaps + 1)]
     state = _State(Table([[0]]), set(), [0])
     changed: list[int] = []
-    bounds = _Bounds(max_order, max_order * CANDIDATE_FACTOR, max_states)
+    bounds = _Bounds(max_order, max_order * CANDIDATE_FACTOR, max_order * REDUCED_FACTOR, max_held)
     for n in range(1, heaps + 1):
         try:
             if _grow(state, options, n, bounds):
@@ -200,7 +203,7 @@ def _grow(state: _State, options: list[list[tuple[int, ...]]], n: int, bounds: _
     moves_old = [transitions(times, 0, old, options, h) for h in range(n)]
     mine = transitions(times, 0, old, options, n)
     lost = not (mine & state.p)  # heap n alone: P when every option is N
-    _, first_t = mark(times, 0, old, moves_old, [h for h in movers if h < n])
+    _, first_t = mark(times, 0, old, moves_old, [h for h in movers if h < n], keep_sets=True)
     for x in range(state.table.order):
         if (x in state.p) != lost or not _fits_first_positions(times, state.p, x, mine, first_t):
             continue
@@ -210,23 +213,25 @@ def _grow(state: _State, options: list[list[tuple[int, ...]]], n: int, bounds: _
             state.images.append(x)
             return False
     try:
-        trial = _candidate(state.table, old + [0], {n: Cyclic(2, 2)}, options, movers, bounds.candidate)
+        trial = _candidate(state.table, old + [0], {n: Cyclic(2, 2)}, options, movers, bounds)
     except TooLarge:
-        raise _Stuck(f"the first candidate has more than {bounds.candidate} elements") from None
+        raise _Stuck(f"the first candidate has more than {bounds.candidate} elements ({bounds.reduced} "
+                     "reduced)") from None
     for _ in range(_MAX_ROUNDS):
         failure = _failure(trial.times, trial.images, trial.moves, movers, trial.status, bounds)
         if failure is None:
             state.table, state.p, state.images = trial.table, trial.p, trial.images
             return True
-        trial = _recalibrate(trial, failure, options, movers, bounds.candidate)
+        trial = _recalibrate(trial, failure, options, movers, bounds)
     raise _Stuck(f"no candidate was right after {_MAX_ROUNDS} tries")
 
 
 def _failure(times, images, moves, movers, status, bounds: _Bounds) -> dict[int, int] | None:
     try:
-        return first_failure(times, 0, images, moves, movers, status, bounds.states)
+        return first_failure(times, 0, images, moves, movers, status, bounds.held)
     except SearchTooLarge:
-        raise _Stuck(f"checking a candidate met more than {bounds.states} (element, options) pairs") from None
+        raise _Stuck(f"checking a candidate held more than {bounds.held:,} elements in its (element, "
+                     "transition set) pairs") from None
 
 
 @dataclass
@@ -254,18 +259,20 @@ class _Trial:
 
 
 def _candidate(base: Table, images: list[int], free: dict[int, Cyclic], options: list[list[tuple[int, ...]]],
-               movers: list[int], limit: int) -> _Trial:
+               movers: list[int], bounds: _Bounds) -> _Trial:
     """``base`` times a free cyclic monoid for each heap of ``free`` (the other heaps keep their elements of
     ``base``), its P-portion marked from the positions, reduced."""
-    product = Product(base, list(free.values()), limit)
+    product = Product(base, list(free.values()), bounds.candidate)
     places = {h: i + 1 for i, h in enumerate(free)}
     gens = [product.generator(places[h]) if h in places else product.generator(0, images[h])
             for h in range(len(images))]
+    product.hot = set(gens)
     moves = [transitions(product.times, product.identity, gens, options, h) for h in range(len(images))]
     status, _ = mark(product.times, product.identity, gens, moves, movers)
     used = [gens[h] for h in movers]
     elements = closure(product.times, product.identity, used)
-    table, p, where = reduce_table(product.times, elements, used, {x for x in elements if status.get(x, False)})
+    table, p, where = reduce_table(product.times, elements, used, {x for x in elements if status.get(x, False)},
+                                   bounds.reduced)
     images = [where[gens[h]] if h in movers else 0 for h in range(len(images))]
     mul = table.mul
     return _Trial(table, p, images, [transitions(lambda x, y: mul[x][y], 0, images, options, h)
@@ -273,7 +280,7 @@ def _candidate(base: Table, images: list[int], free: dict[int, Cyclic], options:
 
 
 def _recalibrate(trial: _Trial, failure: dict[int, int], options: list[list[tuple[int, ...]]],
-                 movers: list[int], limit: int) -> _Trial:
+                 movers: list[int], bounds: _Bounds) -> _Trial:
     """A new candidate that gets the lex-least failure right: some of its heaps made free (one heap, then
     two, ...), each a cyclic monoid long enough to count its copies in the failure."""
     should_be_p = trial.element(failure) not in trial.p
@@ -283,12 +290,13 @@ def _recalibrate(trial: _Trial, failure: dict[int, int], options: list[list[tupl
             free = {h: Cyclic(max(1, failure[h] - 1, _index(trial.table, trial.images[h])), 2) for h in chosen}
             images = [0 if h in free else trial.images[h] for h in range(len(trial.images))]
             try:
-                new = _candidate(trial.table, images, free, options, movers, limit)
+                new = _candidate(trial.table, images, free, options, movers, bounds)
             except TooLarge:  # too many free heaps at once: another choice may do
                 continue
             if (new.element(failure) in new.p) == should_be_p:
                 return new
-    raise _Stuck(f"no candidate of at most {limit} elements gets the position {_text(failure)} right")
+    raise _Stuck(f"no candidate of at most {bounds.candidate} elements ({bounds.reduced} reduced) gets the "
+                 f"position {_text(failure)} right")
 
 
 def _text(word: dict[int, int]) -> str:

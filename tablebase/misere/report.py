@@ -60,7 +60,7 @@ def answer(q: MisereQuotient, position: tuple[int, ...]) -> dict[str, Any]:
 def format_report(data: dict[str, Any]) -> str:
     """The text of ``as_dict``'s figures."""
     lines = [f"octal {data['code']}, heaps 0..{data['heaps']}: misère quotient of order {data['order']}, "
-             f"P-portion of {data['p_portion_size']}"]
+             f"P-portion of {data['p_portion_size']} elements"]
     lines.append(f"stable from heap {data['stable_from']} through {data['heaps']} (observed: the quotient last grew "
                  f"at heap {data['stable_from']}; this is not a proof that it stays so)")
     lines.append("elements, each with a shortest sum of heaps in its class:")
