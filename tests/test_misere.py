@@ -157,9 +157,12 @@ def test_a_lookup_takes_microseconds():
 
 
 def test_bounds_and_bad_input_are_one_line_errors():
-    with pytest.raises(QuotientTooLarge, match=r"heaps 0\.\.25 is larger than 100 elements") as e:
-        misere_quotient("0.07", 30, max_order=100)
+    with pytest.raises(QuotientTooLarge, match=r"heaps 0\.\.27 is larger than 36 elements \(40\)") as e:
+        misere_quotient("0.77", 30, max_order=36)
     assert isinstance(e.value, OverLimit) and "\n" not in str(e.value)
+    # candidates are bounded by --max-order too: too small a bound finds none for Dawson's Kayles' heap 25
+    with pytest.raises(QuotientTooLarge, match=r"no candidate of at most 1000 elements .* at heap 25"):
+        misere_quotient("0.07", 30, max_order=100)
     with pytest.raises(OctalCodeError):
         misere_quotient("0.9x", 5)
     with pytest.raises(UsageError, match="bound from 0"):

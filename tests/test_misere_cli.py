@@ -47,7 +47,7 @@ def test_text_shows_table_heaps_and_an_answered_sum(capsys):
     (["0.77", "--heaps", "-1"], ["heaps -1"]),
     (["0.77", "--heaps", "3", "--sum", "4"], ["heap 4", "0..3"]),
     (["0.77", "--heaps", "3", "--sum", "a b"], ["sum 'a b'"]),
-    (["0.07", "--heaps", "30", "--max-order", "100"], ["larger than 100 elements"]),
+    (["0.77", "--heaps", "30", "--max-order", "36"], ["heaps 0..27 is larger than 36 elements"]),
     (["0.77", "--heaps", "41", "--genus"], ["genus"]),
     (["0.77", "--heaps", "3", "--max-order", "0"], ["--max-order"]),
 ])
