@@ -144,8 +144,9 @@ class Arrays:
         for file in range(len(self.index.directory.names)):
             buffers.append(self.buffer(file).view("<u8") if file in used else _EMPTY)
         count = len(self.stored)
-        values = np.zeros((count, n), dtype=np.uint64)  # base + code where a field is an offset, else its code
-        nulls = np.zeros((count, n), dtype=np.bool_)
+        # A row a key (a part of the batch is then rows apart): base + code where a field is an offset, else its code.
+        values = np.zeros((n, count), dtype=np.uint64)
+        nulls = np.zeros((n, count), dtype=np.bool_)
         present = np.zeros(n, dtype=np.bool_)
         f = self.fields
         taken = ok & ~wide
@@ -157,7 +158,7 @@ class Arrays:
                                  p["coding"], p["long_bits"], p["short_bits"], p["records"], p["marks"], p["counts"],
                                  p["codes"], p["codes_bits"], p["absent"], p["entries"], p["entry_bits"],
                                  p["dictionary"], f["encoding"], f["width"], f["offset"], f["null"], f["nulls"],
-                                 f["base"], values[:, a:b], nulls[:, a:b], present[a:b])
+                                 f["base"], values[a:b], nulls[a:b], present[a:b])
             return failed + a if failed >= 0 else -1
 
         # Compiled, the loop lets go of the interpreter's lock: a large batch's parts on a core each.
@@ -198,8 +199,8 @@ class Arrays:
         absent = ~ok  # every figure's mask where its field has no nulls in the segments touched (most)
         for j, f in enumerate(self.stored):
             table = {name: column[j] for name, column in self.fields.items()}
-            code = values[j]
-            null = ok & nulls[j] if table["nulls"][touched].any() else np.zeros(n, dtype=bool)
+            code = np.ascontiguousarray(values[:, j])
+            null = ok & nulls[:, j] if table["nulls"][touched].any() else np.zeros(n, dtype=bool)
             encodings = np.unique(table["encoding"][touched])
             if f.type == TEXT:
                 codes, dictionary = self._texts(f, seg, code, ok & ~null & ~wide)
@@ -365,10 +366,10 @@ def _decode(buffers, file_of, keys, seg, slot, taken, first, coding, long_bits, 
             if w < 64:
                 field &= (np.uint64(1) << w) - np.uint64(1)
             if nulls[f, s] and field == null[f, s]:
-                missing[f, i] = True
+                missing[i, f] = True
             elif encoding[f, s] == 1:
                 field += base[f, s]
-            values[f, i] = field
+            values[i, f] = field
     return -1
 
 
