@@ -38,8 +38,8 @@ def build(out: Path, rows: int, cols: int, symmetry: bool) -> tuple[float, dict]
     """The whole command's seconds and its summary."""
     began = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "tablebase", "build", "--game", GAME, "--rows", str(rows),
-                           "--cols", str(cols), "--table", "c4_symmetry" if symmetry else "c4", "--out", str(out), "--quiet",
-                           *(["--symmetry"] if symmetry else [])], capture_output=True, text=True)
+                           "--cols", str(cols), "--table", "c4_symmetry" if symmetry else "c4", "--out", str(out),
+                           "--quiet", *(["--symmetry"] if symmetry else [])], capture_output=True, text=True)
     if done.returncode:
         sys.exit(done.stderr)
     return time.perf_counter() - began, json.loads(done.stdout.splitlines()[-1])
