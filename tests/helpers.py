@@ -29,6 +29,14 @@ def tablebase(*args: str, timeout: float = 300, env: dict[str, str] | None = Non
     )
 
 
+# Runs the command in a child and writes the child's own peak resident memory (KiB) to the file named first. Not
+# getrusage: a child's ru_maxrss starts from the RSS of the process it was forked from (the test run, hundreds of
+# MiB and growing), kept across exec; VmHWM is the high-water mark of the child's own memory since its exec.
+MEASURED = ("import re, sys\nfrom tablebase.cli import main\ncode = main(sys.argv[2:])\n"
+            "status = open('/proc/self/status').read()\n"
+            "open(sys.argv[1], 'w').write(re.search(r'VmHWM:\\s*(\\d+) kB', status).group(1))\nsys.exit(code)\n")
+
+
 def file_hashes(folder: Path) -> dict[str, str]:
     """sha256 of every file under a folder, by relative path."""
     return {

@@ -9,16 +9,16 @@ A command's peak memory, from its own rusage, is the oracle that nothing was loa
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helpers import assert_clean_error, copy_without_index, file_of, rewrite_recorded
+from helpers import MEASURED, assert_clean_error, copy_without_index, file_of, rewrite_recorded
 
 import tablebase as tb_api
 from tablebase.store import Manifest
@@ -47,16 +47,12 @@ def _constant(path, count: int) -> None:
 
 
 def _measured(*args: object) -> tuple[subprocess.CompletedProcess, int]:
-    """The command run as ``helpers.tablebase`` runs it, and its peak memory in bytes (from its own rusage,
-    whatever other children this process had)."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        child = subprocess.Popen([sys.executable, "-m", "tablebase", *map(str, args)], stdout=out, stderr=err,
-                                 text=True)
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return subprocess.CompletedProcess(child.args, child.returncode, out.read(), err.read()), usage.ru_maxrss * 1024
+    """The command run as ``helpers.tablebase`` runs it, and its own peak memory in bytes (``helpers.MEASURED``)."""
+    with tempfile.TemporaryDirectory() as folder:
+        peak = Path(folder) / "peak"
+        result = subprocess.run([sys.executable, "-c", MEASURED, str(peak), *map(str, args)], capture_output=True,
+                                text=True, timeout=600)
+        return result, int(peak.read_text()) * 1024
 
 
 def _recorded(folder, table: str, name: str, rows: int | None = None) -> None:

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import assert_clean_error, copy_table
+from helpers import MEASURED, assert_clean_error, copy_table
 from helpers import tablebase as cli
 
 import tablebase
@@ -29,9 +29,6 @@ pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
 
 RUNAWAY = "SELECT count(*) FROM range(1000000000000) a, range(1000000000000) b"
 PEAK_BOUND = 1536 * 2**10  # KiB of resident memory: the interpreter, DuckDB and a 256 MiB limit, with room
-# Runs the command in this process and writes its peak resident memory (KiB) to the file named first.
-MEASURED = ("import resource, sys\nfrom tablebase.cli import main\ncode = main(sys.argv[2:])\n"
-            "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\nsys.exit(code)\n")
 
 
 @pytest.fixture
