@@ -63,6 +63,21 @@ class OctalCode:
         """The most heaps a move leaves (1, 2 or 3); 1 for a code without breaking moves."""
         return 3 if self.split3 else 2 if self.split2 else 1
 
+    def options(self, n: int, whole: tuple[int, ...] | list[int] | None = None) -> list[tuple[int, ...]]:
+        """Every move of a heap of ``n``, as the sorted tuple of the nonempty heaps it leaves, each once, in
+        plain Python (the definitions, for the few heaps a check needs); ``whole`` in place of the code's own."""
+        found: set[tuple[int, ...]] = set()
+        if n in (self.whole if whole is None else whole):
+            found.add(())
+        found.update((n - k,) for k in self.take if k < n)
+        for k in self.split2:
+            rest = n - k
+            found.update((a, rest - a) for a in range(1, rest // 2 + 1) if not (self.distinct and 2 * a == rest))
+        for k in self.split3:
+            rest = n - k
+            found.update((a, b, rest - a - b) for a in range(1, rest // 3 + 1) for b in range(a, (rest - a) // 2 + 1))
+        return sorted(found)
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The removals of each kind as int64 arrays, for the compiled loops."""
         return tuple(np.array(ks, dtype=np.int64) for ks in (self.whole, self.take, self.split2, self.split3))
@@ -134,16 +149,12 @@ def _first_values(code: OctalCode, whole: list[int], n: int) -> list[int]:
     few heaps a code's digits reach (at most 64)."""
     values: list[int] = []
     for heap in range(n + 1):
-        seen = {0} if heap in whole else set()
-        seen.update(values[heap - k] for k in code.take if k < heap)
-        for k in code.split2:
-            rest = heap - k
-            seen.update(values[a] ^ values[rest - a] for a in range(1, rest // 2 + 1)
-                        if not (code.distinct and 2 * a == rest))
-        for k in code.split3:
-            rest = heap - k
-            seen.update(values[a] ^ values[b] ^ values[rest - a - b] for a in range(1, rest // 3 + 1)
-                        for b in range(a, (rest - a) // 2 + 1))
+        seen = set()
+        for left in code.options(heap, whole):
+            value = 0
+            for h in left:
+                value ^= values[h]
+            seen.add(value)
         values.append(min(set(range(len(seen) + 1)) - seen))
     return values
 

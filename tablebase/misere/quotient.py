@@ -40,23 +40,7 @@ class QuotientTooLarge(OverLimit):
 
 def heap_options(code: OctalCode, n: int) -> list[tuple[int, ...]]:
     """Every move of a heap of n, as the sorted tuple of the nonempty heaps it leaves (each once)."""
-    found: set[tuple[int, ...]] = set()
-    if n in code.whole:
-        found.add(())
-    for k in code.take:
-        if 0 < n - k:
-            found.add((n - k,))
-    for k in code.split2:
-        rest = n - k
-        for a in range(1, rest // 2 + 1):
-            if not (code.distinct and 2 * a == rest):
-                found.add((a, rest - a))
-    for k in code.split3:
-        rest = n - k
-        for a in range(1, rest // 3 + 1):
-            for b in range(a, (rest - a) // 2 + 1):
-                found.add((a, b, rest - a - b))
-    return sorted(found)
+    return code.options(n)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,8 @@ from tablebase.probe.format import (
 from tablebase.probe.segment import CheckedSegment, assembler
 
 CHECK_BLOCK = 1 << 24  # bytes of a segment checksummed at a time by ``check``
-SEGMENTS_KEPT = 1 << 12  # segments of an index kept read
+# Segments of an index kept read (a few KiB each): every segment of Chomp 17x17, about half of 18x18.
+SEGMENTS_KEPT = 1 << 14
 
 
 class ProbeIndex:
@@ -75,6 +76,9 @@ class ProbeIndex:
         self._folder = os.path.join(os.path.dirname(self.path), SEGMENTS_FOLDER)
         self._files: dict[int, mmap.mmap] = {}
         self._segments: OrderedDict[int, CheckedSegment] = OrderedDict()
+        # Segments whose CRC-32 was found right: one let go of (past SEGMENTS_KEPT) is read again without it, so
+        # that random probes over more segments than are kept do not check a segment's bytes at every probe.
+        self._crc_checked = bytearray(d.segments)
         self._assemble = assembler(d.figures, self.figures)
         self._columns: Any = None  # what probe_many of arrays keeps (columns.Arrays), made on first use
 
@@ -127,7 +131,8 @@ class ProbeIndex:
         return row
 
     def segment(self, i: int) -> CheckedSegment:
-        """Segment ``i``, read and checked the first time (its CRC-32 included), then kept."""
+        """Segment ``i``, read and checked (its CRC-32 the first time), then kept while it is among the
+        ``SEGMENTS_KEPT`` last read."""
         found = self._segments.get(i)
         if found is not None:
             return found
@@ -136,8 +141,10 @@ class ProbeIndex:
         data = self.file(file)
         if offset + length > len(data):
             raise damaged(self.path, f"segment {i} at {offset:,} of {d.names[file]}, which has {len(data):,} bytes")
-        if zlib.crc32(data[offset : offset + length]) != crc:
-            raise damaged(self.path, f"segment {i} in {d.names[file]}: its CRC-32 differs")
+        if not self._crc_checked[i]:
+            if zlib.crc32(data[offset : offset + length]) != crc:
+                raise damaged(self.path, f"segment {i} in {d.names[file]}: its CRC-32 differs")
+            self._crc_checked[i] = 1
         header = read_segment(data, offset, length, d.first(self._data, i), last, d.stored,
                               os.path.join(self._folder, d.names[file]))
         found = CheckedSegment(data, header, last, d.stored, self._assemble, self.path)
