@@ -59,19 +59,30 @@ def test_a_table_without_an_index_has_no_probe_path(tmp_path):
     assert probe_path(tmp_path, manifest) is None
 
 
-def test_a_batch_probed_in_parts_on_threads_is_the_batch_probed_whole(tmp_path):
-    """A batch of at least two threads' shares is decoded in parts, one a core: the same columns as the
-    batch's keys probed a few at a time, in one part (which the test above holds to the Parquet rows)."""
+@pytest.mark.parametrize("grouped", [False, True])
+def test_a_batch_probed_in_parts_on_threads_is_the_batch_probed_whole(tmp_path, monkeypatch, grouped):
+    """A batch of at least two threads' shares is decoded in parts, one a core, and (``grouped``: an index
+    larger than the caches) in segment order: the same columns as the batch's keys probed a few at a time,
+    in one part, in the order given (which the test above holds to the Parquet rows)."""
+    import tablebase.probe.columns as columns
+    import tablebase.store.probe.whole as whole
     from tablebase.probe import ProbeIndex
     from tablebase.threads import THREAD_SHARE
 
-    keys = np.arange(0, 3000, dtype=np.int64)
+    monkeypatch.setattr(columns, "GROUPED_FROM", 0 if grouped else 1 << 62)
+    monkeypatch.setattr(whole, "SEGMENT_KEYS", 256)  # a dozen segments of a small table
+
+    keys = np.arange(0, 3000, dtype=np.int64) * 997  # keys over a dozen segments
     manifest = synthetic_table(tmp_path, "t", mixed_rows(keys, distinct=2))
-    asked = np.random.default_rng(5).integers(-5, 3100, 2 * THREAD_SHARE + 7)
+    rng = np.random.default_rng(5)
+    asked = np.concatenate([rng.choice(keys, THREAD_SHARE + 3), rng.integers(-5, 3_000_000, THREAD_SHARE + 4)])
+    rng.shuffle(asked)
     with ProbeIndex(probe_path(tmp_path, manifest)) as index:
         whole = index.probe_many(asked)
+        monkeypatch.setattr(columns, "GROUPED_FROM", 1 << 62)
         pieces = [index.probe_many(asked[a:a + 5_000]) for a in range(0, len(asked), 5_000)]
         assert whole["found"].tolist() == [f for p in pieces for f in p["found"].tolist()]
+        assert index.directory.segments > 5 and whole["found"].sum() > THREAD_SHARE
         names = [f.name for f in index.figures]
         assert len(names) >= 5
         for name in names:

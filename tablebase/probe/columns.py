@@ -30,6 +30,10 @@ from tablebase.probe.format import (
 from tablebase.threads import in_parts
 
 COMPILED_FROM = 10_000  # keys of a batch from which its loop is compiled (where numba is)
+# Bytes of segments a batch touches from which its keys are decoded in segment order: past the processor's
+# caches, keys in the order given each read three places of a large file, and a key's neighbours in its
+# segment read them from the cache.
+GROUPED_FROM = 64 << 20
 _EMPTY = np.zeros(1, dtype=np.uint64)  # the words of a segment file a batch does not touch
 _EMPTY.setflags(write=False)  # of the type of a mapped file's words, as a compiled list of them must be
 _ENTRY = np.dtype([("last", "<u8"), ("offset", "<u8"), ("length", "<u8"), ("file", "<u4"), ("crc", "<u4")])
@@ -73,6 +77,7 @@ class Arrays:
         self.firsts = np.frombuffer(index.data, "<u8", d.segments, d.firsts)
         entries = np.frombuffer(index.data, _ENTRY, d.segments, d.entries)
         self.lasts, self.files = entries["last"], entries["file"].astype(np.int64)
+        self.lengths = entries["length"]
         n = max(d.segments, 1)  # an index of no segments keeps one row of zeros, which no key reaches
         self.known = np.zeros(n, dtype=bool)
         self.params = {p: np.zeros(n, dtype=np.uint64) for p in _PARAMS}
@@ -148,11 +153,30 @@ class Arrays:
         values = np.zeros((n, count), dtype=np.uint64)
         nulls = np.zeros((n, count), dtype=np.bool_)
         present = np.zeros(n, dtype=np.bool_)
-        f = self.fields
         taken = ok & ~wide
+        order = None
+        if n >= COMPILED_FROM and int(self.lengths[touched].sum()) >= GROUPED_FROM:
+            order = np.argsort(seg.astype(np.uint16) if len(self.firsts) <= 1 << 16 else seg, kind="stable")
+        if order is None:
+            failed = self._decode(buffers, signed, seg, slot, taken, values, nulls, present)
+        else:
+            grouped = [np.zeros_like(a) for a in (values, nulls, present)]
+            failed = self._decode(buffers, signed[order], seg[order], slot[order], taken[order], *grouped)
+            failed = int(order[failed]) if failed >= 0 else -1
+            values[order], nulls[order], present[order] = grouped
+        if failed >= 0:
+            raise damaged(self.index.path, f"a record of segment {int(seg[failed])} outside its sections")
+        ok &= present | wide
+        return self._figures(signed, seg, ok, values, nulls, wide, touched)
 
-        def decode(a: int, b: int) -> int:
-            """Keys ``a:b``; the place of the first one outside its segment's sections, or -1."""
+    def _decode(self, buffers: Any, signed: np.ndarray, seg: np.ndarray, slot: np.ndarray, taken: np.ndarray,
+                values: np.ndarray, nulls: np.ndarray, present: np.ndarray) -> int:
+        """Every taken key's fields into ``values``, ``nulls`` and ``present`` (``_decode``, a large batch in parts
+        on threads: compiled, the loop lets go of the interpreter's lock); the place of the first key outside
+        its segment's sections, or -1."""
+        p, f = self.params, self.fields
+
+        def part(a: int, b: int) -> int:
             with np.errstate(over="ignore"):  # run as Python, the loop's sums wrap as compiled they do
                 failed = _decode(buffers, self.files, signed[a:b], seg[a:b], slot[a:b], taken[a:b], p["first"],
                                  p["coding"], p["long_bits"], p["short_bits"], p["records"], p["marks"], p["counts"],
@@ -161,12 +185,8 @@ class Arrays:
                                  f["base"], values[a:b], nulls[a:b], present[a:b])
             return failed + a if failed >= 0 else -1
 
-        # Compiled, the loop lets go of the interpreter's lock: a large batch's parts on a core each.
-        failed = max(in_parts(n, decode) if len(keys) >= COMPILED_FROM else [decode(0, n)])
-        if failed >= 0:
-            raise damaged(self.index.path, f"a record of segment {int(seg[failed])} outside its sections")
-        ok &= present | wide
-        return self._figures(signed, seg, ok, values, nulls, wide, touched)
+        n = len(seg)
+        return max(in_parts(n, part) if n >= COMPILED_FROM else [part(0, n)])
 
     def _segments_of(self, keys: np.ndarray) -> np.ndarray:
         """Each key's segment: the last whose first key is at most the key (-1 for none). Segments of a
