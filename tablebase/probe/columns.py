@@ -30,9 +30,8 @@ from tablebase.probe.format import (
 from tablebase.threads import in_parts
 
 COMPILED_FROM = 10_000  # keys of a batch from which its loop is compiled (where numba is)
-# Bytes of segments a batch touches from which its keys are decoded in segment order: past the processor's
-# caches, keys in the order given each read three places of a large file, and a key's neighbours in its
-# segment read them from the cache.
+# Bytes of segments a batch touches from which its keys are decoded in segment order: past the caches, a key
+# reads three places of a large file, which its neighbours in its segment then find cached.
 GROUPED_FROM = 64 << 20
 _EMPTY = np.zeros(1, dtype=np.uint64)  # the words of a segment file a batch does not touch
 _EMPTY.setflags(write=False)  # of the type of a mapped file's words, as a compiled list of them must be
