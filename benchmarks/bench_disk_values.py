@@ -4,7 +4,7 @@
     python benchmarks/bench_disk_values.py --rows 14 --cols 14
 
 The lower levels are solved once into a solver whose values are mapped from a
-file on disk (build/shared.py, as a build with values on disk does), and
+file on disk (build/cluster/shared_values.py, as a build with values on disk does), and
 copied into one whose values are in its own memory. Then the largest level is
 solved, its figures read from:
 
@@ -30,7 +30,7 @@ import uuid
 
 import numpy as np
 
-from tablebase.build import shared
+from tablebase.build.cluster import shared_values
 from tablebase.games import make_game
 from tablebase.solve.bites import BiteSolver
 
@@ -59,7 +59,7 @@ def main() -> None:
     top = int(np.argmax(sizes))
     run = uuid.uuid4().hex
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DISK", "/var/tmp")) as disk:
-        on_disk = BiteSolver(game, lambda size: shared.folder_for(run, size, disk), wide=frozenset())
+        on_disk = BiteSolver(game, lambda size: shared_values.folder_for(run, size, disk), wide=frozenset())
         began = time.perf_counter()
         for level in range(1, top):
             keys = game.level_keys(level, 0, sizes[level])
@@ -86,7 +86,7 @@ def main() -> None:
         for name, seconds in figures.items():
             print(f"  {name:10s} {seconds:7.3f} s  {sizes[top] / seconds:12,.0f} positions/s  "
                   f"{seconds / figures['memory']:.2f} x memory")
-        shared.remove(run, disk)
+        shared_values.remove(run, disk)
 
 
 if __name__ == "__main__":

@@ -292,8 +292,8 @@ def routing(root: Path, table: str, keys: list[int], batch: int, index_only: boo
 
 def ensure_table(args: argparse.Namespace) -> tuple[Path, str]:
     """The table to measure, built (Chomp 13x13) into a temporary folder unless given, and its index."""
+    from tablebase.probe_writer import FILE_NAME
     from tablebase.store import Manifest
-    from tablebase.store.probe import FILE_NAME
 
     if args.db:
         root, table = Path(args.db), args.table

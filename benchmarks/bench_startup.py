@@ -7,11 +7,11 @@ The floors are fresh interpreters that run nothing of a build:
 
     interpreter     python -c pass
     dask            import distributed
-    import floor    import tablebase.build.preload: Dask and the worker tasks (numpy, numba, pyarrow, the
+    import floor    import tablebase.build.cluster.preload: Dask and the worker tasks (numpy, numba, pyarrow, the
                     solvers) with numba ready, as the fork server imports them before it forks the local
                     cluster's workers: what a process must do before it can solve anything
     collector on    the same imports with the garbage collector running through them, as they were
-                    before tablebase.build.imports kept it out (the floor's gain over this is printed)
+                    before tablebase.build.cluster.imports kept it out (the floor's gain over this is printed)
 
 The builds are the whole ``tablebase build`` command into an empty folder:
 
@@ -65,15 +65,15 @@ def solve_slices(*args, **kwargs):
 tasks.solve_slices = solve_slices
 '''
 # The command, with the probe added to what the fork server imports.
-COMMAND = "from tablebase.build import fork_server; fork_server.PRELOAD.append('startup_probe'); " \
+COMMAND = "from tablebase.build.cluster import fork_server; fork_server.PRELOAD.append('startup_probe'); " \
           "from tablebase.cli import run; run()"
 FLOORS = {
     "interpreter": "pass",
     "dask": "import distributed",
-    "import floor": "import tablebase.build.preload",
-    "collector on": "import contextlib, tablebase.build.imports; "
-                    "tablebase.build.imports.long_lived = contextlib.nullcontext; "
-                    "import tablebase.build.preload",
+    "import floor": "import tablebase.build.cluster.preload",
+    "collector on": "import contextlib, tablebase.build.cluster.imports; "
+                    "tablebase.build.cluster.imports.long_lived = contextlib.nullcontext; "
+                    "import tablebase.build.cluster.preload",
 }
 
 

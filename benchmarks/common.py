@@ -14,7 +14,7 @@ from pathlib import Path
 
 import psutil
 
-from tablebase.build import shared
+from tablebase.build.cluster import shared_values
 
 
 def _rss_shmem(pid: int) -> int:
@@ -30,10 +30,10 @@ def _rss_shmem(pid: int) -> int:
 
 
 def _shared_files_bytes() -> int:
-    """Memory taken by the builds' shared values (build/shared.py)."""
+    """Memory taken by the builds' shared values (build/cluster/shared_values.py)."""
     total = 0
     try:
-        paths = list(shared.SHARED_MEMORY.glob(f"{shared.PREFIX}*/*"))
+        paths = list(shared_values.SHARED_MEMORY.glob(f"{shared_values.PREFIX}*/*"))
     except OSError:  # a build's folder removed while it was listed: the next sample counts the rest
         return 0
     for path in paths:

@@ -27,6 +27,7 @@ from tablebase.errors import (
     UsageError,
 )
 from tablebase.jit import numba_cache_outside_package as _numba_cache  # before any module imports numba
+from tablebase.query import DEFAULT_TIMEOUT
 from tablebase.results import Exact, Figures, Line, Lookup, Move, Probe, Step, exact
 from tablebase.version import VERSION as __version__
 
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from tablebase.query import Tablebase
 
 _numba_cache()
-DEFAULT_TIMEOUT = 60.0  # seconds a query may run unless told otherwise
 
 
 def open(root: "str | os.PathLike", games: "Iterable[str]" = (), *,  # noqa: A001 - mirrors the built-in on purpose

@@ -12,7 +12,7 @@ which see a module) reads them as it reads a module's.
 
 For type checkers the names are the libraries themselves. A region whose
 thread may be interrupted (a game's code under a time limit,
-listing/limits.py) imports them all first (``import_all``): an exception
+listing/game_limits.py) imports them all first (``import_all``): an exception
 raised into a thread halfway through importing a compiled library would
 leave it unusable for the whole process.
 """

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tablebase.errors import StoreError, UsageError
-from tablebase.games.drawing import OUTCOME_COLOURS
+from tablebase.games.shapes import OUTCOME_COLOURS
 from tablebase.lazy import np
 from tablebase.query.database import Tablebase, quote_name
 

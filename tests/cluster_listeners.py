@@ -43,7 +43,7 @@ def http_hosts(dask_worker) -> list[str]:
 
 def main(out: Path, small: bool, dashboard: bool) -> dict:
     from tablebase.build import build_table, dask_client, spec_for
-    from tablebase.build.cluster import dashboard_url
+    from tablebase.build.cluster.start import dashboard_url
 
     with dask_client(workers=2, small=small, dashboard=dashboard) as client:
         summary = build_table(client, out, spec_for("nim", {"heaps": 2, "max_heap": 5}), every=float("inf"))

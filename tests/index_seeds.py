@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 from probe_tables import mixed_rows
 
-from tablebase.store.probe import (
+from tablebase.probe_writer import (
     fields,
     figures_of,
     impartial_rules,

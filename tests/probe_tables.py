@@ -11,9 +11,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from tablebase.probe_writer import Rules, index_from_files
 from tablebase.store import Manifest, Plan, table_dir, write_parquet
 from tablebase.store.files import write_table
-from tablebase.store.probe import Rules, index_from_files
 
 
 def synthetic_table(root: Path, name: str, rows: pa.Table, parts: int = 1, run: int = 1,

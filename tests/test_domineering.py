@@ -180,7 +180,7 @@ def test_statistics(table8):
 
 
 def test_verify_rederives_every_row(table8):
-    from tablebase.build.verify import verify_table
+    from tablebase.checks.verify import verify_table
 
     root, table = table8
     checked, problems = verify_table(root, table)

@@ -495,7 +495,7 @@ def test_check_game_finds_no_defects():
 def test_every_example_game_draws_its_board(ref, params, position, cells, marks):
     """A cell a square, and each piece written in its cell: not the notation in a box."""
     from tablebase.games import find_game
-    from tablebase.games.drawing import Rect, Text
+    from tablebase.games.shapes import Rect, Text
 
     cls, _ = find_game(str(EXAMPLES / ref))
     picture = cls(**params).draw(position)

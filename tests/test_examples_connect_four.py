@@ -153,7 +153,7 @@ def test_a_bad_board_is_refused_in_one_line(text, why):
 
 def test_connect_four_draws_its_board():
     from tablebase.games import find_game
-    from tablebase.games.drawing import Rect, Text
+    from tablebase.games.shapes import Rect, Text
 
     picture = find_game(CONNECT_FOUR)[0](rows=4, cols=4, connect=4).draw("....|....|.O..|.XX.")
     assert sum(isinstance(s, Rect) for s in picture.shapes) == 16

@@ -208,7 +208,7 @@ def test_check_game_finds_no_defects():
 def test_kalah_draws_its_board():
     """Each house's seeds written in its cell, the stores at the ends; a move outlines the houses it changes."""
     from tablebase.games import find_game
-    from tablebase.games.drawing import Rect, Text
+    from tablebase.games.shapes import Rect, Text
 
     game = find_game(KALAH)[0](pits=3, seeds=2)
     picture = game.draw("0 2 2 2 / 2 2 2 0 S")

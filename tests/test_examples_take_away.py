@@ -2,7 +2,7 @@
 
 The game has one position a level (a pile of n tokens; a move takes 1, 2 or
 5), so the engine's listing plays a thousand levels of one position: one task
-plays them all and numbers them (build/serial.py). Every row is compared with
+plays them all and numbers them (build/census/small_levels.py). Every row is compared with
 the definitions, computed here from the rules alone: the Grundy value is the
 mex of the children's, which for the subtraction set {1, 2, 5} is n mod 3 (the
 closed form, checked too); the remoteness and best move as the engine defines

@@ -33,7 +33,7 @@ from helpers import tablebase as run
 import tablebase
 from tablebase.build import build_tables
 from tablebase.build.jobs import spec_for
-from tablebase.games.drawing import BLUE, RED
+from tablebase.games.shapes import BLUE, RED
 from tablebase.http.app import create_app
 
 TICTACTOE = f"{Path(__file__).resolve().parent.parent / 'examples' / 'tictactoe.py'}:TicTacToe"

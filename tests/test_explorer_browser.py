@@ -130,7 +130,7 @@ def test_the_pages_style_applies_under_their_content_security_policy(server, bro
     """The policy forbids everything the pages do not use: their inline style must still apply."""
     from selenium.webdriver.common.by import By
 
-    from tablebase.games.drawing import OUTCOME_COLOURS
+    from tablebase.games.shapes import OUTCOME_COLOURS
 
     with urllib.request.urlopen(f"{server}/tables/wythoff_n{TOP}/position?position=4%207", timeout=30) as answer:
         assert "default-src 'none'" in answer.headers["content-security-policy"]
@@ -162,7 +162,7 @@ def test_a_moves_name_outlines_it_on_the_board(server, browser):
     red and dashed); the best moves are outlined without asking."""
     from selenium.webdriver.common.by import By
 
-    from tablebase.games.drawing import BLUE, RED
+    from tablebase.games.shapes import BLUE, RED
 
     browser.get(f"{server}/tables/domineering_c5/position?position=..%23|...")
 

@@ -225,7 +225,7 @@ def test_a_table_started_while_the_workers_are_restarting_waits_for_them():
     starting then waits for one to join, where it had ended with "the cluster has no workers"."""
     from distributed import Client
 
-    from tablebase.build.cluster import cluster_workers
+    from tablebase.build.cluster.start import cluster_workers
 
     address = f"tcp://127.0.0.1:{free_port()}"
     port = address.rsplit(":", 1)[1]
@@ -250,7 +250,7 @@ def test_a_worker_paused_for_memory_it_keeps_is_freed_then_restarted():
     allocators hand back what they keep; a worker still paused after the patience is restarted."""
     from distributed import Client, LocalCluster
 
-    from tablebase.build.placing import PAUSED_PATIENCE, restart_paused
+    from tablebase.build.cluster.lost_workers import PAUSED_PATIENCE, restart_paused
 
     limit = 600 * 2**20
 
@@ -313,7 +313,7 @@ def test_a_task_whose_records_were_lost_with_its_worker_is_solved_again(tmp_path
     out): the driver submits it once more on its own, and the table is the one an undisturbed build writes.
     The loss is made where the driver meets it, in ``records_of``: the first time a task of level 20 is asked
     for its records, the records are dropped and the loss raised as a dead worker's would be."""
-    from tablebase.build.failures import RecordsLost, records_of
+    from tablebase.build.cluster.failures import RecordsLost, records_of
 
     lost: list[str] = []
 
@@ -332,7 +332,7 @@ def test_a_part_of_the_probe_index_lost_with_its_worker_is_written_again(tmp_pat
     """The probe index's parts are waited for as the solve's tasks are: a part whose worker died holding its
     records is submitted once more, and the index is the one an undisturbed build writes. The loss is made
     where the index's driver meets it, in ``records_of``, for the first part it asks for."""
-    from tablebase.build.failures import RecordsLost, records_of
+    from tablebase.build.cluster.failures import RecordsLost, records_of
 
     lost: list[str] = []
 
@@ -352,8 +352,8 @@ def test_a_part_of_the_probe_index_lost_twice_stops_the_build_in_one_line(tmp_pa
     """A part lost again after it was submitted once more stops the build, saying that it resumes."""
     from distributed import Client
 
-    from tablebase.build import driver, indexing
-    from tablebase.build.failures import RecordsLost, records_of
+    from tablebase.build import driver, index_step
+    from tablebase.build.cluster.failures import RecordsLost, records_of
     from tablebase.build.jobs import spec_for
     from tablebase.errors import BuildError
 
@@ -362,7 +362,7 @@ def test_a_part_of_the_probe_index_lost_twice_stops_the_build_in_one_line(tmp_pa
         raise RecordsLost(f"{table}: the worker writing a part of the index was lost before its records were fetched"
                           "; run the same command again to resume")
 
-    monkeypatch.setattr(indexing, "records_of", always_losing)
+    monkeypatch.setattr(index_step, "records_of", always_losing)
     spec = spec_for("chomp", {"rows": 5, "cols": 5})
     with Client(scheduler) as client, pytest.raises(BuildError, match="run the same command again to resume"):
         driver.build_table(client, tmp_path, spec, 300)

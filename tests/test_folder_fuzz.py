@@ -19,7 +19,7 @@ import shutil
 import pytest
 
 import tablebase
-from tablebase.build.verify import verify_table
+from tablebase.checks.verify import verify_table
 from tablebase.errors import TablebaseError
 
 pytestmark = pytest.mark.slow  # builds on the cluster

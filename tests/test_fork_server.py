@@ -13,7 +13,8 @@ from math import comb
 
 import pytest
 
-from tablebase.build import dask_client, fork_server
+from tablebase.build import dask_client
+from tablebase.build.cluster import fork_server
 from tablebase.build.jobs import SMALL_JOB
 from tablebase.cli import main
 

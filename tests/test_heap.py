@@ -1,5 +1,5 @@
 """A build's workers keep the memory their tasks free, so that the next task's arrays do not
-fault their pages in from the kernel again (build/heap.py)."""
+fault their pages in from the kernel again (build/cluster/allocator.py)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ pytestmark = pytest.mark.slow  # other processes: see conftest.py
 FAULTS = """
 import json, resource, sys
 import numpy as np
-from tablebase.build import heap
-kept = heap.keep_freed_memory() if sys.argv[1] == "kept" else None
+from tablebase.build.cluster import allocator
+kept = allocator.keep_freed_memory() if sys.argv[1] == "kept" else None
 before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 for _ in range(200):
     np.ones(2**17)

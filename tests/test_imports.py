@@ -1,10 +1,10 @@
-"""Heavy imports with the garbage collector kept out of them (tablebase/build/imports.py)."""
+"""Heavy imports with the garbage collector kept out of them (tablebase/build/cluster/imports.py)."""
 
 from __future__ import annotations
 
 import gc
 
-from tablebase.build.imports import long_lived
+from tablebase.build.cluster.imports import long_lived
 
 
 def test_the_collector_is_off_in_the_block_and_on_after_it_with_what_the_block_made_frozen():

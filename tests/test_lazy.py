@@ -69,7 +69,7 @@ def test_a_region_under_a_time_limit_imports_the_libraries_before_it_is_watched(
     """The watchdog raises into a game's thread at any line: never halfway through importing a library."""
     said = python("""
 import sys
-from tablebase.listing.limits import watched
+from tablebase.listing.game_limits import watched
 print("numpy" in sys.modules)
 with watched(object(), "moves", 5.0):
     print("numpy" in sys.modules, "pyarrow" in sys.modules)

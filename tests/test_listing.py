@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from distributed import Client
 
-from tablebase.build import ranges, search, shares
+from tablebase.build.census import numbering_tasks, rounds, share_tasks
+from tablebase.build.census.rounds import ShareSearch
 from tablebase.build.jobs import TableSpec
 from tablebase.build.resume import fresh_manifest
-from tablebase.build.search import ShareSearch
 from tablebase.games import find_game
 from tablebase.kinds import kind_of
 from tablebase.listing import Listing, level_rows
@@ -74,7 +74,7 @@ def listed_in_shares(client: Client, kind, source, root: Path, partitions: int |
 
 @pytest.mark.parametrize("ref, params", GAMES)
 @pytest.mark.parametrize("partitions", [1, 3])
-@pytest.mark.parametrize("serial", [search.SERIAL_LEVEL, 4, 0], ids=["serial", "both", "shares"])
+@pytest.mark.parametrize("serial", [rounds.SERIAL_LEVEL, 4, 0], ids=["serial", "both", "shares"])
 def test_a_listing_in_shares_is_the_listing_in_one_process(scheduler, tmp_path, monkeypatch, ref, params, partitions,
                                                           serial):
     """Positions found by the workers in shares, against the whole exploration in one process; in three
@@ -82,16 +82,16 @@ def test_a_listing_in_shares_is_the_listing_in_one_process(scheduler, tmp_path, 
     share played a few positions at a time (a file of rows for each batch). ``serial``: the most positions of
     a level played one after another with the levels around it by one task: here every level (the games are
     small), the listing numbered there; levels of 4 positions or fewer, the others in shares; none."""
-    monkeypatch.setattr(search, "SERIAL_LEVEL", serial)
+    monkeypatch.setattr(rounds, "SERIAL_LEVEL", serial)
     if partitions > 1:
-        monkeypatch.setattr(ranges, "RANGE_ROWS", 1)
+        monkeypatch.setattr(numbering_tasks, "RANGE_ROWS", 1)
     cls, source = find_game(f"{EXAMPLES / ref}")
     game = cls(**params)
     kind = kind_of(game)
     here = kind.list_positions()
 
     def batches_of(first: int, moves: int) -> None:  # on the workers, which play the shares
-        shares.SHARE_BATCH_FIRST, shares.SHARE_BATCH_MOVES = first, moves
+        share_tasks.SHARE_BATCH_FIRST, share_tasks.SHARE_BATCH_MOVES = first, moves
 
     with Client(scheduler) as client:
         if partitions > 1:
@@ -99,7 +99,7 @@ def test_a_listing_in_shares_is_the_listing_in_one_process(scheduler, tmp_path, 
         try:
             there = listed_in_shares(client, kind, source, tmp_path, partitions)
         finally:
-            client.run(batches_of, shares.SHARE_BATCH_FIRST, shares.SHARE_BATCH_MOVES)
+            client.run(batches_of, share_tasks.SHARE_BATCH_FIRST, share_tasks.SHARE_BATCH_MOVES)
     same_listing(here, there)
     batches = [p.stem.split("-")[4:] for p in (tmp_path / "t").rglob("share-*.arrow")]
     if serial == 0:  # a serial task leaves a level that a move keeps (a pass, an extra turn) to the shares
@@ -130,7 +130,7 @@ def test_a_keyed_game_is_listed_as_far_as_its_moves_reach():
 def test_a_part_of_a_level_is_read_from_the_row_groups_that_hold_it(tmp_path, monkeypatch):
     """A worker solving part of a level reads only the listing's row groups around that part (groups of 5 rows
     here); what it reads for any part is what the whole level, held in memory, says of those positions."""
-    from tablebase.build.listing import listed_from_store
+    from tablebase.build.census.entry import listed_from_store
     from tablebase.listing import level_table
     from tablebase.store import files, read_listing_rows, write_listing_level
 

@@ -1,4 +1,5 @@
-"""Values mapped from disk are allowed for in Dask's memory limits while a build maps them (build/mapped.py).
+"""Values mapped from disk are allowed for in Dask's memory limits while a build maps them
+(``build/cluster/mapped_memory.py``).
 
 A real local cluster of worker processes, each with a nanny: the limits Dask
 pauses a worker at (the worker's) and restarts it at (its nanny's) are read
@@ -13,7 +14,7 @@ import dask
 import pytest
 from distributed import Client, LocalCluster
 
-from tablebase.build.mapped import mapped_values_allowed
+from tablebase.build.cluster.mapped_memory import mapped_values_allowed
 
 MIB = 2**20
 LIMIT = 500 * MIB

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tablebase.build.memory import (
+from tablebase.build.cluster.memory_plan import (
     FRESH_WORKER,
     LISTED_PART,
     MIB,
@@ -289,7 +289,7 @@ def test_a_slow_count_of_positions_says_how_far_it_is():
 
 def test_the_build_speaks_while_a_level_takes_long():
     """Between finished partitions, the status is said again once a second: how far, how long, the ETA."""
-    from tablebase.build.progress import Progress
+    from tablebase.build.progress.display import Progress
 
     out = io.StringIO()
     progress = Progress("t", 100, 5, stream=out, every=0.0)
@@ -303,8 +303,8 @@ def test_the_build_speaks_while_a_level_takes_long():
 
 def test_the_eta_is_there_from_the_first_part_and_rough_until_a_hundredth_is_done():
     """No ETA before anything is done; from the first part, the rate so far, marked "~" while under 1%."""
-    from tablebase.build.progress import Progress
-    from tablebase.build.progress import _duration as spelt
+    from tablebase.build.progress.display import Progress
+    from tablebase.build.progress.display import _duration as spelt
 
     now = [0.0]
     out = io.StringIO()

@@ -26,7 +26,7 @@ from tablebase.probe.format import (
     TWO_WIDTHS,
     U64,
 )
-from tablebase.store.probe import (
+from tablebase.probe_writer import (
     figures_of,
     impartial_rules,
     segment_of_rows,
@@ -34,7 +34,7 @@ from tablebase.store.probe import (
     write_directory,
     write_segments,
 )
-from tablebase.store.probe.bits import pack, two_widths
+from tablebase.probe_writer.bits import pack, two_widths
 
 
 def check_every_key(root, table, keys_absent) -> ProbeIndex:
@@ -121,7 +121,7 @@ def test_each_coding_is_chosen_where_it_is_smallest(tmp_path):
 
 
 def test_records_wider_than_64_bits_and_floats_kept_as_their_bits(tmp_path, monkeypatch):
-    from tablebase.store.probe import fields
+    from tablebase.probe_writer import fields
 
     monkeypatch.setattr(fields, "FLOATS_LISTED", 10)
     n = 500

@@ -228,7 +228,7 @@ def test_a_segment_of_2_to_the_62_keys_in_no_bits_answers_at_once(sanitized, wor
     import numpy as np
     import pyarrow as pa
 
-    from tablebase.store.probe import figures_of, segment_of_rows, write_directory, write_segments
+    from tablebase.probe_writer import figures_of, segment_of_rows, write_directory, write_segments
 
     rows = pa.table({"key": np.arange(10), "same": pa.array(np.full(10, 7), pa.int16())})
     (tmp_path / "t" / "probe").mkdir(parents=True)

@@ -316,7 +316,7 @@ def test_c_reads_every_figure_type_as_stored(tbprobe, tmp_path, distinct, sparse
 
 
 def test_c_reads_raw_floats_and_records_wider_than_64_bits(tbprobe, tmp_path, monkeypatch):
-    from tablebase.store.probe import fields
+    from tablebase.probe_writer import fields
 
     monkeypatch.setattr(fields, "FLOATS_LISTED", 8)
     rng = np.random.default_rng(11)
@@ -336,7 +336,7 @@ def test_c_reads_raw_floats_and_records_wider_than_64_bits(tbprobe, tmp_path, mo
 def test_a_null_whose_code_is_all_ones_is_a_position_in_both_readers(tbprobe, tmp_path, monkeypatch):
     """A float kept as its own 64 bits, alone in its record, whose null's code is 2^64 - 1: the segment's
     absent code is NONE (every slot a position), so that record is a null, not a key that is no position."""
-    from tablebase.store.probe import fields
+    from tablebase.probe_writer import fields
 
     monkeypatch.setattr(fields, "FLOATS_LISTED", 4)
     keys = np.arange(50)

@@ -65,7 +65,7 @@ def test_a_batch_probed_in_parts_on_threads_is_the_batch_probed_whole(tmp_path, 
     larger than the caches) in segment order: the same columns as the batch's keys probed a few at a time,
     in one part, in the order given (which the test above holds to the Parquet rows)."""
     import tablebase.probe.columns as columns
-    import tablebase.store.probe.whole as whole
+    import tablebase.probe_writer.whole as whole
     from tablebase.probe import ProbeIndex
     from tablebase.threads import THREAD_SHARE
 

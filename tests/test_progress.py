@@ -1,5 +1,5 @@
 """The build's status lines: counts that move within a part, an ETA that rests on the work done and does not
-swing, their interval in a pipe, and compiling said as it happens (build/progress.py, build/eta.py)."""
+swing, their interval in a pipe, and compiling said as it happens (build/progress/display.py, build/progress/eta.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tablebase.build.progress import LOG_EVERY, TERMINAL_EVERY, Progress, interval
+from tablebase.build.progress.display import LOG_EVERY, TERMINAL_EVERY, Progress, interval
 
 ETA = re.compile(r"  ([\d,]+)/([\d,]+) positions .*ETA (~?)(\S+)$")
 

@@ -1,6 +1,6 @@
 """What a build says as it goes, seen on a real cluster and from the command: a part's positions told as they
 are solved (the files the same as a part solved at once), a resumed listing never silent, compiling said at a
-machine's first use, and the seconds of the summary those of the lines (build/progress.py, build/readback.py)."""
+machine's first use, and the seconds of the summary those of the lines (build/progress/)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from helpers import assert_clean_error, killed_while_listing, tablebase
 from tablebase.build import build_tables
 from tablebase.build.driver import build_table
 from tablebase.build.jobs import spec_for
-from tablebase.build.readback import STEP, listening
+from tablebase.build.progress.worker_events import STEP, listening
 from tablebase.store import Manifest
 
 pytestmark = pytest.mark.slow  # the cluster, or the command in processes of its own: see conftest.py
@@ -32,7 +32,7 @@ GAME = str(Path(__file__).parent / "plugins" / "kayles_rows.py") + ":KaylesRows"
 def told_part(run: str) -> list[int]:
     """On a worker: 50,000 positions solved by a stand-in solver at 20 us each (0.16 s a step), told as they
     go."""
-    from tablebase.build.readback import solve_part_told
+    from tablebase.build.progress.worker_events import solve_part_told
 
     def solve(a: int, b: int) -> pa.Table:
         time.sleep((b - a) * 2e-5)

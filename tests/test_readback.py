@@ -1,5 +1,5 @@
 """A resumed build says how far its workers have got in reading solved levels back, with an ETA, and which
-level it is solving, from its first second (build/readback.py, build/progress.py)."""
+level it is solving, from its first second (build/progress/worker_events.py, build/progress/display.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from distributed import Client
 from tablebase.build import build_tables
 from tablebase.build.driver import build_table
 from tablebase.build.jobs import spec_for
-from tablebase.build.progress import Progress
-from tablebase.build.readback import Report, positions_of, topic
+from tablebase.build.progress.display import Progress
+from tablebase.build.progress.worker_events import Report, positions_of, topic
 from tablebase.store import Manifest, Plan
 
 READING = re.compile(r"reading ([\d,]+) solved positions back into the workers' memory: ([\d,]+) \((\d+\.\d)%\)"
@@ -55,7 +55,7 @@ def test_the_status_shows_the_worker_the_step_waits_for_then_the_solving_again()
 
 
 def test_other_long_work_of_a_task_is_told_by_its_name_with_its_steps_and_an_eta():
-    """The probe index's passes over the rows (build/indexing.py) are told as a reading back is."""
+    """The probe index's passes over the rows (build/index_step.py) are told as a reading back is."""
     out = io.StringIO()
     progress = Progress("t", 10_000, 5, stream=out, every=0.0, clock=lambda: 100.0)
     progress.reading("index-t-run", 1_500, 3_000, 10.0, what="writing the probe index, 3 passes over 1,000 rows")

@@ -1,4 +1,4 @@
-"""Values shared by the workers of one machine (build/shared.py), across real processes."""
+"""Values shared by the workers of one machine (build/cluster/shared_values.py), across real processes."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from helpers import tablebase as tablebase_command
 from oracles import Oracle, chomp_board, chomp_moves
 
 import tablebase
-from tablebase.build import build_tables, driver, shared
+from tablebase.build import build_tables, driver
+from tablebase.build.cluster import shared_values
 from tablebase.build.jobs import spec_for
 from tablebase.games import make_game
 from tablebase.kinds import kind_of
@@ -28,36 +29,36 @@ pytestmark = pytest.mark.slow  # other processes: see conftest.py
 
 @pytest.fixture(autouse=True, scope="module")
 def _shared_memory() -> None:
-    require(None if shared.SHARED_MEMORY.is_dir() else "no /dev/shm on this machine")
+    require(None if shared_values.SHARED_MEMORY.is_dir() else "no /dev/shm on this machine")
 
-HOLD = ("import sys; from tablebase.build import shared; shared.folder_for(sys.argv[1], 1); "
+HOLD = ("import sys; from tablebase.build.cluster import shared_values; shared_values.folder_for(sys.argv[1], 1); "
         "print('held', flush=True); sys.stdin.read()")
 
 
 def _write_values(run: str, keys: list[int], values: list[int]) -> None:
     """In another process: put values into the shared arrays and mark the part they are."""
     game = make_game("chomp", {"rows": 4, "cols": 4})
-    known = KnownValues(game, lambda size: shared.folder_for(run, size))
+    known = KnownValues(game, lambda size: shared_values.folder_for(run, size))
     folder = known.shared
     known.add(np.array(keys), np.array(values), np.array(values), None)
-    shared.Holding(folder).mark(Piece(3, 3, 1, 2))
+    shared_values.Holding(folder).mark(Piece(3, 3, 1, 2))
 
 
 def _our_folders() -> set[str]:
-    return {p.name for p in shared.SHARED_MEMORY.glob(f"{shared.PREFIX}*")}
+    return {p.name for p in shared_values.SHARED_MEMORY.glob(f"{shared_values.PREFIX}*")}
 
 
 def test_a_part_one_process_solved_is_held_by_the_others_without_reading():
     run = uuid.uuid4().hex
     game = make_game("chomp", {"rows": 4, "cols": 4})
-    folder = shared.folder_for(run, game.key_space * KnownValues.bytes_per_key(game))
+    folder = shared_values.folder_for(run, game.key_space * KnownValues.bytes_per_key(game))
     try:
         assert folder is not None
         asked = []
         mine = kind_of(game).solver(lambda size: asked.append(size) or folder)
         assert mine.shared == folder
         assert asked == [game.key_space * KnownValues.bytes_per_key(game)]
-        held = shared.Holding(folder)
+        held = shared_values.Holding(folder)
         assert not held.has(Piece(3, 3, 1, 2))
         child = multiprocessing.get_context("spawn").Process(target=_write_values, args=(run, [5, 9], [7, 3]))
         child.start()
@@ -67,12 +68,12 @@ def test_a_part_one_process_solved_is_held_by_the_others_without_reading():
         assert mine.known.grundy[[5, 9]].tolist() == [7, 3]
         assert mine.known.remoteness[[5, 9]].tolist() == [7, 3]
     finally:
-        shared.remove(run)
-    assert not (shared.SHARED_MEMORY / f"{shared.PREFIX}{run}").exists()
+        shared_values.remove(run)
+    assert not (shared_values.SHARED_MEMORY / f"{shared_values.PREFIX}{run}").exists()
 
 
 def test_without_a_shared_folder_a_process_holds_only_its_own_parts():
-    held = shared.Holding(None)
+    held = shared_values.Holding(None)
     held.mark(Piece(2, 2, 0, 2))
     assert held.has(Piece(2, 2, 0, 2)) and not held.has(Piece(2, 2, 1, 2))
     held.mark(Piece(3, 900))  # a run of levels is one mark
@@ -90,24 +91,25 @@ def test_solvers_that_keep_their_values_in_memory_never_ask_for_a_folder():
 
 
 def test_too_little_shared_memory_or_turned_off_means_private_arrays(monkeypatch):
-    assert shared.folder_for(uuid.uuid4().hex, 2**62) is None
+    assert shared_values.folder_for(uuid.uuid4().hex, 2**62) is None
     monkeypatch.setenv("TABLEBASE_SHARED_MEMORY", "0")
-    assert shared.folder_for(uuid.uuid4().hex, 1) is None
+    assert shared_values.folder_for(uuid.uuid4().hex, 1) is None
 
 
 def test_a_build_removes_what_killed_builds_left_before_it_plans_its_shared_memory(tmp_path, monkeypatch):
     left = uuid.uuid4().hex
     subprocess.run([sys.executable, "-c", HOLD, left], stdin=subprocess.DEVNULL, check=True, capture_output=True)
-    (shared.SHARED_MEMORY / f"{shared.PREFIX}{left}" / "values").write_bytes(bytes(1 << 20))
+    (shared_values.SHARED_MEMORY / f"{shared_values.PREFIX}{left}" / "values").write_bytes(bytes(1 << 20))
     rooms = []
-    measure = shared.room
-    monkeypatch.setattr(shared, "room", lambda: rooms.append(f"{shared.PREFIX}{left}" in _our_folders()) or measure())
+    measure = shared_values.room
+    monkeypatch.setattr(shared_values, "room",
+                        lambda: rooms.append(f"{shared_values.PREFIX}{left}" in _our_folders()) or measure())
     try:
         list(build_tables([spec_for("chomp", {"rows": 4, "cols": 4})], tmp_path, quiet=True))  # workers in threads
         assert rooms and not any(rooms)  # the room was measured without the leftover
-        assert f"{shared.PREFIX}{left}" not in _our_folders()
+        assert f"{shared_values.PREFIX}{left}" not in _our_folders()
     finally:
-        shared.remove(left)
+        shared_values.remove(left)
 
 
 def test_folders_left_by_killed_builds_are_removed_and_folders_in_use_kept():
@@ -117,49 +119,49 @@ def test_folders_left_by_killed_builds_are_removed_and_folders_in_use_kept():
     try:
         assert holder.stdout.readline().strip() == "held"
         subprocess.run([sys.executable, "-c", HOLD, left], stdin=subprocess.DEVNULL, check=True, capture_output=True)
-        (shared.SHARED_MEMORY / f"{shared.PREFIX}{making}").mkdir()  # lock file not made yet
-        old = shared.SHARED_MEMORY / f"{shared.PREFIX}{abandoned}"
+        (shared_values.SHARED_MEMORY / f"{shared_values.PREFIX}{making}").mkdir()  # lock file not made yet
+        old = shared_values.SHARED_MEMORY / f"{shared_values.PREFIX}{abandoned}"
         old.mkdir()
-        os.utime(old, (time.time() - 2 * shared.YOUNG,) * 2)
+        os.utime(old, (time.time() - 2 * shared_values.YOUNG,) * 2)
 
-        assert shared.remove_unused() >= 2
+        assert shared_values.remove_unused() >= 2
         names = _our_folders()
-        assert f"{shared.PREFIX}{in_use}" in names and f"{shared.PREFIX}{making}" in names
-        assert f"{shared.PREFIX}{left}" not in names and f"{shared.PREFIX}{abandoned}" not in names
+        assert f"{shared_values.PREFIX}{in_use}" in names and f"{shared_values.PREFIX}{making}" in names
+        assert f"{shared_values.PREFIX}{left}" not in names and f"{shared_values.PREFIX}{abandoned}" not in names
     finally:
         holder.stdin.close()
         holder.wait()
         for run in (in_use, left, making, abandoned):
-            shared.remove(run)
+            shared_values.remove(run)
 
 
 def test_what_a_killed_run_of_the_same_build_left_is_kept_with_its_room_and_parts(tmp_path, monkeypatch):
     """A killed run's folders, on disk and in shared memory, are kept for the build of the same name: their
     room counts as this build's, their marked parts are counted; another build's are removed."""
-    ours, other = shared.values_name(tmp_path, "t", "d", {"n": 1}, []), uuid.uuid4().hex
-    assert ours == shared.values_name(tmp_path, "t", "d", {"n": 1}, [])  # the same build: the same name
-    assert ours not in {shared.values_name(tmp_path / "x", "t", "d", {"n": 1}, []),
-                        shared.values_name(tmp_path, "t", "e", {"n": 1}, []),
-                        shared.values_name(tmp_path, "t", "d", {"n": 2}, []),
-                        shared.values_name(tmp_path, "t", "d", {"n": 1}, ["grundy"])}
+    ours, other = shared_values.values_name(tmp_path, "t", "d", {"n": 1}, []), uuid.uuid4().hex
+    assert ours == shared_values.values_name(tmp_path, "t", "d", {"n": 1}, [])  # the same build: the same name
+    assert ours not in {shared_values.values_name(tmp_path / "x", "t", "d", {"n": 1}, []),
+                        shared_values.values_name(tmp_path, "t", "e", {"n": 1}, []),
+                        shared_values.values_name(tmp_path, "t", "d", {"n": 2}, []),
+                        shared_values.values_name(tmp_path, "t", "d", {"n": 1}, ["grundy"])}
     disk = tmp_path / "values"
     for name in (ours, other):  # each left by a process that held it and ended
         subprocess.run([sys.executable, "-c", HOLD.replace("(sys.argv[1], 1)", f"(sys.argv[1], 1, {str(disk)!r})"),
                         name], stdin=subprocess.DEVNULL, check=True, capture_output=True)
-    kept = disk / f"{shared.PREFIX}{ours}-{shared.machine()}"
+    kept = disk / f"{shared_values.PREFIX}{ours}-{shared_values.machine()}"
     (kept / "grundy").write_bytes(bytes(1 << 20))
     (kept / "parts" / "1-5.0").touch()
     (kept / "parts" / "6-6.1").touch()
-    monkeypatch.setattr(shared, "disk_room", lambda where: 1000)  # free space, whatever else writes to the disk
+    monkeypatch.setattr(shared_values, "disk_room", lambda where: 1000)  # free space, whatever else writes to the disk
     try:
-        _, room, parts = shared.clear_room(disk, ours)
+        _, room, parts = shared_values.clear_room(disk, ours)
         assert parts == 2 and kept.is_dir()
-        assert not (disk / f"{shared.PREFIX}{other}-{shared.machine()}").exists()
+        assert not (disk / f"{shared_values.PREFIX}{other}-{shared_values.machine()}").exists()
         assert room >= 1000 + (1 << 20)  # the kept file's megabyte is the build's own room
-        assert shared.clear_room(disk)[2] == 0 and not kept.exists()  # for any other build: removed
+        assert shared_values.clear_room(disk)[2] == 0 and not kept.exists()  # for any other build: removed
     finally:
-        shared.remove(ours, disk)
-        shared.remove(other, disk)
+        shared_values.remove(ours, disk)
+        shared_values.remove(other, disk)
 
 
 def test_a_two_worker_build_with_shared_values_is_right_and_leaves_nothing_behind(tmp_path, scheduler):
@@ -192,7 +194,7 @@ def test_values_forced_onto_disk_build_the_same_bytes_and_leave_nothing_behind(t
     def solve_and_look(build):  # while the workers map them: the values' files are on disk, full size
         seen.append(build.memory.on_disk)
         solve(build)
-        files = list((disk / ".values").glob(f"{shared.PREFIX}*/grundy"))
+        files = list((disk / ".values").glob(f"{shared_values.PREFIX}*/grundy"))
         seen.append(len(files) == 1 and files[0].stat().st_size == make_game("chomp", {"rows": 9, "cols": 9}).key_space)
 
     monkeypatch.setattr(driver.TableBuild, "solve", solve_and_look)

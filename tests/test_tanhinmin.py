@@ -22,7 +22,7 @@ import pytest
 from conftest import rows_of
 
 import tablebase
-from tablebase.build.verify import verify_table
+from tablebase.checks.verify import verify_table
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games import make_game
 from tablebase.kinds import kind_of

@@ -1,7 +1,7 @@
 """Building tables: job specs, the Dask driver, the tasks its workers run, and the build's start-up.
 
 Nothing is imported until first used: the build command starts the fork
-server (``build/fork_server.py``) before it imports anything heavy, then reads
+server (``build/cluster/fork_server.py``) before it imports anything heavy, then reads
 its job (``jobs``) and decides whether the job needs worker processes before
 it pays for Dask (the driver's imports, a third of a second).
 """
@@ -12,7 +12,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tablebase.build.cluster import dask_client
+    from tablebase.build.cluster.start import dask_client
     from tablebase.build.driver import build_table
     from tablebase.build.jobs import TableSpec, read_job, spec_for
     from tablebase.build.plan import DEFAULT_PARTITION_ROWS
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_PARTITION_ROWS", "BuildSummary", "TableSpec", "build_table", "build_tables", "dask_client",
            "read_job", "spec_for"]
 
-_LATER = {"build_table": "driver", "BuildSummary": "summary", "dask_client": "cluster", "build_tables": "tables",
+_LATER = {"build_table": "driver", "BuildSummary": "summary", "dask_client": "cluster.start", "build_tables": "tables",
           "TableSpec": "jobs", "read_job": "jobs", "spec_for": "jobs", "DEFAULT_PARTITION_ROWS": "plan"}
 
 

@@ -6,7 +6,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from tablebase.build.progress import Progress
+from tablebase.build.progress.display import Progress
 from tablebase.kinds import Artifact
 from tablebase.store import Layout, Manifest
 

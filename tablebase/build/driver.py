@@ -2,12 +2,12 @@
 
 ``build_table`` is a short sequence of steps (``TableBuild``): resume what an
 earlier run left; list the game's positions if it does not list them itself
-(on the workers, build/listing.py); plan the memory and the files; save the
+(on the workers, build/census/entry.py); plan the memory and the files; save the
 manifest the workers read; submit every step of solving tasks at once, each
 waiting for the step below inside the scheduler; collect each partition's
 file record into the manifest (saved as it goes, so a killed build resumes
 where it stopped); finish the kind's artifacts (a partizan table's values
-table); write the probe index other programs memory-map (build/indexing.py);
+table); write the probe index other programs memory-map (build/index_step.py);
 and clean up, whatever happened.
 """
 
@@ -20,10 +20,9 @@ from typing import Any
 
 from distributed import Client, Future, as_completed
 
-from tablebase.build import shared
-from tablebase.build.cluster import cluster_workers
-from tablebase.build.collector import Collector
-from tablebase.build.failures import (
+from tablebase.build.census.entry import list_on_cluster, listed_from_store
+from tablebase.build.cluster import shared_values
+from tablebase.build.cluster.failures import (
     LOST,
     RecordsLost,
     again_key,
@@ -32,12 +31,13 @@ from tablebase.build.failures import (
     records_of,
     submitted_again,
 )
-from tablebase.build.indexing import write_index
+from tablebase.build.cluster.lost_workers import finishing
+from tablebase.build.cluster.mapped_memory import mapped_values_allowed
+from tablebase.build.cluster.memory_plan import MemoryPlan, Workers, notation_bytes, plan_memory
+from tablebase.build.cluster.start import cluster_workers
+from tablebase.build.collector import Collector
+from tablebase.build.index_step import write_index
 from tablebase.build.jobs import TableSpec
-from tablebase.build.listing import list_on_cluster, listed_from_store
-from tablebase.build.mapped import mapped_values_allowed
-from tablebase.build.memory import MemoryPlan, Workers, notation_bytes, plan_memory
-from tablebase.build.placing import finishing
 from tablebase.build.plan import (
     deal,
     default_partition_rows,
@@ -45,8 +45,8 @@ from tablebase.build.plan import (
     plan,
     schedule,
 )
-from tablebase.build.progress import Progress, Ticker, Timings, throttled
-from tablebase.build.readback import listening
+from tablebase.build.progress.display import Progress, Ticker, Timings, throttled
+from tablebase.build.progress.worker_events import listening
 from tablebase.build.resume import built_already, resumed
 from tablebase.build.summary import BuildSummary
 from tablebase.build.tasks import measure_notation, release, solve_slices, warm_up
@@ -140,7 +140,8 @@ class TableBuild:
         #: where each machine maps values too large for memory from, if the plan says so
         self.disk = str(scratch if scratch is not None else root / VALUES_FOLDER)
         #: the values' folders are named for the build, not the run: a resumed build maps what a killed run left
-        self.values_name = shared.values_name(root, spec.name, spec.source.digest, spec.game.params, sorted(wide))
+        self.values_name = shared_values.values_name(root, spec.name, spec.source.digest, spec.game.params,
+                                                     sorted(wide))
         self.say = Progress(spec.name, 1, 0, every=every).say
         self.task_args = (self.run, str(root), spec.name, spec.source.ref, spec.game.params)
         self.pending: dict[str, Any] = {}  # solving tasks not yet collected
@@ -178,7 +179,7 @@ class TableBuild:
     def _hold_wide(self, wide: frozenset[str]) -> None:
         """Hold these figures at their bound's type from the start."""
         self.wide = self.kind.wide = wide
-        self.values_name = shared.values_name(self.root, self.spec.name, self.spec.source.digest,
+        self.values_name = shared_values.values_name(self.root, self.spec.name, self.spec.source.digest,
                                               self.spec.game.params, sorted(wide))
 
     def plan(self) -> None:
@@ -275,7 +276,7 @@ class TableBuild:
             try:
                 if unfinished:
                     self.client.cancel(unfinished)
-                self.client.run(shared.remove, self.values_name, self.disk, on_error="ignore")
+                self.client.run(shared_values.remove, self.values_name, self.disk, on_error="ignore")
             except (OSError, TimeoutError):
                 pass  # lost on the way: the next build removes what the workers keep
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tablebase.build.progress import Ticker
+from tablebase.build.progress.display import Ticker
 from tablebase.games import KeyedForm
 from tablebase.store import Layout, Manifest, Piece, Plan
 

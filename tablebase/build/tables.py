@@ -13,17 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tablebase.build.cluster import (
+from tablebase.build.cluster.failures import disk_full
+from tablebase.build.cluster.memory_plan import MemoryPlan, shareable_bytes
+from tablebase.build.cluster.start import (
     cluster_workers,
     dashboard_url,
     dask_client,
     local_workers,
 )
 from tablebase.build.driver import build_table, plan_table
-from tablebase.build.failures import disk_full
 from tablebase.build.jobs import TableSpec, is_small
-from tablebase.build.memory import MemoryPlan, shared_values
-from tablebase.build.progress import interval
+from tablebase.build.progress.display import interval
 from tablebase.build.resume import resumable
 from tablebase.build.summary import BuildSummary
 from tablebase.errors import TablebaseError, UsageError
@@ -63,7 +63,7 @@ def build_tables(
             resumable(out.resolve(), spec, partition_rows)  # a table begun otherwise is refused before a cluster starts
         # Only a local cluster started here is shaped by the job.
         local = scheduler is None
-        shared_bytes = max((shared_values(s.kind) for s in specs), default=0) if local else 0
+        shared_bytes = max((shareable_bytes(s.kind) for s in specs), default=0) if local else 0
         threads = local and (is_small(specs) if small is None else small)
         if not quiet:
             _say_where(scheduler, threads, workers)

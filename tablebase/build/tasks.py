@@ -3,7 +3,7 @@
 A task reads the lower levels it needs from the store, never from the driver,
 and keeps them in a per-process solver so that each level is read once per
 worker. Parts a worker solved itself it keeps instead of reading them back;
-workers on one machine share the values of dense games (build/shared.py), so
+workers on one machine share the values of dense games (build/cluster/shared_values.py), so
 there a part solved by any of them is read by none. The solver belongs to one
 build run at a time: it is the worker process's state between tasks.
 """
@@ -22,17 +22,19 @@ from typing import Any
 
 from distributed import get_client, get_worker
 
-from tablebase.build import heap, readback, shared
-from tablebase.build.listing import listed_from_store
-from tablebase.build.memory import notation_bytes
+from tablebase.build.census.entry import listed_from_store
+from tablebase.build.cluster import allocator, shared_values
+from tablebase.build.cluster.memory_plan import notation_bytes
 from tablebase.build.plan import Slice
-from tablebase.build.run_game import game_of_run
+from tablebase.build.progress import worker_events
+from tablebase.build.worker_game import game_of_run
 from tablebase.errors import TablebaseError
 from tablebase.games import KeyedForm
 from tablebase.jit import compile_all
 from tablebase.kinds import Artifact, Kind
 from tablebase.lazy import np
 from tablebase.probe.format import STORED, Figure
+from tablebase.probe_writer import SEGMENT_KEYS, figures_of, segment_of_rows, segment_of_values, write_segments
 from tablebase.solve import Solver
 from tablebase.store import (
     Layout,
@@ -46,7 +48,6 @@ from tablebase.store import (
     write_parquet,
 )
 from tablebase.store.layout import keys_segment_name
-from tablebase.store.probe import SEGMENT_KEYS, figures_of, segment_of_rows, segment_of_values, write_segments
 
 compile_all()  # building compiles the games' functions (a program that only reads runs them as Python)
 
@@ -56,7 +57,7 @@ class _Run:
     """What a worker keeps for the build run it works for: the solver, what it holds, the table's layout."""
 
     solver: Solver
-    held: shared.Holding
+    held: shared_values.Holding
     artifacts: tuple[Artifact, ...]
     layout: Layout
     plan: Plan
@@ -82,14 +83,14 @@ def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any], v
     if run not in _state:
         _state.clear()  # one build at a time per worker: free the last one's memory
         sys.setswitchinterval(GIL_SWITCH_SECONDS)
-        heap.keep_freed_memory()
+        allocator.keep_freed_memory()
         manifest = Manifest.load(root, table)
         kind = listed_from_store(game_of_run(run, ref, params), root, table, manifest.listing)
         kind.wide = frozenset(values["wide"])
         disk = values["disk"]
 
         def place(size: int) -> Path | None:
-            folder = shared.folder_for(values.get("name", run), size, disk)
+            folder = shared_values.folder_for(values.get("name", run), size, disk)
             if disk is not None and folder is None:  # never the worker's own memory: the plan found it too small
                 raise TablebaseError(f"cannot map {size / 2**20:,.0f} MiB of values from {disk} on this machine "
                                      "(no room, or the folder cannot be made); free disk space or name another "
@@ -97,16 +98,16 @@ def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any], v
             return folder
 
         solver = kind.solver(place)
-        _state[run] = _Run(solver, shared.Holding(solver.shared), kind.artifacts, manifest.layout(), manifest.plan,
-                           kind, one_by_one=disk is not None)
+        _state[run] = _Run(solver, shared_values.Holding(solver.shared), kind.artifacts, manifest.layout(),
+                           manifest.plan, kind, one_by_one=disk is not None)
     return _state[run]
 
 
 def warm_up(run: str, root: str, table: str, ref: str, params: dict[str, Any], values: dict[str, Any],
             every: float = float("inf")) -> None:
     """Make the run's solver (loading compiled code) before the first slice needs it; numba compiling what
-    it does not find in its cache is told to the driver (``readback.Compiling``)."""
-    with _one_at_a_time, readback.Compiling(run, every):
+    it does not find in its cache is told to the driver (``worker_events.Compiling``)."""
+    with _one_at_a_time, worker_events.Compiling(run, every):
         _solver(run, root, table, ref, params, values)
 
 
@@ -115,7 +116,7 @@ def release(run: str, values: str, disk: str | None) -> None:
     take their room until the last mapping goes, and the probe index written next wants that room."""
     with _one_at_a_time:
         _state.pop(run, None)
-    shared.remove(values, disk)
+    shared_values.remove(values, disk)
 
 
 def measure_notation(run: str, ref: str, params: dict[str, Any]) -> int:
@@ -195,8 +196,8 @@ def _read_back(state: _Run, root: str, table: str, run: str, lacking: list[int],
     a resumed build's first task on a worker reads back every level solved, for most of an hour."""
     if not lacking:
         return
-    positions = readback.positions_of(state.plan, lacking)
-    with readback.Report(run, sum(positions), every) as report:
+    positions = worker_events.positions_of(state.plan, lacking)
+    with worker_events.Report(run, sum(positions), every) as report:
         for lower, count in zip(lacking, positions):
             if lower not in state.solver.levels:  # not taken in with the run of a level before it
                 _take_in(state, root, table, lower)
@@ -225,12 +226,12 @@ def solve_slices(
     not used. ``values``: where and how wide the values are held (``_solver``).
     ``every``: how often the driver says how far the build is, in seconds; a
     task reading lower levels back tells it how far that has got a few times
-    as often (``readback.Report``), as does a part of a level as it is solved (``readback.solve_part_told``)
-    and numba compiling the game's functions (``readback.Compiling``); never if the driver says nothing.
+    as often (``worker_events.Report``), as does a part of a level as it is solved (``worker_events.solve_part_told``)
+    and numba compiling the game's functions (``worker_events.Compiling``); never if the driver says nothing.
     """
     if _recorded_already(root, table, slices):
         return []
-    with _one_at_a_time, readback.Compiling(run, every):
+    with _one_at_a_time, worker_events.Compiling(run, every):
         return _solve_slices(run, root, table, ref, params, slices, compact, values or MEMORY, every)
 
 
@@ -283,7 +284,7 @@ def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, A
         else:
             (_, level, a, b), = group
             # Solved here, so known here (and on a shared machine, to its other workers): no need to read it back.
-            rows = readback.solve_part_told(lambda start, stop: solver.solve_part(level, start, stop, compact),
+            rows = worker_events.solve_part_told(lambda start, stop: solver.solve_part(level, start, stop, compact),
                                             a, b, run, piece.name, level, every)
             marks = np.full(rows.num_rows, level, dtype=np.int32)
         state.held.mark(piece)
@@ -300,7 +301,7 @@ def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, A
         )
         # A task may solve many parts: what Arrow kept from one would add to the next one's peak.
         del rows
-        heap.hand_back_arrow_memory()
+        allocator.hand_back_arrow_memory()
     if len(pieces) > 1:  # many files synced at once, before the driver records them
         flush_to_disk([piece_path(root, table, piece) for piece, _ in pieces]
                       + [table_dir(root, table) / f["file"] for r in records for f in r["pieces"] if f]

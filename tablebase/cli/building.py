@@ -17,7 +17,7 @@ from tablebase.errors import TablebaseError, UsageError
 
 
 def _build_options(parser: argparse.ArgumentParser) -> None:
-    from tablebase.listing.limits import PLAIN_POSITIONS
+    from tablebase.listing.game_limits import PLAIN_POSITIONS
 
     parser.add_argument("--job", help="a job spec (TOML) listing several tables")
     parser.add_argument("--out", help="folder of the tablebase (created if missing)")
@@ -46,7 +46,7 @@ def _build_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _seconds_option(parser: argparse.ArgumentParser) -> None:
-    from tablebase.listing.limits import SECONDS
+    from tablebase.listing.game_limits import SECONDS
 
     parser.add_argument("--position-seconds", type=float, default=SECONDS,
                         help=f"stop when the game's own code takes longer than this over one position "
@@ -89,8 +89,8 @@ def _params(args: argparse.Namespace, cls: Any) -> dict[str, Any]:
 def build(argv: list[str]) -> int:
     import logging
 
-    from tablebase.build import fork_server
-    from tablebase.build.imports import long_lived
+    from tablebase.build.cluster import fork_server
+    from tablebase.build.cluster.imports import long_lived
 
     # The solvers' imports take seconds on a loaded machine: a person at a terminal is told at once.
     # (Not in a log or a pipe, where an error must stay the one line there is.)
@@ -103,7 +103,7 @@ def build(argv: list[str]) -> int:
         args, specs, partition_rows, summaries = _build_job(argv)
         from tablebase.build.jobs import is_small
         from tablebase.build.tables import prepare_out
-        from tablebase.listing.limits import Limits, limits_set
+        from tablebase.listing.game_limits import Limits, limits_set
         from tablebase.store import BuildLock, table_dir
 
         limits = Limits(args.position_seconds, args.max_positions)  # refused in one line before --out is made
@@ -121,7 +121,7 @@ def build(argv: list[str]) -> int:
         small = local and is_small(specs, say)
         if small:
             fork_server.stop()  # the job's workers will be threads of this process,
-            import tablebase.build.preload  # noqa: F401  which therefore imports what a worker does
+            import tablebase.build.cluster.preload  # noqa: F401  which therefore imports what a worker does
         from tablebase.build import build_tables
 
     # A build stopped by a lost worker says why in one line; the Dask client's own waits are
@@ -192,7 +192,7 @@ def _check_options(parser: argparse.ArgumentParser) -> None:
 
 
 def check_game(argv: list[str]) -> int:
-    from tablebase.build.check import check_game
+    from tablebase.checks.check_game import check_game
 
     args, found = _parse_game_verb("check-game", argv, _check_options)
     if found is None:

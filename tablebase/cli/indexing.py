@@ -1,7 +1,7 @@
 """The ``index`` verb: the probe index of tables built without one (or with one of an older format).
 
 Nothing is built again: the index is written from the table's Parquet files
-(``tablebase.store.probe``), under the table's build lock, and recorded in
+(``tablebase.probe_writer``), under the table's build lock, and recorded in
 its manifest. A dense impartial table whose values fit in memory (two or
 three bytes a key) gets the index a build writes, from its values in key
 order; any other table a segment beside each of its files. Every table
@@ -53,11 +53,11 @@ def index(args: argparse.Namespace) -> int:
 
 def _index_one(args: argparse.Namespace, root: Path, name: str) -> None:
     """One table's probe index, written under its build lock and recorded in its manifest."""
-    from tablebase.build.indexing import counting, index_whole
-    from tablebase.build.progress import Progress, interval
+    from tablebase.build.index_step import counting, index_whole
+    from tablebase.build.progress.display import Progress, interval
     from tablebase.jit import compile_if_installed
+    from tablebase.probe_writer import index_from_files, index_from_values_in_files
     from tablebase.store import BuildLock, Manifest, table_dir
-    from tablebase.store.probe import index_from_files, index_from_values_in_files
 
     def say(text: str) -> None:
         if not args.quiet:

@@ -207,7 +207,7 @@ def stats(args: argparse.Namespace) -> int:
 
 
 def verify(args: argparse.Namespace) -> int:
-    from tablebase.build.verify import verify_table
+    from tablebase.checks.verify import verify_table
 
     def say(text: str) -> None:
         if not args.quiet:

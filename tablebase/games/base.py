@@ -17,7 +17,8 @@ from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 
 from tablebase.errors import PositionError, UsageError
-from tablebase.games.drawing import Box, Picture, changed, text_box
+from tablebase.games.drawing import Picture, changed, text_box
+from tablebase.games.shapes import Box
 from tablebase.lazy import np
 
 # Numbers 0..1023 are read by a dict from their usual spelling: every row of a Chomp bar, every heap of

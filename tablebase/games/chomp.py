@@ -16,8 +16,9 @@ from tablebase.errors import UsageError
 from tablebase.games import notation, young
 from tablebase.games.base import Option, Texts, small_numbers
 from tablebase.games.capabilities import CompiledMoves, DiagramBites
-from tablebase.games.drawing import GREY, INK, LIGHT, Edit, Picture
+from tablebase.games.drawing import Picture
 from tablebase.games.keyed import KeyedImpartialGame
+from tablebase.games.shapes import GREY, INK, LIGHT, Edit
 from tablebase.jit import njit
 from tablebase.lazy import np
 

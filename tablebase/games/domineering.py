@@ -28,8 +28,9 @@ from tablebase.errors import UsageError
 from tablebase.games import regions as R
 from tablebase.games.base import Option, Texts
 from tablebase.games.capabilities import PartGraph, SumMoves
-from tablebase.games.drawing import Box, Picture, board
+from tablebase.games.drawing import Picture, board
 from tablebase.games.keyed import KeyedPartizanGame
+from tablebase.games.shapes import Box
 from tablebase.lazy import np
 
 MAX_CELLS = R.MAX_KEY_CELLS  # 15: boards are at most 15 columns wide

@@ -18,8 +18,9 @@ from functools import lru_cache
 from tablebase.games import trees
 from tablebase.games.base import Option, Texts
 from tablebase.games.capabilities import Children
-from tablebase.games.drawing import GREEN, Box, Picture
+from tablebase.games.drawing import Picture
 from tablebase.games.keyed import KeyedImpartialGame
+from tablebase.games.shapes import GREEN, Box
 from tablebase.games.tree_pictures import bracket_tree, cut_edge, tree_picture
 from tablebase.lazy import np
 

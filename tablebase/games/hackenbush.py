@@ -28,8 +28,9 @@ from tablebase.errors import UsageError
 from tablebase.games import trees
 from tablebase.games.base import Option, Texts
 from tablebase.games.capabilities import SumMoves
-from tablebase.games.drawing import BLUE, GREEN, GREY, RED, Box, Picture
+from tablebase.games.drawing import Picture
 from tablebase.games.keyed import KeyedPartizanGame
+from tablebase.games.shapes import BLUE, GREEN, GREY, RED, Box
 from tablebase.games.tree_pictures import bracket_tree, cut_edge, tree_picture
 from tablebase.games.trees import CODE, COLOURS, Tree
 from tablebase.lazy import np

@@ -30,9 +30,10 @@ from typing import Any, ClassVar
 from tablebase.errors import UsageError
 from tablebase.games import young
 from tablebase.games.base import Texts, table_name
-from tablebase.games.drawing import Box, Picture, heaps
+from tablebase.games.drawing import Picture, heaps
 from tablebase.games.keyed import KeyedImpartialGame
 from tablebase.games.notation import format_rows, split_ints, written_plainly
+from tablebase.games.shapes import Box
 from tablebase.jit import njit
 from tablebase.lazy import np
 

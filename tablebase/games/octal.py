@@ -4,7 +4,7 @@
     tablebase lookup --db tb octal_0_137_n100000 "5 3"       # or "5 + 3": a sum of heaps, by XOR
 
 A position is one heap (its size is its key); a sum of heaps is looked up as
-its parts, and its Grundy value is the XOR of theirs (``kinds/sums.py``). The
+its parts, and its Grundy value is the XOR of theirs (``kinds/sum_lookups.py``). The
 code's digits say how many tokens a move takes and how many heaps it leaves
 (``octal_code.py``, docs/octal.md); hexadecimal digits, ``.16`` for
 ``0.16``, the names ``kayles``, ``dawsons-kayles``, ``dawsons-chess`` and

@@ -10,13 +10,22 @@ apart. matplotlib draws the shapes and leaves the links out.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Any
+from typing import Any, Protocol
 from xml.sax.saxutils import escape, quoteattr
 
-from tablebase.games.drawing import Circle, Line, Mark, Picture, Rect
+from tablebase.games.shapes import Circle, Line, Mark, Rect
 
 
-def svg(picture: Picture, scale: float, href: Callable[[str], str | None] | None = None) -> str:
+class Shown(Protocol):
+    """What is shown of a ``drawing.Picture``: its box, title and shapes."""
+
+    width: float
+    height: float
+    title: str
+    shapes: list[Any]
+
+
+def svg(picture: Shown, scale: float, href: Callable[[str], str | None] | None = None) -> str:
     """A standalone SVG document, ``scale`` pixels a unit; with ``href``, shapes with edits are links."""
     w, h = max(picture.width, 0.1), max(picture.height, 0.1)
     body = [_linked(s, href) if href and getattr(s, "link", ()) else _shape(s) for s in picture.shapes]
@@ -31,7 +40,7 @@ def svg(picture: Picture, scale: float, href: Callable[[str], str | None] | None
     return "\n".join(out)
 
 
-def plot(picture: Picture, ax: Any) -> None:
+def plot(picture: Shown, ax: Any) -> None:
     """The shapes on a matplotlib axes, y pointing down as in SVG (links are left out)."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Circle as MplCircle

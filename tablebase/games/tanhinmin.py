@@ -37,10 +37,11 @@ from tablebase.errors import UsageError
 from tablebase.games import young
 from tablebase.games.base import Option, Texts
 from tablebase.games.capabilities import CompiledMoves
-from tablebase.games.drawing import BLUE, GREY, LIGHT, PAPER, RED, Picture
+from tablebase.games.drawing import Picture
 from tablebase.games.keyed import KeyedScoredGame
 from tablebase.games.notation import format_rows
 from tablebase.games.plain import Outcome
+from tablebase.games.shapes import BLUE, GREY, LIGHT, PAPER, RED
 from tablebase.jit import njit
 from tablebase.lazy import np
 

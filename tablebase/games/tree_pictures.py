@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tablebase.games.drawing import GREY, INK, Box, Picture
+from tablebase.games.drawing import Picture
+from tablebase.games.shapes import GREY, INK, Box
 
 STEP = 0.9  # an edge's height, in units
 NUMBER_SIZE = 0.34  # an edge's number, in units

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tablebase.games.base import Option, Texts
 from tablebase.games.capabilities import CompiledMoves, QueenMoves
-from tablebase.games.drawing import GREEN, GREY, LIGHT, PAPER, Box, Edit, Picture
+from tablebase.games.drawing import Picture
 from tablebase.games.heaps import (
     HeapGame,
     pair_count,
@@ -19,6 +19,7 @@ from tablebase.games.heaps import (
     pairs_of_keys,
 )
 from tablebase.games.notation import split_ints, written_plainly
+from tablebase.games.shapes import GREEN, GREY, LIGHT, PAPER, Box, Edit
 from tablebase.jit import njit
 from tablebase.lazy import np
 

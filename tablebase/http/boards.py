@@ -18,7 +18,8 @@ from typing import Any, NamedTuple
 
 from markupsafe import Markup
 
-from tablebase.games.drawing import BLUE, HIGHLIGHT, RED, Picture
+from tablebase.games.drawing import Picture
+from tablebase.games.shapes import BLUE, HIGHLIGHT, RED
 
 BOARD_PX = 420  # the larger side of a position's board
 LINE_PX = 200  # the larger side of each board of a line of best play

@@ -22,7 +22,7 @@ from xml.sax.saxutils import escape
 
 from markupsafe import Markup
 
-from tablebase.games.drawing import OUTCOME_COLOURS
+from tablebase.games.shapes import OUTCOME_COLOURS
 from tablebase.lazy import pa
 
 OTHER = ["#6366f1", "#0ea5e9", "#a855f7", "#eab308", "#14b8a6"]

@@ -48,7 +48,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from tablebase.errors import DamagedTable, OverLimit, PositionError, TablebaseError
-from tablebase.games.drawing import OUTCOME_COLOURS
+from tablebase.games.shapes import OUTCOME_COLOURS
 from tablebase.http.api import status_of
 from tablebase.http.boards import LINE_PX, Outline, outlined, position_board, region_boards
 from tablebase.http.charts import cell, chart_of

@@ -15,8 +15,8 @@ import importlib
 from tablebase.errors import TablebaseError
 from tablebase.games import Game
 from tablebase.kinds.artifacts import Artifact, ArtifactCheck
-from tablebase.kinds.base import Footprint, Kind, StoredTable
 from tablebase.kinds.budget import Bounds, Budget, batch_fits, searching
+from tablebase.kinds.kind import Footprint, Kind, StoredTable
 from tablebase.kinds.trust import SOURCE_CHANGED, Trust
 
 #: each kind by its name, as manifests record it, and where its class is: imported at the first table of

@@ -12,16 +12,16 @@ from functools import cached_property, partial
 from typing import Any
 
 from tablebase.games import Children, ImpartialForm, ImpartialGame, SumMoves, Texts
-from tablebase.kinds.base import Footprint, Kind, StoredTable
 from tablebase.kinds.children import best_move, best_moves
 from tablebase.kinds.heap_figures import HeapFigures
+from tablebase.kinds.kind import Footprint, Kind, StoredTable
 from tablebase.kinds.lookups import Listed, row_with_moves
-from tablebase.kinds.sums import sum_lookup
+from tablebase.kinds.sum_lookups import sum_lookup
 from tablebase.lazy import np, pa
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
+from tablebase.probe_writer import Rules, impartial_rules
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
-from tablebase.store.probe import Rules, impartial_rules
 
 
 def declares_components(game: object) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 
 from tablebase.errors import PositionError
 from tablebase.games import AGAIN, KEY_BITS, ImpartialForm, ScoredForm
-from tablebase.kinds.base import StoredTable
+from tablebase.kinds.kind import StoredTable
 from tablebase.lazy import np
 from tablebase.solve.kernels import children_of
 

@@ -14,7 +14,7 @@ from tablebase.games import (
     ScoredForm,
     SumMoves,
 )
-from tablebase.kinds.base import Footprint, Kind, StoredTable
+from tablebase.kinds.kind import Footprint, Kind, StoredTable
 from tablebase.kinds.lines import Choose, by_figure
 from tablebase.kinds.lookups import Listed, row_with_moves
 from tablebase.lazy import np

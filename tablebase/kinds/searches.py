@@ -16,18 +16,15 @@ spent from the budget (``budget.py``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tablebase.cgt import from_option_ids, sum_ids
 from tablebase.games import PartGraph, PartizanForm
 from tablebase.kinds.budget import Budget
+from tablebase.kinds.stored_values import SEARCHED_KEPT, StoredValues
 from tablebase.lazy import np
 
-if TYPE_CHECKING:
-    from tablebase.kinds.partizan import StoredValues
-
 COMPILE_AFTER = 2000  # parts a search takes in Python before it is handed to compiled loops
-SEARCHED_KEPT = 1 << 18  # parts searched beyond a table whose values its lookups keep (about 2 KB each)
 
 
 class _Large(Exception):

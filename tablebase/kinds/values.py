@@ -1,7 +1,7 @@
 """The values table of a partizan table: each canonical form once, built in pieces and merged.
 
 Each solving task writes, beside its rows, the piece of the values table
-that its rows need (``tablebase.store.values``); the manifest records it
+that its rows need (``tablebase.store.values_files``); the manifest records it
 under ``values.pieces``. Once every partition is built, one task per bucket
 merges the pieces (and merged files that are already there) into
 ``values/part-<b>.parquet``, recorded under ``values.files``; then the
@@ -31,7 +31,7 @@ from tablebase.errors import StoreError
 from tablebase.kinds.artifacts import Artifact, ArtifactCheck, Say
 from tablebase.lazy import np, pa, pc
 from tablebase.store import Manifest, Piece, intact, record_problems, table_dir
-from tablebase.store.values import (
+from tablebase.store.values_files import (
     FOLDER,
     bucket_name,
     bucket_range,

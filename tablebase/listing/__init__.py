@@ -25,7 +25,12 @@ from tablebase.lazy import exports
 if TYPE_CHECKING:
     from tablebase.listing.expand import Chunk, expand_chunk
     from tablebase.listing.explore import Exploration
-    from tablebase.listing.forms import ListedKeyedGame, ListedPlainGame, one_part
+    from tablebase.listing.game_limits import (
+        LimitReached,
+        Limits,
+        current_limits,
+        limits_set,
+    )
     from tablebase.listing.levels import (
         LevelRows,
         Listing,
@@ -35,12 +40,7 @@ if TYPE_CHECKING:
         level_table,
         list_keys,
     )
-    from tablebase.listing.limits import (
-        LimitReached,
-        Limits,
-        current_limits,
-        limits_set,
-    )
+    from tablebase.listing.listed_forms import ListedKeyedGame, ListedPlainGame, one_part
     from tablebase.listing.rules import PlainRules
 
 # Each name is imported with its submodule when it is first used (a reader of tables imports the
@@ -48,9 +48,9 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "expand": ("Chunk", "expand_chunk"),
     "explore": ("Exploration",),
-    "forms": ("ListedKeyedGame", "ListedPlainGame", "one_part"),
+    "listed_forms": ("ListedKeyedGame", "ListedPlainGame", "one_part"),
     "levels": ("LevelRows", "Listing", "distinct", "gather", "level_rows", "level_table", "list_keys"),
-    "limits": ("LimitReached", "Limits", "current_limits", "limits_set"),
+    "game_limits": ("LimitReached", "Limits", "current_limits", "limits_set"),
     "rules": ("PlainRules",),
 }
 __getattr__ = exports(__name__, _EXPORTS)

@@ -16,7 +16,7 @@ from typing import Any
 from tablebase.games import Again, PlainGame
 from tablebase.lazy import np, pa
 from tablebase.listing.checked import finished, game_failed, level_of, spelt
-from tablebase.listing.limits import Watch, watched
+from tablebase.listing.game_limits import Watch, watched
 from tablebase.listing.rules import PlainRules
 
 

@@ -28,7 +28,7 @@ from tablebase.errors import TablebaseError
 from tablebase.games import KeyedGame, SumMoves
 from tablebase.games.base import MAX_LEVEL
 from tablebase.lazy import np, pa, psutil
-from tablebase.listing.limits import current_limits, too_many
+from tablebase.listing.game_limits import current_limits, too_many
 
 
 @dataclass

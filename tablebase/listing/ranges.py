@@ -15,7 +15,7 @@ answers (``looked_up``) it holds its part of the level file (``assembled``):
 notation, each side's moves as codes and child keys, results.
 
 These are functions of Arrow tables and numpy arrays; where they run, and
-how their pieces travel, is the caller's (``tablebase.build.ranges``).
+how their pieces travel, is the caller's (``tablebase.build.census.numbering_tasks``).
 """
 
 from __future__ import annotations

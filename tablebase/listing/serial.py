@@ -14,7 +14,7 @@ files); or, when it has played every level, it numbers them itself
 numbering in ranges gives (``ranges.py``, here with one partition).
 
 These are functions of Arrow tables; where the positions come from and where
-the rows go is the caller's (``tablebase.build.serial``).
+the rows go is the caller's (``tablebase.build.census.small_levels``).
 """
 
 from __future__ import annotations

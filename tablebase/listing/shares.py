@@ -19,7 +19,7 @@ are kept as JSON (``encoded.py``). Nothing is pickled: what a folder holds
 is data, never code (docs/security.md).
 
 These are functions of Arrow tables: where the tables live, and how they
-travel, is the caller's (``tablebase.build.shares``).
+travel, is the caller's (``tablebase.build.census.share_tasks``).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from tablebase.lazy import np, pa, pc
 from tablebase.listing.checked import apart, game_failed, level_of, read_all, read_back, spelt
 from tablebase.listing.encoded import decoded_moves, encoded_moves
 from tablebase.listing.expand import Chunk, expand_chunk
+from tablebase.listing.game_limits import too_many, watched
 from tablebase.listing.hashing import owners, text_hashes
-from tablebase.listing.limits import too_many, watched
 from tablebase.listing.rules import PlainRules
 
 START_BATCH = 20_000  # start positions a table of them holds: the start task holds one at a time

@@ -3,7 +3,7 @@
 ``format`` spells the bytes (``docs/format.md`` is the contract), ``reader``
 memory-maps an index and probes it with the standard library only, and
 ``columns`` answers batches with numpy. The writer is the store's
-(``tablebase.store.probe``); a reader in C is in ``readers/c``.
+(``tablebase.probe_writer``); a reader in C is in ``readers/c``.
 
     >>> from tablebase.probe import ProbeIndex
     >>> with ProbeIndex("tb/chomp_13x13/probe.tbi") as index:

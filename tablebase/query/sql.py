@@ -28,11 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tablebase import (
-    DEFAULT_TIMEOUT,  # seconds a statement may run unless told otherwise
-)
 from tablebase.errors import DamagedTable, StoreError, TablebaseError, UsageError
 from tablebase.lazy import pa, psutil
+from tablebase.query import DEFAULT_TIMEOUT
 from tablebase.store.footers import refused
 
 if TYPE_CHECKING:

@@ -216,7 +216,7 @@ class PartizanSolver(LevelByLevel):
         Each form once, sorted by stable id, with ``positions`` (how many of
         these rows have it as their value) and ``first_level`` (``level`` if
         any does, else null). Pieces of several partitions merge by id
-        (``tablebase.store.values.merge_values``).
+        (``tablebase.store.values_files.merge_values``).
         """
         counts: dict[int, int] = {}
         for vid, text in zip(rows["value_id"].to_pylist(), rows["value"].to_pylist()):

@@ -4,7 +4,7 @@
 or a part of a large one; rows sorted by level, then key);
 ``<root>/<table>/_manifest.json`` says what was built and how; a
 partizan table's values table is ``<root>/<table>/values/`` (see
-``tablebase.store.values``); games whose positions the engine lists keep the
+``tablebase.store.values_files``); games whose positions the engine lists keep the
 listing in ``_listing/`` while they build. ``index`` reads a table into
 memory for lookups. This layer knows files and columns, never the rules of a game.
 """
@@ -31,8 +31,8 @@ from tablebase.store.files import (
     write_listing_run,
     write_parquet,
 )
-from tablebase.store.index import TableIndex
 from tablebase.store.layout import Layout, Piece, Plan
+from tablebase.store.loaded_rows import TableIndex
 from tablebase.store.lock import BuildLock
 from tablebase.store.manifest import Manifest, list_tables
 from tablebase.store.work import (

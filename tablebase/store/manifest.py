@@ -35,14 +35,14 @@ class Manifest:
     levels_done: list[int] = field(default_factory=list)
     complete: bool = False
     #: partizan tables: the values table ("buckets", and "files" and "pieces",
-    #: each a name -> rows, bytes, sha256), see tablebase.store.values
+    #: each a name -> rows, bytes, sha256), see tablebase.store.values_files
     values: dict[str, Any] = field(default_factory=dict)
     format: int = FORMAT
     #: files leave out the position text, which is spelt from the key when read
     compact: bool = False
     #: games whose positions the engine lists: "sizes" per level, "move_names", "max_moves",
     #: and while the table builds, "files" (name -> rows, bytes, sha256); while a plain game's search
-    #: runs, "search" (its steps) and "work" (its work files' records, build/search.py)
+    #: runs, "search" (its steps) and "work" (its work files' records, build/census/rounds.py)
     listing: dict[str, Any] = field(default_factory=dict)
     #: the probe index other programs memory-map (tablebase.probe): file name -> rows, bytes, sha256
     probe: dict[str, dict[str, Any]] = field(default_factory=dict)

@@ -19,7 +19,7 @@ from tablebase.lazy import np, pa
 from tablebase.probe import FILE_NAME, ProbeIndex
 from tablebase.probe.format import BOOLEAN, FLOAT, TEXT
 from tablebase.store.files import table_dir
-from tablebase.store.index import Spell
+from tablebase.store.loaded_rows import Spell
 from tablebase.store.manifest import Manifest
 
 Levels = Callable[["np.ndarray"], "np.ndarray"]

@@ -1,4 +1,4 @@
-"""The work files of a plain game listed in shares (``tablebase.build.shares``, ``tablebase.build.ranges``),
+"""The work files of a plain game listed in shares (``tablebase.build.census``),
 kept beside the listing's levels in ``_listing/`` until the table is built.
 
 What reached each partition's share of a level (inbox); each share's rows, a

@@ -12,7 +12,7 @@ memory limit; a game whose levels are solved whole cannot shrink them, and
 is refused up front if its largest level does not fit.
 
 Workers on one machine map dense values from one shared copy
-(build/shared.py). The machine holds that copy once, but each worker's
+(``shared_values.py``). The machine holds that copy once, but each worker's
 resident memory counts the pages it maps, and that is what Dask compares with
 a worker's memory limit: so the plan counts the values in each worker's peak,
 and a local cluster gives each worker a limit of the shared values plus its
@@ -20,7 +20,7 @@ share of the rest of the machine (``local_worker_limit``), which keeps the
 machine as a whole within its memory.
 
 Dense values that do not fit a worker's memory are mapped from files on each
-machine's local disk instead (``MemoryPlan.on_disk``, build/shared.py): the
+machine's local disk instead (``MemoryPlan.on_disk``, build/cluster/shared_values.py): the
 plan then leaves them out of a worker's peak, asks the page cache to hold
 them (the hot pages: all lower levels, for Chomp), and refuses only a table
 whose values a machine's disk cannot hold, or whose partition a worker
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tablebase.build import shared
+from tablebase.build.cluster import shared_values
 from tablebase.errors import TablebaseError
 from tablebase.games import KeyedForm
 from tablebase.kinds import Footprint, Kind
@@ -69,10 +69,10 @@ class Workers:
     disk_room: int = 0  # the least free space on the disk that holds the values' folder, of any machine
     machines: int = 1
     at_rest: int = 0  # the most any worker holds between tasks (``heap.held_at_rest``), once measured
-    kept_parts: int = 0  # parts of values an earlier run of the build left on a machine (build/shared.py)
+    kept_parts: int = 0  # parts of values an earlier run of the build left on a machine (``shared_values.py``)
 
 
-def shared_values(kind: Kind) -> int:
+def shareable_bytes(kind: Kind) -> int:
     """Bytes of the values that a machine's workers can share: a dense game's arrays over its key space,
     as a build first holds them (each figure in one byte: solve/figures.py)."""
     if kind.needs_listing:  # known only once listed, and never dense
@@ -98,8 +98,8 @@ def notation_bytes(game: KeyedForm) -> int:
 
 def values_on_disk(machine: int, values: int) -> bool:
     """Whether a local cluster maps dense values of this size from disk: they pass ``IN_MEMORY`` of the
-    machine, or the cap ``TABLEBASE_VALUES_MEMORY`` sets (build/shared.py)."""
-    cap = shared.memory_cap()
+    machine, or the cap ``TABLEBASE_VALUES_MEMORY`` sets (``shared_values.py``)."""
+    cap = shared_values.memory_cap()
     return values > IN_MEMORY * machine or (cap is not None and values > cap)
 
 
@@ -111,7 +111,8 @@ def local_worker_limit(machine: int, workers: int, shared_bytes: int) -> int:
     this limit, the workers' private memory still adds up to the rest of the
     machine: the values are planned once per machine.
     """
-    if not shared_bytes or shared.clear_room()[0] < shared.HEADROOM * shared_bytes or shared_bytes >= machine:
+    if (not shared_bytes or shared_values.clear_room()[0] < shared_values.HEADROOM * shared_bytes
+            or shared_bytes >= machine):
         return machine // workers
     return shared_bytes + (machine - shared_bytes) // workers
 
@@ -175,7 +176,7 @@ def plan_memory(game: KeyedForm, footprint: Footprint, partition_rows: int, fixe
     held = game.key_space if footprint.dense else total  # keys of the space, or positions read by the end
     values = held * footprint.per_key
     limit = workers.limit
-    cap = shared.memory_cap()
+    cap = shared_values.memory_cap()
 
     def planned(rows: int, on_disk: bool) -> MemoryPlan:
         # A part of a level, or a run of small levels that fills a partition.
@@ -184,18 +185,19 @@ def plan_memory(game: KeyedForm, footprint: Footprint, partition_rows: int, fixe
         # engine listed, the listing's row groups that hold the part in flight.
         listed = min(biggest_level, in_flight + LISTING_GROUP) * game.listed_bytes
         read_back = (in_flight if on_disk else biggest_level) * footprint.read_back + listed
-        shared_copy = footprint.dense and (on_disk or workers.shared_room >= shared.HEADROOM * values)
+        shared_copy = footprint.dense and (on_disk or workers.shared_room >= shared_values.HEADROOM * values)
         return MemoryPlan(values, footprint.per_row, read_back, rows, limit, in_flight, shared_copy,
                           workers.per_machine, on_disk, workers.machines,
                           PROCESS_BASE + max(0, workers.at_rest - FRESH_WORKER))
 
     fits = not limit or USABLE * limit >= planned(SMALLEST, False).peak
     on_disk = footprint.mapped and values > 0 and (not fits or (cap is not None and values > cap))
-    if on_disk and workers.disk_room < shared.HEADROOM * values:
+    if on_disk and workers.disk_room < shared_values.HEADROOM * values:
         why = "fit no worker's memory" if not fits else "pass TABLEBASE_VALUES_MEMORY"
         raise TablebaseError(
             f"{game.name}: values of {values / MIB:,.0f} MiB {why}, and a machine's disk has "
-            f"{workers.disk_room / MIB:,.0f} MiB free for them (wants {shared.HEADROOM * values / MIB:,.0f} MiB); "
+            f"{workers.disk_room / MIB:,.0f} MiB free for them "
+            f"(wants {shared_values.HEADROOM * values / MIB:,.0f} MiB); "
             "free disk space or name a larger one with --scratch")
     plan = planned(partition_rows, on_disk)
     if not limit:

@@ -1,4 +1,4 @@
-"""What the fork server imports before it forks the local cluster's workers (``build/fork_server.py``).
+"""What the fork server imports before it forks the local cluster's workers (``build/cluster/fork_server.py``).
 
 Dask, the worker tasks with numpy, numba, pyarrow and the solvers, and numba
 made ready to run compiled code: numba sets up its compiler targets at the
@@ -8,7 +8,7 @@ and done here it is done for every worker forked from the server.
 
 from __future__ import annotations
 
-from tablebase.build.imports import long_lived
+from tablebase.build.cluster.imports import long_lived
 
 with long_lived():
     import distributed  # noqa: F401

@@ -25,7 +25,7 @@ from typing import Any
 from distributed import Client, Future, wait
 from distributed.client import FuturesCancelledError
 
-from tablebase.build import heap
+from tablebase.build.cluster import allocator
 from tablebase.words import counted
 
 PAUSED_PATIENCE = 60.0  # seconds a worker may stay paused for memory before it is restarted
@@ -61,7 +61,7 @@ def free_paused(client: Client) -> list[str]:
     """The workers paused for memory, each made to hand back the memory its allocators keep."""
     paused = [address for address, w in client.scheduler_info()["workers"].items() if w.get("status") == "paused"]
     if paused:
-        client.run(heap.hand_back_freed_memory, workers=paused, on_error="ignore")
+        client.run(allocator.hand_back_freed_memory, workers=paused, on_error="ignore")
     return paused
 
 

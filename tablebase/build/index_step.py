@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from distributed import Client, Future
 
-from tablebase.build import heap, readback
-from tablebase.build.failures import RecordsLost, again_key, records_of, submitted_again
-from tablebase.build.placing import finishing
-from tablebase.build.progress import Progress, Ticker
+from tablebase.build.cluster import allocator
+from tablebase.build.cluster.failures import RecordsLost, again_key, records_of, submitted_again
+from tablebase.build.cluster.lost_workers import finishing
+from tablebase.build.progress import worker_events
+from tablebase.build.progress.display import Progress, Ticker
 from tablebase.build.tasks import index_values
 from tablebase.probe.format import FILE_NAME
-from tablebase.store import Manifest, table_dir
-from tablebase.store.probe import (
+from tablebase.probe_writer import (
     FILE_SEGMENTS,
     SEGMENT_KEYS,
     index_figures,
@@ -40,6 +40,7 @@ from tablebase.store.probe import (
     segments_of_table,
     write_index_directory,
 )
+from tablebase.store import Manifest, table_dir
 from tablebase.words import counted
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ def tasks_of(function: Callable[..., Any], *args: Any) -> Task:
 
 class OnWorkers:
     """Tasks run on the build's workers, as many at once as they have threads. Each tells how far it has got
-    through the run's events as it goes (``readback.Report``); the rest is counted when it ends. They are
+    through the run's events as it goes (``worker_events.Report``); the rest is counted when it ends. They are
     waited for as the solving tasks are (``placing.finishing``): a worker paused for memory is made to hand
     back what its allocators keep, and restarted if it stays paused. A task whose worker died holding its
     result is submitted once more: it writes the same bytes whenever it runs."""
@@ -101,7 +102,7 @@ class OnWorkers:
         summed = _Summed(done)
         name = f"index-{self.table}-{uuid.uuid4().hex[:8]}"
         workers = sorted(self.client.scheduler_info().get("workers", {}))
-        with readback.listening(self.client, self.run, summed):
+        with worker_events.listening(self.client, self.run, summed):
             keys = [f"{name}-{i}-{self.run}" for i in range(len(items))]
             # Dealt to the workers in turn, as the solving tasks are; any worker takes one if its own dies.
             futures = [self.client.submit(_reported, task, item, run=self.run, every=self.every, pure=False, key=key,
@@ -144,10 +145,10 @@ def _reported(task: Task, item: Any, run: str, every: float) -> tuple[Any, int]:
     """On a worker: the task's result, and what it did, told to the driver as it goes; Arrow's freed memory
     handed back after it, which Dask would count as the worker's."""
     try:
-        with readback.Report(run, 1, every) as report:
+        with worker_events.Report(run, 1, every) as report:
             return task(item, report.add), report.read
     finally:
-        heap.hand_back_arrow_memory()
+        allocator.hand_back_arrow_memory()
 
 
 class _Summed:

@@ -9,7 +9,7 @@ partition: Chomp 13x13 took 270,000 faults and 0.7 s of system time per
 worker, a seventh of the table's time.
 
 A build's worker allocates much the same sizes in every task, and its memory
-plan counts its peak anyway (build/memory.py). So the heap is set as glibc
+plan counts its peak anyway (build/cluster/memory_plan.py). So the heap is set as glibc
 would set it for itself at most: arrays of up to ``FROM_HEAP`` bytes are
 taken from the heap, and up to ``KEPT`` bytes of freed heap are kept. Where
 the C library is not glibc, nothing changes.

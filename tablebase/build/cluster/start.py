@@ -24,8 +24,8 @@ import dask
 from distributed import Client, LocalCluster
 from distributed.system import MEMORY_LIMIT
 
-from tablebase.build import fork_server, heap, shared
-from tablebase.build.memory import Workers, local_worker_limit, values_on_disk
+from tablebase.build.cluster import allocator, fork_server, shared_values
+from tablebase.build.cluster.memory_plan import Workers, local_worker_limit, values_on_disk
 from tablebase.errors import TablebaseError
 
 WAIT_FOR_WORKERS = 60.0  # seconds a build waits for a scheduler's first worker (containers start together)
@@ -48,7 +48,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, shared
     in a tenth of a second: forked processes take a quarter of a second once
     the server has its imports, and about a second before, more than such a
     job's whole work. ``shared_bytes``: the most values the local workers
-    will share in memory (build/memory.py plans them once per machine); values
+    will share in memory (build/cluster/memory_plan.py plans them once per machine); values
     too large for memory are mapped from disk, and then Dask does not pause or
     kill a worker for its resident memory, which counts the mapped pages the
     system may drop at any time (the memory plan bounds the rest).
@@ -146,8 +146,9 @@ def cluster_workers(client: Client, disk: str | None = None, keep: str | None = 
             pass  # the build says in one line that there are none
         info = client.scheduler_info()["workers"]
     hosts = Counter(w.get("host") for w in info.values())
-    rooms = [r for r in client.run(shared.clear_room, disk, keep, on_error="return").values() if isinstance(r, tuple)]
-    rests = [r for r in client.run(heap.held_at_rest, on_error="return").values() if isinstance(r, int)]
+    rooms = [r for r in client.run(shared_values.clear_room, disk, keep, on_error="return").values()
+             if isinstance(r, tuple)]
+    rests = [r for r in client.run(allocator.held_at_rest, on_error="return").values() if isinstance(r, int)]
     return Workers(limit=least_limit(info),
                    per_machine=max(hosts.values(), default=1),
                    shared_room=min((r[0] for r in rooms), default=0),

@@ -32,8 +32,8 @@ from tablebase.probe.format import (
     Field,
     bits_for,
 )
-from tablebase.store.probe.bits import pack, side_by_side, two_widths, wide_records
-from tablebase.store.probe.fields import Coded
+from tablebase.probe_writer.bits import pack, side_by_side, two_widths, wide_records
+from tablebase.probe_writer.fields import Coded
 
 COUNTED_BITS = 24  # tuples of at most this many bits are counted in an array of them all (16 MiB at most)
 

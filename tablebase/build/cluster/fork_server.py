@@ -19,7 +19,7 @@ import os
 import signal
 
 METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-PRELOAD = ["tablebase.build.preload"]
+PRELOAD = ["tablebase.build.cluster.preload"]
 # Dask sets these in the environment before it spawns a worker (its
 # distributed.nanny.pre-spawn-environ): they act only before numpy is imported
 # or before the process starts, so the server must have them from its start.

@@ -1,6 +1,6 @@
 """A plain game's listing numbered on the workers in ranges of notation (``tablebase.listing.ranges``).
 
-Once the search has found every level in shares by hash (``build/search.py``),
+Once the search has found every level in shares by hash (``build/census/rounds.py``),
 each level is numbered and written without any process holding all of it:
 
 1. ``survey``: each share of each level gives a sample of its texts, the
@@ -42,8 +42,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablebase.build.cluster import least_limit
-from tablebase.build.shares import item, rss
+from tablebase.build.census.share_tasks import item, rss
+from tablebase.build.cluster.start import least_limit
 from tablebase.lazy import np, pa
 from tablebase.listing.levels import level_table
 from tablebase.listing.numbering import named_moves, sorted_moves

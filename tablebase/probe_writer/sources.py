@@ -26,9 +26,9 @@ from tablebase.probe.format import (
     Figure,
     bits_for,
 )
-from tablebase.store.probe.fields import Coded, code_values
-from tablebase.store.probe.figures import DENSE_SHARE
-from tablebase.store.probe.segment import encode_segment
+from tablebase.probe_writer.fields import Coded, code_values
+from tablebase.probe_writer.segment_bytes import encode_segment
+from tablebase.probe_writer.stored_figures import DENSE_SHARE
 
 
 def segment_of_rows(rows: pa.Table, figures: Sequence[Figure]) -> tuple[int, int, bytes]:

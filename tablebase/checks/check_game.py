@@ -17,7 +17,7 @@ game it also reads every position back from its text and plays it again:
 the moves must be those the listing recorded, or the rules depend on
 something besides the position, and its ``read`` must undo its ``format``.
 Each defect is one line. The game's code runs under the listing's limits
-(``tablebase.listing.limits``): a position it takes longer over than
+(``tablebase.listing.game_limits``): a position it takes longer over than
 ``seconds``, or more positions than ``limit``, stops the check with one line
 (``LimitReached``): that is no defect of the rules, and the table is not
 checked.
@@ -36,7 +36,7 @@ from tablebase.kinds import Kind, kind_of
 from tablebase.lazy import np
 from tablebase.listing import LimitReached, Limits, ListedPlainGame, limits_set
 from tablebase.listing.checked import game_failed, read_back
-from tablebase.listing.limits import SECONDS, watched
+from tablebase.listing.game_limits import SECONDS, watched
 
 compile_all()  # building compiles the games' functions (a program that only reads runs them as Python)
 

@@ -1,9 +1,9 @@
 """The driver of a plain game's listing in shares: the plan and the counts, never the positions.
 
-The workers find the positions (``build/shares.py``): a step is one round of
+The workers find the positions (``build/census/share_tasks.py``): a step is one round of
 one level, from the top. While the level waiting at the top is small (at
 most ``SERIAL_LEVEL`` positions), one task plays it and the small levels
-below it one after another (``build/serial.py``), from the start positions
+below it one after another (``build/census/small_levels.py``), from the start positions
 at first: a game of a few positions a level would otherwise pay a round of
 tasks, files and a save of the manifest for each; one that it plays whole
 is numbered by that task too, and never reaches the shares. This process
@@ -37,16 +37,16 @@ from typing import Any
 
 from distributed import Client
 
-from tablebase.build.failures import disk_full, records_of
-from tablebase.build.listing_progress import ListingStatus
-from tablebase.build.progress import Ticker
-from tablebase.build.ranges import RangeNumbering
-from tablebase.build.readback import listening
-from tablebase.build.serial import SERIAL_LEVEL, play_serially
-from tablebase.build.shares import counted, expand_share, item, receive
+from tablebase.build.census.numbering_tasks import RangeNumbering
+from tablebase.build.census.share_tasks import counted, expand_share, item, receive
+from tablebase.build.census.small_levels import SERIAL_LEVEL, play_serially
+from tablebase.build.cluster.failures import disk_full, records_of
+from tablebase.build.progress.census_lines import ListingStatus
+from tablebase.build.progress.display import Ticker
+from tablebase.build.progress.worker_events import listening
 from tablebase.kinds import Kind
 from tablebase.listing import current_limits
-from tablebase.listing.limits import too_many
+from tablebase.listing.game_limits import too_many
 from tablebase.store import (
     Manifest,
     Records,
@@ -164,8 +164,9 @@ class ShareSearch:
         return sum(n for lv, r, n in self.state["waiting"] if lv == level and r == 0)
 
     def _serial(self, begin: bool) -> dict[str, Any] | None:
-        """The small levels at the top played one after another by one task (``build/serial.py``), from the start
-        positions if ``begin``: the listing's record if it played every level, else None (what it did recorded)."""
+        """The small levels at the top played one after another by one task (``census/small_levels.py``), from the
+        start positions if ``begin``: the listing's record if it played every level, else None (what it did
+        recorded)."""
         state = self.state
         by_level = {lv: {name: record for p in range(state["partitions"])
                          for name, record in inbox_records(self.work, lv, p, 0).items()}
@@ -291,7 +292,7 @@ class ShareSearch:
 
     # -- numbering -------------------------------------------------------------------
     def _numbered(self) -> dict[str, Any]:
-        """Every level numbered by notation and written as the listing's level file (``build/ranges.py``);
+        """Every level numbered by notation and written as the listing's level file (``numbering_tasks.py``);
         the listing's record."""
         found = {int(level): n for level, n in self.state["found"].items() if n}
         top = max(found, default=0)

@@ -13,7 +13,7 @@ records of (``store.work``): those the manifest holds, and those the tasks
 before it in this run wrote, as their results say; it returns the records
 of the files it writes.
 
-Once every level is found, ``build/ranges.py`` numbers each level by notation
+Once every level is found, ``build/census/numbering_tasks.py`` numbers each level by notation
 and writes it as the listing's level file, in ranges.
 """
 
@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tablebase.build import heap
-from tablebase.build.readback import Report
-from tablebase.build.run_game import game_of_run
+from tablebase.build.cluster import allocator
+from tablebase.build.progress.worker_events import Report
+from tablebase.build.worker_game import game_of_run
 from tablebase.lazy import np, pa, pc, psutil
 from tablebase.listing import Limits, limits_set
 from tablebase.listing.hashing import owners
@@ -39,7 +39,7 @@ from tablebase.store import (
     write_work,
 )
 
-START = "start"  # the source of the start positions in inbox names (``build/serial.py`` takes them)
+START = "start"  # the source of the start positions in inbox names (``build/census/small_levels.py`` takes them)
 # A share's positions are played in batches of about this many moves (the first batch's positions are
 # counted, the next ones' sized by the moves a position had so far), and at most this many positions.
 SHARE_BATCH_MOVES = 1_000_000
@@ -53,7 +53,7 @@ def rss() -> int:
     """The process's memory once Arrow has handed back what it no longer holds. Its allocator keeps freed
     memory for reuse, which Dask counts as the worker's (and a worker over its limit is restarted): a task
     that read a level would otherwise leave the worker holding that level's worth."""
-    heap.hand_back_arrow_memory()
+    allocator.hand_back_arrow_memory()
     return psutil.Process().memory_info().rss
 
 

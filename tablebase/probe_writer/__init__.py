@@ -13,7 +13,8 @@ reads it.
 """
 
 from tablebase.probe.format import FILE_NAME, SEGMENTS_FOLDER
-from tablebase.store.probe.figures import (
+from tablebase.probe_writer.sources import segment_of_rows, segment_of_values
+from tablebase.probe_writer.stored_figures import (
     FILE_SEGMENTS,
     NOT_FIGURES,
     SEGMENT_KEYS,
@@ -21,8 +22,7 @@ from tablebase.store.probe.figures import (
     figures_of,
     impartial_rules,
 )
-from tablebase.store.probe.sources import segment_of_rows, segment_of_values
-from tablebase.store.probe.whole import (
+from tablebase.probe_writer.whole import (
     files_in_key_order,
     index_figures,
     index_from_files,

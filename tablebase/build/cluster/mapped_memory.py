@@ -4,7 +4,7 @@ Dask measures a worker by its process's resident set: the worker pauses at 80%
 of its ``--memory-limit`` and its nanny restarts it at 95%. A process's
 resident set holds every page of a mapped file it has touched, so a worker
 whose values are mapped from disk (values larger than the workers' limits,
-build/shared.py) reaches its limit by reading them, although those pages are
+build/cluster/shared_values.py) reaches its limit by reading them, although those pages are
 the page cache's, which the system takes back when it needs the memory: Chomp
 15x15's values (296 MiB) had a worker limited to 600 MiB paused within
 a minute and restarted by the driver (``placing.restart_paused``) every two or
@@ -16,7 +16,7 @@ values' bytes: by the bytes divided by that fraction, since every page of the
 values may be resident at once (Chomp 16x16's 1.12 GiB, raised by only their
 bytes, left 600 MiB workers 250 MiB of their own before the pause, and all
 three paused). The limits are set back when the run ends, however it ends.
-What the memory plan counts (build/memory.py) is still held to the limit the
+What the memory plan counts (build/cluster/memory_plan.py) is still held to the limit the
 worker was given; only the mapped pages are allowed for. The raise is a Dask plugin of the
 nannies and of the workers: a worker started meanwhile (its nanny restarting
 it) is raised as it joins, and unregistering the plugin sets each one back.

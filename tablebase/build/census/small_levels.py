@@ -1,6 +1,6 @@
 """What a Dask worker does to play a plain game's small levels one after another (``tablebase.listing.serial``).
 
-The search in shares (``build/search.py``) begins here, and comes back here
+The search in shares (``build/census/rounds.py``) begins here, and comes back here
 whenever the level waiting at the top is small: one task (``play_serially``)
 takes the start positions, or what waits in the shares' inboxes, and plays
 level after level from the top while each is small, in one process, where a
@@ -23,13 +23,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tablebase.build.readback import Report
-from tablebase.build.run_game import game_of_run
-from tablebase.build.shares import START, TRAVELLING, rss
+from tablebase.build.census.share_tasks import START, TRAVELLING, rss
+from tablebase.build.progress.worker_events import Report
+from tablebase.build.worker_game import game_of_run
 from tablebase.lazy import np, pa, pc
 from tablebase.listing import Limits, limits_set
+from tablebase.listing.game_limits import too_many
 from tablebase.listing.levels import Listing, level_table
-from tablebase.listing.limits import too_many
 from tablebase.listing.serial import SerialPlay, numbered
 from tablebase.listing.shares import FIRST_KEY, routed, starting
 from tablebase.store import (

@@ -18,8 +18,8 @@ from typing import Any
 from distributed.comm import CommClosedError
 from distributed.scheduler import KilledWorker
 
-from tablebase.build.memory import MIB
-from tablebase.build.placing import wait_watching
+from tablebase.build.cluster.lost_workers import wait_watching
+from tablebase.build.cluster.memory_plan import MIB
 from tablebase.errors import BuildError, TablebaseError
 
 RESUME = "files written so far are kept, run the same command again to resume"

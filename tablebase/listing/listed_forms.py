@@ -27,8 +27,8 @@ from tablebase.games import (
 )
 from tablebase.lazy import np, pa
 from tablebase.listing.checked import level_of
+from tablebase.listing.game_limits import Watch
 from tablebase.listing.levels import LevelRows, distinct, gather
-from tablebase.listing.limits import Watch
 
 PARTS_KEPT = 2  # parts of a listing kept in memory at once: the solvers need only the part they solve
 

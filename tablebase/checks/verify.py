@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable
 
-from tablebase.build.verify_index import IndexCheck
+from tablebase.checks.verify_index import IndexCheck
 from tablebase.errors import OverLimit, StoreError
 from tablebase.games import KeyedForm
 from tablebase.jit import compile_all

@@ -31,11 +31,11 @@ from tablebase.listing import (
     PlainRules,
     list_keys,
 )
+from tablebase.probe_writer import Rules
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
 from tablebase.solve.rows import positions_array
 from tablebase.store import Manifest, TableIndex
-from tablebase.store.probe import Rules
 from tablebase.store.probed import Derive, ProbedRows
 
 
@@ -51,7 +51,7 @@ class Footprint:
     # plan measures the notation's mean length (``with_notation``) where this is not 0.
     per_notation_byte: int = 0
     # The values are arrays the solver maps from a folder (``Place``): one copy per machine, in shared
-    # memory or, when they do not fit a worker, on local disk (build/shared.py).
+    # memory or, when they do not fit a worker, on local disk (build/cluster/shared_values.py).
     mapped: bool = False
 
     def with_notation(self, notation_bytes: int) -> Footprint:

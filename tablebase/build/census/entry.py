@@ -2,7 +2,7 @@
 
 A plain game is listed by the workers in shares, each position owned by the
 partition its notation's hash names, level by level from the top
-(``build/search.py`` drives it, ``build/shares.py`` is what the workers do):
+(``build/census/rounds.py`` drives it, ``build/census/share_tasks.py`` is what the workers do):
 this process keeps the plan and the counts, never the positions. A keyed
 game that gives ``start_keys()`` is listed by one Dask task in numpy batches
 (``list_keys_on_worker``), its progress reaching the driver as Dask events.
@@ -27,10 +27,10 @@ from typing import Any, Callable
 
 from distributed import Client, Future, get_worker
 
-from tablebase.build.progress import Timings, throttled
-from tablebase.build.run_game import game_of_run
-from tablebase.build.search import ShareSearch
-from tablebase.build.serial import written_levels
+from tablebase.build.census.rounds import ShareSearch
+from tablebase.build.census.small_levels import written_levels
+from tablebase.build.progress.display import Timings, throttled
+from tablebase.build.worker_game import game_of_run
 from tablebase.errors import BuildError, StoreError, TablebaseError
 from tablebase.kinds import Kind
 from tablebase.listing import (

@@ -1,6 +1,6 @@
 """What a plain game's listing in shares says as it goes: never silent for longer than a line's interval.
 
-The search (``build/search.py``) waits for whole chains of steps at a time,
+The search (``build/census/rounds.py``) waits for whole chains of steps at a time,
 and a resumed one first checks every work file it recorded: minutes in which
 no step is recorded. ``ListingStatus`` says what it is doing as it begins,
 then, from a ``Ticker``, the positions found so far every ``every`` seconds:
@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from tablebase.build.progress import _duration
+from tablebase.build.progress.display import _duration
 
 
 class ListingStatus:

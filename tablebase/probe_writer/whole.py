@@ -25,11 +25,11 @@ from tablebase.probe.format import (
     Figure,
     pack_directory,
 )
+from tablebase.probe_writer.sources import segment_of_rows, segment_of_values
+from tablebase.probe_writer.stored_figures import FILE_SEGMENTS, SEGMENT_KEYS, Rules, figures_of
 from tablebase.store.files import read_parquet, table_dir, write_atomic
 from tablebase.store.layout import SEGMENTS, Piece, keys_segment_name
 from tablebase.store.manifest import Manifest
-from tablebase.store.probe.figures import FILE_SEGMENTS, SEGMENT_KEYS, Rules, figures_of
-from tablebase.store.probe.sources import segment_of_rows, segment_of_values
 
 
 def write_segments(path: Path, segments: Sequence[tuple[int, int, bytes]], rows: int,

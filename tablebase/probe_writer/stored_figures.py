@@ -21,7 +21,7 @@ from tablebase.probe.format import (
     STORED,
     Figure,
 )
-from tablebase.store.probe.fields import figure_type
+from tablebase.probe_writer.fields import figure_type
 
 NOT_FIGURES = ("key", "position", "level")  # the key; what the game spells or counts from it
 SEGMENT_KEYS = 1 << 18  # keys of a dense table's segment made from its values

@@ -12,7 +12,7 @@ before a resumed build, are read from the store as before. Where shared memory
 is missing or too small (a container's 64 MiB ``/dev/shm``), or when the
 environment says ``TABLEBASE_SHARED_MEMORY=0``, each worker keeps its own arrays.
 
-Values too large for memory (the plan says so: build/memory.py) are mapped
+Values too large for memory (the plan says so: build/cluster/memory_plan.py) are mapped
 the same way from files on local disk (``disk``: a folder under the build's
 output folder, or the one ``--scratch`` names), where the operating system's
 page cache holds the pages in use. ``TABLEBASE_VALUES_MEMORY`` (bytes) caps

@@ -5,9 +5,9 @@ its own while a step runs whose pieces are long (a level counted by listing
 it, a level whose every part takes minutes), so that long work is never
 silent for more than a line's interval: a second at a terminal, ten in a log
 or a pipe (``interval``; ``--progress-every`` sets it). Workers tell the
-driver what happens inside a task (build/readback.py): how far a part's
+driver what happens inside a task (build/progress/worker_events.py): how far a part's
 solving has got, so that the count moves between parts and the ETA
-(build/eta.py) rests on the work done; the reading back of lower levels
+(build/progress/eta.py) rests on the work done; the reading back of lower levels
 that comes before a task solves anything (a resumed build's first tasks may
 take most of an hour at it), shown with its own ETA; and numba compiling
 the game's functions at their first use on a machine, said as it begins.
@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
-from tablebase.build.eta import Work
+from tablebase.build.progress.eta import Work
 from tablebase.words import counted
 
 TERMINAL_EVERY = 1.0  # seconds between status lines at a terminal
