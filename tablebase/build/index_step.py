@@ -44,7 +44,6 @@ from tablebase.store import Manifest, table_dir
 from tablebase.words import counted
 
 if TYPE_CHECKING:
-    from tablebase.build.driver import TableBuild
     from tablebase.games import KeyedGame
 
 Done = Callable[[int], None]  # hears keys or rows done
@@ -172,10 +171,10 @@ class _Summed:
                 self.done(-taken)
 
 
-def write_index(build: TableBuild) -> float | None:
-    """The probe index: the segments the values give (a dense impartial game's), or those of parts that
-    have none, written by the workers; then the directory. Kept when this run built nothing and the one
-    recorded is whole. The seconds it took, or None if it was kept."""
+def write_index(build: Any) -> float | None:
+    """The probe index of the driver's ``TableBuild``: the segments the values give (a dense impartial
+    game's), or those of parts that have none, written by the workers; then the directory. Kept when this
+    run built nothing and the one recorded is whole. The seconds it took, or None if it was kept."""
     manifest, kind = build.manifest, build.kind
     if not build.whole() or (build.skipped == len(build.layout.pieces) and index_whole(build.root, manifest)):
         return None
