@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tablebase.cgt import Game, from_option_ids, from_options, sum_ids
+from tablebase.cgt import Value, from_option_ids, from_options, sum_ids
 
 
 class Timed:
@@ -219,7 +219,7 @@ def _import_cgt_py():
     return cgt_py
 
 
-def from_cgt_py(form, memo: dict) -> Game:
+def from_cgt_py(form, memo: dict) -> Value:
     """Our value of a cgt-py CanonicalForm, rebuilt from its option tree."""
     key = repr(form)
     g = memo.get(key)
@@ -243,7 +243,7 @@ def main() -> None:
         rows, cols = (int(x) for x in size.lower().split("x"))
         algebra = Timed()
         t0 = time.perf_counter()
-        value = Game(evaluator(rows, cols, algebra).value())
+        value = Value(evaluator(rows, cols, algebra).value())
         ours_s = time.perf_counter() - t0
         theirs_s = float("nan")
         if cgt_py is not None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 if TYPE_CHECKING:
     from fractions import Fraction
 
-    from tablebase.cgt import Game
+    from tablebase.cgt import Value
 
 
 class Figures(TypedDict, total=False):
@@ -102,7 +102,7 @@ class Line(TypedDict, total=False):
 class Exact:
     """A partizan position's figures exactly: its value as a game, and the numbers as fractions."""
 
-    value: Game
+    value: Value
     mean: Fraction
     temperature: Fraction
     left_stop: Fraction

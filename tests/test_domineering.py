@@ -19,7 +19,7 @@ import pytest
 from conftest import rows_of
 
 import tablebase
-from tablebase.cgt import Game, from_options, parse
+from tablebase.cgt import Value, from_options, parse
 
 sys.path.insert(0, str(Path(__file__).parent / "cgt"))
 from cgt_helpers import import_cgt_py, negate, outcome_by_play, raw_of  # noqa: E402
@@ -37,7 +37,7 @@ def dominoes(cells: frozenset, vertical: bool):
 
 
 @lru_cache(maxsize=None)
-def mover_wins(cells: frozenset, g: Game, left: bool) -> bool:
+def mover_wins(cells: frozenset, g: Value, left: bool) -> bool:
     """Whether the player to move wins the sum of the region and the game ``g``, by plain search."""
     rest = [(c, g) for c in dominoes(cells, left)]
     rest += [(cells, x) for x in (g.left_options if left else g.right_options)]
@@ -82,7 +82,7 @@ def test_every_region_against_cgt_py(built):
     cgt_py = import_cgt_py()
     memo: dict = {}
 
-    def ours(form) -> Game:
+    def ours(form) -> Value:
         key = repr(form)
         if key not in memo:
             memo[key] = from_options([ours(x) for x in form.left_options], [ours(x) for x in form.right_options])
@@ -298,7 +298,7 @@ def test_means_temperatures_and_stops_are_exact(table8):
 
 # -- boards taller than a board is wide ---------------------------------------------------
 @lru_cache(maxsize=None)
-def by_definition(cells: frozenset) -> Game:
+def by_definition(cells: frozenset) -> Value:
     """A board's value from the definition {Left's options | Right's options}, the board kept whole."""
     return from_options([by_definition(c) for c in dominoes(cells, True)],
                         [by_definition(c) for c in dominoes(cells, False)])

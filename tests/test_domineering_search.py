@@ -19,7 +19,7 @@ from test_domineering import board, by_definition
 
 import tablebase
 import tablebase.kinds.searches as searches
-from tablebase.cgt import Game, from_options, parse
+from tablebase.cgt import Value, from_options, parse
 from tablebase.errors import OverLimit
 from tablebase.games import regions as R
 from tablebase.games.domineering import Domineering
@@ -93,7 +93,7 @@ def looked_up(root: Path, table: str, text: str, compile_after: int, monkeypatch
     return row, sum(graphs)
 
 
-def from_cgt_py(form, memo: dict) -> Game:
+def from_cgt_py(form, memo: dict) -> Value:
     key = repr(form)
     if key not in memo:
         memo[key] = from_options([from_cgt_py(x, memo) for x in form.left_options],

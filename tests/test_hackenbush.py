@@ -9,7 +9,7 @@ from functools import lru_cache
 import pytest
 from conftest import rows_of
 
-from tablebase.cgt import ZERO, Game, dyadic, from_options, nimber, parse
+from tablebase.cgt import ZERO, Value, dyadic, from_options, nimber, parse
 from tablebase.games import make_game
 
 
@@ -34,7 +34,7 @@ def test_berlekamp_rule_itself():
     assert berlekamp("") == 0 and berlekamp("BBR") == Fraction(3, 2) and berlekamp("RBB") == Fraction(-1, 4)
 
 
-def stalk_value(stalk: str) -> Game:
+def stalk_value(stalk: str) -> Value:
     """The value from the rules alone: cut an edge, everything above it falls."""
     lefts = [stalk_value(stalk[:i]) for i, c in enumerate(stalk) if c in "BG"]
     rights = [stalk_value(stalk[:i]) for i, c in enumerate(stalk) if c in "RG"]
@@ -75,17 +75,17 @@ def shape(tree):
     return tuple(sorted((c, shape(t)) for c, t in tree))
 
 
-def tree_value(tree) -> Game:
+def tree_value(tree) -> Value:
     return _value(shape(tree))
 
 
 @lru_cache(maxsize=None)
-def _value(tree) -> Game:
+def _value(tree) -> Value:
     return from_options([_value(shape(t)) for c, t in cuts(tree) if c in "BG"],
                         [_value(shape(t)) for c, t in cuts(tree) if c in "RG"])
 
 
-def check_row(row: dict, value: Game, left_results: dict, right_results: dict) -> None:
+def check_row(row: dict, value: Value, left_results: dict, right_results: dict) -> None:
     """One stored row against the value and the moves (move name -> result value) of the rules."""
     assert row["value"] == str(value), row["position"]
     assert parse(row["value"]) == value

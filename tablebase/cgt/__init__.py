@@ -23,7 +23,7 @@ from .calculator import evaluate, format_report
 from .game import (
     STAR,
     ZERO,
-    Game,
+    Value,
     dyadic,
     format_number,
     from_option_ids,
@@ -41,7 +41,7 @@ from .thermograph import Thermograph, Trajectory
 __all__ = [
     "CGTError",
     "CGTSyntaxError",
-    "Game",
+    "Value",
     "STAR",
     "Thermograph",
     "Trajectory",

@@ -1,9 +1,9 @@
-"""``Game``: a light handle on a canonical form, and the constructors.
+"""``Value``: a light handle on a canonical form, and the constructors.
 
-A ``Game`` holds only the integer id of its canonical form, so equal values
+A ``Value`` holds only the integer id of its canonical form, so equal values
 are equal handles and hashing is cheap. Code that builds millions of forms
 (tablebase solvers) should stay on ids: ``from_option_ids`` and ``sum_ids``
-take and return plain ints, and ``Game(id)`` / ``game.id`` convert.
+take and return plain ints, and ``Value(id)`` / ``game.id`` convert.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from .thermograph import Thermograph
 Number = Union[int, Fraction]
 
 
-class Game:
+class Value:
     """A short partizan game in canonical form (immutable, hashable)."""
 
     __slots__ = ("id",)
@@ -39,25 +39,25 @@ class Game:
         self.id = game_id
 
     # -- algebra ---------------------------------------------------------------
-    def __add__(self, other: "Game") -> "Game":
-        return Game(add(self.id, _coerce(other).id))
+    def __add__(self, other: "Value") -> "Value":
+        return Value(add(self.id, _coerce(other).id))
 
     __radd__ = __add__
 
-    def __sub__(self, other: "Game") -> "Game":
-        return Game(add(self.id, neg(_coerce(other).id)))
+    def __sub__(self, other: "Value") -> "Value":
+        return Value(add(self.id, neg(_coerce(other).id)))
 
-    def __rsub__(self, other: "Game") -> "Game":
-        return Game(add(_coerce(other).id, neg(self.id)))
+    def __rsub__(self, other: "Value") -> "Value":
+        return Value(add(_coerce(other).id, neg(self.id)))
 
-    def __neg__(self) -> "Game":
-        return Game(neg(self.id))
+    def __neg__(self) -> "Value":
+        return Value(neg(self.id))
 
-    def __pos__(self) -> "Game":
+    def __pos__(self) -> "Value":
         return self
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, Game):
+        if isinstance(other, Value):
             return self.id == other.id
         if isinstance(other, (int, Fraction)):
             return self.id == _coerce(other).id
@@ -66,38 +66,38 @@ class Game:
     def __hash__(self) -> int:
         # A number equals the int/Fraction it stands for, so it must hash alike.
         value = T.number_value(self.id)
-        return hash(value) if value is not None else hash(("Game", self.id))
+        return hash(value) if value is not None else hash(("Value", self.id))
 
-    def __le__(self, other: "Game") -> bool:
+    def __le__(self, other: "Value") -> bool:
         return leq(self.id, _coerce(other).id)
 
-    def __ge__(self, other: "Game") -> bool:
+    def __ge__(self, other: "Value") -> bool:
         return leq(_coerce(other).id, self.id)
 
-    def __lt__(self, other: "Game") -> bool:
+    def __lt__(self, other: "Value") -> bool:
         return compare(self.id, _coerce(other).id) == "<"
 
-    def __gt__(self, other: "Game") -> bool:
+    def __gt__(self, other: "Value") -> bool:
         return compare(self.id, _coerce(other).id) == ">"
 
-    def compare(self, other: "Game") -> str:
+    def compare(self, other: "Value") -> str:
         """``'='``, ``'<'``, ``'>'`` or ``'||'`` (confused, incomparable)."""
         return compare(self.id, _coerce(other).id)
 
-    def is_confused_with(self, other: "Game") -> bool:
+    def is_confused_with(self, other: "Value") -> bool:
         """Whether ``self || other``: neither ``<=`` nor ``>=`` holds."""
         return self.compare(other) == "||"
 
     # -- structure -----------------------------------------------------------
     @property
-    def left_options(self) -> list["Game"]:
+    def left_options(self) -> list["Value"]:
         """Left options of the canonical form, in CGSuite's order."""
-        return [Game(g) for g in sorted_options(self.id)[0]]
+        return [Value(g) for g in sorted_options(self.id)[0]]
 
     @property
-    def right_options(self) -> list["Game"]:
+    def right_options(self) -> list["Value"]:
         """Right options of the canonical form, in CGSuite's order."""
-        return [Game(g) for g in sorted_options(self.id)[1]]
+        return [Value(g) for g in sorted_options(self.id)[1]]
 
     @property
     def is_number(self) -> bool:
@@ -141,23 +141,23 @@ class Game:
         return temperature(self.id)
 
     # -- temperature theory (CGSuite's names are aliases, below) ------------------
-    def cool(self, t: Union[int, Fraction, "Game"]) -> "Game":
+    def cool(self, t: Union[int, Fraction, "Value"]) -> "Value":
         """``G_t``: G cooled by the number ``t > -1`` (CGTError otherwise)."""
         x = Fraction(_number(t))
-        return Game(cool(self.id, x, T.number_id(x)))
+        return Value(cool(self.id, x, T.number_id(x)))
 
-    def heat(self, t: Union[int, Fraction, "Game"]) -> "Game":
+    def heat(self, t: Union[int, Fraction, "Value"]) -> "Value":
         """G heated by the game ``t``: ``{heat(G^L) + t | heat(G^R) - t}``, numbers unchanged."""
-        return Game(heat(self.id, _coerce(t).id))
+        return Value(heat(self.id, _coerce(t).id))
 
-    def overheat(self, s: Union[int, Fraction, "Game"], t: Union[int, Fraction, "Game"]) -> "Game":
+    def overheat(self, s: Union[int, Fraction, "Value"], t: Union[int, Fraction, "Value"]) -> "Value":
         """G overheated from ``s`` to ``t``: an integer n becomes n copies of ``s``."""
-        return Game(overheat(self.id, _coerce(s).id, _coerce(t).id))
+        return Value(overheat(self.id, _coerce(s).id, _coerce(t).id))
 
     @property
-    def freeze(self) -> "Game":
+    def freeze(self) -> "Value":
         """G cooled by its own temperature (infinitesimally close to a number)."""
-        return Game(freeze(self.id))
+        return Value(freeze(self.id))
 
     @property
     def thermograph(self) -> Thermograph:
@@ -165,17 +165,17 @@ class Game:
         return Thermograph(*thermograph(self.id))
 
     @property
-    def incentives(self) -> list["Game"]:
+    def incentives(self) -> list["Value"]:
         """The undominated Left and Right incentives (``G^L - G``, ``G - G^R``), each once."""
-        return [Game(x) for x in sorted_ids(incentives(self.id))]
+        return [Value(x) for x in sorted_ids(incentives(self.id))]
 
     @property
-    def left_incentives(self) -> list["Game"]:
-        return [Game(x) for x in sorted_ids(incentives(self.id, True, False))]
+    def left_incentives(self) -> list["Value"]:
+        return [Value(x) for x in sorted_ids(incentives(self.id, True, False))]
 
     @property
-    def right_incentives(self) -> list["Game"]:
-        return [Game(x) for x in sorted_ids(incentives(self.id, False, True))]
+    def right_incentives(self) -> list["Value"]:
+        return [Value(x) for x in sorted_ids(incentives(self.id, False, True))]
 
     # -- infinitesimals --------------------------------------------------------------
     @property
@@ -188,18 +188,18 @@ class Game:
         return is_all_small(self.id)
 
     @property
-    def atomic_weight(self) -> "Game":
+    def atomic_weight(self) -> "Value":
         """The atomic weight (CGTError when G is not atomic, e.g. not infinitesimal)."""
-        return Game(atomic_weight(self.id))
+        return Value(atomic_weight(self.id))
 
     @property
     def is_atomic(self) -> bool:
         return is_atomic(self.id)
 
     @property
-    def reduced_canonical_form(self) -> "Game":
+    def reduced_canonical_form(self) -> "Value":
         """The simplest game infinitesimally close to G."""
-        return Game(reduced(self.id))
+        return Value(reduced(self.id))
 
     @property
     def uptimal_expansion(self) -> str | None:
@@ -208,21 +208,21 @@ class Game:
         return None if e is None else e.text()
 
     # -- other products -------------------------------------------------------------
-    def ordinal_sum(self, other: Union[int, Fraction, "Game"]) -> "Game":
+    def ordinal_sum(self, other: Union[int, Fraction, "Value"]) -> "Value":
         """The ordinal sum ``G:H`` (CGSuite's ``G:H``): G's canonical form is the base."""
-        return Game(ordinal_sum(self.id, _coerce(other).id))
+        return Value(ordinal_sum(self.id, _coerce(other).id))
 
-    def norton_product(self, unit: Union[int, Fraction, "Game"]) -> "Game":
+    def norton_product(self, unit: Union[int, Fraction, "Value"]) -> "Value":
         """The Norton product ``G.U``."""
-        return Game(norton(self.id, _coerce(unit).id))
+        return Value(norton(self.id, _coerce(unit).id))
 
-    def pow(self, n: int) -> "Game":
+    def pow(self, n: int) -> "Value":
         """CGSuite's ``G.Pow(n)`` for ``G = {0|H}``: ``^.pow(2)`` is ``^<2>``."""
-        return Game(_powered(power, self.id, n))
+        return Value(_powered(power, self.id, n))
 
-    def pow_to(self, n: int) -> "Game":
+    def pow_to(self, n: int) -> "Value":
         """CGSuite's ``G.PowTo(n)`` for ``G = {0|H}``: ``^.pow_to(2)`` is ``^[2]``."""
-        return Game(_powered(power_to, self.id, n))
+        return Value(_powered(power_to, self.id, n))
 
     # CGSuite's spellings, so that its examples read the same in Python.
     Cool = cool
@@ -252,11 +252,11 @@ class Game:
         return to_text(self.id)
 
     def __repr__(self) -> str:
-        return f"Game('{to_text(self.id)}')"
+        return f"Value('{to_text(self.id)}')"
 
 
-def _number(x: Union[Game, int, Fraction]) -> Number:
-    if isinstance(x, Game):
+def _number(x: Union[Value, int, Fraction]) -> Number:
+    if isinstance(x, Value):
         if x.number is None:
             raise CGTError(f"a temperature needs to be a number, not {x}")
         return x.number
@@ -270,44 +270,44 @@ def _powered(function, g: int, n: int) -> int:
         raise CGTError(str(e)) from None
 
 
-def _coerce(x: Union[Game, int, Fraction]) -> Game:
-    if isinstance(x, Game):
+def _coerce(x: Union[Value, int, Fraction]) -> Value:
+    if isinstance(x, Value):
         return x
     if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
         return dyadic(x)
     raise TypeError(f"cannot treat {x!r} as a game")
 
 
-def integer(n: int) -> Game:
+def integer(n: int) -> Value:
     """The integer ``n``."""
-    return Game(T.number_id(int(n)))
+    return Value(T.number_id(int(n)))
 
 
-def dyadic(x: Union[int, Fraction, str]) -> Game:
+def dyadic(x: Union[int, Fraction, str]) -> Value:
     """The number ``x`` (a dyadic rational: its denominator a power of 2)."""
-    return Game(T.number_id(Fraction(x)))
+    return Value(T.number_id(Fraction(x)))
 
 
-def nimber(n: int) -> Game:
+def nimber(n: int) -> Value:
     """The nimber ``*n``."""
     if n < 0:
         raise ValueError("a nimber needs n >= 0")
-    return Game(T.nus_id(0, 0, int(n)))
+    return Value(T.nus_id(0, 0, int(n)))
 
 
-def up(n: int = 1) -> Game:
+def up(n: int = 1) -> Value:
     """``n`` ups (``^`` for 1, ``^^`` for 2, downs when ``n < 0``)."""
-    return Game(T.nus_id(0, int(n), 0))
+    return Value(T.nus_id(0, int(n), 0))
 
 
-def number_up_star(x: Union[int, Fraction], ups: int = 0, nim: int = 0) -> Game:
+def number_up_star(x: Union[int, Fraction], ups: int = 0, nim: int = 0) -> Value:
     """``x + ups.^ + *nim`` in closed form."""
-    return Game(T.nus_id(T.normalize_number(Fraction(x)), int(ups), int(nim)))
+    return Value(T.nus_id(T.normalize_number(Fraction(x)), int(ups), int(nim)))
 
 
-def from_options(lefts: Iterable[Game], rights: Iterable[Game]) -> Game:
+def from_options(lefts: Iterable[Value], rights: Iterable[Value]) -> Value:
     """The canonical form of ``{lefts | rights}``."""
-    return Game(construct([_coerce(g).id for g in lefts], [_coerce(g).id for g in rights]))
+    return Value(construct([_coerce(g).id for g in lefts], [_coerce(g).id for g in rights]))
 
 
 def from_option_ids(lefts: Sequence[int], rights: Sequence[int]) -> int:
@@ -319,12 +319,12 @@ def from_option_ids(lefts: Sequence[int], rights: Sequence[int]) -> int:
 sum_ids = sum_all
 
 
-def parse(text: str) -> Game:
+def parse(text: str) -> Value:
     """Read a game (or a sum/difference of games) in CGSuite's notation.
 
     Raises ``CGTSyntaxError`` (a ValueError) with a one-line message.
     """
-    return Game(parse_id(text))
+    return Value(parse_id(text))
 
 
 def format_number(x: Number) -> str:
@@ -332,5 +332,5 @@ def format_number(x: Number) -> str:
     return number_text(T.normalize_number(x))
 
 
-ZERO = Game(T.ZERO)
-STAR = Game(T.STAR)
+ZERO = Value(T.ZERO)
+STAR = Value(T.STAR)

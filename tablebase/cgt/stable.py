@@ -18,7 +18,7 @@ from ._cache import cache
 from ._errors import CGTError
 from ._print import number_text, sorted_options, to_text
 from ._thermo import birthday, mean, stops, temperature
-from .game import Game
+from .game import Value
 
 _stable = cache("stable id", 1 << 17)
 
@@ -38,12 +38,12 @@ def _stable_of(g: int) -> int:
     return _stable.put(g, int.from_bytes(blake2b(payload, digest_size=8).digest(), "big") >> 1)
 
 
-def stable_id(g: Union[Game, int]) -> int:
-    """The 63-bit content-derived id of a canonical form (a Game or a local id)."""
-    return _stable_of(g.id if isinstance(g, Game) else g)
+def stable_id(g: Union[Value, int]) -> int:
+    """The 63-bit content-derived id of a canonical form (a Value or a local id)."""
+    return _stable_of(g.id if isinstance(g, Value) else g)
 
 
-def value_row(g: Union[Game, int], infinitesimals: bool = True) -> dict[str, Any]:
+def value_row(g: Union[Value, int], infinitesimals: bool = True) -> dict[str, Any]:
     """One values-table row: the form's stable id, text, option ids and figures.
 
     Keys: ``id``, ``text``, ``left_ids``, ``right_ids`` (stable ids, CGSuite's
@@ -54,7 +54,7 @@ def value_row(g: Union[Game, int], infinitesimals: bool = True) -> dict[str, Any
     ``reduced_canonical_form`` (text); ``infinitesimals=False`` leaves those
     two out, for callers that need them rarely (they cost a heating by ``*``).
     """
-    gid = g.id if isinstance(g, Game) else g
+    gid = g.id if isinstance(g, Value) else g
     lo, ro = sorted_options(gid)
     value = T.number_value(gid)
     left_stop, right_stop = stops(gid)
@@ -77,14 +77,14 @@ def value_row(g: Union[Game, int], infinitesimals: bool = True) -> dict[str, Any
     return row
 
 
-def reduced_text(g: Union[Game, int]) -> str:
+def reduced_text(g: Union[Value, int]) -> str:
     """CGSuite's text of the reduced canonical form of ``g``."""
-    return to_text(reduced(g.id if isinstance(g, Game) else g))
+    return to_text(reduced(g.id if isinstance(g, Value) else g))
 
 
-def atomic_weight_text(g: Union[Game, int]) -> str | None:
+def atomic_weight_text(g: Union[Value, int]) -> str | None:
     """CGSuite's text of the atomic weight of ``g``, or None where it has none."""
-    g = g.id if isinstance(g, Game) else g
+    g = g.id if isinstance(g, Value) else g
     if not is_infinitesimal(g):
         return None
     try:

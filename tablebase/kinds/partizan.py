@@ -16,8 +16,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from tablebase.cgt import Game as Value
-from tablebase.cgt import from_option_ids, sum_ids
+from tablebase.cgt import Value, from_option_ids, sum_ids
 from tablebase.errors import PositionError
 from tablebase.games import PartizanForm, SumMoves, Texts
 from tablebase.kinds.budget import budget_of

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablebase.cgt import Game as Value
-from tablebase.cgt import parse, sum_ids
+from tablebase.cgt import Value, parse, sum_ids
 from tablebase.errors import StoreError
 from tablebase.kinds.kind import StoredTable
 from tablebase.solve.partizan import Figures

@@ -26,7 +26,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable
 
-from tablebase.cgt import Game, from_option_ids, parse, sum_ids, value_row
+from tablebase.cgt import Value, from_option_ids, parse, sum_ids, value_row
 from tablebase.cgt.stable import atomic_weight_text, reduced_text
 from tablebase.games import PartizanForm, SumMoves
 from tablebase.lazy import np, pa
@@ -45,7 +45,7 @@ class Figures:
 
     def __init__(self, g: int) -> None:
         row = value_row(g, infinitesimals=False)
-        game = Game(g)
+        game = Value(g)
         self.id = g
         self.text: str = row["text"]
         self.stable: int = row["id"]
@@ -140,7 +140,7 @@ class PartizanSolver(LevelByLevel):
     def _negative(self, g: int) -> int:
         n = self._negatives.get(g)
         if n is None:
-            n = self._negatives[g] = (-Game(g)).id
+            n = self._negatives[g] = (-Value(g)).id
         return n
 
     def move_values(self, side: SumMoves) -> list[int]:

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from hypothesis import strategies as st
 
-from tablebase.cgt import Game, from_options, number_up_star
+from tablebase.cgt import Value, from_options, number_up_star
 
 # A raw game is a pair (left options, right options) of raw games: a game
 # tree with no simplification at all.
@@ -78,13 +78,13 @@ def outcome_by_play(*parts: RawGame) -> str:
     return {(True, True): "N", (True, False): "L", (False, True): "R", (False, False): "P"}[left_first, right_first]
 
 
-def canonical(raw: RawGame) -> Game:
+def canonical(raw: RawGame) -> Value:
     """Our canonical form of a raw tree (built bottom-up with from_options)."""
     lefts, rights = raw
     return from_options([canonical(x) for x in lefts], [canonical(x) for x in rights])
 
 
-def raw_of(g: Game) -> RawGame:
+def raw_of(g: Value) -> RawGame:
     """The canonical form of ``g`` as a raw tree."""
     return (tuple(raw_of(x) for x in g.left_options), tuple(raw_of(x) for x in g.right_options))
 
@@ -98,7 +98,7 @@ nus_values = st.builds(
 
 
 @st.composite
-def games(draw) -> Game:
+def games(draw) -> Value:
     """Canonical forms of several shapes: raw trees, NUS values and their sums."""
     kind = draw(st.integers(0, 3))
     if kind == 0:
@@ -112,14 +112,14 @@ def games(draw) -> Game:
 
 
 @lru_cache(maxsize=None)
-def domineering(cells: frozenset) -> Game:
+def domineering(cells: frozenset) -> Value:
     """Value of a Domineering board (Left places vertical dominoes), by its options."""
     lefts = [domineering(cells - {(r, c), (r + 1, c)}) for r, c in cells if (r + 1, c) in cells]
     rights = [domineering(cells - {(r, c), (r, c + 1)}) for r, c in cells if (r, c + 1) in cells]
     return from_options(lefts, rights)
 
 
-def rectangle(rows: int, cols: int) -> Game:
+def rectangle(rows: int, cols: int) -> Value:
     """Value of the empty Domineering board with these rows and columns."""
     return domineering(frozenset((r, c) for r in range(rows) for c in range(cols)))
 

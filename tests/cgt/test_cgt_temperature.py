@@ -23,14 +23,14 @@ from cgt_helpers import games
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablebase.cgt import ZERO, CGTError, Game, dyadic, from_options, integer, nimber, parse, up
+from tablebase.cgt import ZERO, CGTError, Value, dyadic, from_options, integer, nimber, parse, up
 
 SETTINGS = settings(max_examples=150, deadline=None)
 temperatures = st.sampled_from([Fraction(-1, 2), Fraction(-1, 4), Fraction(0), Fraction(1, 4), Fraction(1, 2),
                                 Fraction(1), Fraction(3, 2), Fraction(2), Fraction(3)])
 
 
-def cooled_by_definition(g: Game, t: Fraction) -> Game:
+def cooled_by_definition(g: Value, t: Fraction) -> Value:
     """G_t by [SIE]'s definition, on the canonical form, without the module's shortcuts:
     {G^L_t - t | G^R_t + t}, unless G_t' is infinitesimally close to a number x for some
     t' < t, then x. The least such t' is the temperature, found here from the thermograph."""
@@ -84,7 +84,7 @@ def test_heating_then_cooling_gives_the_game_back(g, t):
     assert g.heat(t).cool(t) == g
 
 
-def heated_by_definition(g: Game, t: Game) -> Game:
+def heated_by_definition(g: Value, t: Value) -> Value:
     if g.is_number:
         return g
     return from_options([heated_by_definition(x, t) + t for x in g.left_options],
@@ -97,7 +97,7 @@ def test_heating_follows_the_definition(g, t):
     assert g.heat(parse(t)) == heated_by_definition(g, parse(t))
 
 
-def overheated_by_definition(g: Game, s: Game, t: Game) -> Game:
+def overheated_by_definition(g: Value, s: Value, t: Value) -> Value:
     if g.is_number and g.number == int(g.number):
         total = ZERO
         for _ in range(abs(int(g.number))):

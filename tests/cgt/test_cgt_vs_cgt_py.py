@@ -14,13 +14,13 @@ from cgt_helpers import games, import_cgt_py, rectangle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablebase.cgt import Game, from_options, parse
+from tablebase.cgt import Value, from_options, parse
 
 cgt_py = import_cgt_py()
 CF = cgt_py.CanonicalForm
 
 
-def ours(form, memo: dict | None = None) -> Game:
+def ours(form, memo: dict | None = None) -> Value:
     """Rebuild a cgt-py CanonicalForm in tablebase.cgt, option by option."""
     memo = {} if memo is None else memo
     key = repr(form)
@@ -30,7 +30,7 @@ def ours(form, memo: dict | None = None) -> Game:
     return memo[key]
 
 
-def braced(g: Game) -> str:
+def braced(g: Value) -> str:
     """``g`` written with explicit braces down to numbers, which cgt-py can read."""
     if g.is_number:
         return str(g)

@@ -17,7 +17,7 @@ from tablebase import (
     TablebaseError,
     TableNotFound,
 )
-from tablebase.cgt import Game
+from tablebase.cgt import Value
 
 
 def best_moves(root: str, table: str, position: str) -> list[str]:
@@ -38,7 +38,7 @@ def mean(root: str, table: str, position: str) -> Fraction:
     """A partizan position's mean, exactly."""
     with tablebase.open(root) as tb:
         figures: Exact = tablebase.exact(tb.probe(table, position))
-    value: Game = figures.value
+    value: Value = figures.value
     return value.mean if value.is_number else figures.mean
 
 
