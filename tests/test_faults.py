@@ -344,7 +344,7 @@ def test_a_part_of_the_probe_index_lost_with_its_worker_is_written_again(tmp_pat
                               "fetched")
         return records
 
-    said = _built_despite_a_loss(tmp_path, scheduler, monkeypatch, capsys, 6, "indexing", losing)
+    said = _built_despite_a_loss(tmp_path, scheduler, monkeypatch, capsys, 6, "index_step", losing)
     assert lost and "was lost: writing that part again" in said
 
 
