@@ -22,6 +22,7 @@ from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.probe_writer import Rules, impartial_rules
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
+from tablebase.store.schema import IMPARTIAL
 
 
 def declares_components(game: object) -> bool:
@@ -100,10 +101,8 @@ class Impartial(Kind):
         return super().moves_of(keys, game)
 
     def columns(self) -> list[str]:
-        if self.sums:  # what a sum of components determines
-            return ["key", "position", "grundy", "outcome", "best_move"]
-        misere = ["misere_outcome"] if self.game.misere else []
-        return ["key", "position", "grundy", "outcome", *misere, "remoteness", "best_move"]
+        # A table of components holds what a sum of them determines: neither remoteness nor misère outcomes.
+        return IMPARTIAL.names(text=True, whole=not self.sums, misere=self.game.misere and not self.sums)
 
     def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
         """Queen moves, diagram bites, sums and heaps solved in order have solvers of their own (solve/queen.py,

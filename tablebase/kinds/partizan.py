@@ -34,6 +34,7 @@ from tablebase.solve.partizan import (
     best_move,
     move_rank,
 )
+from tablebase.store.schema import PARTIZAN
 
 VALUES_TABLE = ValuesTable()
 
@@ -73,8 +74,7 @@ class Partizan(Kind):
         return list((self.keyed if game is None else game).left_right_moves(keys))
 
     def columns(self) -> list[str]:
-        return ["key", "position", "value", "value_id", "outcome", "mean", "temperature", "best_left", "best_right",
-                "left_moves", "right_moves"]
+        return PARTIZAN.names(text=True)
 
     def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
         return PartizanSolver(self.keyed)

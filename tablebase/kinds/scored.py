@@ -21,6 +21,7 @@ from tablebase.lazy import np
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
+from tablebase.store.schema import SCORED
 
 LETTER = {Outcome.LOSS: "P", Outcome.WIN: "N", Outcome.DRAW: "D"}
 
@@ -79,12 +80,7 @@ class Scored(Kind):
         return [side._replace(keys=side.keys & KEY_BITS)]
 
     def columns(self) -> list[str]:
-        game = self.game
-        passes = game.pass_move is not None
-        return ["key", "position", "outcome", *(["score"] if game.scores else []), "plies",
-                *(["mover_passes", "opponent_passes"] if passes else []), "best_move",
-                *(["best_score_move"] if game.scores else []),
-                *(["best_mover_passes_move", "best_opponent_passes_move"] if passes else [])]
+        return SCORED.names(text=True, scores=bool(self.game.scores), passes=self.game.pass_move is not None)
 
     def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
         from tablebase.solve.scored import (

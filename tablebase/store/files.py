@@ -12,6 +12,7 @@ from typing import Any
 from tablebase.errors import DamagedTable, StoreError
 from tablebase.lazy import np, pa, pq
 from tablebase.store.layout import ROWS, Layout, Piece
+from tablebase.store.schema import LEVEL
 
 ROW_GROUP = 262_144  # rows; larger groups compress keys and moves better, and DuckDB reads them in parallel
 LISTING_GROUP = 4_096  # rows of a listing's level file read at once: a task reads the groups of its part only
@@ -195,7 +196,7 @@ def remove_leftovers(folder: Path) -> int:
 
 def with_levels(rows: pa.Table, levels: np.ndarray) -> pa.Table:
     """Rows with their ``level`` column (each row's level), as every file of rows holds it."""
-    return rows.append_column("level", pa.array(np.asarray(levels, dtype=np.int32)))
+    return rows.append_column(LEVEL.name, pa.array(np.asarray(levels), type=LEVEL.arrow()))
 
 
 def write_parquet(table: pa.Table, path: Path, durable: bool = True) -> dict:

@@ -13,9 +13,9 @@ from tablebase.errors import StoreError
 from tablebase.lazy import np
 from tablebase.store.files import first_outside, table_dir, write_atomic
 from tablebase.store.layout import Layout, Plan
+from tablebase.store.schema import FORMAT, JSON_TYPES, MANIFEST
 
 FILE_NAME = "_manifest.json"
-FORMAT = 3  # 2: the game's source, "compact", the listing of positions; 3: runs of small levels share a file
 
 
 @dataclass
@@ -138,11 +138,7 @@ def list_tables(root: str | os.PathLike) -> list[str]:
 
 _BULKY = ("levels_done", "plan")
 # The type of each field as saved (a manifest is read from a folder anyone may have written).
-_TYPES: dict[str, type | tuple[type, ...]] = {
-    "table": str, "game": str, "kind": str, "params": dict, "version": str, "partition_rows": int, "source": dict,
-    "plan": list, "files": dict, "levels_done": list, "complete": bool, "values": dict, "format": int,
-    "compact": bool, "listing": dict, "probe": dict, "figures": dict, "symmetry": bool,
-}
+_TYPES: dict[str, tuple[str, type]] = {f.name: (f.type, JSON_TYPES[f.type]) for f in MANIFEST}
 
 
 def _outside(root: str | os.PathLike, table: str, path: object) -> StoreError:
@@ -152,8 +148,8 @@ def _outside(root: str | os.PathLike, table: str, path: object) -> StoreError:
 def _check_fields(data: dict[str, Any], table: str) -> None:
     """ValueError unless the saved fields have their types, the file records theirs, and the table is its folder's."""
     for name, value in data.items():
-        if name in _TYPES and not isinstance(value, _TYPES[name]):
-            raise ValueError(f"{name!r} is not a {getattr(_TYPES[name], '__name__', _TYPES[name])}")
+        if name in _TYPES and not isinstance(value, _TYPES[name][1]):
+            raise ValueError(f"{name!r} is not a JSON {_TYPES[name][0]}")
     if data.get("table") != table:
         raise ValueError(f"it names the table {data.get('table')!r}, in the folder of {table!r}")
     if not data.get("game", "x").isprintable() or not all(

@@ -9,7 +9,8 @@ options). When every partition is built, the pieces are merged by id into
 ``b``-th equal slice of ``[0, 2**63)``, sorted, each once, with ``positions``
 added up and the least ``first_level``. The merged files are the values table;
 the pieces are then deleted. Nothing here knows what a form is: the merge
-works on the columns ``id``, ``value``, ``positions`` and ``first_level``.
+works on the columns ``id``, ``value``, ``positions`` and ``first_level``
+(each column of the type ``tablebase.store.schema.VALUES`` gives it).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from tablebase.store.files import (
     table_dir,
     write_atomic,
 )
+from tablebase.store.schema import VALUES
 
 FOLDER = "values"
 ID_SPACE = 1 << 63  # stable ids are 63-bit
@@ -123,6 +125,6 @@ def merge_values(pieces: list[pa.Table]) -> pa.Table:
     first = np.minimum.reduceat(levels, starts)
     merged = rows.take(starts)
     merged = merged.set_column(merged.schema.get_field_index("positions"), "positions",
-                               pa.array(positions, type=pa.int64()))
+                               pa.array(positions, type=VALUES["positions"].arrow()))
     return merged.set_column(merged.schema.get_field_index("first_level"), "first_level",
-                             pa.array(first, type=pa.int32(), mask=first == np.iinfo(np.int32).max))
+                             pa.array(first, type=VALUES["first_level"].arrow(), mask=first == np.iinfo(np.int32).max))
