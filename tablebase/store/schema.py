@@ -97,8 +97,8 @@ IMPARTIAL = Columns("impartial", (
     Column("misere_outcome", ("string",), "the outcome in misère play (who cannot move wins): `P` or `N`",
            "misere", ("P", "N")),
     Column("remoteness", _FIGURE, "moves to the end, the winner hurrying and the loser delaying", "whole"),
-    Column("best_move", ("string",), "a quickest win, or a longest defence (ties to the smallest move code); "
-           "in a table of components, a won position's move to a child of Grundy value 0; null without one"),
+    Column("best_move", ("string",), "a quickest win, or a longest defence (ties to the smallest move code); in a "
+           "table of components, a won position's first move by code to a sum of value 0; null where there is none"),
 ))
 
 PARTIZAN = Columns("partizan", (
@@ -184,12 +184,12 @@ MANIFEST = (
     Field("kind", "string", "the game's kind: `impartial`, `partizan` or `scored`"),
     Field("params", "object", "the game's options, by name"),
     Field("version", "string", "the version of tablebase that built the table"),
-    Field("partition_rows", "integer", "the positions a task solves at most"),
+    Field("partition_rows", "integer", "the most positions of a part: a larger level is cut into parts"),
     Field("source", "object", "where the game comes from: `ref`, `origin`, `version`, `digest` of its source"),
     Field("plan", "array", "the levels, in runs: [first level, parts, [positions of each level]]"),
     Field("files", "object", "each file of rows by name: its `rows`, `bytes` and `sha256`"),
     Field("levels_done", "array", "the levels built, as [first, last] runs"),
-    Field("complete", "boolean", "whether every level and every file beside the rows is built"),
+    Field("complete", "boolean", "whether every level is built, and every file made from the rows"),
     Field("values", "object", "a partizan table's values table: `buckets`, and `files` and `pieces` recorded by "
           "name"),
     Field("format", "integer", "the format of the table's files"),
