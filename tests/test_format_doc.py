@@ -1,4 +1,4 @@
-"""docs/format.md says what ``tablebase.store.schema`` spells: every column of every sort of file with the same
+"""docs/format.md says what ``tablebase.schema`` spells: every column of every sort of file with the same
 Arrow type and the same tables holding it, every manifest field with its JSON type, no column or field the code
 does not know, the manifest's format and the probe index's version, and the names of a table's files.
 
@@ -16,7 +16,7 @@ import pytest
 
 from tablebase.probe import format as probe_format
 from tablebase.store import files, layout, lock, manifest, values_files
-from tablebase.store import schema as code
+from tablebase import schema as code
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "format.md"
 COLUMNS_HEADER = ["column", "Arrow type", "held in", "meaning"]

@@ -1,4 +1,4 @@
-"""A real build of every kind writes the files ``tablebase.store.schema`` says: pyarrow reads each file of rows
+"""A real build of every kind writes the files ``tablebase.schema`` says: pyarrow reads each file of rows
 and of the values table, and its columns' names, order and Arrow types are the schema's for that table; the
 texts of few values hold no other; the manifest holds the schema's fields, each of its JSON type.
 
@@ -18,7 +18,7 @@ import pytest
 
 from tablebase.build import build_tables
 from tablebase.build.jobs import TableSpec, spec_for
-from tablebase.store import schema
+from tablebase import schema
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

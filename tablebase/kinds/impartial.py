@@ -20,9 +20,9 @@ from tablebase.kinds.sum_lookups import sum_lookup
 from tablebase.lazy import np, pa
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.probe_writer import Rules, impartial_rules
+from tablebase.schema import IMPARTIAL
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
-from tablebase.store.schema import IMPARTIAL
 
 
 def declares_components(game: object) -> bool:

@@ -27,6 +27,7 @@ from tablebase.kinds.stored_values import StoredValues
 from tablebase.kinds.values import ValuesTable
 from tablebase.lazy import np, pa
 from tablebase.listing import ListedPlainGame, PlainRules
+from tablebase.schema import PARTIZAN
 from tablebase.solve import Place, Solver
 from tablebase.solve.partizan import (
     OUTCOMES,
@@ -34,7 +35,6 @@ from tablebase.solve.partizan import (
     best_move,
     move_rank,
 )
-from tablebase.store.schema import PARTIZAN
 
 VALUES_TABLE = ValuesTable()
 

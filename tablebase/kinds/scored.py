@@ -19,9 +19,9 @@ from tablebase.kinds.lines import Choose, by_figure
 from tablebase.kinds.lookups import Listed, row_with_moves
 from tablebase.lazy import np
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
+from tablebase.schema import SCORED
 from tablebase.solve import Place, Solver
 from tablebase.solve.kernels import children_of
-from tablebase.store.schema import SCORED
 
 LETTER = {Outcome.LOSS: "P", Outcome.WIN: "N", Outcome.DRAW: "D"}
 

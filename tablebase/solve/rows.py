@@ -1,9 +1,8 @@
 """Turn solved arrays into rows, as Arrow: an impartial table's, and every kind's positions and moves.
 
-docs/format.md gives the columns a table's files hold and ``store/schema.py``
-spells them, with their types; this room may not import the store, so the
-rows are spelt here too, and tests/test_format_files.py reads real builds'
-files back against the schema.
+docs/format.md gives the columns a table's files hold and ``schema.py``
+spells them, with their types; tests/test_format_files.py reads real builds'
+files back against it.
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ from typing import Any
 
 from tablebase.errors import DamagedTable, StoreError
 from tablebase.lazy import np, pa, pq
+from tablebase.schema import LEVEL
 from tablebase.store.layout import ROWS, Layout, Piece
-from tablebase.store.schema import LEVEL
 
 ROW_GROUP = 262_144  # rows; larger groups compress keys and moves better, and DuckDB reads them in parallel
 LISTING_GROUP = 4_096  # rows of a listing's level file read at once: a task reads the groups of its part only

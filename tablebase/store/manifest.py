@@ -11,9 +11,9 @@ from typing import Any
 
 from tablebase.errors import StoreError
 from tablebase.lazy import np
+from tablebase.schema import FORMAT, JSON_TYPES, MANIFEST
 from tablebase.store.files import first_outside, table_dir, write_atomic
 from tablebase.store.layout import Layout, Plan
-from tablebase.store.schema import FORMAT, JSON_TYPES, MANIFEST
 
 FILE_NAME = "_manifest.json"
 

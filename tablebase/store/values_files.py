@@ -10,7 +10,7 @@ options). When every partition is built, the pieces are merged by id into
 added up and the least ``first_level``. The merged files are the values table;
 the pieces are then deleted. Nothing here knows what a form is: the merge
 works on the columns ``id``, ``value``, ``positions`` and ``first_level``
-(each column of the type ``tablebase.store.schema.VALUES`` gives it).
+(each column of the type ``tablebase.schema.VALUES`` gives it).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 
 from tablebase.errors import StoreError
 from tablebase.lazy import np, pa, pc, pq
+from tablebase.schema import VALUES
 from tablebase.store.files import (
     ROW_GROUP,
     read_parquet,
@@ -28,7 +29,6 @@ from tablebase.store.files import (
     table_dir,
     write_atomic,
 )
-from tablebase.store.schema import VALUES
 
 FOLDER = "values"
 ID_SPACE = 1 << 63  # stable ids are 63-bit

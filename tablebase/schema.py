@@ -3,12 +3,9 @@ the manifest's fields and format.
 
 Each column has its Arrow type as pyarrow reads it from the file, the tables
 that hold it and what it means; each manifest field its JSON type and what
-it means. The kinds take their columns from here (``kinds/*.columns()``), the
-store the level's type and the values table's (``files.py``,
-``values_files.py``), the manifest its format and the types it checks. The
-solvers, which may not import the store, spell their rows themselves
-(``solve/rows.py``, ``solve/partizan.py``, ``solve/scored.py``): a build's files
-are read back against this module (``tests/test_format_files.py``), and
+it means. It sits in the foundation so that every room that writes or reads
+files (the kinds, the store, the solvers) can take its names from here; a
+build's files are read back against it (``tests/test_format_files.py``), and
 docs/format.md says the same for a reader (``tests/test_format_doc.py``).
 
 Types are spelt as pyarrow spells them, so that the doc shows them as they
