@@ -33,8 +33,8 @@ from tablebase.games import KeyedForm
 from tablebase.jit import compile_all
 from tablebase.kinds import Artifact, Kind
 from tablebase.lazy import np
-from tablebase.probe.format import STORED, Figure
-from tablebase.probe_writer import SEGMENT_KEYS, figures_of, segment_of_rows, segment_of_values, write_segments
+from tablebase.probe.format import Figure
+from tablebase.probe_writer import figures_of, segment_of_rows, write_keys_file, write_segments
 from tablebase.solve import Solver
 from tablebase.store import (
     Layout,
@@ -47,7 +47,6 @@ from tablebase.store import (
     with_levels,
     write_parquet,
 )
-from tablebase.store.layout import keys_segment_name
 
 compile_all()  # building compiles the games' functions (a program that only reads runs them as Python)
 
@@ -326,7 +325,6 @@ def index_values(run: str, root: str, table: str, ref: str, params: dict[str, An
 
     A level this machine does not hold (solved on another host) is read back first, as for solving.
     """
-    start, stop = keys
     with _one_at_a_time:
         state = _solver(run, root, table, ref, params, values)
         solver, game = state.solver, state.solver.game
@@ -337,20 +335,5 @@ def index_values(run: str, root: str, table: str, ref: str, params: dict[str, An
         _read_back(state, root, table, run, lacking, float("inf"))
         known = solver.known  # type: ignore[attr-defined]
         holes = np.asarray(game.absent_keys, dtype=np.int64)
-        unsigned = [f.unsigned for f in sorted((f for f in figures if f.source == STORED), key=lambda f: f.field)]
-        segments, positions = [], 0
-        for a in range(start, stop, SEGMENT_KEYS):
-            b = min(a + SEGMENT_KEYS, stop)
-            inside = holes[(holes >= a) & (holes < b)]
-            present = None
-            if len(inside):
-                present = np.ones(b - a, dtype=bool)
-                present[inside - a] = False
-            misere = known.misere[a:b] if known.with_misere else None
-            segments.append((a, b - 1, segment_of_values(a, known.grundy[a:b], known.remoteness[a:b], misere,
-                                                         present, unsigned)))
-            positions += b - a - len(inside)
-            done(b - a)
-        path = table_dir(root, table) / keys_segment_name(start)
-        path.parent.mkdir(exist_ok=True)
-        return {keys_segment_name(start): write_segments(path, segments, positions)}
+        return write_keys_file(root, table, keys, known.grundy, known.remoteness,
+                               known.misere if known.with_misere else None, holes, figures, done)

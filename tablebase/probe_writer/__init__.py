@@ -33,10 +33,11 @@ from tablebase.probe_writer.whole import (
     segments_of_table,
     write_directory,
     write_index_directory,
+    write_keys_file,
     write_segments,
 )
 
 __all__ = ["FILE_NAME", "FILE_SEGMENTS", "NOT_FIGURES", "SEGMENTS_FOLDER", "SEGMENT_KEYS", "Rules", "figures_of",
            "files_in_key_order", "impartial_rules", "index_figures", "index_from_files", "index_from_values_in_files",
            "lacking_segments", "segment_of_file", "segment_of_rows", "segment_of_values", "segments_in_key_order",
-           "segments_of_table", "write_directory", "write_index_directory", "write_segments"]
+           "segments_of_table", "write_directory", "write_index_directory", "write_keys_file", "write_segments"]

@@ -181,27 +181,38 @@ def index_from_values_in_files(root: str | Path, manifest: Manifest, rules: Rule
                 zero_copy_only=False)
         done(rows.num_rows // 2)
     holes = np.asarray(absent, dtype=np.int64)
-    unsigned = [f.unsigned for f in sorted((f for f in figures if f.source == STORED), key=lambda f: f.field)]
     manifest.probe = {}
     for start in range(0, key_space, FILE_SEGMENTS * SEGMENT_KEYS):
         stop = min(start + FILE_SEGMENTS * SEGMENT_KEYS, key_space)
-        segments, positions = [], 0
-        for a in range(start, stop, SEGMENT_KEYS):
-            b = min(a + SEGMENT_KEYS, stop)
-            inside = holes[(holes >= a) & (holes < b)]
-            present = None
-            if len(inside):
-                present = np.ones(b - a, dtype=bool)
-                present[inside - a] = False
-            segments.append((a, b - 1, segment_of_values(a, grundy[a:b], remoteness[a:b],
-                                                         wins[a:b] if misere else None, present, unsigned)))
-            positions += b - a - len(inside)
-            done((b - a) // 2)
-        name = keys_segment_name(start)
-        path = table_dir(root, manifest.table) / name
-        path.parent.mkdir(exist_ok=True)
-        manifest.probe[name] = write_segments(path, segments, positions)
+        manifest.probe.update(write_keys_file(root, manifest.table, (start, stop), grundy, remoteness,
+                                              wins if misere else None, holes, figures, lambda n: done(n // 2)))
     write_index_directory(root, manifest, figures)
+
+
+def write_keys_file(root: str | Path, table: str, keys: tuple[int, int], grundy: np.ndarray,
+                    remoteness: np.ndarray, wins: np.ndarray | None, holes: np.ndarray, figures: Sequence[Figure],
+                    done: Callable[[int], None]) -> dict[str, dict[str, Any]]:
+    """The segments of the keys [start, stop) of a dense impartial table in one file, from its values held in
+    key order (``wins``: the misère outcome, where the game has one; ``holes``: keys that are no position);
+    the file's name and record. ``done`` hears the keys of each segment written."""
+    start, stop = keys
+    unsigned = [f.unsigned for f in sorted((f for f in figures if f.source == STORED), key=lambda f: f.field)]
+    segments, positions = [], 0
+    for a in range(start, stop, SEGMENT_KEYS):
+        b = min(a + SEGMENT_KEYS, stop)
+        inside = holes[(holes >= a) & (holes < b)]
+        present = None
+        if len(inside):
+            present = np.ones(b - a, dtype=bool)
+            present[inside - a] = False
+        segments.append((a, b - 1, segment_of_values(a, grundy[a:b], remoteness[a:b],
+                                                     None if wins is None else wins[a:b], present, unsigned)))
+        positions += b - a - len(inside)
+        done(b - a)
+    name = keys_segment_name(start)
+    path = table_dir(root, table) / name
+    path.parent.mkdir(exist_ok=True)
+    return {name: write_segments(path, segments, positions)}
 
 
 def write_index_directory(root: str | Path, manifest: Manifest, figures: Sequence[Figure]) -> None:
