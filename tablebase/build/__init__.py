@@ -3,7 +3,7 @@
 Nothing is imported until first used: the build command starts the fork
 server (``build/cluster/fork_server.py``) before it imports anything heavy, then reads
 its job (``jobs``) and decides whether the job needs worker processes before
-it pays for Dask (the driver's imports, a third of a second).
+it pays for Dask's imports.
 """
 
 from __future__ import annotations

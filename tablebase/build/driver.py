@@ -1,14 +1,12 @@
 """The build driver: a table's levels become partitions, partitions become Dask tasks, tasks become files.
 
 ``build_table`` is a short sequence of steps (``TableBuild``): resume what an
-earlier run left; list the game's positions if it does not list them itself
-(on the workers, build/census/entry.py); plan the memory and the files; save the
-manifest the workers read; submit every step of solving tasks at once, each
-waiting for the step below inside the scheduler; collect each partition's
-file record into the manifest (saved as it goes, so a killed build resumes
-where it stopped); finish the kind's artifacts (a partizan table's values
-table); write the probe index other programs memory-map (build/index_step.py);
-and clean up, whatever happened.
+earlier run left; list the positions of a game that does not list them itself
+(census/entry.py); plan the memory and the files; submit every step of solving
+tasks at once, each waiting for the step below inside the scheduler; collect
+each partition's record into the manifest as it goes, so that a killed build
+resumes where it stopped; finish the kind's artifacts; write the probe index
+(index_step.py); and clean up, whatever happened.
 """
 
 from __future__ import annotations
@@ -215,7 +213,7 @@ class TableBuild:
 
     def solve(self) -> None:
         """Every step of solving tasks submitted at once, then each task's records collected as it finishes."""
-        # From before any task runs: the workers' reading back (readback.py), and a level whose parts take minutes.
+        # From before any task runs: the workers' reading back (progress/worker_events.py), and long parts.
         with self.timings.step("solving"), listening(self.client, self.run, self.progress), \
                 Ticker(self.progress.heartbeat, self.every):
             self._warm_up()
@@ -257,7 +255,7 @@ class TableBuild:
             self.client.run(release, self.run, self.values_name, self.disk, on_error="ignore")
 
     def write_index(self) -> None:
-        """The probe index (``indexing.write_index``), timed for the summary."""
+        """The probe index (``index_step.write_index``), timed for the summary."""
         seconds = write_index(self)
         if seconds is not None:
             self.timings.add("index", seconds)

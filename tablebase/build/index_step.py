@@ -1,15 +1,12 @@
 """The last step of a build: the probe index's directory, once every segment is written.
 
-Other programs probe a table through its index by memory-mapping it
-(``tablebase.probe``, ``docs/format.md``). Its segments are written from
-what the workers hold, never from the table's Parquet files read back: a
-game indexed from its values (``Kind.indexed_from_values``: the dense
-impartial games) by one task a range of keys once the last level is solved
-(``tasks.index_values``), any other game part by part as it is solved
-(``tasks._segment``). What is left here is to run the first, write the
-segments of parts that have none (a table begun before segments were
-written beside its rows: ``store.probe.segment_of_file``), and write the
-directory that names them all (``store.probe.write_index_directory``).
+The index's segments are written from what the workers hold, never from the
+table's Parquet files read back: a dense impartial game's from its values by
+one task a range of keys (``tasks.index_values``), any other game's part by
+part as it is solved (``tasks._segment``). What is left here is to run the
+first, write the segments of parts that have none (a table begun before
+segments were written beside its rows), and write the directory that names
+them all (``tablebase.probe_writer``).
 """
 
 from __future__ import annotations
@@ -87,7 +84,7 @@ def tasks_of(function: Callable[..., Any], *args: Any) -> Task:
 class OnWorkers:
     """Tasks run on the build's workers, as many at once as they have threads. Each tells how far it has got
     through the run's events as it goes (``worker_events.Report``); the rest is counted when it ends. They are
-    waited for as the solving tasks are (``placing.finishing``): a worker paused for memory is made to hand
+    waited for as the solving tasks are (``lost_workers.finishing``): a worker paused for memory is made to hand
     back what its allocators keep, and restarted if it stays paused. A task whose worker died holding its
     result is submitted once more: it writes the same bytes whenever it runs."""
 
@@ -174,7 +171,7 @@ class _Summed:
 def write_index(build: Any) -> float | None:
     """The probe index of the driver's ``TableBuild``: the segments the values give (a dense impartial
     game's), or those of parts that have none, written by the workers; then the directory. Kept when this
-    run built nothing and the one recorded is whole. The seconds it took, or None if it was kept."""
+    run built nothing and the one recorded is whole. Its seconds, or None if it was kept."""
     manifest, kind = build.manifest, build.kind
     if not build.whole() or (build.skipped == len(build.layout.pieces) and index_whole(build.root, manifest)):
         return None

@@ -1,29 +1,4 @@
-"""What to build: a table spec, and job files that list several.
-
-    partition_rows = 100000        # optional
-    compact = true                 # optional, for every table: no position text in the files
-    symmetry = true                # optional, for every table: one position of each orbit (the game's canonical)
-    [[table]]
-    game = "chomp"                 # a built-in or plugin name, "module:Class" or "path/to/file.py:Class"
-    rows = 8
-    cols = 8
-    name = "chomp_small"           # optional table name
-    compact = false                # optional, for this table
-    symmetry = false               # optional, for this table
-
-    [[table]]
-    game = "octal"
-    codes = "0.[0-7][0-7][0-7]"    # a table per code (a game's ``variants``); "all-3-digit" too
-    max = 1048576
-    summary = "octal_3_digit"      # optional: one summary table of these tables' figures
-
-A game file named in a job file is found relative to the job file's folder.
-A table built with ``symmetry`` keeps one position of each orbit under
-the game's symmetry, and its default name ends in ``_symmetry`` (its
-manifest says ``symmetry: true``). An entry that stands for several tables names none of them (``name`` is
-refused); ``summary`` names a table of one row per table built from the
-entry (``build/summary.py``).
-"""
+"""What to build: a table spec, and job files that list several (``read_job`` gives their form)."""
 
 from __future__ import annotations
 
@@ -84,7 +59,7 @@ def reduced_name(name: str) -> str:
     return name + SYMMETRY_SUFFIX
 
 
-SMALL_JOB = 2**21  # positions: about a second of one core's work, less than starting worker processes
+SMALL_JOB = 2**21  # positions: less work than starting worker processes costs
 
 
 def is_small(specs: list[TableSpec], say: Callable[[str, str], None] | None = None) -> bool:
@@ -113,7 +88,33 @@ def spec_for(ref: str, params: dict[str, Any], name: str | None = None, compact:
 
 
 def read_job(path: str | Path) -> tuple[list[TableSpec], dict]:
-    """The tables of a job file and its top-level settings (partition_rows, compact, symmetry)."""
+    """The tables of a job file and its top-level settings (partition_rows, compact, symmetry).
+
+    A job file:
+
+        partition_rows = 100000        # optional
+        compact = true                 # optional, for every table: no position text in the files
+        symmetry = true                # optional, for every table: one position of each orbit (the game's canonical)
+        [[table]]
+        game = "chomp"                 # a built-in or plugin name, "module:Class" or "path/to/file.py:Class"
+        rows = 8
+        cols = 8
+        name = "chomp_small"           # optional table name
+        compact = false                # optional, for this table
+        symmetry = false               # optional, for this table
+
+        [[table]]
+        game = "octal"
+        codes = "0.[0-7][0-7][0-7]"    # a table per code (a game's ``variants``); "all-3-digit" too
+        max = 1048576
+        summary = "octal_3_digit"      # optional: one summary table of these tables' figures
+
+    A game file named in a job file is found relative to the job file's folder. A table built with
+    ``symmetry`` keeps one position of each orbit under the game's symmetry, and its default name ends in
+    ``_symmetry`` (its manifest says ``symmetry: true``). An entry that stands for several tables names none
+    of them (``name`` is refused); ``summary`` names a table of one row per table built from the entry
+    (``summary.py``).
+    """
     try:
         data = tomllib.loads(Path(path).read_text())
     except FileNotFoundError:

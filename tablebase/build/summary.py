@@ -2,13 +2,9 @@
 it built, of the figures each manifest records.
 
 A job entry that stands for many tables (the octal game's ``codes``) may name
-a summary; once the job is built, ``<out>/_summaries/<name>.parquet`` holds a
-row per table: its name, its options (``code``, ``max``), the heaps it holds,
-and its figures (an octal table's period, preperiod, proof heap, largest
-value, rare heaps and mask). Every folder of tables shows each summary as a
-view of that name (``query/views.py``). A table whose period is proven
-before its last heap says so: ``stopped_at`` is the proof heap, past which
-its values were copied from the period rather than computed.
+a summary, written once the job is built as ``<out>/_summaries/<name>.parquet``;
+every folder of tables shows each summary as a view of that name
+(``query/views.py``).
 """
 
 from __future__ import annotations
@@ -28,7 +24,7 @@ FOLDER = "_summaries"
 @dataclass(frozen=True)
 class BuildSummary:
     """What one run of a table's build did (the build command prints it as one JSON line). Its seconds are
-    those its lines say (``progress.Timings``): ``seconds`` the whole run's, the others its steps'."""
+    those its lines say (``display.Timings``): ``seconds`` the whole run's, the others its steps'."""
 
     table: str
     positions: int
@@ -54,7 +50,10 @@ COLUMNS = [("table", pa.string()), ("game", pa.string()), ("code", pa.string()),
 
 
 def summary_row(m: Manifest) -> dict[str, Any]:
-    """A table's row of a summary, from its manifest."""
+    """A table's row of a summary, from its manifest: its name, its options (``code``, ``max``), the heaps it
+    holds, and its figures (an octal table's period, preperiod, proof heap, largest value, rare heaps and
+    mask). A table whose period is proven before its last heap says so: ``stopped_at`` is the proof heap,
+    past which its values were copied from the period rather than computed."""
     figures = m.figures
     period, rare = figures.get("period") or {}, figures.get("rare") or {}
     heaps = figures.get("heaps", m.positions)

@@ -46,7 +46,7 @@ def build_tables(
 ) -> Iterator[BuildSummary | PlanSummary]:
     """Build each table in turn on one Dask cluster, yielding each run's summary.
 
-    ``every``: seconds between status lines (``progress.interval``: by default one a second at a
+    ``every``: seconds between status lines (``display.interval``: by default one a second at a
     terminal, every ten seconds in a log or a pipe; none if ``quiet``). ``small``: whether a local
     cluster's workers are threads of this process; by default the job's size decides
     (``jobs.is_small``). ``dashboard``: serve the local cluster's dashboard (on loopback), and call this

@@ -72,7 +72,7 @@ _state: dict[str, _Run] = {}
 _one_at_a_time = threading.Lock()
 # A task waits for the step below through the scheduler, which hears of it
 # from the worker's event loop: with the solving thread holding the GIL, that
-# loop would wait up to Python's default 5 ms for each turn.
+# loop would wait a whole switch interval of Python's (its default) for each turn.
 GIL_SWITCH_SECONDS = 0.0002
 
 
@@ -119,7 +119,7 @@ def release(run: str, values: str, disk: str | None) -> None:
 
 
 def measure_notation(run: str, ref: str, params: dict[str, Any]) -> int:
-    """The mean length of the game's notation (``memory.notation_bytes``), measured here for the driver."""
+    """The mean length of the game's notation (``memory_plan.notation_bytes``), measured here for the driver."""
     return notation_bytes(game_of_run(run, ref, params).keyed)
 
 
@@ -192,7 +192,7 @@ def _take_in(state: _Run, root: str, table: str, level: int) -> None:
 
 def _read_back(state: _Run, root: str, table: str, run: str, lacking: list[int], every: float) -> None:
     """Take in the lacking lower levels from the bottom up, telling the driver how far it has got:
-    a resumed build's first task on a worker reads back every level solved, for most of an hour."""
+    a resumed build's first task on a worker reads back every level solved, the longest wait of a resume."""
     if not lacking:
         return
     positions = worker_events.positions_of(state.plan, lacking)
@@ -321,7 +321,7 @@ def _segment(state: _Run, rows: Any, root: str, table: str, piece: Any, durable:
 def index_values(run: str, root: str, table: str, ref: str, params: dict[str, Any], values: dict[str, Any],
                  every: float, figures: list[Figure], keys: tuple[int, int], done: Any) -> dict[str, Any]:
     """On a worker, once every level is solved: the probe index's segments of the keys [start, stop) from
-    the values its machine holds in key order, in one file (``store.keys_segment_name``); its record.
+    the values its machine holds in key order, in one file (``layout.keys_segment_name``); its record.
 
     A level this machine does not hold (solved on another host) is read back first, as for solving.
     """

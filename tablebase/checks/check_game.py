@@ -1,26 +1,10 @@
 """``tablebase check-game``: a game's rules checked on a small table before anyone builds a big one.
 
-The engine lists the game's positions (or takes the game's own listing), then
-checks that each level's keys are distinct, ascending and below the key
-space, that a compiled move generator never writes more than ``max_moves``
-moves (it would write past its buffers), that every
-position's notation reads back as the same position and no two positions
-share it, that every move leads to a position of the table and lowers the
-level (a scored game's moves may keep it) to a level ``child_levels`` names
-(the solvers read only those), that every move has a name, and
-finally that the table the engine's solver builds level by level equals a
-plain recursive search of the same rules (``Kind.oracle``). A game that
-declares a symmetry (``canonical``) has it checked on the whole table: each
-position's representative is a position of the table, of its level, its own
-representative, and of the same figures by the plain search. For a plain
-game it also reads every position back from its text and plays it again:
-the moves must be those the listing recorded, or the rules depend on
-something besides the position, and its ``read`` must undo its ``format``.
-Each defect is one line. The game's code runs under the listing's limits
-(``tablebase.listing.game_limits``): a position it takes longer over than
-``seconds``, or more positions than ``limit``, stops the check with one line
-(``LimitReached``): that is no defect of the rules, and the table is not
-checked.
+The engine lists the game's positions (or takes the game's own listing),
+checks its keys, notation, moves and symmetry, a ``_check_`` function each,
+and finally that the table the engine's solver builds level by level equals
+a plain recursive search of the same rules (``Kind.oracle``). Each defect is
+one line; docs/games.md says what is checked.
 """
 
 from __future__ import annotations
@@ -63,7 +47,9 @@ class Defects:
 def check_game(game: Game, limit: int, say: Callable[[str], None] = lambda s: None,
                seconds: float = SECONDS) -> tuple[int, list[str]]:
     """(positions checked, defect lines) of a game with its options: at most ``limit`` positions, the
-    game's code taking at most ``seconds`` for each."""
+    game's code taking at most ``seconds`` for each (the listing's limits, ``tablebase.listing.game_limits``).
+    A position it takes longer over, or more positions, stop the check with one line (``LimitReached``):
+    that is no defect of the rules, and the table is not checked."""
     with limits_set(Limits(seconds, limit)):
         return _checked(game, limit, say)
 
@@ -207,7 +193,8 @@ def _check_moves(keyed: KeyedForm, kind: Kind, levels: dict[int, np.ndarray], de
 
 
 def _check_replayed(keyed: Any, kind: Kind, levels: dict[int, np.ndarray], defects: Defects) -> None:
-    """A plain game's moves once more, each position read back from its text: the same as listed."""
+    """A plain game's moves once more, each position read back from its text: the same as listed, or the
+    rules depend on something besides the position; its ``read`` must undo its ``format``."""
     for keys in levels.values():
         for s in range(kind.sides):
             if not len(keys):

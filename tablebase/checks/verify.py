@@ -1,17 +1,11 @@
 """Verify a built table: files against the manifest, and every row against its children.
 
-Nothing made by the build is reused: the game is loaded again (a built-in
-game, an installed plugin, or the game the user names: never code the
-folder names, docs/security.md), a game whose positions the engine lists is
-listed again from its start positions, and compiled loops are compiled anew.
-Each level is then solved again from the *stored* rows of the lower levels
-and the result compared, column by column, with what is stored, so a table
-built under other rules cannot pass; each file's columns must be the kind's,
-of the kind's sorts of types (``schema_problems``). A damaged or missing file is reported,
-and its level's recomputed rows stand in for it so that the levels above can
-still be checked. The kind's artifacts (a partizan table's values table) are
-derived again and compared too, and the probe index with the stored rows
-(``verify_index.py``).
+Nothing made by the build is reused: the game is loaded again from a source
+this reader trusts (docs/security.md), listed again if the engine lists it,
+and each level solved again from the *stored* rows of the lower levels and
+compared, column by column, with what is stored, so that a table built under
+other rules cannot pass. The kind's artifacts are derived again and compared
+too, and the probe index with the stored rows (``verify_index.py``).
 """
 
 from __future__ import annotations
@@ -142,6 +136,10 @@ def _compare(
 def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None] = lambda s: None,
                  games: Iterable[str] = ()) -> tuple[int, list[Problem]]:
     """Check one table; return the number of rows checked and the problems found.
+
+    Each file's columns must be the kind's, of the kind's sorts of types (``schema_problems``). A damaged
+    or missing file is reported, and its level's recomputed rows stand in for it so that the levels above
+    can still be checked.
 
     The rules come from a game this reader trusts (``kinds.Trust``: built-in,
     an installed plugin, or one of ``games``, named by the user), never from

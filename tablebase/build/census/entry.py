@@ -1,22 +1,11 @@
 """Listing a game's positions before it is built, for games that do not list their levels.
 
-A plain game is listed by the workers in shares, each position owned by the
-partition its notation's hash names, level by level from the top
-(``build/census/rounds.py`` drives it, ``build/census/share_tasks.py`` is what the workers do):
-this process keeps the plan and the counts, never the positions. A keyed
-game that gives ``start_keys()`` is listed by one Dask task in numpy batches
-(``list_keys_on_worker``), its progress reaching the driver as Dask events.
-
-Either way each level's positions and moves are written through the store
-(``_listing/``), and the manifest records the files, so a resumed build
-reuses a whole listing (and a plain game's search resumes at the step it had
-not recorded); the listing's sizes, move names and bound on moves stay in
-the manifest after the build (lookups of a plain table need them), and the
-files go once the table is complete.
-
-The listing's limits (``tablebase.listing.Limits``: the game's time per
-position, the positions it may find) are this process's current ones, set
-by the command's options; the tasks on the workers are given them.
+A plain game is listed by the workers in shares (``rounds.py``), a keyed game
+that gives ``start_keys()`` by one Dask task in numpy batches
+(``list_keys_on_worker``). Either way each level is written through the store
+(``_listing/``) and the manifest records the files, so that a resumed build
+reuses a whole listing; the listing's limits (``tablebase.listing.Limits``)
+are this process's current ones, and the tasks on the workers are given them.
 """
 
 from __future__ import annotations
@@ -116,7 +105,10 @@ def _stop_tasks(client: Client, run: str, patience: float = STOP_PATIENCE) -> No
 
 def list_on_cluster(client: Client, root: Path, manifest: Manifest, kind: Kind, ref: str, run: str,
                     say: Callable[[str], None], timings: Timings | None = None, every: float = 1.0) -> None:
-    """List the game's positions (unless a whole listing is recorded); record it. ``timings``: where the
+    """List the game's positions (unless a whole listing is recorded); record it. A plain game's search
+    resumes at the step it had not recorded; the listing's sizes, move names and bound on moves stay in the
+    manifest after the build (lookups of a plain table need them), and its files go once the table is
+    complete. ``timings``: where the
     listing's seconds go (the build's summary says the same as its line here); ``every``: seconds between
     the lines that say how far it has got."""
     if whole(root, manifest):

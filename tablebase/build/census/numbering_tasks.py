@@ -1,41 +1,11 @@
 """A plain game's listing numbered on the workers in ranges of notation (``tablebase.listing.ranges``).
 
-Once the search has found every level in shares by hash (``build/census/rounds.py``),
-each level is numbered and written without any process holding all of it:
-
-1. ``survey``: each share of each level gives a sample of its texts, the
-   moves it recorded and its first position by notation; this process
-   ranks the moves (there are few: the game's kinds of moves), names where
-   each level's ranges split, and reads back each level's first position.
-   A level of up to ``RANGE_ROWS`` positions is one range.
-2. ``route``: each share's rows, their moves as codes, split by range and
-   written, a file for each range (a level in one range skips it: its
-   range reads the shares).
-3. ``order_range``: a range's rows sorted by notation and written; its keys
-   follow from the counts of the ranges before it (which it is given, not
-   this process); each position's key sent to its owner by hash, and the
-   range's questions (its children's hashes) to theirs; where each child's
-   key will be among the answers is written beside the range (``places``).
-4. ``answer``: an owner's answers about a level, from its keys of it.
-5. ``assemble_range``: a range's rows as the level file holds them, each
-   child's key taken from its place among the answers, written
-   as the level file if the level is one range, else as a block, and
-   ``write_level`` writes the level file from its blocks, one at a time.
-
-Every step's tasks are submitted at once after the survey, each taking what
-it needs from the tasks before it, level by level from the top: the
-scheduler runs a level's steps as soon as their inputs are there, and what
-travels between workers are Dask results, but for the rows routed to a
-range: files, like the shares they come from (held as results until their
-ranges ran, a large level's rows filled the worker that routed them). What
-a task holds is one file of its share or its range of one level, and a
-level is ordered once the level two above it is written, so that the
-levels pass through the workers' memory two or three at a time. Files are written atomically and the steps are
-deterministic, so a resumed build numbers again to the same files.
-
-A task reads only the files it is given the records of (``store.work``):
-the shares, from the manifest; what the tasks before it wrote, from their
-results. Each returns the records of the files it writes.
+Once the search has found every level in shares by hash (``rounds.py``), each
+level is numbered and written without any process holding all of it, in the
+steps ``RangeNumbering`` submits. A task reads only the files it is given the
+records of (``store.work``) and returns the records of those it writes; files
+are written atomically and the steps are deterministic, so a resumed build
+numbers again to the same files.
 """
 
 from __future__ import annotations
@@ -77,8 +47,8 @@ from tablebase.store import (
 
 RANGE_ROWS = 50_000  # positions of a level a range holds at most: a range is a task
 # A range's task holds its rows several times over while it sorts them, keys them and looks up their
-# children: at its peak about five times their Arrow bytes (Kayles with 40 pins, a level of 63 MB in one
-# range: 290 MiB more). A range takes at most this share of the least worker's memory limit at its peak.
+# children (RANGE_COPIES times their Arrow bytes at its peak: docs/scale.md, "Numbering"). A range takes at
+# most this share of the least worker's memory limit at its peak.
 RANGE_COPIES = 5
 RANGE_SHARE = 0.2
 # and at most this many bytes of rows in Arrow whatever the limit, so that what a worker holds to number
@@ -120,8 +90,8 @@ def route(root: str, table: str, level: int, partition: int, ranked: list, cuts:
     count, and the files' records. ``after``: a level above's, to wait for (a few levels at a time).
 
     A file at a time, and written rather than handed to the ranges as results: a worker holds one batch's
-    copies, never its share of a level (Kayles 44's top level in one share, held as results while the next
-    level was routed, took a 600 MiB worker past its limit)."""
+    copies, never its share of a level, which, held as results until its ranges ran, took a worker past its
+    limit (docs/scale.md)."""
     code_of = {move: code for code, move in enumerate(ranked)}
     counts = [0] * (len(cuts) + 1)
     files: Records = {}
@@ -202,7 +172,38 @@ def write_level(root: str, table: str, level: int, ranges: int, blocks: list[dic
 
 # -- the driver --------------------------------------------------------------------------
 class RangeNumbering:
-    """Numbering a found listing: the search's client, folder and counts (``ShareSearch``), nothing more."""
+    """Numbering a found listing: the search's client, folder and counts (``ShareSearch``), nothing more.
+
+    The steps, level by level from the top:
+
+    1. ``survey``: each share of each level gives a sample of its texts, the
+       moves it recorded and its first position by notation; the driver
+       ranks the moves (there are few: the game's kinds of moves), names where
+       each level's ranges split, and reads back each level's first position.
+       A level of up to ``RANGE_ROWS`` positions is one range.
+    2. ``route``: each share's rows, their moves as codes, split by range and
+       written, a file for each range (a level in one range skips it: its
+       range reads the shares).
+    3. ``order_range``: a range's rows sorted by notation and written; its keys
+       follow from the counts of the ranges before it (which it is given, not
+       the driver); each position's key sent to its owner by hash, and the
+       range's questions (its children's hashes) to theirs; where each child's
+       key will be among the answers is written beside the range (``places``).
+    4. ``answer``: an owner's answers about a level, from its keys of it.
+    5. ``assemble_range``: a range's rows as the level file holds them, each
+       child's key taken from its place among the answers, written as the
+       level file if the level is one range, else as a block, and
+       ``write_level`` writes the level file from its blocks, one at a time.
+
+    Every step's tasks are submitted at once after the survey, each taking what
+    it needs from the tasks before it: the scheduler runs a level's steps as
+    soon as their inputs are there, and what travels between workers are Dask
+    results, but for the rows routed to a range, which are files like the
+    shares they come from. A task holds one file of its share or its range of
+    one level, and a level is ordered once the level ``LEVELS_AT_ONCE`` above it
+    is written, so that the levels pass through the workers' memory a few at a
+    time.
+    """
 
     def __init__(self, search: Any) -> None:
         self.search, self.client = search, search.client

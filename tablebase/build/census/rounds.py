@@ -1,31 +1,12 @@
 """The driver of a plain game's listing in shares: the plan and the counts, never the positions.
 
-The workers find the positions (``build/census/share_tasks.py``): a step is one round of
-one level, from the top. While the level waiting at the top is small (at
-most ``SERIAL_LEVEL`` positions), one task plays it and the small levels
-below it one after another (``build/census/small_levels.py``), from the start positions
-at first: a game of a few positions a level would otherwise pay a round of
-tasks, files and a save of the manifest for each; one that it plays whole
-is numbered by that task too, and never reaches the shares. This process
-submits each step's tasks, hears how
-many positions each share found and which levels the children reached, and
-saves that in the manifest (``listing["search"]``) after every step, so a
-killed build resumes at the step it did not record. The number of partitions
-is fixed when the search begins (the workers then); keys do not depend on it.
-
-The manifest also keeps the record (rows, bytes, sha256) of every work file
-a recorded step wrote and a later step reads (``listing["work"]``): a task
-reads only files it is given the records of, its bytes checked against
-them (``store.work``). A resumed search first checks every recorded file;
-if one is missing or not as recorded, the search begins again from the
-start positions. A file the manifest does not record (a killed step's, or
-one put there by anybody) is never read.
-
-When no level is left waiting, each level is numbered by notation on a
-worker, the game's moves ranked here (there are few: they are the game's
-kinds of moves, not its positions), and each level's rows written in key
-order as the listing's level file: the same files as a listing in one
-process gives.
+The workers find the positions (``share_tasks.py``), a step being one round
+of one level from the top, and small levels are played one after another by
+one task (``small_levels.py``). This process submits each step's tasks, hears
+how many positions each share found and which levels the children reached,
+and saves that in the manifest after every step, so that a killed build
+resumes at the step it did not record; then it has the levels numbered
+(``numbering_tasks.py``).
 """
 
 from __future__ import annotations
@@ -63,7 +44,16 @@ CHAIN = 64  # steps submitted at once: levels below a step are found without wai
 
 
 class ShareSearch:
-    """One run of the listing of a plain game in shares, resumed from ``manifest.listing["search"]``."""
+    """One run of the listing of a plain game in shares, resumed from ``manifest.listing["search"]``.
+
+    The number of partitions is fixed when the search begins (the workers then); keys do not depend on
+    it. The manifest also keeps the record (rows, bytes, sha256) of every work file a recorded step wrote
+    and a later step reads (``listing["work"]``): a task reads only files it is given the records of, its
+    bytes checked against them (``store.work``), and a file the manifest does not record (a killed step's,
+    or one put there by anybody) is never read. When no level is left waiting, each level is numbered by
+    notation on a worker and written in key order as the listing's level file: the same files as a
+    listing in one process gives.
+    """
 
     def __init__(self, client: Client, root: Path, manifest: Manifest, kind: Kind, ref: str, run: str,
                  say: Callable[[str], None], partitions: int | None = None, every: float = 1.0) -> None:
@@ -143,8 +133,8 @@ class ShareSearch:
         return self._numbered()
 
     def _unreadable(self) -> str | None:
-        """Why the search recorded cannot be resumed (a recorded work file missing, or not as recorded), or None.
-        Each recorded file is read once for its sha256."""
+        """Why the search recorded cannot be resumed (a recorded work file missing, or not as recorded), or None:
+        then the search begins again from the start positions. Each recorded file is read once for its sha256."""
         for name, record in sorted(self.work.items()):
             problem = work_problem(self.root, self.table, name, record)
             if problem is not None:
@@ -166,7 +156,8 @@ class ShareSearch:
     def _serial(self, begin: bool) -> dict[str, Any] | None:
         """The small levels at the top played one after another by one task (``census/small_levels.py``), from the
         start positions if ``begin``: the listing's record if it played every level, else None (what it did
-        recorded)."""
+        recorded). A game of a few positions a level would otherwise pay a round of tasks, files and a save of
+        the manifest for each, while the level waiting at the top has at most ``SERIAL_LEVEL`` positions."""
         state = self.state
         by_level = {lv: {name: record for p in range(state["partitions"])
                          for name, record in inbox_records(self.work, lv, p, 0).items()}

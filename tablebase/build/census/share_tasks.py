@@ -1,20 +1,11 @@
 """What a Dask worker does to list a plain game in shares (``tablebase.listing.shares``), and its files.
 
-A step of the search is one round of one level: each partition's task
-(``expand_share``) reads what reached its share (the inbox files), keeps
-each position once, plays them, writes its share's rows and returns its
-children split by owner. Each owner's ``receive`` task takes its pieces
-from every partition's task (Dask moves them from worker to worker) and
-writes them to its inbox for the levels they belong to. Every file is
-written atomically under a name that says which step made it, so a step run
-again after a kill writes the same files: the search resumes at the step
-the manifest has not recorded. A task reads only the files it is given the
-records of (``store.work``): those the manifest holds, and those the tasks
-before it in this run wrote, as their results say; it returns the records
-of the files it writes.
-
-Once every level is found, ``build/census/numbering_tasks.py`` numbers each level by notation
-and writes it as the listing's level file, in ranges.
+A step of the search is one round of one level: each partition's
+``expand_share`` plays what reached its share and returns its children split
+by owner, and each owner's ``receive`` writes its pieces to its inbox. Every
+file is written atomically under a name that says which step made it, so a
+step run again after a kill writes the same files; a task reads only the
+files it is given the records of (``store.work``) and returns those it writes.
 """
 
 from __future__ import annotations
@@ -106,8 +97,8 @@ def _played_in_batches(kind: Any, level: int, share: pa.Table, limits: Limits,
                        write: Callable[[pa.Table, int], None], played: Callable[[int], None]) -> pa.Table:
     """A share played a batch of positions at a time, each batch's rows written as it ends (``write(rows,
     batch)``) and its positions counted (``played``): what a task holds follows a batch's moves, not its
-    share's (Kayles with 44 pins, a level of 75,175 positions and 5 million moves in one share, took a worker
-    past 600 MiB). The children reached, each once, in the order they were first met: as one batch of the
+    share's (a level's share of many moves, played at once, took a worker past its limit: docs/scale.md).
+    The children reached, each once, in the order they were first met: as one batch of the
     whole share would give them."""
     reached, seen = [], np.zeros(0, np.uint64)
     start, size = 0, SHARE_BATCH_FIRST

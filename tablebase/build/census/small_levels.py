@@ -1,21 +1,11 @@
 """What a Dask worker does to play a plain game's small levels one after another (``tablebase.listing.serial``).
 
-The search in shares (``build/census/rounds.py``) begins here, and comes back here
-whenever the level waiting at the top is small: one task (``play_serially``)
-takes the start positions, or what waits in the shares' inboxes, and plays
-level after level from the top while each is small, in one process, where a
-step in shares would cost every level a round of tasks, its files and a
-save of the manifest. It stops at the first level that is not small (the
-shares play it), after a level whose moves keep it (its next round is the
-shares'), or once it holds ``SERIAL_BYTES`` of rows played (the manifest then
-records how far it got). It then leaves what it did as the steps in shares
-would have: each level's rows in its owners' share files, and what still
-waits in its owners' inboxes, read only by their records (``store.work``).
-
-A search that plays every level here, from the start positions, is a whole
-listing: the task numbers it itself and writes the listing's level files,
-and the shares are never used. A game of one position a level is listed by
-one task.
+The search in shares (``rounds.py``) begins here, and comes back here whenever
+the level waiting at the top is small: one task (``play_serially``) plays
+level after level in one process, where a step in shares would cost every
+level a round of tasks, its files and a save of the manifest. It leaves what
+it did as the steps in shares would have, read only by their records
+(``store.work``); a search it plays whole is numbered and written by it too.
 """
 
 from __future__ import annotations
@@ -55,7 +45,15 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: str, table: 
                   limits: Limits, inboxes: dict[int, Records], found: int, begin: bool,
                   level_most: int = SERIAL_LEVEL, every: float = float("inf"),
                   symmetry: bool = False) -> dict[str, Any]:
-    """Dask task: play the small levels at the top, one after another (the module says how far).
+    """Dask task: play the small levels at the top, one after another, from the start positions or what
+    waits in the shares' inboxes.
+
+    It stops at the first level that is not small (``level_most`` positions: the shares play it), after a
+    level whose moves keep it (its next round is the shares'), or once it holds ``SERIAL_BYTES`` of rows
+    played (the manifest then records how far it got); it leaves each level's rows in its owners' share
+    files and what still waits in its owners' inboxes. A search that plays every level here, from the
+    start positions, is a whole listing: the task numbers it and writes the listing's level files, and
+    the shares are never used (a game of one position a level is listed by one task).
 
     ``inboxes``: the records of what waits in the inboxes (round 0), by level; ``found``: the positions the
     search found before; ``begin``: take the start positions first. Returns the listing's record if the

@@ -1,21 +1,9 @@
 """A worker's heap keeps the memory its tasks free, for the next task to reuse.
 
-Dask starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536``, and setting
-that also stops glibc from raising its mmap threshold above 128 KiB as a
-program's allocations show it should. Every array larger than that is then
-mapped fresh from the kernel and handed back when freed, so a partition's
-keys, figures and text pay a page fault per 4 KiB, partition after
-partition: Chomp 13x13 took 270,000 faults and 0.7 s of system time per
-worker, a seventh of the table's time.
-
-A build's worker allocates much the same sizes in every task, and its memory
-plan counts its peak anyway (build/cluster/memory_plan.py). So the heap is set as glibc
-would set it for itself at most: arrays of up to ``FROM_HEAP`` bytes are
-taken from the heap, and up to ``KEPT`` bytes of freed heap are kept. Where
-the C library is not glibc, nothing changes.
-
-Arrow's allocator keeps what it freed too, and Dask counts that as the
-worker's memory: a task that read a level hands it back when it is done.
+The C heap is set as glibc would set itself at most (``keep_freed_memory``);
+Arrow's allocator, which keeps what it freed too, is made to hand it back
+once a task is done (``hand_back_arrow_memory``). Where the C library is not
+glibc, nothing changes.
 """
 
 from __future__ import annotations
@@ -31,7 +19,17 @@ _M_MMAP_THRESHOLD = -3
 
 
 def keep_freed_memory() -> bool:
-    """Set this process's heap to keep freed memory; whether the C library took the settings."""
+    """Set this process's heap to keep freed memory; whether the C library took the settings.
+
+    Dask starts its workers with ``MALLOC_TRIM_THRESHOLD_`` set, and setting it
+    also stops glibc from raising its mmap threshold as a program's allocations
+    show it should: every larger array is then mapped fresh from the kernel and
+    handed back when freed, so each partition's keys, figures and text pay a
+    page fault per page, task after task. A build's worker allocates much the
+    same sizes in every task, and its memory plan counts its peak anyway
+    (build/cluster/memory_plan.py), so arrays of up to ``FROM_HEAP`` bytes come
+    from the heap and up to ``KEPT`` bytes of freed heap are kept.
+    """
     try:
         mallopt = ctypes.CDLL(None).mallopt  # the C library the interpreter runs on
     except (OSError, AttributeError):
@@ -43,7 +41,7 @@ def hand_back_arrow_memory() -> None:
     """Return the memory Arrow's allocator freed but kept for reuse (a level read back, a table written).
 
     Without it a worker holds, after each task, the most its Arrow tables ever
-    took, and a worker over its limit is restarted by its nanny.
+    held, and a worker over its limit is restarted by its nanny.
     """
     pa.default_memory_pool().release_unused()
 

@@ -38,7 +38,7 @@ AGAIN = "again-"  # in the key of a task submitted once more after its records w
 
 def again_key(key: str, run: str) -> str:
     """The key of a task submitted once more after its records were lost with its worker: it still ends with
-    the build's run, as ``placing.place_stranded`` asks."""
+    the build's run, as ``lost_workers.place_stranded`` asks."""
     return key.removesuffix(run) + AGAIN + run
 
 
@@ -51,7 +51,7 @@ def records_of(future: Any, table: str, levels: list[int] | None = None, limit: 
                small: bool = False, work: str | None = None) -> list[dict[str, Any]]:
     """A task's records; a task that failed (a bug in a game's code, a full disk, workers that
     died, the scheduler lost) is one line saying what to do. Workers paused for memory meanwhile are
-    freed, or restarted (``placing.wait_watching``). Records known to be ``small`` are fetched in short
+    freed, or restarted (``lost_workers.wait_watching``). Records known to be ``small`` are fetched in short
     tries, so that a task lost with its worker meanwhile is known in seconds, not in GATHER_SECONDS.
     ``work``: what the task did, as the lines say it (by default "solving" its ``levels``)."""
     doing = work or f"solving {levels_named(levels)}"

@@ -1,14 +1,10 @@
 """Local worker processes forked from a server that has already imported the build.
 
-A spawned Dask worker is a new interpreter: it imports Dask (about a third of
-a second) and, at its first task, numpy, numba, pyarrow and the solvers (as
-long again), on every build. Local workers are forked instead, from a server
-that imports all of that once. The build command starts the server as it
-begins, so that the server's imports run on a second core beside the
-command's own; its forked workers are ready at once, and exit at once.
-Where the platform has no fork server, workers are spawned as before. A job
-found small enough for workers in threads stops the server at once, so that
-on a machine with one free core its imports do not take turns with the job.
+A spawned Dask worker is a new interpreter that imports Dask, numpy, numba,
+pyarrow and the solvers again on every build; a forked one has them from the
+server, which imports them once. The build command starts the server as it
+begins, so that its imports run on a second core beside the command's own.
+Where the platform has no fork server, workers are spawned as before.
 """
 
 from __future__ import annotations
@@ -39,7 +35,9 @@ def start() -> str:
 
 
 def stop() -> None:
-    """Stop the fork server if it is running, in the middle of its imports if need be."""
+    """Stop the fork server if it is running, in the middle of its imports if need be: a job found small
+    enough for workers in threads stops it at once, so that on a machine with one free core its imports do
+    not take turns with the job."""
     server = getattr(multiprocessing.forkserver, "_forkserver", None)
     pid = getattr(server, "_forkserver_pid", None)
     if pid is None:

@@ -1,12 +1,11 @@
 """Heavy imports with the garbage collector kept out of them.
 
-Importing Dask, numba, pyarrow and the solvers makes about 150,000 objects
-that live as long as the process. While they are made, the collector runs
-again and again over the ones made before: a sixth of the time the imports
-take. Afterwards each full collection walks them all once more, about 50 ms,
-and a Dask cluster's start ran one or two (75 ms of its 100). Python's own advice for a process that
-forks is the same: freeze what the parent imported (``gc.freeze``), so that
-collections in the children do not touch those objects' pages either.
+Importing Dask, numba, pyarrow and the solvers makes a great many objects
+that live as long as the process: the collector would walk them over and
+over while they are made, and once more in every full collection after.
+Python's own advice for a process that forks is the same: freeze what the
+parent imported (``gc.freeze``), so that collections in the children do not
+touch those objects' pages either.
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
 """Solving tasks left waiting for a worker that is gone, placed on the workers left.
 
-The driver deals each step's tasks to the workers in turn, each task kept to
-its worker loosely (any worker may take it if that one is gone), so that they
-do not all run where their arguments are. Dask moves such a task to another
-worker only if one is running when its own goes. If none is (the only worker
-restarted by its nanny, the others paused for memory), the task waits in
-``no-worker`` for a worker at the old address, which a restarted worker never
-has (dask/distributed#7346): the build would wait for ever. ``place_stranded``
-finds such tasks and lifts their restriction, so that the scheduler places
-them on any running worker.
-
-A worker Dask paused for memory runs no task until its memory falls, and
-what a solver's heap keeps between tasks does not fall by itself:
-``free_paused`` has paused workers hand back what their allocators keep, and
-``restart_paused`` restarts one that stays paused, so that its tasks go on.
+The driver deals each step's tasks to the workers in turn, each kept to its
+worker loosely, so that they do not all run where their arguments are; a task
+whose worker went while no other was running would wait for ever
+(``place_stranded``). A worker paused for memory is made to hand back what its
+allocators keep (``free_paused``), and restarted if it stays paused
+(``restart_paused``), so that its tasks go on.
 """
 
 from __future__ import annotations
@@ -34,7 +26,12 @@ PAUSED_PATIENCE = 60.0  # seconds a worker may stay paused for memory before it 
 def place_stranded(client: Client, run: str) -> list[str]:
     """The tasks of a run (their keys end with it) that were waiting for a worker that is gone, now placed on
     any worker: those the driver waits for, and those they wait for (results lost with the worker, computed
-    again)."""
+    again).
+
+    Dask moves a loosely kept task to another worker only if one is running when its own goes. If none is
+    (the only worker restarted by its nanny, the others paused for memory), the task waits in ``no-worker``
+    for a worker at the old address, which a restarted worker never has (dask/distributed#7346); lifting
+    its restriction lets the scheduler place it on any running worker."""
 
     # Defined in here, so that it travels by value: the scheduler need not have this package installed.
     def lift(run: str, dask_scheduler: Any = None) -> list[str]:
@@ -58,7 +55,8 @@ def place_stranded(client: Client, run: str) -> list[str]:
 
 
 def free_paused(client: Client) -> list[str]:
-    """The workers paused for memory, each made to hand back the memory its allocators keep."""
+    """The workers paused for memory, each made to hand back the memory its allocators keep: a paused
+    worker runs no task until its memory falls, and what a solver's heap keeps does not fall by itself."""
     paused = [address for address, w in client.scheduler_info()["workers"].items() if w.get("status") == "paused"]
     if paused:
         client.run(allocator.hand_back_freed_memory, workers=paused, on_error="ignore")

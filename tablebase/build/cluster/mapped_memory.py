@@ -1,25 +1,11 @@
 """Values mapped from a machine's disk, allowed for in Dask's memory limits while a build maps them.
 
-Dask measures a worker by its process's resident set: the worker pauses at 80%
-of its ``--memory-limit`` and its nanny restarts it at 95%. A process's
-resident set holds every page of a mapped file it has touched, so a worker
-whose values are mapped from disk (values larger than the workers' limits,
-build/cluster/shared_values.py) reaches its limit by reading them, although those pages are
-the page cache's, which the system takes back when it needs the memory: Chomp
-15x15's values (296 MiB) had a worker limited to 600 MiB paused within
-a minute and restarted by the driver (``placing.restart_paused``) every two or
-three minutes, its tasks computed again each time.
-
-So for the run each nanny's and each worker's limit is raised so that the
-threshold that acts on it (a worker's pause, a nanny's restart) rises by the
-values' bytes: by the bytes divided by that fraction, since every page of the
-values may be resident at once (Chomp 16x16's 1.12 GiB, raised by only their
-bytes, left 600 MiB workers 250 MiB of their own before the pause, and all
-three paused). The limits are set back when the run ends, however it ends.
-What the memory plan counts (build/cluster/memory_plan.py) is still held to the limit the
-worker was given; only the mapped pages are allowed for. The raise is a Dask plugin of the
-nannies and of the workers: a worker started meanwhile (its nanny restarting
-it) is raised as it joins, and unregistering the plugin sets each one back.
+Dask pauses and restarts a worker by its resident set, which counts every page
+of a mapped file the worker has read, though those pages are the page cache's
+to take back (docs/scale.md, "Where the values live"). So for the run each
+worker's and each nanny's limit is raised so that the threshold acting on it
+rises by the values' bytes, and set back when the run ends, however it ends.
+What the memory plan counts is still held to the limit the worker was given.
 """
 
 from __future__ import annotations
@@ -37,7 +23,12 @@ RAISED = "_tablebase_raised"  # on each nanny and worker: the bytes each plugin 
 
 @contextmanager
 def mapped_values_allowed(client: Client, run: str, nbytes: int) -> Iterator[None]:
-    """Every worker's and nanny's memory limit raised by ``nbytes`` while the block runs (nothing if 0)."""
+    """Every worker's and nanny's memory limit raised by ``nbytes`` while the block runs (nothing if 0).
+
+    The raise is a plugin of the nannies and of the workers: a worker started
+    meanwhile (its nanny restarting it) is raised as it joins, and
+    unregistering the plugin sets each one back.
+    """
     if not nbytes:
         yield
         return
@@ -84,7 +75,11 @@ class NannyAllowance(NannyPlugin):
 
 
 def allowance(nbytes: int, fraction: float | bool | None) -> int:
-    """What a limit is raised by so that its threshold at ``fraction`` of it rises by ``nbytes``."""
+    """What a limit is raised by so that its threshold at ``fraction`` of it rises by ``nbytes``.
+
+    Every page of the values may be resident at once: a limit raised by the
+    bytes alone would leave the worker less than its own share before the pause.
+    """
     return math.ceil(nbytes / fraction) if fraction else nbytes
 
 

@@ -1,32 +1,12 @@
 """Planning a build's memory before it starts, from what a worker will hold at its peak.
 
-A worker holds the solved values of every lower level it has read (dense
-games: arrays over the whole key space; others: what they have read), one
-partition in flight (its keys, solved figures, Arrow rows and the Parquet
-writer's buffers), and, while it takes in a finished level, that level read
-back from the store. How many bytes each of these takes is the kind's
-answer (``Kind.footprint``): five 16-bit figures per key for a scored game,
-one or two bytes a figure for impartial ones, Python objects for partizan
-ones. The plan sizes partitions so that all of it fits in the workers'
-memory limit; a game whose levels are solved whole cannot shrink them, and
-is refused up front if its largest level does not fit.
-
-Workers on one machine map dense values from one shared copy
-(``shared_values.py``). The machine holds that copy once, but each worker's
-resident memory counts the pages it maps, and that is what Dask compares with
-a worker's memory limit: so the plan counts the values in each worker's peak,
-and a local cluster gives each worker a limit of the shared values plus its
-share of the rest of the machine (``local_worker_limit``), which keeps the
-machine as a whole within its memory.
-
-Dense values that do not fit a worker's memory are mapped from files on each
-machine's local disk instead (``MemoryPlan.on_disk``, build/cluster/shared_values.py): the
-plan then leaves them out of a worker's peak, asks the page cache to hold
-them (the hot pages: all lower levels, for Chomp), and refuses only a table
-whose values a machine's disk cannot hold, or whose partition a worker
-cannot hold. A local cluster whose values go to disk turns off Dask's pausing
-and killing of workers by resident memory: the mapped pages count in it, yet
-the operating system drops them whenever it needs the room.
+A worker holds the values of the lower levels it has read, a partition in
+flight and, while it takes in a finished level, that level read back; each
+kind says what these weigh (``Kind.footprint``). The plan sizes partitions so
+that all of it fits the workers' memory limit, counts values a machine's
+workers share once a machine (``local_worker_limit``), maps from each
+machine's disk the values no worker could hold (``MemoryPlan.on_disk``), and
+refuses up front a table that cannot fit.
 """
 
 from __future__ import annotations
@@ -43,9 +23,9 @@ from tablebase.words import counted
 
 MIB = 2**20
 GIB = 2**30
-PROCESS_BASE = 200 * MIB  # a Dask worker with numpy, pyarrow, numba and a solver loaded, measured
-# A local worker before its first task holds about 100 MiB (``heap.held_at_rest``); one that holds more
-# between tasks (a plain game's listing leaves 250-300 MiB in each) adds what it holds beyond that.
+PROCESS_BASE = 200 * MIB  # a Dask worker's own memory with numpy, pyarrow, numba and a solver loaded
+# What a local worker holds before its first task (``allocator.held_at_rest``): one that holds more between
+# tasks (a plain game's listing leaves its heap's fragments behind) adds what it holds beyond that.
 FRESH_WORKER = 100 * MIB
 USABLE = 0.8  # of the limit: Dask starts spilling and pausing workers above it
 SMALLEST = 1024  # positions: partitions are never cut smaller
@@ -68,7 +48,7 @@ class Workers:
     addresses: tuple[str, ...] = ()
     disk_room: int = 0  # the least free space on the disk that holds the values' folder, of any machine
     machines: int = 1
-    at_rest: int = 0  # the most any worker holds between tasks (``heap.held_at_rest``), once measured
+    at_rest: int = 0  # the most any worker holds between tasks (``allocator.held_at_rest``), once asked
     kept_parts: int = 0  # parts of values an earlier run of the build left on a machine (``shared_values.py``)
 
 
@@ -168,8 +148,12 @@ def plan_memory(game: KeyedForm, footprint: Footprint, partition_rows: int, fixe
     """Estimate a worker's peak and, unless the partition size was ``fixed`` by the user, shrink
     partitions until the estimate fits the limit; refuse a table that cannot fit.
 
-    Dense values that do not fit in a worker's memory (or pass ``TABLEBASE_VALUES_MEMORY``) go to each
-    machine's disk: then only a machine's disk, or a worker's partition, can refuse the table.
+    A game whose levels are solved whole cannot shrink them, and is refused if its largest level does not
+    fit. Dense values that do not fit in a worker's memory (or pass ``TABLEBASE_VALUES_MEMORY``) go to each
+    machine's disk: the plan leaves them out of a worker's peak and asks the page cache to hold them (the
+    hot pages: all lower levels, for Chomp), and only a machine's disk, or a worker's partition, can refuse
+    the table. A local cluster whose values go to disk turns off Dask's pausing and killing of workers by
+    resident memory: the mapped pages count in it, yet the system drops them whenever it needs the room.
     """
     if not fixed and game.listed_bytes:
         partition_rows = min(partition_rows, listed_partition(game.listed_bytes))
@@ -226,6 +210,7 @@ def plan_memory(game: KeyedForm, footprint: Footprint, partition_rows: int, fixe
 
 def listed_partition(listed_bytes: int) -> int:
     """The most positions a part of a listed game may have: a power of two whose listing in memory stays
-    within ``LISTED_PART`` (Kayles' rows of 44 pins: a worker's peak 742 MiB at 65,536, 532 at 16,384)."""
+    within ``LISTED_PART``: a part's listing holds every move of its positions, so a game of many moves a
+    position fills a worker with a partition of the default size (docs/scale.md, "A listed game's parts")."""
     rows = max(SMALLEST, LISTED_PART // max(listed_bytes, 1))
     return 1 << (rows.bit_length() - 1)

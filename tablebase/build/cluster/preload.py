@@ -2,8 +2,8 @@
 
 Dask, the worker tasks with numpy, numba, pyarrow and the solvers, and numba
 made ready to run compiled code: numba sets up its compiler targets at the
-first call of any compiled function in a process, about a fifth of a second,
-and done here it is done for every worker forked from the server.
+first call of any compiled function in a process, and done here it is done
+for every worker forked from the server.
 """
 
 from __future__ import annotations

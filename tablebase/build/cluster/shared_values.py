@@ -1,35 +1,11 @@
 """One copy of the lower levels' values for all the workers of a build on one machine.
 
-A dense game's solver keeps the values of every position solved so far in
-arrays over the whole key space. Workers on the same machine map those arrays
-from files in shared memory (``/dev/shm``) instead of each holding its own:
-a part one worker solved is then known to the others at once, without reading
-its Parquet file back, and the machine's memory and caches hold one copy.
-
-Which parts the arrays hold is recorded by an empty file per part, made only
-after its values are in place. Workers on other machines, or parts solved
-before a resumed build, are read from the store as before. Where shared memory
-is missing or too small (a container's 64 MiB ``/dev/shm``), or when the
-environment says ``TABLEBASE_SHARED_MEMORY=0``, each worker keeps its own arrays.
-
-Values too large for memory (the plan says so: build/cluster/memory_plan.py) are mapped
-the same way from files on local disk (``disk``: a folder under the build's
-output folder, or the one ``--scratch`` names), where the operating system's
-page cache holds the pages in use. ``TABLEBASE_VALUES_MEMORY`` (bytes) caps
-what a machine keeps of a build's values in memory, so that a small table
-can be built from disk too.
-
-Each user of a folder holds a shared lock on it, so that a later build can
-tell a folder that a killed build left behind (nobody holds it) from one in use.
-A folder is named for the build (``values_name``: the table, where it is
-built, its game's source and parameters), not for one run of it: a resumed
-build maps the values a killed run of it left on the machine, and reads back
-only the parts they lack, where reading every level solved took an hour for
-the largest tables. The parts a folder marks are whole whatever killed the
-process, as the machine's page cache keeps a mapped file's pages; a folder on
-disk is named for the machine's boot as well (``machine``), so that one that
-a reboot may have cut short is never taken up again. Folders of other builds
-that nobody holds are removed (``remove_unused``).
+Workers on one machine map a dense game's value arrays from files in shared
+memory (``/dev/shm``), or on local disk where the plan found them too large
+for memory (``folder_for``), instead of each holding its own: a part one worker
+solved is known to the others at once, without reading its Parquet file back,
+and the machine holds one copy. Where shared memory is missing or too small,
+or ``TABLEBASE_SHARED_MEMORY=0``, each worker keeps its own arrays.
 """
 
 from __future__ import annotations
@@ -56,7 +32,8 @@ def _turned_off() -> bool:
 
 
 def memory_cap() -> int | None:
-    """The most bytes of a build's values a machine may keep in memory (``TABLEBASE_VALUES_MEMORY``), if set."""
+    """The most bytes of a build's values a machine may keep in memory (``TABLEBASE_VALUES_MEMORY``), if set:
+    so that a small table can be built from disk too."""
     cap = os.environ.get("TABLEBASE_VALUES_MEMORY", "").strip()
     return int(cap) if cap.isdigit() else None
 
@@ -85,14 +62,19 @@ def disk_room(disk: str | Path) -> int:
 
 
 def values_name(root: str | Path, table: str, digest: str, params: dict[str, Any], wide: list[str]) -> str:
-    """The name of a build's values folders on every run of it: what decides the values they hold."""
+    """The name of a build's values folders on every run of it: what decides the values they hold.
+
+    Named for the build, not for one run of it: a resumed build maps the values a killed run left on the
+    machine and reads back only the parts they lack, where reading every solved level back is the longest
+    step of a resume (docs/scale.md). Folders of other builds that nobody holds are ``remove_unused``."""
     said = json.dumps([str(Path(root).resolve()), table, digest, params, sorted(wide)], sort_keys=True, default=str)
     return hashlib.sha256(said.encode()).hexdigest()[:32]
 
 
 def folder_for(run: str, size: int, disk: str | Path | None = None) -> Path | None:
     """This machine's folder for the run's values (made if missing), or None if ``size`` bytes do not fit:
-    under ``disk`` if given (the plan put the values on disk), else in shared memory."""
+    under ``disk`` if given (the plan put the values on disk: a folder under the build's output folder, or
+    the one ``--scratch`` names, whose pages in use the page cache holds), else in shared memory."""
     if disk is not None:
         # Named for this machine: under an output folder that machines share, each maps its own copy.
         return _folder(Path(disk), f"{run}-{machine()}", size, disk_room(disk))
@@ -101,7 +83,8 @@ def folder_for(run: str, size: int, disk: str | Path | None = None) -> Path | No
 
 def machine() -> str:
     """This machine's name for its copy of the values: its kernel's boot id (processes of one kernel see one
-    page cache, so they can share a file's pages; another machine cannot, over a network file system)."""
+    page cache, so they can share a file's pages; another machine cannot, over a network file system).
+    A folder on disk is named for the boot, so that one a reboot may have cut short is never taken up."""
     try:
         return Path("/proc/sys/kernel/random/boot_id").read_text().strip().replace("-", "")[:16]
     except OSError:
@@ -109,7 +92,10 @@ def machine() -> str:
 
 
 def _folder(where: Path, run: str, size: int, free: int) -> Path | None:
-    """The run's folder in ``where``, with this process's lock on it; None if it is missing and does not fit."""
+    """The run's folder in ``where``, with this process's lock on it; None if it is missing and does not fit.
+
+    Each user holds a shared lock on its folder, so that a later build can tell a folder that a killed build
+    left behind (nobody holds it) from one in use."""
     folder = where / f"{PREFIX}{run}"
     try:
         if not folder.is_dir() and free < HEADROOM * size:
@@ -194,6 +180,8 @@ class Holding:
     With a shared folder: every piece any worker of this machine put into the
     shared arrays, one empty file per piece (a run of a thousand levels is one
     file, not a thousand). Without: the pieces this process took in itself.
+    The pieces a folder marks are whole whatever killed the process, as the
+    machine's page cache keeps a mapped file's pages.
     """
 
     def __init__(self, folder: Path | None) -> None:

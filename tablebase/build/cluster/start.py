@@ -45,8 +45,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, shared
     The local workers are processes, forked from the fork server
     (``fork_server.py``) with the build's modules imported; a
     ``small`` job's workers are threads of this process instead, which start
-    in a tenth of a second: forked processes take a quarter of a second once
-    the server has its imports, and about a second before, more than such a
+    at once, where processes, forked or not, take longer to start than such a
     job's whole work. ``shared_bytes``: the most values the local workers
     will share in memory (build/cluster/memory_plan.py plans them once per machine); values
     too large for memory are mapped from disk, and then Dask does not pause or
@@ -107,7 +106,7 @@ def _local_settings(shared_bytes: int, small: bool, dashboard: bool) -> dict[str
     """Dask's configuration for a local cluster started for one run."""
     settings: dict[str, Any] = {
         "distributed.scheduler.worker-saturation": "inf",
-        # The statistical profiler samples each worker's thread every 10 ms; a
+        # The statistical profiler samples each worker's thread many times a second; a
         # build has no use for it and its tasks pay for every sample.
         "distributed.worker.profile.enabled": False,
     }

@@ -1,11 +1,11 @@
 """What a plain game's listing in shares says as it goes: never silent for longer than a line's interval.
 
-The search (``build/census/rounds.py``) waits for whole chains of steps at a time,
+The search (``census/rounds.py``) waits for whole chains of steps at a time,
 and a resumed one first checks every work file it recorded: minutes in which
 no step is recorded. ``ListingStatus`` says what it is doing as it begins,
 then, from a ``Ticker``, the positions found so far every ``every`` seconds:
 those of the steps recorded, and those the shares being played have played
-as their workers last said (``readback.Report``, its report ``listing``), with
+as their workers last said (``worker_events.Report``, its report ``listing``), with
 the rate of this run. A step's own line comes at most once an interval too.
 """
 

@@ -1,16 +1,12 @@
 """Progress of a build on stderr: per level and per partition, with an ETA, and never a long silence.
 
-``Progress`` prints as partitions finish; ``Ticker`` speaks from a thread of
-its own while a step runs whose pieces are long (a level counted by listing
-it, a level whose every part takes minutes), so that long work is never
-silent for more than a line's interval: a second at a terminal, ten in a log
-or a pipe (``interval``; ``--progress-every`` sets it). Workers tell the
-driver what happens inside a task (build/progress/worker_events.py): how far a part's
-solving has got, so that the count moves between parts and the ETA
-(build/progress/eta.py) rests on the work done; the reading back of lower levels
-that comes before a task solves anything (a resumed build's first tasks may
-take most of an hour at it), shown with its own ETA; and numba compiling
-the game's functions at their first use on a machine, said as it begins.
+``Progress`` prints as partitions finish and as the workers tell what happens
+inside a task (worker_events.py): how far a part's solving has got, so that
+the count moves between parts and the ETA (eta.py) rests on the work done; the
+reading back of lower levels before a task solves anything; numba compiling
+at its first use on a machine. ``Ticker`` speaks from a thread of its own while
+a step's pieces are long, so that no work is silent for more than a line's
+interval (``interval``).
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """How long a build has left: its positions weighted by what one costs at its level, and the answer smoothed.
 
 A position of a high level costs more than one of a low level (more moves,
-larger values), so positions alone make a poor measure of the work left: a
-build that has done 90% of its positions may have most of its time ahead.
+larger values), so a count of positions is a poor measure of the work left:
+a build that has done most of its positions may have most of its time ahead.
 ``Work`` weighs each level's positions by the workers' seconds a position
-took there (the parts finished, and those still being solved as their
-workers last said); a level not measured yet is weighed as the nearest
-measured one below it. The time left is the work left at the rate this run
-has done work so far, and a line's ETA is never more than twice or less
-than half the one before it once ``SETTLED`` of the positions are done, so
-that a new level's first measurement moves it over a few lines, not at once.
+took there in this run (``Work.weights``), and ``Work.eta`` smooths the
+answer.
 """
 
 from __future__ import annotations
@@ -84,7 +80,9 @@ class Work:
         return weights
 
     def eta(self, done: int, total: int, fresh: int, elapsed: float, solving: list[tuple[int, int, float]]) -> float:
-        """Seconds left, smoothed (the module says how); infinite before anything is done in this run.
+        """Seconds left: the work left at the rate this run has done work so far; infinite before anything is
+        done in this run. Once ``SETTLED`` of the positions are done, a line's ETA is never more than twice or
+        less than half the one before it, so that a new level's first figures move it over a few lines.
 
         ``done``, ``fresh``: the positions done, and done by this run, parts being solved included
         (``solving``: their level, positions done and seconds)."""

@@ -1,17 +1,12 @@
 """What happens inside a worker's task, told to the driver as it goes: reading back, solving, compiling.
 
-A task reads every lower level its solver lacks before it solves anything. In
-a resumed build the first task on each worker lacks them all: for a large
-table, tens of minutes in which no part finishes and the driver, counting
-finished parts, would have nothing to say (``Report``). A part of a large
-level takes minutes too: it is solved a step at a time, each step told
-(``solve_part_told``), so that the driver's count moves within it. And the
-first task on a machine may spend seconds in numba compiling the game's
-functions (``Compiling``), said as it begins. Workers report through Dask's
-events (``Worker.log_event``) rather than through results, which come only
-when a task ends; the driver (``listening``) hands each report to
-``Progress``, which shows it. The topic is named by the build's run, so
-that two builds on one cluster each hear their own workers.
+A driver that counts finished parts would have nothing to say while a task
+reads back the lower levels its solver lacks (``Report``), solves a part of a
+large level (``solve_part_told``) or has numba compile the game's functions
+(``Compiling``). Workers tell it through Dask's events (``Worker.log_event``),
+not through results, which come only when a task ends; ``listening`` hands each
+report to ``Progress``. The topic is named by the build's run, so that two
+builds on one cluster each hear their own workers.
 """
 
 from __future__ import annotations
@@ -54,7 +49,7 @@ def positions_of(plan: Plan, levels: list[int]) -> list[int]:
 
 
 class Reporter(Protocol):
-    """What hears the reports (``Progress``): named here so that progress.py need know nothing of Dask."""
+    """What hears the reports (``Progress``): named here so that display.py need know nothing of Dask."""
 
     def reading(self, task: str, read: int, total: int, seconds: float, over: bool = False,
                 what: str | None = None) -> None: ...
