@@ -5,7 +5,7 @@ or a part of a large one; rows sorted by level, then key);
 ``<root>/<table>/_manifest.json`` says what was built and how; a
 partizan table's values table is ``<root>/<table>/values/`` (see
 ``tablebase.store.values_files``); games whose positions the engine lists keep the
-listing in ``_listing/`` while they build. ``index`` reads a table into
+listing in ``_listing/`` while they build. ``loaded_rows`` reads a table into
 memory for lookups. This layer knows files and columns, never the rules of a game.
 """
 

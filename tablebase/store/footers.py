@@ -1,16 +1,11 @@
 """What a file of rows says of itself in its footer, checked before its rows are read: small files can expand.
 
-A Parquet file of a few kilobytes may hold 2x10^8 rows of one repeated value,
-or a text of 512 MiB that zstd squeezes to nothing. Whoever wrote a folder
-can record such a file in its manifest, so what a reader loads is bounded by
-what the footer says, not by the file's size: the rows it holds must be
-those its manifest records (``footer_problem``), a text column may hold at
-most ``TEXT_PER_ROW`` bytes a row on average beyond ``TEXT_SLACK`` (no
-position or figure of any game comes near), and the memory its rows take
-once read (``expanded``) is weighed against the reader's budget before it
-reads. Text held in a dictionary is counted once in the footer, and as often
-as it is used once decoded: ``read_decoded`` decodes it only once that size
-is known to fit.
+A Parquet file of a few kilobytes may hold a great many rows of one repeated
+value, or a long text that zstd squeezes to nothing, and whoever wrote a
+folder can record such a file in its manifest. So what a reader loads is
+bounded by what the footer says, not by the file's size (docs/security.md,
+"Small files that expand"): the rows it holds, its text a row, and the memory
+its rows take once read, weighed against the reader's budget before it reads.
 """
 
 from __future__ import annotations
@@ -38,7 +33,8 @@ def footer(path: Path) -> pq.FileMetaData:
 
 def footer_problem(metadata: pq.FileMetaData, record: dict | None = None) -> str | None:
     """What in a file's footer keeps it from being read, or None: rows other than its record's (if one is
-    given), or a text column longer than any table's."""
+    given), or a text column of more than ``TEXT_PER_ROW`` bytes a row on average beyond ``TEXT_SLACK`` (no
+    position or figure of any game comes near)."""
     if record is not None and metadata.num_rows != record["rows"]:
         return f"holds {metadata.num_rows:,} rows by its footer, its manifest records {record['rows']:,}"
     for g in range(metadata.num_row_groups):

@@ -1,15 +1,11 @@
 """Which file holds which rows: the one place that spells the names of a table's files.
 
-A table's rows are in pieces. A *run* is one file holding several
-consecutive small levels, each whole: a build of a game with many small
-levels (a subtraction game has one position a level) then costs a task and
-a file per run, not per level. A large level is cut into *parts*, one file
-each. Every file holds a ``level`` column, and its rows are sorted by level
-and then by key, so DuckDB prunes files and row groups by their statistics
-on ``level``, as it pruned folders by name before.
-
-The manifest's plan says, for each level, how many positions and parts it
-has and the first level of its run (``run``); the pieces follow from it.
+A table's rows are in pieces (``Piece``): a *run*, one file of several
+consecutive small levels, each whole, so that a game of many small levels
+costs a task and a file per run, not per level; or a *part* of a large level.
+Every file's rows are sorted by level and then by key, so DuckDB prunes
+files and row groups by their statistics on ``level``. The manifest's plan
+(``Plan``) says each level's positions, parts and run; the pieces follow.
 """
 
 from __future__ import annotations

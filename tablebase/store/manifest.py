@@ -74,12 +74,12 @@ class Manifest:
     def save(self, root: str | os.PathLike) -> None:
         path = table_dir(root, self.table) / FILE_NAME
         # Fields as they are: dataclasses.asdict deep-copies every file record first,
-        # which took most of a save's 0.3 s at 8,000 files.
+        # which would be most of a save's time for a table of thousands of files.
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _BULKY}
         if not self.symmetry:
             del data["symmetry"]
         # A game may have a million levels (a subtraction game up to a million): its plan and
-        # levels done are kept as runs, each on one line, where a level per line took seconds a save.
+        # levels done are kept as runs, each on one line, where a level per line would make each save slow.
         bulky = {"levels_done": _ranges(self.levels_done), "plan": self.plan.runs}
         text = json.dumps(data, indent=1, sort_keys=True)[:-2] + "".join(
             f',\n "{name}": {json.dumps(value, separators=(",", ":"))}' for name, value in bulky.items()) + "\n}\n"
@@ -168,7 +168,7 @@ def _check_fields(data: dict[str, Any], table: str) -> None:
 
 def _file_record(record: object) -> bool:
     """Whether a file's record is rows, bytes and sha256. Spelt out: a table records thousands, and a
-    generator per record took a fifth of reading a large manifest."""
+    generator per record would cost a good share of reading a large manifest."""
     if type(record) is not dict:
         return False
     rows, size = record.get("rows"), record.get("bytes")

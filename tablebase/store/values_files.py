@@ -1,16 +1,12 @@
 """The values table of a partizan table: each canonical form once, in files of its own.
 
 While a table builds, the task that writes a file of rows also writes a
-*piece*, ``values/pieces/<the file's name>``: every form that is
-the value of one of its rows, with the forms' options, recursively, so that
-the piece is closed under options. Pieces overlap (small forms are everyone's
-options). When every partition is built, the pieces are merged by id into
-``values/part-<b>.parquet``: bucket ``b`` of ``buckets`` holds the ids of the
-``b``-th equal slice of ``[0, 2**63)``, sorted, each once, with ``positions``
-added up and the least ``first_level``. The merged files are the values table;
-the pieces are then deleted. Nothing here knows what a form is: the merge
-works on the columns ``id``, ``value``, ``positions`` and ``first_level``
-(each column of the type ``tablebase.schema.VALUES`` gives it).
+*piece* (``piece_name``): every form that is the value of one of its rows,
+with its options, recursively, so that the piece is closed under options.
+When every partition is built, the pieces are merged by id into buckets
+(``bucket_name``, ``merge_values``), the values table, and deleted. Nothing
+here knows what a form is: the merge works on the columns ``id``, ``value``,
+``positions`` and ``first_level``, of the types ``tablebase.schema.VALUES`` gives.
 """
 
 from __future__ import annotations
@@ -45,7 +41,7 @@ def bucket_name(bucket: int) -> str:
 
 
 def bucket_range(bucket: int, buckets: int) -> tuple[int, int]:
-    """The ids ``[low, high)`` that one bucket holds."""
+    """The ids ``[low, high)`` that one bucket holds: its equal slice of ``[0, ID_SPACE)``."""
     return bucket * ID_SPACE // buckets, (bucket + 1) * ID_SPACE // buckets
 
 
@@ -104,7 +100,8 @@ def read_values(paths: list[Path], low: int | None = None, high: int | None = No
 
 
 def merge_values(pieces: list[pa.Table]) -> pa.Table:
-    """Pieces (or merged files) as one table: each id once, sorted, positions added up.
+    """Pieces (or merged files) as one table: each id once, sorted, ``positions`` added up and the least
+    ``first_level`` kept. Pieces overlap (small forms are everyone's options).
 
     Rows of one id must agree on the form's text; if they do not, two forms
     share a stable id (a hash collision) and the merge refuses.

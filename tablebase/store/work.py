@@ -1,28 +1,12 @@
 """The work files of a plain game listed in shares (``tablebase.build.census``),
 kept beside the listing's levels in ``_listing/`` until the table is built.
 
-What reached each partition's share of a level (inbox); each share's rows, a
-file for each batch they were played in (share); then, to number them, each
-share's rows routed to the ranges of notation its level is cut in (routed),
-a level's rows in ranges (range) and each range's rows as the listing holds
-them (block). Every file is written atomically under a name that says which
-step made it, so a step run again writes the same files.
-
-They are Arrow's own files (IPC), compressed with LZ4, not Parquet: a file is
-read once, by the next step, and removed with the rest when the table is
-built, and Parquet's encoding of the nested lists of moves cost a listed
-game's build about a twelfth of its CPU (Kayles with 40 pins: 12 s of
-writing and 2.6 s of reading, of 185 s). Arrow's files take a quarter of that
-time, for about twice the bytes on disk.
-
-A folder is data, and so are these files (docs/security.md). They hold
-numbers and text only: a position as the game's notation, a move as a plain
-value in JSON (``listing.encoded``); nothing in them is run or unpickled.
-Writing one gives its record (rows, bytes, sha256), which the step hands to
-the steps that read it and the manifest keeps once the step is recorded; a
-file is read only by its record (``read_work``), its bytes checked against
-it first, never found by a glob of the folder: a file nobody recorded is
-never read, and one whose bytes differ is refused in one line.
+What reached each partition's share of a level (inbox), each share's rows
+(share), and, to number them, the rows routed to ranges of notation (routed),
+a range's rows (range) and each range's rows as the listing holds them
+(block): a ``*_name`` function each. A folder is data, and so are these files
+(docs/security.md): numbers and text only, each read only by the record its
+writer gave (``read_work``), never found by a glob of the folder.
 """
 
 from __future__ import annotations
@@ -107,7 +91,13 @@ def _starting(records: Records, prefix: str) -> Records:
 
 def write_work(rows: pa.Table, root: str | os.PathLike, table: str, name: str, durable: bool = False) -> Records:
     """Write a work file of the listing atomically: fast rather than small, its schema's metadata kept;
-    ``durable`` if the manifest will record it as done. Its record, by its name."""
+    ``durable`` if the manifest will record it as done. Its record, by its name.
+
+    Arrow's own files (IPC) with LZ4, not Parquet: a file is read once, by the next step, and removed with
+    the rest when the table is built, and Parquet's encoding of the nested lists of moves was a noticeable
+    share of a listed game's build (docs/scale.md). Its name says which step made it, so a step run again
+    writes the same files. A position is the game's notation, a move a plain value in JSON
+    (``tablebase.listing.encoded``): nothing in a work file is run or unpickled."""
     sized = rows.replace_schema_metadata({**(rows.schema.metadata or {}), _BYTES_KEY: str(rows.nbytes).encode()})
     sink = pa.BufferOutputStream()
     with pa.ipc.new_file(sink, sized.schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
@@ -121,7 +111,9 @@ def read_work(root: str | os.PathLike, table: str, records: Records, columns: li
               schema: pa.Schema | None = None) -> list[pa.Table]:
     """The work files these records name, in the order given, each a table (of ``columns`` only, if
     named; of ``schema``'s fields only, of their types, if given); a file missing, of other bytes than its
-    record's, damaged, or without those fields is a StoreError naming it."""
+    record's, damaged, or without those fields is a StoreError naming it. The step that wrote a file hands
+    its record to the steps that read it, and the manifest keeps it once the step is recorded: a file nobody
+    recorded is never read."""
     tables = [_read_one(_checked(root, table, name, record), columns, name) for name, record in records.items()]
     if schema is None:
         return tables
