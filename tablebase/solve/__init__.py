@@ -1,14 +1,11 @@
 """Solvers, one per kind of game (and one per structural capability), not per game.
 
-A solver takes a game in keyed form, is told the stored rows of lower levels
-with ``remember(level, rows)`` (a level may come in parts), and computes the
-rows of a slice of a level with ``solve(keys, compact)`` (``compact``: leave
-out the position text, which the key determines). ``columns`` names what it
-needs to read back of a lower level; ``levels`` says which levels it has
-taken in. It knows kinds of games, not individual games, and nothing of Dask
-or files; a dense impartial solver can map its values from a folder that
-other processes map too (``place``, ``shared``). Which solver a game gets is
-its kind's choice (``tablebase.kinds``).
+A solver (``Solver``) takes a game in keyed form, is told the stored rows of
+lower levels, and computes the rows of a slice of a level. It knows kinds of
+games, not individual games, and nothing of Dask or files; a dense impartial
+solver can map its values from a folder that other processes map too
+(``Place``, ``shared``). Which solver a game gets is its kind's choice
+(``tablebase.kinds``).
 """
 
 from __future__ import annotations
@@ -26,6 +23,11 @@ Place = Callable[[int], Path | None]
 
 
 class Solver(Protocol):
+    """A solver: told the stored rows of lower levels with ``remember(level, rows)`` (a level may come in
+    parts), it computes the rows of a slice of a level with ``solve(keys, compact)`` (``compact``: leave out
+    the position text, which the key determines). ``columns`` names what it needs to read back of a lower
+    level; ``levels`` says which levels it has taken in."""
+
     game: KeyedForm
     columns: list[str]
 

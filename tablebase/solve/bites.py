@@ -1,20 +1,10 @@
 """Solving impartial games whose moves are bites out of a Young diagram (Chomp).
 
 The generic dense solver asks the game for each position's moves, written
-into buffers, and then reads them back to take the mex. For Chomp that round
-trip costs about a third of the solving time: a position has up to rows x
-cols moves and each is a single lookup. This solver walks the bites itself
-and looks each child up as it goes (see ``DiagramBites`` in games/base.py).
-
-The walk over the bites is ``young.bites``; the first pass repeats it inline
-so that no move is written down, and marks each child's Grundy value in the
-generic solver's set (``mex_of``) where it finds it.
-
-The rules are the generic solver's (solve/impartial.py): remoteness with the
-winner hurrying and the loser delaying; a won position moves to a lost child
-of least remoteness, a lost one to the child of greatest remoteness; ties go
-to the smallest move code. Only lost positions (a few per cent) list their
-bites, with ``young.bites``, to find the slowest (``slowest_move``).
+into buffers, and then reads them back to take the mex; a Chomp position has
+many moves, each a single lookup, so that round trip is a large share of the
+solving. This solver walks the bites itself and looks each child up as it
+goes (``DiagramBites`` in games/capabilities.py, ``BiteSolver``).
 """
 
 from __future__ import annotations
@@ -125,7 +115,15 @@ def _solve(keys, generate, size, first, count, rows, cols, binom, term, grundy, 
 
 
 class BiteSolver(ImpartialSolver):
-    """Solves a game of bites out of Young diagrams; remembers lower levels as the generic solver does."""
+    """Solves a game of bites out of Young diagrams; remembers lower levels as the generic solver does.
+
+    The walk over the bites is ``young.bites``; the first pass repeats it inline so that no move is written
+    down, and marks each child's Grundy value in the generic solver's set (``mex_of``) where it finds it.
+    The rules are the generic solver's (solve/impartial.py): remoteness with the winner hurrying and the
+    loser delaying; a won position moves to a lost child of least remoteness, a lost one to the child of
+    greatest remoteness; ties go to the smallest move code. Only lost positions, which are few, list their
+    bites, with ``young.bites``, to find the slowest (``slowest_move``).
+    """
 
     def __init__(self, game: ImpartialForm, place: Place | None = None, fresh: bool = False,
                  wide: frozenset[str] | None = None) -> None:

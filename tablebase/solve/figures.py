@@ -1,19 +1,12 @@
 """How wide a dense solver holds each figure of the positions solved so far.
 
 A dense solver keeps a Grundy value and a remoteness for every key of the
-game's key space: for Chomp 18x18 that is 9 billion keys, so each byte a key
-is 9 GB of memory, page cache or disk. The stored rows keep the type the
-game's bound asks for (``value_dtype``: the data contract, unchanged), but
-the values held for lower levels are narrower: the real figures are far
-below the bounds (Chomp 9x9's largest Grundy value is 47 where the bound is
-80, its longest remoteness 47 where the bound is 80).
-
-A build holds each figure in one byte until a value does not fit. Nothing
-ever wraps: a value that does not fit raises ``FigureOverflow`` before any
-file is written from it, and the build starts that figure again wide (the
-type of its bound), resuming from the files already written
-(build/driver.py). Outside a build (verify, check-game) the figures are held
-at their bound's type, as before.
+game's key space, so each byte a key is a byte of memory, page cache or disk
+per key. The stored rows keep the type the game's bound asks for
+(``value_dtype``), but a build holds the lower levels' figures, which are far
+below the bounds, in one byte until a value does not fit: then it raises
+``FigureOverflow`` before any file is written from it, and the build starts
+that figure again wide (docs/scale.md, "Bytes a key: one a figure").
 """
 
 from __future__ import annotations
@@ -47,7 +40,8 @@ def bound_dtype(game: ImpartialForm, figure: str) -> type:
 def held_dtypes(game: ImpartialForm, wide: frozenset[str] | None) -> dict[str, type]:
     """Each figure's type in the solver's arrays.
 
-    ``wide`` None: every figure at its bound's type (nothing can overflow).
+    ``wide`` None: every figure at its bound's type (nothing can overflow), as outside a build (verify,
+    check-game).
     A set: the figures it names at their bound's type, the others in one byte,
     checked (``check``).
     """

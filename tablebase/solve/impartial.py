@@ -1,17 +1,10 @@
 """Solving impartial games: Grundy value (mex), outcome, remoteness, best move.
 
 Given the keys of one partition of a level and the values of the lower levels,
-compute every row. Games with dense keys and a compiled move generator run a
-single compiled loop that asks the generator for each position's moves;
-other games hand over all moves at once (``children``), and children of
-sparse keys are found by binary search. Both paths settle a position with the
-same compiled rule.
-
-Remoteness is the number of moves to the end when the winner hurries and the
-loser delays (Winning Ways). The best move of a won position goes to a lost
-child of least remoteness; of a lost position, to the child of greatest
-remoteness; ties go to the smallest move code, so the choice is deterministic.
-Misère outcomes (the player who cannot move wins) are kept for games that ask.
+compute every row: games with dense keys and a compiled move generator in a
+single compiled loop, other games from all their moves at once (``children``),
+children of sparse keys found by binary search; both settle a position by the
+same compiled rule (``_settle``). Misère outcomes are kept for games that ask.
 """
 
 from __future__ import annotations
@@ -66,6 +59,10 @@ def slowest_move(n, child, moves, remoteness):
 def _settle(n, child, moves, grundy, remoteness, misere, seen, use_misere):
     """Grundy value, remoteness, best move and misère win of one position.
 
+    Remoteness is the number of moves to the end when the winner hurries and the loser delays (Winning
+    Ways). The best move of a won position goes to a lost child of least remoteness; of a lost position, to
+    the child of greatest remoteness; ties go to the smallest move code, so the choice is deterministic.
+
     ``child[:n]`` index the children in ``grundy`` and ``remoteness``. The two
     are kept apart because every child's Grundy value is read but only a lost
     child's remoteness (lost positions are rare): the array read at random for
@@ -83,7 +80,7 @@ def _settle(n, child, moves, grundy, remoteness, misere, seen, use_misere):
         c = child[i]
         g = grundy[c]
         # Marked here, not by a helper shared with solve/bites.py: in this loop over
-        # every move, a helper returning the masks made both solvers 10 per cent slower.
+        # every move, a helper returning the masks made both solvers slower.
         if g < 64:
             low |= np.uint64(1) << np.uint64(g)
         elif g < 128:

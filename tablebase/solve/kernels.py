@@ -1,17 +1,11 @@
 """Compiled loops around a game's compiled move generator, one per game, cached on disk.
 
-A loop calls the game's own generator (``CompiledMoves``) for each position
-of a batch. Numba cannot cache a function that receives another compiled
-function as an argument, so every process would compile the loop again
-(about a second per worker per build). Instead each loop is written out once
-per game as a small module in a cache folder, naming the generator directly;
-numba keeps its machine code next to it, and later processes load it. The
-module's name holds a digest of the game's own source (wherever it lives)
-and of this package's engine, so a changed rule never meets an old loop.
-``fresh`` loops around a game's own generator are compiled in memory and
-never cached (verify and check-game use them); loops around the engine's own
-generators (the built-in games', the listing's) come from the cache either
-way, since the engine's source keys them.
+Numba cannot cache a function that receives another compiled function as an
+argument, so every process would compile the loop again. Instead each loop is
+written out once per game as a small module in a cache folder, naming the
+generator directly; numba keeps its machine code next to it. The module's name
+holds a digest of the game's own source and of this package's engine, so a
+changed rule never meets an old loop (``compiled_loop``).
 """
 
 from __future__ import annotations
@@ -118,7 +112,11 @@ def loop(keys, args, max_moves, pass_move, known, via_key, score_code):
 
 @lru_cache(maxsize=64)  # a few loops per game a process meets
 def compiled_loop(template: str, kernel: Any, fresh: bool = False) -> Callable:
-    """The ``loop`` of a template around a game's compiled move generator."""
+    """The ``loop`` of a template around a game's compiled move generator.
+
+    ``fresh`` loops around a game's own generator are compiled in memory and never cached (verify and
+    check-game use them); loops around the engine's own generators (the built-in games', the listing's)
+    come from the cache either way, since the engine's source keys them."""
     compile_all()
     kernel = resolved(kernel)
     function = kernel.py_func

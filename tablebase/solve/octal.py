@@ -6,12 +6,7 @@
 
 The compiled loops are in ``octal_kernels.py``, the rules in ``games/octal_code.py``,
 periods and rare values in ``octal_period.py``; ``docs/octal.md`` gives the
-definitions and sources. A run goes in chunks of about a quarter of a second,
-so that ``progress`` hears of it at least once a second, and so that between
-chunks the driver can grow its arrays, choose again which values are rare, and
-look for a period: once the values prove one (Guy-Smith), the rest follow from
-it and are copied instead of computed (``use_period=False`` computes every
-heap). ``start`` resumes from values saved earlier.
+definitions and sources, and ``solve`` how a run goes.
 """
 
 from __future__ import annotations
@@ -58,8 +53,8 @@ METHODS = ("auto", "sparse", "plain")
 MAX_HEAPS = 1 << 34  # 32 GiB of values: more than any machine here holds
 WARMUP = 1024  # heaps solved plainly before the first choice of rare values
 CHUNK_SECONDS = 0.25
-PERIOD_GROWTH = 1.1  # a look for a period costs about a tenth of a second per 10^7 heaps
-PROGRESS_EVERY = 0.5  # seconds between calls of ``progress``; chunks take a quarter of a second
+PERIOD_GROWTH = 1.1  # heaps grown by between looks for a period: a look costs time in proportion to the heaps
+PROGRESS_EVERY = 0.5  # seconds between calls of ``progress``; a chunk takes about CHUNK_SECONDS
 CHECKED_PREFIX = 256  # heaps of a saved prefix recomputed to catch values of another code
 PARTNER_HEAPS = 1 << 17  # the sparse loop's partners are heaps below this (RareSplit.partners) ...
 PARTNERS_PER_VALUE = 64  # ... and at most this many of each value
@@ -269,11 +264,15 @@ def _fill_periodic(g: np.ndarray, n: int, period: Period) -> None:
 
 def solve(code: OctalCode | str, n_max: int, *, progress: Progress | None = None, start: np.ndarray | None = None,
           use_period: bool = True, method: str = "auto", split: RareSplit | None = None) -> OctalRun:
-    """G(0..n_max) of the game ``code``, with the period and the rare values used (see the module).
+    """G(0..n_max) of the game ``code``, with the period and the rare values used.
 
     ``method``: "auto" (the sparse loop where rare heaps are few, else the plain one),
     "sparse" (always, with ``split`` or the best split of the first heaps), or "plain".
-    ``progress(n, n_max)`` is called at least once a second with the largest heap solved."""
+    ``progress(n, n_max)`` is called at least once a second with the largest heap solved. A run goes in
+    chunks of about ``CHUNK_SECONDS``, so that between chunks it can grow its arrays, choose again which
+    values are rare, and look for a period: once the values prove one (Guy-Smith), the rest follow from it
+    and are copied instead of computed (``use_period=False`` computes every heap). ``start`` resumes from
+    values saved earlier."""
     code = parse_code(code)
     if isinstance(n_max, bool) or not isinstance(n_max, (int, np.integer)) or not 0 <= n_max < MAX_HEAPS:
         raise OctalCodeError(f"n_max: a number of heaps from 0 to {MAX_HEAPS - 1}, not {n_max!r}")

@@ -1,15 +1,12 @@
 """Compiled loops for the Grundy values of take-and-break heaps (see ``octal.py`` for the rules).
 
 Each loop fills ``g[n0:n1]`` in order of heap size and returns early where the
-caller must act: when a value no longer fits the arrays it was given (their
-size is a power of two above the largest value, so that every XOR of two
-values has a slot) or, in the sparse loop, when the list of rare heaps is
-full. The caller enlarges what is needed and calls again from where the loop
-stopped; nothing is lost.
-
-``seen`` is stamped with the heap being solved instead of cleared: ``seen[v]
-== n`` means "v is an option of heap n". Values are small (well below the
-array sizes), so the stamp costs one store per option and no sweep per heap.
+caller must act: when a value no longer fits the arrays it was given (a power
+of two above the largest value, so that every XOR of two values has a slot)
+or, in the sparse loop, when the list of rare heaps is full; the caller
+enlarges what is needed and calls again from where the loop stopped.
+``seen`` is stamped with the heap being solved instead of cleared (``seen[v]
+== n``: v is an option of heap n), one store per option and no sweep a heap.
 """
 
 from __future__ import annotations
@@ -116,7 +113,7 @@ WINDOW = 4096  # recent heaps whose values are counted, to guess which values a 
 FIRST = 32  # heaps remembered per value (the first ones)
 TRIED = 24  # commonest recent values tried as partners of each missing rare value
 SMALL = 16  # heaps tried as partners in order before the value index is asked
-RANDOM_COST = 16  # a partner tried by value reads a heap out of order and tests it: worth about 16 marks in order
+RANDOM_COST = 16  # a partner tried by value reads a heap out of order and tests it: counted as so many marks in order
 SCAN_BLOCK = 128  # splits marked between counts of the missing values
 TRIAL = 1 << 10  # heaps of a trial of searching by value against not, every TRIAL * 16 heaps
 

@@ -1,34 +1,11 @@
 """Periods of Grundy values proven by the Guy-Smith argument, and the split of values into rare and common.
 
-**Periodicity.** For a game whose moves remove at most t tokens and leave at
-most h heaps, if G(n + p) = G(n) for every n with e <= n < h e + (h - 1) p + t
-(and e >= 1), then G(n + p) = G(n) for every n >= e. For h = 2 this is the
-periodicity theorem of Guy and Smith (1956) as Winning Ways states it (ch. 4,
-"The periodicity theorem": checked for e <= n < 2e + p + t); the proof is an
-induction on n: for n >= 2e + p + t, in a split of n + p - k into a + b with
-b >= a, b >= e + p, so b - p is already known to repeat, and the splits of n
-- k map back the same way; with h heaps the largest part is at least a
-h-th of the rest, whence the bound above. The check reads values up to
-heap h e + h p + t - 1: that heap is ``Period.proven_at``. e >= 1 is needed
-because a part of b - p = 0 would not be a heap; a preperiod of 0 is proven
-with e = 1 and the one extra comparison G(p) = G(0).
-
-Grundy's game is not covered: the split (n/2, n/2 + p) of an even heap n + p
-maps to the equal split of n, which its rule forbids. ``find_period`` returns
-None for it.
-
-**Rare and common values** (Winning Ways, ch. 4, "Sparse space spells speed";
-Flammenkamp, "Sparse- and common-positions of Sprague-Grundy values"). For a
-mask m, a value v is rare when v AND m has an even number of ones; since that
-parity is linear in XOR, a split a + b gives a common value only if exactly one
-of a, b has a rare value. For games whose breaking moves all remove sizes of one
-parity, the heap's own parity may join in (a heap n is rare when the parity of
-G(n) AND m equals that of n - t, t a split size: the "domain" type). The mask
-is an infinite bitstring, ones above the values seen, as Flammenkamp writes
-it (Grundy's game: m = ...1110): a new larger value is then common, as the mex
-of common values usually is. It is chosen, per code, as the one that makes the
-fewest heaps rare among the values computed so far: the count for every mask at
-once is a Walsh-Hadamard transform of the histogram of values.
+``find_period`` proves a period from the values up to ``Period.proven_at``:
+the theorem, its proof, and why Grundy's game is not covered are in
+docs/octal.md, "Periods". ``choose_split`` picks, per code, the mask that
+makes the fewest heaps rare, counted for every mask at once as a
+Walsh-Hadamard transform of the histogram of values (docs/octal.md, "The
+sparse-space method").
 """
 
 from __future__ import annotations
@@ -41,7 +18,7 @@ from tablebase.games.octal_code import OctalCode, OctalCodeError, parse_code
 from tablebase.lazy import np
 
 MAX_MASK_BITS = 22  # values up to four million; beyond that the transform costs more than it saves
-HISTOGRAM_SLICE = 1 << 24  # values counted at a time (bincount holds them as 64-bit numbers: 128 MiB)
+HISTOGRAM_SLICE = 1 << 24  # values counted at a time (bincount holds them as 64-bit numbers)
 
 
 @dataclass(frozen=True)
@@ -91,7 +68,10 @@ def find_period(values: np.ndarray, code: OctalCode | str) -> Period | None:
 class RareSplit:
     """Which heaps are rare: those where parity(G(n) AND mask), XORed with the parity of
     n - parity_heap if ``by_position``, is 0. ``mask`` is a Python int; a negative one has
-    ones in every bit above its highest zero (two's complement), as an infinite bitstring."""
+    ones in every bit above its highest zero (two's complement), as an infinite bitstring, so that a new
+    larger value is common, as the mex of common values usually is. The parity is linear in XOR: a split
+    gives a common value only if exactly one of its heaps is rare (Winning Ways, ch. 4, "Sparse space spells
+    speed"; Flammenkamp, "Sparse- and common-positions of Sprague-Grundy values")."""
 
     mask: int
     by_position: bool = False
@@ -181,7 +161,7 @@ def choose_split(values: np.ndarray, code: OctalCode) -> tuple[RareSplit, int] |
 
 def _histogram(values: np.ndarray, size: int) -> np.ndarray:
     """How many times each value 0..size-1 occurs, counted in slices: bincount widens what it counts to
-    64 bits, 3.6 GB for 450 million heaps at once."""
+    64 bits, which for a long run's values at once would be several times their own bytes."""
     counts = np.zeros(size, dtype=np.int64)
     for start in range(0, values.size, HISTOGRAM_SLICE):
         counts += np.bincount(values[start: start + HISTOGRAM_SLICE], minlength=size)
@@ -243,7 +223,7 @@ def least_proven_period(g, size, t, h, top):
     multiples of a period that is seen but not yet proven from rescanning the whole tail
     (passed on only after a long clean run: a mismatch near the top costs the multiples
     little to find themselves). ``top``: room for those bounds, pmax + 1 numbers of the
-    caller's type (32 bits below 2^32 heaps: 0.9 GB at 450 million, not 1.8).
+    caller's type (32 bits below 2^32 heaps: half the bytes of 64).
     """
     pmax = (size - t - h) // h
     if pmax < 1:

@@ -1,17 +1,11 @@
 """The plain loop for codes that split in two after taking several numbers of tokens: each pair set once.
 
 A heap n of .444 may take 1, 2 or 3 tokens and split the rest in two: its
-options include the pair sets P(n - 1), P(n - 2) and P(n - 3), where P(m) =
-{G(a) xor G(m - a) : 1 <= a <= m/2}. The plain loop (``octal_kernels``)
-marks all three, and heap n + 1 marks P(n - 1) and P(n - 2) again. Here each
-P(m) is marked once, when heap m + k0 needs it (k0 the smallest split size),
-in a ring of stamp rows (``stamps[m % R, x] == m``: x is in P(m)), and the
-larger split sizes read the rows of smaller m, which are still in the ring.
-The values are those of the definition; the quadratic part costs a third of
-the plain loop's for three split sizes, a half for two.
-
-For codes without a sparse space (values that keep growing, docs/octal.md),
-the quadratic part is all the time there is.
+options include the pair sets P(m) = {G(a) xor G(m - a) : 1 <= a <= m/2} of
+m = n - 1, n - 2 and n - 3, and the plain loop (``octal_kernels``) marks each
+P(m) again for every heap that reaches it. Here each P(m) is marked once, when
+heap m + k0 needs it (k0 the smallest split size), in a ring of stamp rows
+(``stamps[m % R, x] == m``: x is in P(m)) that the larger split sizes read.
 """
 
 from __future__ import annotations
@@ -36,7 +30,8 @@ def new_stamps(split2: np.ndarray, size: int) -> np.ndarray:
 def ring_run(g, n0, n1, whole, take, split2, distinct, stamps, seen, limit):
     """G(n) for n0 <= n < n1 (split2 ascending, no split into three heaps), as ``plain_run`` does and
     with its returns: n1, or earlier when a value reached half of ``seen`` or would exceed ``limit``.
-    The ring is filled again on entry, so the caller may hand in new, empty arrays after growing them."""
+    The ring is filled again on entry, so the caller may hand in new, empty arrays after growing them.
+    For codes without a sparse space (docs/octal.md) this quadratic part is all the time there is."""
     half = seen.size // 2
     rows = stamps.shape[0]
     k0 = split2[0]

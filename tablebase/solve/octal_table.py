@@ -1,18 +1,12 @@
 """The rows of an octal game's table: heap values from the sparse-space solver, a block of heaps at a time.
 
-A level of the table is a block of heaps (``games/octal.py``), solved whole:
-the values come from one continuing run of the octal solver (``octal.py``),
-which keeps its rare heaps, its index and its look for a period between
-blocks, so that 10^8 heaps cost what one call costs. A worker that did not
-solve the lower blocks itself (a resumed build, verify) takes their stored
-values in, and the run goes on from them: the rare values are chosen again
-and a period looked for at once.
-
-Each row holds what a sum of heaps does not spoil: the Grundy value, the
-outcome, and a won heap's best move, the first move in code order to a sum
-of value 0 (a compiled search, which stops at the first it finds).
-Remoteness and misère outcomes of sums are not determined by their parts,
-and the table has neither.
+A level of the table is a block of heaps (``games/octal.py``), solved whole from
+one continuing run of the octal solver (``octal.py``), which keeps its rare
+heaps, its index and its look for a period between blocks, so that many
+blocks cost what one call costs. Each row holds what a sum of heaps does not
+spoil: the Grundy value, the outcome, and a won heap's best move
+(``best_moves``); remoteness and misère outcomes of sums are not determined
+by their parts, and the table has neither.
 """
 
 from __future__ import annotations
@@ -42,7 +36,8 @@ KEPT_BYTES = 64 * 2**20
 
 @numba.njit(cache=True)
 def best_moves(g, lo, hi, whole, take, split2, split3, distinct, out):
-    """out[n - lo]: the first move code, in code order, from heap n to a sum of value 0; -1 if none."""
+    """out[n - lo]: the first move code, in code order, from heap n to a sum of value 0; -1 if none (a
+    compiled search, which stops at the first it finds)."""
     for n in range(lo, hi):
         found = NO_MOVE
         if g[n] != 0:
@@ -78,7 +73,11 @@ def best_moves(g, lo, hi, whole, take, split2, split3, distinct, out):
 
 
 class OctalSolver(LevelByLevel):
-    """Solves an octal game's blocks of heaps in order, from one continuing run of the octal solver."""
+    """Solves an octal game's blocks of heaps in order, from one continuing run of the octal solver.
+
+    A worker that did not solve the lower blocks itself (a resumed build, verify) takes their stored values
+    in, and the run goes on from them: the rare values are chosen again and a period looked for at once.
+    """
 
     shared = None  # the values are this process's
 

@@ -4,21 +4,7 @@ A position's value is ``{ values of Left's moves | values of Right's moves }``
 brought to canonical form by ``tablebase.cgt``. A move may lead to a sum of
 stored positions (a Domineering region that falls apart), some of them
 negated (a stored region standing for its transpose); the sum's value is the
-sum of the stored values.
-
-The solver keeps every known position as the process-local id of its value.
-Lower levels read back from the store come in as ``value_id`` (the stable id)
-and ``value`` (CGSuite text): a stable id met before maps straight to its
-local id, and only a value never seen in this process is parsed.
-
-The best move of a side is one whose result is a canonical option of that
-side (undominated, not reversed away) if there is one, then one that wins
-when that side moves first, then the one with the best stop for the mover
-(Left: the highest right stop of the result; Right: the lowest left stop),
-ties going to the smallest move code.
-
-``values_of`` gives the values-table rows that a partition's rows need: their
-values and, recursively, those values' canonical options, each once.
+sum of the stored values. Each side's best move is ranked by ``move_rank``.
 """
 
 from __future__ import annotations
@@ -89,15 +75,23 @@ def best_move(figures: Callable[[int], Figures], options: frozenset, values: lis
 
 
 def move_rank(result: Figures, canonical: bool, code: int, left: bool) -> tuple:
-    """How good a move is for the side that makes it, the larger the better (see the module's docstring):
-    to a canonical option, then to a win for that side, then the best stop, then the smallest code."""
+    """How good a move is for the side that makes it, the larger the better: to a canonical option of that
+    side (undominated, not reversed away), then to a win when that side moves first, then the best stop for
+    the mover (Left: the highest right stop of the result; Right: the lowest left stop), then the smallest
+    code."""
     if left:
         return canonical, result.outcome in (0, 3), result.right_stop, -code
     return canonical, result.outcome in (1, 3), -result.left_stop, -code
 
 
 class PartizanSolver(LevelByLevel):
-    """Solves a partizan game's levels in order, keeping each known position's value id."""
+    """Solves a partizan game's levels in order, keeping each known position's value id.
+
+    The ids are process-local. Lower levels read back from the store come in as ``value_id`` (the stable
+    id) and ``value`` (CGSuite text): a stable id met before maps straight to its local id, and only a
+    value never seen in this process is parsed. ``values_of`` gives the values-table rows that a
+    partition's rows need: their values and, recursively, those values' canonical options, each once.
+    """
 
     def __init__(self, game: PartizanForm) -> None:
         self.game = game

@@ -1,29 +1,9 @@
 """Solving impartial games whose moves are a chess queen's toward the corner (Wythoff's game).
 
 A position is a pair a <= b; a move lowers one coordinate, or both by the same
-amount (see ``QueenMoves`` in games/base.py). Enumerating every move costs
-about a + b + a per position, 3.4e10 moves for heaps up to 4096; this solver
-does without.
-
-Grundy values by bitsets. Call the cells {i, y} (either order) line i, and the
-cells (x, x + d) diagonal d. Solving level by level (a + b), the cells of line
-i already solved are exactly those a move along that line reaches, and the
-same holds for a diagonal. So one bitset per line and one per diagonal,
-holding the Grundy values seen there, give g(a, b) = mex(L[a] | L[b] | D[b-a]).
-Two positions of one level never share a line or a diagonal, so a level is
-solved from the levels below alone and then taken in.
-
-Remoteness and best move follow the rules of the generic solver
-(solve/impartial.py): a won position moves to a lost child of least
-remoteness, a lost one to the child of greatest remoteness, ties to the
-smallest move code. Two lost positions on one line or diagonal would have a
-move between them, so each line and diagonal holds at most one; a won
-position has at most three lost children, found from the lines' and
-diagonals' lost cells. Only lost positions (a few thousand) look at all
-their moves.
-
-Everything the solver holds is rebuilt by ``remember`` from stored rows, so a
-worker that did not solve the lower levels reads them back from the store.
+amount (``QueenMoves`` in games/capabilities.py). Enumerating every move costs
+about a + b + a per position; this solver does without, keeping a bitset of
+the Grundy values seen on each line and diagonal (``QueenSolver``).
 """
 
 from __future__ import annotations
@@ -147,7 +127,25 @@ def _take_in(pairs, grundy, remoteness, lines, diagonals, full, far, lost):
 
 
 class QueenSolver(LevelByLevel):
-    """Solves a queen-move game level by level from bitsets of its lines and diagonals."""
+    """Solves a queen-move game level by level from bitsets of its lines and diagonals.
+
+    Call the cells {i, y} (either order) line i, and the cells (x, x + d)
+    diagonal d. Solving level by level (a + b), the cells of line i already
+    solved are exactly those a move along that line reaches, and the same holds
+    for a diagonal. So one bitset per line and one per diagonal, holding the
+    Grundy values seen there, give g(a, b) = mex(L[a] | L[b] | D[b-a]). Two
+    positions of one level never share a line or a diagonal, so a level is
+    solved from the levels below alone and then taken in.
+
+    Remoteness and best move follow the rules of the generic solver
+    (solve/impartial.py). Two lost positions on one line or diagonal would have
+    a move between them, so each line and diagonal holds at most one; a won
+    position has at most three lost children, found from the lines' and
+    diagonals' lost cells. Only lost positions, which are few, look at all
+    their moves. Everything the solver holds is rebuilt by ``remember`` from
+    stored rows, so a worker that did not solve the lower levels reads them
+    back from the store.
+    """
 
     def __init__(self, game: ImpartialForm) -> None:
         if game.queen is None or game.misere:

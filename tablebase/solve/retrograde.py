@@ -1,28 +1,12 @@
 """Retrograde analysis inside a level: settling positions whose moves may go round in circles.
 
-Every metric is solved by the same retrograde kernel, ``retrograde``: a
-generalised Dijkstra over the level's internal moves. Each position waits with
-a counter of undecided successors (as chess tablebases do). A position is
-settled in order of a "time" key: won at the least time offered by a lost
-successor (time + cost of the move), lost when its last successor is settled
-won, at the largest such time. Moves to lower levels only contribute starting
-offers. For plies the time is the plies and every move costs 1; for score the
-time is ``TOP - |score|`` and moves cost 0, so the biggest wins settle first;
-for passes the positions are doubled into "the counted player moves" (takes
-the least offer) and "the other player moves" (waits for all successors), and
-only the counted player's passes cost 1.
-
-Why settling in time order is right: times never decrease along the run (a
-settled position offers its predecessors its own time plus a cost >= 0), so
-when a position is settled at time t no later offer can beat t, and a position
-that loses waits for all of its successors. With costs 0 the score run is the
-incremental attractor of the threshold games "win keeping >= s cards from the
-loser" for s from high to low: the set settled won by time TOP - s is exactly
-the least fixed point of those games, so a winner following the successor that
-settled it (``via``) reaches the end in finite time; that successor is the best
-score move. In the pass game every cycle holds a pass of the counted player
-(passes alternate), so no cycle is free and waiting positions get settled.
-Positions never settled are endless: draws.
+Every metric is solved by the same kernel, ``retrograde``: a generalised
+Dijkstra over the level's internal moves, each position waiting with a
+counter of undecided successors (as chess tablebases do) and settled in order
+of a "time" key; moves to lower levels only give starting offers. For plies
+the time is the plies and every move costs 1; for score it is ``TOP - |score|``
+and moves cost 0, so the biggest wins settle first; for passes the positions
+are doubled by who moves, and only the counted player's passes cost 1.
 """
 
 from __future__ import annotations
@@ -58,6 +42,18 @@ def retrograde(pred_off, pred, fee, costs, offer, wait, blocked, succ, final, fi
     ``succ``: its moves inside the level, each an edge in the predecessor lists;
     ``final``: the node has no moves and ``final_outcome`` (WON, LOST or DRAW)
     says how it ended, at ``final_time``; a drawn end is never settled.
+
+    Why settling in time order is right: times never decrease along the run (a
+    settled position offers its predecessors its own time plus a cost >= 0), so
+    when a position is settled at time t no later offer can beat t, and a position
+    that loses waits for all of its successors. With costs 0 the score run is the
+    incremental attractor of the threshold games "win keeping >= s cards from the
+    loser" for s from high to low: the set settled won by time TOP - s is exactly
+    the least fixed point of those games, so a winner following the successor that
+    settled it (``via``) reaches the end in finite time; that successor is the best
+    score move. In the pass game every cycle holds a pass of the counted player
+    (passes alternate), so no cycle is free and waiting positions get settled.
+    Positions never settled are endless: draws.
     """
     n = offer.shape[0]
     state = np.full(n, UNKNOWN, dtype=np.int8)

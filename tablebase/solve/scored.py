@@ -1,34 +1,12 @@
 """Solving scored games: outcomes with draws, plies, scores and passes, by retrograde analysis per level.
 
 A scored game's finished positions have a result the game gives (a win, a
-loss or a draw for the player to move, and a score); some moves go down a
-level and are looked up in the lower levels' stored values, others may stay
-in the level (passes, as in two-player Tanhinmin) and form cycles, so a
-level is solved whole by retrograde analysis (``retrograde.py``), never by
-recursion. A plain game whose listing found no move that keeps its level
-(``kept_levels``) is solved a part of a level at a time, by the same
-analysis with no moves inside the part. Keys must be dense. Moves come from
-the game's compiled generator, or from the compressed rows of
-``children(keys)`` read through a compiled generator of their own, so one
-compiled scan serves both.
-
-What is computed for each position, all from the mover's view:
-
-* outcome: N (the mover can force a win), P (the opponent can), D (neither:
-  a drawn end the game gives, or an endless cycle; a level's draws are
-  counted in ``draws``);
-* plies: moves to the end, the winner hurrying and the loser delaying;
-* with ``scores``: the score (the winner maximising, the loser minimising,
-  positive when the mover wins);
-* with a ``pass_move``: mover_passes, the passes the mover makes before the
-  game ends when the mover keeps them as few as possible and the opponent as
-  many as possible (win or loss aside); opponent_passes, the same for the
-  opponent's passes, which the opponent minimises and the mover maximises;
-* one best move per metric, ties to the smallest move code.
-
-A move may give the same player another turn (its child key carries
-``AGAIN``, Kalah's extra turn): the child's figures are then the mover's
-own, taken as they are instead of turned round, and the move is one ply.
+loss or a draw, and a score). Moves that go down a level are looked up in the
+lower levels' values; moves that stay in the level (passes) may form cycles,
+so a level is solved whole by retrograde analysis (``retrograde.py``), never
+by recursion; a plain game whose listing found no such move (``kept_levels``)
+is solved a part of a level at a time. Keys must be dense. ``ScoredSolver``
+says what is computed.
 """
 
 from __future__ import annotations
@@ -72,7 +50,8 @@ log = logging.getLogger(__name__)
 @numba.njit(cache=True)
 def _listed_moves(key, args, out_keys, out_moves):
     """A compiled move generator over compressed rows: args are the level's keys (ascending),
-    offsets, child keys and move codes."""
+    offsets, child keys and move codes. A game without a compiled generator of its own gives its moves as
+    the rows of ``children(keys)``, read through this one, so that one compiled scan serves both."""
     keys, offsets, child, codes = args
     t = np.searchsorted(keys, key)
     a, b = offsets[t], offsets[t + 1]
@@ -212,7 +191,26 @@ def _outcome_array(codes: np.ndarray) -> pa.Array:
 
 class ScoredSolver(LevelByLevel):
     """Solves a scored game's levels, whole where a move may keep its level (else a part at a time), keeping
-    every solved value in arrays indexed by key."""
+    every solved value in arrays indexed by key.
+
+    What is computed for each position, all from the mover's view:
+
+    * outcome: N (the mover can force a win), P (the opponent can), D (neither:
+      a drawn end the game gives, or an endless cycle; a level's draws are
+      counted in ``draws``);
+    * plies: moves to the end, the winner hurrying and the loser delaying;
+    * with ``scores``: the score (the winner maximising, the loser minimising,
+      positive when the mover wins);
+    * with a ``pass_move``: mover_passes, the passes the mover makes before the
+      game ends when the mover keeps them as few as possible and the opponent as
+      many as possible (win or loss aside); opponent_passes, the same for the
+      opponent's passes, which the opponent minimises and the mover maximises;
+    * one best move per metric, ties to the smallest move code.
+
+    A move may give the same player another turn (its child key carries
+    ``AGAIN``, Kalah's extra turn): the child's figures are then the mover's
+    own, taken as they are instead of turned round, and the move is one ply.
+    """
 
     def __init__(self, game: ScoredForm, fresh: bool = False) -> None:
         if game.key_space is None:

@@ -1,15 +1,10 @@
 """Solving impartial games whose moves lead to sums: Grundy values by mex over XORs of parts.
 
 A game that declares a position's components (Kayles, take-and-break games)
-stores only components. A move leads to a sum of them, and by the
-Sprague-Grundy theorem the sum's Grundy value is the XOR of its parts'; so a
-position's value is the mex of those XORs over its moves, found here from the
-stored values of lower levels.
-
-What a sum does not determine is not kept: remoteness (the moves left in a
-sum depend on how its parts are played together) and misère outcomes. The
-best move of a won position is the smallest move code to a sum of value 0;
-a lost position has none worth naming.
+stores only components; a move leads to a sum of them, whose Grundy value is
+the XOR of its parts' (Sprague-Grundy). What a sum does not determine is not
+kept: remoteness and misère outcomes. The best move of a won position is the
+smallest move code to a sum of value 0; a lost position has none worth naming.
 """
 
 from __future__ import annotations
