@@ -1,21 +1,10 @@
 """The read-only JSON API over a tablebase folder, for programs that look positions up over HTTP.
 
-    GET  /tables                                   the tables, with game, parameters, rows
-    GET  /tables/{table}/lookup?position=5 5 2     a row and every move with its figures
-    GET  /tables/{table}/probe?position=5 5 2      a row only (the fast path)
-    GET  /tables/{table}/line?position=5 5 2       best play to the end (partizan: &first=Left or Right)
-    POST /tables/{table}/lookup-many               {"positions": [...]} -> {"rows": [...]}
-    GET  /health                                   whether the server answers
-    GET  /openapi.json                             the API's description (FastAPI's own)
-
-Integers beyond 2^53 - 1 (a Domineering key or value id: 64-bit numbers) are
-sent as strings of digits, which a JavaScript reader keeps exact, and
-smaller ones as numbers (``WIDE``, in the API's description). Lookups read
-each table's probe index in place (a table built before indexes is loaded
-into memory on first use); nothing here can change the files. A request's sizes are bounded in ``limits``. An
-error says what was wrong without a path of the machine (``folder``), and a
-request that does not fit the description (422) is told which field and
-why, without its input echoed back.
+The routes are ``api_routes``'s. Integers beyond 2^53 - 1 (a Domineering key
+or value id) are sent as strings of digits, which a JavaScript reader keeps
+exact, and smaller ones as numbers (``WIDE``). Lookups read each table's probe
+index in place, or load a table built before indexes on first use; nothing
+here can change the files, and a request's sizes are bounded in ``limits``.
 """
 
 from __future__ import annotations
@@ -74,7 +63,19 @@ def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
 
 
 def api_routes(folder: ServedFolder) -> APIRouter:
-    """The API's routes over one open folder, which the pages share."""
+    """The API's routes over one open folder, which the pages share:
+
+        GET  /tables                                   the tables, with game, parameters, rows
+        GET  /tables/{table}/lookup?position=5 5 2     a row and every move with its figures
+        GET  /tables/{table}/probe?position=5 5 2      a row only (the fast path)
+        GET  /tables/{table}/line?position=5 5 2       best play to the end (partizan: &first=Left or Right)
+        POST /tables/{table}/lookup-many               {"positions": [...]} -> {"rows": [...]}
+        GET  /health                                   whether the server answers
+        GET  /openapi.json                             the API's description (FastAPI's own)
+
+    An error says what was wrong without a path of the machine (``folder``), and a request that does not
+    fit the description (422) is told which field and why, without its input echoed back (``invalid``).
+    """
     router = APIRouter()
     db = folder.db
 

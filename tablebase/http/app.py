@@ -2,13 +2,11 @@
 
     tablebase serve --db tb --port 8000
 
-Served by uvicorn. The API (``api``) and the pages (``pages``) read the
-folder through one ``ServedFolder``, with a lock per table, so that a table
-is loaded once whichever asks first and no request waits for another
-table's loading; every request passes the body bound of ``limits``, and
-every answer carries the headers of ``headers``. The description of the API
-is at /openapi.json; the interactive docs FastAPI would serve at /docs load
-their scripts from a CDN, and are left out.
+Served by uvicorn. The API (``api``) and the pages (``pages``) read the folder
+through one ``ServedFolder``; every request passes the body bound of
+``limits``, and every answer carries the headers of ``headers``. The interactive
+docs FastAPI would serve at /docs load their scripts from a CDN, and are left
+out; the API's description is at /openapi.json.
 """
 
 from __future__ import annotations

@@ -2,13 +2,11 @@
 cells links to the positions a click sets up.
 
 A board is scaled by its picture's size, so that its larger side is about
-``BOARD_PX`` pixels whatever the game draws (a 2 x 3 Domineering board as
-well as a 13 x 13 Chomp bar), and the regions of a sum about ``REGION_PX``.
-What a move changes is the game's to say (``Game.highlight``): the page
-outlines it, in the mover's colour for a game of two sides (Left's solid,
-Right's dashed, so that colour is not the only sign), and says in words
-which move is outlined. Which positions a click offers is the game's too
-(the links of its picture); the page keeps those its table holds.
+``BOARD_PX`` pixels whatever the game draws, and the regions of a sum about
+``REGION_PX``. What a move changes, and which positions a click offers, are
+the game's to say (``Game.highlight``, the links of its picture): the page
+outlines the move, Left's solid and Right's dashed so that colour is not the
+only sign, and keeps the links to positions its table holds.
 """
 
 from __future__ import annotations

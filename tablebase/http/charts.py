@@ -1,17 +1,10 @@
 """Bar charts of a table's statistics as inline SVG, chosen by the columns a statistic has.
 
-A statistic whose query says how (``-- chart: temperature by level``) is
-drawn so: one bar of that figure for each value of the other, below zero
-where the figure is. Otherwise a statistic with columns ``*_positions``
-(outcomes per level, per remoteness) is drawn as stacked bars over its first
-column, and one with a ``positions`` column (Grundy values, kinds of values,
-scores) as bars over the columns before it. Anything else is shown as a
-table only. The choice is by columns, as queries/*.sql say what they need,
-so no kind of game is named here.
-
-Each axis is named, and each bar says its figures when pointed at. The
-labels under the bars are as many as fit side by side, or, where one is
-wider than a bar, slanted, the chart growing to hold them.
+A statistic whose query says how (``-- chart: temperature by level``) is drawn
+so; one with ``*_positions`` columns as stacked bars over its first column; one
+with a ``positions`` column as bars over the columns before it; anything else
+as a table only (``chart_of``). The choice is by columns, as queries/*.sql say
+what they need, so no kind of game is named here.
 """
 
 from __future__ import annotations
@@ -65,7 +58,9 @@ def bars(categories: list[str], series: list[tuple[str, list[float]]], axis: str
          tips: list[str] | None = None) -> Markup:
     """Bars of ``categories``, each a stack of ``series`` (name, one value per category; a legend where there
     are several), over the axis named ``axis``, their heights counted in ``upright``; ``tips``: what each bar
-    says when pointed at (by default its category and values). Values below zero go down from zero."""
+    says when pointed at (by default its category and values). Values below zero go down from zero. The
+    labels under the bars are as many as fit side by side, or, where one is wider than a bar, slanted, the
+    chart growing to hold them."""
     plot_w, plot_h = WIDTH - LEFT - MARGIN, HEIGHT - 2 * MARGIN
     totals = [sum(max(s[1][i], 0) for s in series) for i in range(len(categories))]
     lows = [sum(min(s[1][i], 0) for s in series) for i in range(len(categories))]

@@ -1,14 +1,12 @@
 """The server's socket and connections: the port bound before the server says it serves, and no connection
 kept open by a client that sends nothing.
 
-uvicorn closes a connection that stays idle after an answer
-(``timeout_keep_alive``), but waits for ever for a request that does not
-come: a socket that sends nothing, or half a request line, was held open for
-good, and a few thousand of them would hold every file descriptor. Its
-HTTP/1.1 protocol is therefore given a deadline: a request, from its first
-byte (or the connection's start) to its last, must arrive within
-``REQUEST_TIMEOUT`` seconds, or the connection is closed. The time the app
-takes to answer is not counted: that is the server's, not the client's.
+uvicorn closes a connection that stays idle after an answer, but waits for
+ever for a request that does not come: enough sockets that send nothing would
+hold every file descriptor. So a request, from its first byte (or the
+connection's start) to its last, must arrive within ``REQUEST_TIMEOUT``
+seconds (``RequestDeadline``); the time the app takes to answer is the
+server's, and not counted.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """The folder a server serves, as the API and the pages share it: its tables, a lock per table, and what may
 be said of where it is.
 
-Each table is loaded once (its index, its game, its statistics), by the first
-request that needs it, under that table's own lock: a request waits for its
-own table's loading, never for another table's. SQL runs on a cursor of its
-own (DuckDB refuses two calls at once on one connection), so the statistics
-of two tables are read side by side.
-
-Nothing the server sends names a path of the machine it runs on: the folder
-is named by its name, and any other absolute path in a message by its last
-part (a game's file, a file beside the folder).
+Each table is loaded once, by the first request that needs it, under that
+table's own lock, so that no request waits for another table's loading; SQL
+runs on a cursor of its own, so that two tables' statistics are read side by
+side. Nothing the server sends names a path of the machine it runs on.
 """
 
 from __future__ import annotations
@@ -28,7 +23,12 @@ _ABSOLUTE = re.compile(r"(?<![\w.~/:-])/(?:[^\s/'\"(),;:]+/)+[^\s/'\"(),;:]*")
 
 
 class ServedFolder:
-    """A tablebase folder opened for serving, shared by every request's thread."""
+    """A tablebase folder opened for serving, shared by every request's thread.
+
+    A table is loaded with its index, its game and its statistics. SQL runs on a cursor of its own because
+    DuckDB refuses two calls at once on one connection. The folder is named by its name, and any other
+    absolute path in a message by its last part (a game's file, a file beside the folder).
+    """
 
     def __init__(self, root: str | os.PathLike, games: list[str] | tuple[str, ...] = ()) -> None:
         self.db = Tablebase(root, games)

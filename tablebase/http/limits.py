@@ -1,17 +1,12 @@
 """What the server accepts from a request: sizes and times it bounds, so that no caller can make it hold much.
 
-A request body is read whole before the app sees it, and refused (413) past
-``MAX_BODY``; a batch holds at most ``MAX_BATCH`` positions, a position at most
-``MAX_POSITION`` characters, a table name what a table's folder may be called
-(so no name reaches outside the tablebase folder). Every refusal is a 4xx with
-a reason in ``detail``, as FastAPI's own are. A request must arrive whole
-within ``REQUEST_TIMEOUT`` seconds, and a connection idle after an answer is
-closed after ``KEEP_ALIVE`` seconds (``connections.py``).
-
-What a request may make the server search beyond a table (a board larger
-than its parts) is bounded too: ``SEARCH`` a request, and the search stops
-once its client has gone or the server stops (``SearchBudgets``); past
-either bound the answer is a 503 saying so.
+A request body is refused (413) past ``MAX_BODY`` before the app sees it
+(``BoundedBodies``); a batch, a position and a table's name have their
+bounds; a request must arrive whole within ``REQUEST_TIMEOUT`` seconds
+(``connections.py``); and what a request may make the server search beyond a
+table is ``SEARCH``, stopped once its client has gone or the server stops
+(``SearchBudgets``). Every refusal is a 4xx or a 503 with its reason in
+``detail``, as FastAPI's own are.
 """
 
 from __future__ import annotations

@@ -3,36 +3,10 @@
 Pages are rendered on the server from Jinja templates (autoescaped) and need
 no JavaScript. They read the folder as the JSON API does, through the same
 ``ServedFolder``: lookups are its kind's, statistics are queries/*.sql, and
-boards are drawn by the game's ``draw``. A table's statistics are read once,
-under that table's lock only; a page names the folder and its tables by
-their names, never by a path.
-
-A table's pages live under the noun of its JSON API, ``/tables/{table}``:
-
-    GET /                                          the tables
-    GET /tables/{table}                            a table: statistics, charts, positions worth a look
-    GET /tables/{table}/position?position=...      a position: its outcome in words, its board, figures and
-                                                   moves (&moves=all for all; &move=NAME, with &side=Left or
-                                                   Right in a game of two sides, outlines that move)
-    GET /tables/{table}/best-play?position=...     best play from a position to the end: the boards in order,
-                                                   each with its figures and the move that leads on (&first=Left
-                                                   or Right in a game of two sides)
-    GET /tables/{table}/board.svg?position=...     a position's picture alone
-
-A position's page and a line carry the positions the reader came through
-(``&from=...``, ``trail``), shown as links back along the way.
-
-A position's board is one to set up by clicking: each cell the game makes
-a link is a link to the position a click on it sets up, where the table
-holds that position (``boards``, and the game's ``draw``). A page that
-cannot be given says why, with the API's status: 400 for a position (or a
-move) that is not one of the table's, 404 for a missing table, 503 for a
-game this server cannot load, a table whose files are damaged, or an answer
-beyond the server's bounds.
-
-Each answered at ``/table/...`` too, where the pages were first, with a
-permanent redirect (308) to the same URL under ``/tables/``, so that links
-and bookmarks made then still lead to the page.
+boards are drawn by the game's ``draw``, each cell it makes a link leading to
+the position a click on it sets up (``boards``). A position's page and a line
+carry the positions the reader came through (``trail``). The routes are
+``explorer_routes``'s.
 """
 
 from __future__ import annotations
@@ -78,7 +52,13 @@ def templates() -> jinja2.Environment:
 
 
 class Explorer:
-    """The pages over one open folder, which the API shares."""
+    """The pages over one open folder, which the API shares.
+
+    A table's statistics are read once, under that table's lock only; a page names the folder and its
+    tables by their names, never by a path. A page that cannot be given says why, with the API's status: 400
+    for a position (or a move) that is not one of the table's, 404 for a missing table, 503 for a game this
+    server cannot load, a table whose files are damaged, or an answer beyond the server's bounds.
+    """
 
     def __init__(self, folder: ServedFolder) -> None:
         self.folder = folder
@@ -306,7 +286,23 @@ def _regions(row: dict[str, Any]) -> list[str]:
 
 
 def explorer_routes(folder: ServedFolder) -> APIRouter:
-    """The explorer's pages and redirects from their old URLs, for the API's app (not in its OpenAPI description)."""
+    """The explorer's pages and redirects from their old URLs, for the API's app (not in its OpenAPI description).
+
+    A table's pages live under the noun of its JSON API, ``/tables/{table}``:
+
+        GET /                                          the tables
+        GET /tables/{table}                            a table: statistics, charts, positions worth a look
+        GET /tables/{table}/position?position=...      a position: its outcome in words, its board, figures and
+                                                       moves (&moves=all for all; &move=NAME, with &side=Left or
+                                                       Right in a game of two sides, outlines that move)
+        GET /tables/{table}/best-play?position=...     best play from a position to the end: the boards in order,
+                                                       each with its figures and the move that leads on (&first=Left
+                                                       or Right in a game of two sides)
+        GET /tables/{table}/board.svg?position=...     a position's picture alone
+
+    Each is answered at ``/table/...`` too, where the pages were first, with a permanent redirect (308) to
+    the same URL under ``/tables/``, so that links and bookmarks made then still lead to the page.
+    """
     explorer = Explorer(folder)
     router = APIRouter(include_in_schema=False)
 

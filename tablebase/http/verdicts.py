@@ -1,21 +1,7 @@
 """A position's outcome in words, and each move's from the mover's view: who wins, and how soon.
 
 The words are chosen by the figures a row has, as the charts are, so that no
-kind of game is named here:
-
-- ``remoteness``: moves to the end, the winner hurrying and the loser
-  delaying (``outcome`` N: the player to move wins, P: loses);
-- ``plies``: the same counted in plies, null for a draw (``outcome`` D),
-  with the ``score`` where the table keeps one (signed from the mover's view);
-- ``best_left``: two sides, Left and Right; ``outcome`` is the outcome class,
-  L or R (that side wins, whoever moves first), N (whoever moves first wins)
-  or P (whoever moves first loses);
-- ``misere_outcome``: the outcome in misère play, where a player who cannot
-  move wins.
-
-A move's words are its result's figures seen from the other side: a move to
-a position the next player loses in 5 wins in 6. After a move marked
-``again`` (the same player moves again) they are the mover's own.
+kind of game is named here (``position_verdict``, ``move_verdict``).
 """
 
 from __future__ import annotations
@@ -40,7 +26,18 @@ class Verdict(NamedTuple):
 
 
 def position_verdict(row: dict[str, Any]) -> Verdict:
-    """The outcome of the position of ``row`` (a lookup's result) in words."""
+    """The outcome of the position of ``row`` (a lookup's result) in words, chosen by the figures it has:
+
+    - ``remoteness``: moves to the end, the winner hurrying and the loser
+      delaying (``outcome`` N: the player to move wins, P: loses);
+    - ``plies``: the same counted in plies, null for a draw (``outcome`` D),
+      with the ``score`` where the table keeps one (signed from the mover's view);
+    - ``best_left``: two sides, Left and Right; ``outcome`` is the outcome class,
+      L or R (that side wins, whoever moves first), N (whoever moves first wins)
+      or P (whoever moves first loses);
+    - ``misere_outcome``: the outcome in misère play, where a player who cannot
+      move wins.
+    """
     outcome = row.get("outcome")
     if "best_left" in row:
         return Verdict([FIRST[outcome]] if outcome in FIRST else [], "")
@@ -66,7 +63,9 @@ def _player_to_move(row: dict[str, Any]) -> str:
 
 
 def move_verdict(move: dict[str, Any]) -> str:
-    """A move's result for the player who makes it, from the figures of the position it leads to."""
+    """A move's result for the player who makes it, from the figures of the position it leads to: seen from
+    the other side (a move to a position the next player loses in 5 wins in 6), but after a move marked
+    ``again`` (the same player moves again), the mover's own."""
     outcome = move.get("outcome")
     side = move.get("side")
     if side is not None:  # the opponent moves next: the mover wins if the result is theirs or lost by the next
