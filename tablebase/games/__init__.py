@@ -1,15 +1,11 @@
 """The public game API, and the built-in games.
 
-Write a game as a subclass of one kind's class (docs/games.md):
-
-- plain form, positions as Python values: ``ImpartialGame``, ``PartizanGame``, ``ScoredGame``;
-- keyed form, positions as int64 keys in numpy batches: ``KeyedImpartialGame``,
-  ``KeyedPartizanGame``, ``KeyedScoredGame``, with the optional capabilities
-  ``CompiledMoves``, ``QueenMoves``, ``DiagramBites`` and ``Boards``.
-
-Games are found by reference (``registry``): a built-in name, an installed
-plugin, ``module:Class`` or ``path/to/file.py:Class``. The built-in modules
-are imported only when a game of theirs is asked for.
+Write a game as a subclass of one kind's class (docs/games.md): in plain form,
+positions as Python values (``ImpartialGame``, ``PartizanGame``, ``ScoredGame``),
+or in keyed form, positions as int64 keys in numpy batches (``KeyedImpartialGame``,
+``KeyedPartizanGame``, ``KeyedScoredGame``, with the optional capabilities).
+Games are found by reference (``registry``); the built-in modules are imported
+only when a game of theirs is asked for.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from tablebase.games.shapes import Box
 from tablebase.lazy import np
 
 # Numbers 0..1023 are read by a dict from their usual spelling: every row of a Chomp bar, every heap of
-# most tables; made at the first position read, where ten thousand of them took milliseconds.
+# most tables; made at the first position read, where making many more would delay it.
 SMALL_NUMBERS = 1024
 
 

@@ -3,19 +3,9 @@
 A position is one connected region of empty cells, written as CGSuite does:
 rows of ``.`` (empty) and ``#`` (filled), top row first, joined by ``|``
 (``..#|...``); other separators (``/``, ``,``, spaces, newlines) are read too.
-The level is the number of empty cells.
-
-Each region is stored once for the four symmetries that keep its value (the
-two flips and the half turn) and once for its transpose too, which is worth
-the negative (rows and columns swap, and so do the players): see
-``regions.normal_form``. A move that splits a region leads to the sum of its
-parts; a cell that no domino can use any more is filled, so parts of one cell
-are left out.
-
-Keys hold the normal form's number of cells on top, then its box and the
-rank of its cells within the box (``regions.pack``). A move is named by the two cells of the domino in the
-stored orientation, columns as letters from ``a`` and rows as numbers from
-1 at the top: ``b1-b2`` (vertical, Left), ``a3-b3`` (horizontal, Right).
+The level is the number of empty cells. A move is named by its domino's two
+cells, columns as letters from ``a`` and rows as numbers from 1 at the top:
+``b1-b2`` (vertical, Left), ``a3-b3`` (horizontal, Right).
 """
 
 from __future__ import annotations
@@ -37,6 +27,16 @@ MAX_CELLS = R.MAX_KEY_CELLS  # 15: boards are at most 15 columns wide
 
 
 class Domineering(KeyedPartizanGame):
+    """Domineering on connected regions, each stored once for its symmetries and its transpose.
+
+    Each region is stored once for the four symmetries that keep its value (the two flips and the half
+    turn) and once for its transpose too, which is worth the negative (rows and columns swap, and so do
+    the players): see ``regions.normal_form``. A move that splits a region leads to the sum of its parts; a
+    cell that no domino can use any more is filled, so parts of one cell are left out. Keys hold the normal
+    form's number of cells on top, then its box and the rank of its cells within the box
+    (``regions.pack``). A move is named by the two cells of the domino in the stored orientation.
+    """
+
     name = "domineering"
     summary = "Domineering on connected regions of empty cells; Left places vertical dominoes"
     notation = "rows of '.' (empty) and '#' (filled), top first, joined by '|': '..#|...'"

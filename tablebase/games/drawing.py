@@ -1,15 +1,9 @@
 """Pictures of positions: a few shapes that a game's ``draw`` returns, shown as SVG or on a matplotlib axes.
 
 A game draws in its own units (one cell, one token: 1.0), y pointing down
-as in SVG. A picture is a list of shapes, not markup, so that the explorer
-and ``tablebase plot`` show the same drawing, and so that every text is
-escaped in one place.
-
-A shape may be a link (its edits: the positions a click on it leads to,
-which the explorer turns into URLs; matplotlib leaves them out), and may
-name the cell it draws (a square of a board, a token of a heap), so that
-the cells a move changes are found by comparing the pictures of the
-position before and after it (``changed``), whatever the game.
+as in SVG. A picture (``Picture``) is a list of shapes, not markup, so that
+the explorer and ``tablebase plot`` show the same drawing, and so that every
+text is escaped in one place.
 """
 
 from __future__ import annotations
@@ -25,6 +19,11 @@ from tablebase.games.shapes import GREY, INK, PAPER, SCALE, Box, Circle, Edit, E
 @dataclass
 class Picture:
     """Shapes within a ``width`` x ``height`` box of units, and a title for readers and screen readers.
+
+    A shape may be a link (its edits: the positions a click on it leads to, which the explorer turns into
+    URLs; matplotlib leaves them out), and may name the cell it draws (a square of a board, a token of a
+    heap), so that the cells a move changes are found by comparing the pictures of the position before and
+    after it (``changed``), whatever the game.
 
     ``clicks`` says in words what a click on the picture's links does, where it has any.
     """

@@ -2,13 +2,8 @@
 
 A tree is written in brackets with the ground as the outer pair: ``()`` is the
 bare ground, ``(())`` one edge, ``(()())`` two edges at the ground, ``((()))`` a
-stalk of two. Subtrees are listed smallest first (by edges, then by spelling),
-so one tree has one spelling. The key is that spelling read as bits behind a
-leading 1 (``(`` = 1, ``)`` = 0); the level is the number of edges. Keys are
-sparse, so the solver looks children up by search rather than by rank.
-
-The trees are Hackenbush's (``trees``) with every edge green: the two games
-read, spell, order and cut them alike.
+stalk of two. The trees are Hackenbush's (``trees``) with every edge green:
+the two games read, spell, order and cut them alike.
 """
 
 from __future__ import annotations
@@ -26,6 +21,9 @@ from tablebase.lazy import np
 
 
 class GreenHackenbush(KeyedImpartialGame):
+    """Green Hackenbush on rooted trees keyed by their brackets (``trees.bracket_key``), the level the number
+    of edges. Keys are sparse, so the solver looks children up by search rather than by rank."""
+
     name = "green-hackenbush"
     summary = "Green Hackenbush on rooted trees: cut an edge, everything above it falls"
     notation = "brackets, ground outermost: '()' bare ground, '(())' one edge, '(()(()))' an edge beside a stalk of two"

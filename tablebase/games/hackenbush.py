@@ -1,22 +1,10 @@
 """Red-Blue(-Green) Hackenbush on stalks and rooted trees.
 
 Left (Blue) cuts ``B`` edges, Right (Red) cuts ``R`` edges, either player cuts
-``G`` (green) edges; whatever is no longer connected to the ground falls.
-
-A stalk is written from the ground up, ``BRRG``; the bare ground is ``-``.
-A tree uses the bracket notation of Green Hackenbush, ground outermost, with
-each edge's colour before its bracket: ``(B()R(G()))``. A bracket with no
-letter is a green edge, so a green tree is spelt exactly as in the
-``green-hackenbush`` table. Branches are listed smallest first (by edges, then
-by spelling), so a tree has one spelling. Trees are read, spelt, cut, listed
-and keyed in ``trees``, shared with Green Hackenbush.
-
-Keys: a stalk is 2 bits per edge (B=1, R=2, G=3, ground first) behind a
-leading 1; a tree is its spelling as bits behind a leading 1, each edge
-written as ``1``, its two colour bits, its branches, then ``0``. Both sort
-trees of one size in a fixed order and fit 63 bits for the sizes allowed. A
-move is named after the edge it cuts: ``cut i``, edges numbered from 1 up a
-stalk, or in the order of their brackets in a tree's spelling.
+``G`` (green) edges; whatever is no longer connected to the ground falls. A
+stalk is written from the ground up, ``BRRG`` (the bare ground ``-``); a tree in
+the brackets of ``trees``, shared with Green Hackenbush, so that a green tree
+is spelt exactly as in the ``green-hackenbush`` table.
 """
 
 from __future__ import annotations
@@ -52,6 +40,14 @@ def stalk_of_key(key: int) -> str:
 
 
 class Hackenbush(KeyedPartizanGame):
+    """Red-Blue(-Green) Hackenbush on stalks or rooted trees.
+
+    Keys: a stalk is 2 bits per edge (B=1, R=2, G=3, ground first) behind a leading 1 (``stalk_key``); a
+    tree is ``trees.colour_key``. Both sort trees of one size in a fixed order and fit 63 bits for the
+    sizes allowed. A move is named after the edge it cuts: ``cut i``, edges numbered from 1 up a stalk, or
+    in the order of their brackets in a tree's spelling.
+    """
+
     name = "hackenbush"
     summary = "Red-Blue(-Green) Hackenbush on stalks or rooted trees: Left cuts B, Right cuts R, both cut G"
     notation = ("a stalk from the ground up, 'BRRG' ('-' for bare ground); "

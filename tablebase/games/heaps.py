@@ -1,24 +1,11 @@
 """Games on heaps of tokens: what Nim, the subtraction games, Wythoff's game and Fibonacci nim share.
 
 Their positions are a few whole numbers, mostly heap sizes, written with
-spaces (``0 3 5 7``) and read with spaces or commas; their tables are sized
-by the largest heap, ``top``, and named after the game, its rule and that
-size. ``HeapGame`` holds this once, so that each game keeps only its rules.
-
-Two layouts of positions come ready, each with its keys, levels, notation,
-reading and picture, so that a new game on heaps gives only its options,
-its move generator and its move names:
-
-- ``SingleHeap``: a position is one heap; its size is its key and its level
-  (the subtraction games);
-- ``HeapMultiset``: a position is a multiset of ``heaps`` heaps, missing
-  ones empty; sorted in decreasing order the heaps are a Young diagram in a
-  heaps x top box, ranked densely (``young.Box``), and the level is the
-  tokens left (Nim).
-
-Games whose positions are two numbers of another meaning rank them as pairs
-(``pair_key``: Wythoff's two heaps, Fibonacci nim's heap and its cap) and
-subclass ``HeapGame`` directly.
+spaces (``0 3 5 7``) and read with spaces or commas; their tables are sized by
+the largest heap, ``top``. ``HeapGame`` holds this once, so that each game
+keeps only its rules; two layouts of positions come ready with their keys,
+levels, notation and picture (``SingleHeap``, ``HeapMultiset``), and games whose
+positions are two numbers of another meaning rank them as pairs (``pair_key``).
 """
 
 from __future__ import annotations

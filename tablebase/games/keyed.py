@@ -1,15 +1,11 @@
 """The keyed form of a game: positions are int64 keys, handled in numpy batches.
 
 This is the form the solvers work in. A plain game (``plain.py``) is turned
-into it by the engine; a game written in it directly skips that step and
-can declare the capabilities that make the fast paths: a compiled move
-generator (``CompiledMoves``), a dense ranking (``key_space`` with levels
-listed by ``level_keys``), and structural properties that have solvers of
-their own (``QueenMoves``, ``DiagramBites``). Each capability is optional
-and says what happens without it.
-
-Batches given to a game's methods are never empty, and every key in them is
-a position of the table.
+into it by the engine; a game written in it directly skips that step and can
+declare what makes the fast paths: a dense ranking (``key_space``, levels
+listed by ``level_keys``) and the capabilities of ``capabilities.py`` (a
+compiled move generator, queen moves, bites out of Young diagrams), each
+optional, each saying what happens without it.
 """
 
 from __future__ import annotations
@@ -24,6 +20,8 @@ from tablebase.lazy import np
 
 class KeyedGame(Game):
     """What every keyed game gives, whatever its kind: its levels, keys and notation.
+
+    Batches given to a game's methods are never empty, and every key in them is a position of the table.
 
     Levels: a game either lists them (``lists_levels = True``: ``max_level``,
     ``level_size`` and ``level_keys``; keys in ascending order) or gives

@@ -4,25 +4,9 @@
     tablebase lookup --db tb octal_0_137_n100000 "5 3"       # or "5 + 3": a sum of heaps, by XOR
 
 A position is one heap (its size is its key); a sum of heaps is looked up as
-its parts, and its Grundy value is the XOR of theirs (``kinds/sum_lookups.py``). The
-code's digits say how many tokens a move takes and how many heaps it leaves
-(``octal_code.py``, docs/octal.md); hexadecimal digits, ``.16`` for
-``0.16``, the names ``kayles``, ``dawsons-kayles``, ``dawsons-chess`` and
-Grundy's game (``grundy``) are read too.
-
-The values are computed in order of heaps by the compiled sparse-space solver
-(``solve/octal_table.py`` over ``solve/octal.py``), not move by move: a heap
-has about n/2 moves, and 10^8 heaps take minutes, not years. So a level is a
-block of ``BLOCK`` heaps, solved whole (moves within a block reach smaller
-heaps of the same block), and a table of 10^8 heaps has 1,526 levels.
-
-A move's code names it whatever the heap: ``k`` (0..64) takes k tokens and
-leaves one heap or none, ``-k``; ``a * 128 + k`` (a >= 1) takes k and breaks
-the rest into a heap of a and a larger or equal one, ``-k/a``; with the bit
-``THREE`` set, ``a`` and ``b`` (a <= b, 21 bits each) and k: the rest broken
-into heaps a, b and a third at least b, ``-k/a/b``. Codes sort by the
-smallest heap left apart, then by tokens taken: the best move of a won heap is
-the first of that order to a sum of value 0.
+its parts, and its Grundy value is the XOR of theirs (``kinds/sum_lookups.py``).
+The code's digits say how many tokens a move takes and how many heaps it
+leaves (``octal_code.py``, docs/octal.md; ``move_code``).
 """
 
 from __future__ import annotations
@@ -50,7 +34,13 @@ MAX_LISTED_MOVES = 2_000_000  # moves a lookup lists at most; a bigger heap is r
 
 
 def move_code(k: int, a: int = 0, b: int = 0) -> int:
-    """The code of taking k tokens and leaving apart a heap of a (and of b): see the module."""
+    """The code of taking k tokens and leaving apart a heap of a (and of b).
+
+    A move's code names it whatever the heap: ``k`` (0..64) takes k tokens and leaves one heap or none,
+    ``-k``; ``a * 128 + k`` (a >= 1) takes k and breaks the rest into a heap of a and a larger or equal
+    one, ``-k/a``; with the bit ``THREE`` set, ``a`` and ``b`` (a <= b, 21 bits each) and k: the rest broken
+    into heaps a, b and a third at least b, ``-k/a/b``. Codes sort by the smallest heap left apart, then by
+    tokens taken: the best move of a won heap is the first of that order to a sum of value 0."""
     if b:
         return THREE | (a << (SIDE_BITS + TAKE_BITS)) | (b << TAKE_BITS) | k
     return (a << TAKE_BITS) | k
@@ -100,6 +90,11 @@ def expand_codes(pattern: str) -> list[str]:
 
 
 class Octal(SingleHeap):
+    """An octal game's table of heap values. The values are computed in order of heaps by the compiled
+    sparse-space solver (``solve/octal_table.py`` over ``solve/octal.py``), not move by move, since a heap
+    has about n/2 moves: so a level is a block of ``BLOCK`` heaps, solved whole (moves within a block reach
+    smaller heaps of the same block)."""
+
     name = "octal"
     title = "Octal"
     summary = "octal games: take-and-break heaps given by their code (0.137, .16, 4.07, 0.f, grundy); sums by XOR"

@@ -1,11 +1,7 @@
 """The rules of a take-and-break game on heaps, read from its code (Winning Ways, ch. 4).
 
-A code ``d0.d1d2d3...`` has one digit per number of tokens removed: digit d_k
-says in which ways k tokens may be taken from a heap. Bit 1: the heap may be
-taken whole (only when it has exactly k tokens); bit 2: one nonempty heap may
-be left; bit 4: two nonempty heaps; bit 8 (hexadecimal digits 8-f): three.
-The digit before the point is for k = 0, breaking a heap without taking
-anything, so it may hold only bits 4 and 8 (``4.07``). Kayles is 0.77,
+A code ``d0.d1d2d3...`` has one digit per number of tokens removed, saying in
+which ways they may be taken from a heap (``OctalCode``). Kayles is 0.77,
 Dawson's Kayles 0.07, Dawson's chess 0.137. Grundy's game (split a heap into
 two unequal heaps) is not such a code; it is named ``grundy``.
 """
@@ -39,6 +35,11 @@ class OctalCodeError(UsageError):
 @dataclass(frozen=True)
 class OctalCode:
     """A parsed code: for each kind of move, the numbers of tokens it removes.
+
+    Digit d_k of ``d0.d1d2d3...`` says in which ways k tokens may be taken from a heap. Bit 1: the heap may
+    be taken whole (only when it has exactly k tokens); bit 2: one nonempty heap may be left; bit 4: two
+    nonempty heaps; bit 8 (hexadecimal digits 8-f): three. The digit before the point is for k = 0,
+    breaking a heap without taking anything, so it may hold only bits 4 and 8 (``4.07``).
 
     ``whole``: k such that a heap of exactly k may be taken whole; ``take``: k such
     that k tokens may be taken leaving one nonempty heap; ``split2`` and ``split3``:

@@ -4,17 +4,8 @@ A position is any hashable Python value (an int, a string, a tuple, a
 frozenset); equal positions must be equal values. You give where play
 starts, each position's level, its moves and its notation; the engine finds
 every position forward from the start, numbers the positions itself (by
-level, then by notation), and solves them on its Dask workers.
-
-Levels order the solving: every move must lead to a lower level (a scored
-game's moves may also stay in the level: a pass). A move is any value that
-sorts among the game's other moves (an int, a string, a tuple); where two
-moves are equally good, the table's best move is the smallest.
-
-The engine calls these methods in its own processes, so they must depend
-only on the game's options and the position. Each must return in bounded
-time: the listing stops, naming the method and the position, when the calls
-for one position take longer than ``--position-seconds`` (10 s by default).
+level, then by notation), and solves them on its Dask workers. Every move
+must lead to a lower level (a scored game's moves may also stay in it: a pass).
 """
 
 from __future__ import annotations
@@ -32,7 +23,14 @@ Move = Any  # hashable and ordered among the game's moves
 
 
 class PlainGame(Game):
-    """What every plain game gives, whatever its kind."""
+    """What every plain game gives, whatever its kind.
+
+    A move is any value that sorts among the game's other moves (an int, a string, a tuple); where two
+    moves are equally good, the table's best move is the smallest. The engine calls these methods in its
+    own processes, so they must depend only on the game's options and the position. Each must return in
+    bounded time: the listing stops, naming the method and the position, when the calls for one position
+    take longer than ``--position-seconds``.
+    """
 
     keyed = False
 

@@ -2,18 +2,11 @@
 
 A board larger than a table is valued by searching its moves down to the
 regions the table holds. ``part_graph`` walks that search's graph once, in
-functions numba compiles (``tablebase.jit``): from the parts asked for,
-every move, the regions it leaves (lone cells dropped), each region's normal
-form and, for a region the table holds, its key; a region the table does not
-hold becomes a part of the graph, numbered once however many moves lead to
-it. What is left to Python is the algebra: adding values, and each part's
-canonical form from its options.
-
-Here a region is a row-major mask of its normal form with a guard column
-right of each row (``h * (w + 1)`` bits), so that a flood fill is a few
-shifts, as ``regions`` does with its 16-bit rows; it must fit 63 bits, which
-a 5x9 box or a column of 31 cells does. Normal forms and keys are those of
-``regions.normal_form`` and ``regions.pack``, computed the same way.
+functions numba compiles (``tablebase.jit``), each region in a layout of its
+own (``fits``) with the normal forms and keys of ``regions``; a region the table
+does not hold becomes a part of the graph, numbered once however many moves
+lead to it. What is left to Python is the algebra: adding values, and each
+part's canonical form from its options.
 """
 
 from __future__ import annotations
@@ -34,7 +27,9 @@ _EMPTY = -1
 
 
 def fits(height: int, width: int) -> bool:
-    """Whether a part of this box fits the compiled layout."""
+    """Whether a part of this box fits the compiled layout: a row-major mask of its normal form with a guard
+    column right of each row (``h * (w + 1)`` bits), so that a flood fill is a few shifts, as ``regions``
+    does with its 16-bit rows, in 63 bits (a 5x9 box, or a column of 31 cells)."""
     return height * (width + 1) <= BITS
 
 

@@ -4,16 +4,7 @@ A board is an int whose bit ``16 * r + c`` is the cell in row ``r`` and
 column ``c`` (columns 0..14). Column 15 is never used, so shifting a mask by
 one bit moves every cell sideways without carrying it into the next row; a
 shift by 16 moves it a row. Flood fills and domino spots are then a few
-integer operations.
-
-A region's normal form is the smallest key over its images under the eight
-symmetries of the square, taken in the orientation that is at most as tall
-as it is wide; ``transposed`` says whether a transpose (a reflection in a
-diagonal) was used to reach it. Domineering uses this to store a region and
-its transpose once: swapping rows and columns swaps the players. A region
-taller than ``MAX_COLS`` rows (a board may have any number of rows) stays
-upright: its transpose would be wider than a board can be. Such a region has
-more than ``MAX_KEY_CELLS`` cells, so it is never stored, only searched.
+integer operations. A region is stored by its normal form (``normal_form``).
 """
 
 from __future__ import annotations
@@ -180,7 +171,12 @@ def cells_of_key(key: int) -> int:
 def normal_form(mask: int) -> tuple[int, int, int, bool]:
     """(height, width, row-major mask, transposed) of a region's normal form.
 
-    Its width is at most ``MAX_COLS``, so that ``board_of`` can lay it on a board.
+    The normal form is the smallest key over the region's images under the eight symmetries of the
+    square, taken in the orientation that is at most as tall as it is wide; ``transposed`` says whether a
+    transpose (a reflection in a diagonal) was used to reach it. Domineering uses this to store a region
+    and its transpose once: swapping rows and columns swaps the players. Its width is at most ``MAX_COLS``,
+    so that ``board_of`` can lay it on a board: a region taller than ``MAX_COLS`` rows stays upright, and
+    since it has more than ``MAX_KEY_CELLS`` cells it is never stored, only searched.
     """
     mask = at_origin(mask)
     rows = []

@@ -1,32 +1,10 @@
 """Two-player Tanhinmin: Daifugo cut down to single cards and a pass.
 
-Rules. Each player holds a multiset of card strengths 1..K. The player to move
+Each player holds a multiset of card strengths 1..K. The player to move
 either plays one card stronger than the field card (any card on an empty
 field), which becomes the field card, or passes; a pass clears the field and
-the opponent leads. The first player to empty their hand wins.
-
-A position is the mover's hand, the opponent's hand and the field card, written
-``1 1 3 4 / 1 2 3 5 / 0``: hands in increasing order, ``0`` for an empty
-field. An empty hand prints as ``-``; on input ``-`` or nothing between the
-slashes both mean an empty hand (and an empty field), and spaces or commas
-separate cards. The level is the number of cards in both hands: a play goes
-one level down, a pass stays in the level, so levels are loopy (two passes in
-a row come back to the same position) and are solved whole.
-
-Positions where a hand is empty are terminal and have no moves:
-
-* the opponent's hand is empty: the opponent has gone out and the mover has
-  lost, keeping all their cards (outcome P, score minus the mover's cards);
-* only the mover's hand is empty (no game reaches this, it is stored for
-  completeness): the mover has gone out and won (outcome N, score plus the
-  opponent's cards);
-* both hands empty (level 0, unreachable as well) counts as the first case:
-  lost, score 0.
-
-Keys are dense. A hand's rank orders hands by size, then within a size by the
-Young-diagram rank of its cards (see ``young``); the key of a position is
-``(rank(mover) * hands + rank(opponent)) * (K + 1) + field``. Moves are coded
-``0`` for the pass and ``c`` for playing a card of strength c.
+the opponent leads. The first player to empty their hand wins. A position is
+``mover's hand / opponent's hand / field`` (docs/tanhinmin.md; ``Tanhinmin``).
 """
 
 from __future__ import annotations
@@ -132,6 +110,15 @@ def _join_positions(keys, hands, fields, hand_offsets, hand_data, field_offsets,
 
 
 class Tanhinmin(KeyedScoredGame):
+    """Two-player Tanhinmin on dense keys (docs/tanhinmin.md gives its rules, notation and finished positions).
+
+    The level is the number of cards in both hands: a play goes one level down, a pass stays in the level,
+    so levels are loopy (two passes in a row come back to the same position) and are solved whole. A hand's
+    rank orders hands by size, then within a size by the Young-diagram rank of its cards (see ``young``);
+    the key of a position is ``(rank(mover) * hands + rank(opponent)) * (K + 1) + field``. Moves are coded
+    ``0`` for the pass and ``c`` for playing a card of strength c.
+    """
+
     name = "tanhinmin"
     scores = True
     summary = "two-player Tanhinmin: play a stronger single card or pass; first to empty their hand wins"

@@ -1,22 +1,11 @@
 """Rooted trees with coloured edges, in brackets: read, spelt, ordered, cut, listed and keyed.
 
 Green Hackenbush and Hackenbush on trees play on the same trees and write
-them the same way, so both take them from here: a green tree is a
-Hackenbush tree whose edges are all green, spelt alike in both tables.
-
-A tree is written in brackets with the ground as the outer pair: ``()`` is
-the bare ground, ``(())`` one edge, ``(()(()))`` an edge beside a stalk of
-two; a letter before a bracket colours its edge (``(B()R(G()))``), and a
-bracket without one is green. In memory a tree is the tuple of its branches;
-a branch is ``(colour, tree)``, the edge at its foot (``"B"``, ``"R"`` or
-``"G"``) and what stands on it. Branches are kept smallest first (by edges,
-then by spelling), so one tree has one tuple and one spelling, and equal
-trees are equal tuples.
-
-Two keys spell a tree's brackets as bits behind a leading 1: ``bracket_key``
-writes ``(`` as 1 and ``)`` as 0 (enough when every edge is green), and
-``colour_key`` writes each edge as 1, its colour's two bits (B=1, R=2,
-G=3), its branches, then 0.
+them the same way (``(B()R(G()))``: the ground the outer pair, a letter before
+a bracket colouring its edge, green without one), so both take them from here.
+In memory a tree is the tuple of its branches, each ``(colour, tree)``, kept
+smallest first (``_order``), so that one tree has one tuple and one spelling.
+Two keys spell a tree's brackets as bits (``bracket_key``, ``colour_key``).
 """
 
 from __future__ import annotations
@@ -57,6 +46,9 @@ def canonical(branches: Iterable[Branch]) -> Tree:
 
 def read(text: str, letters: str = COLOURS) -> Tree:
     """Parse brackets into a canonical tree; ValueError saying what is wrong if they do not make one.
+
+    ``()`` is the bare ground, ``(())`` one edge, ``(()(()))`` an edge beside a stalk of two; a letter
+    before a bracket colours its edge (``B``, ``R`` or ``G``), and a bracket without one is green.
 
     ``letters`` are the colour letters accepted before a bracket (either
     case); any other character but a bracket or a space is refused, so a
@@ -174,7 +166,7 @@ def tree_of_bracket_key(key: int) -> Tree:
 
 @lru_cache(maxsize=1 << 18)
 def colour_key(tree: Tree) -> int:
-    """Each edge as 1, its colour's two bits, its branches' bits, then 0; behind a leading 1."""
+    """Each edge as 1, its colour's two bits (B=1, R=2, G=3), its branches' bits, then 0; behind a leading 1."""
     key = 1
     for colour, sub in tree:
         inner = colour_key(sub)  # 1 followed by the branches' bits

@@ -1,16 +1,10 @@
 """Young diagrams in an R x C box, ranked densely as lattice paths.
 
-A diagram is a non-increasing sequence of R row lengths, each at most C, top row
-first. Reading row j's length plus its distance from the bottom row gives a
-strictly increasing sequence, that is, an R-subset of 0..R+C-1, and the
-combinatorial number system ranks it: rank = sum over rows j of
-C(len_j + R-1-j, R-j). The rank is dense (0..C(R+C, R)-1), monotone under
-inclusion (a sub-diagram has a smaller rank), and ascending rank is
-lexicographic order on the row lengths, top row first.
-
-Chomp (rows of a chocolate bar) and Nim (heap sizes sorted in decreasing order)
-both use these ranks, through ``Box``: a game's keys and levels. The walks
-over diagrams are compiled with numba.
+A diagram is a non-increasing sequence of R row lengths, each at most C, top
+row first, ranked densely by the combinatorial number system (``rank``). Chomp
+(rows of a chocolate bar) and Nim (heap sizes sorted in decreasing order) both
+use these ranks, through ``Box``: a game's keys and levels. The walks over
+diagrams are compiled with numba.
 """
 
 from __future__ import annotations
@@ -78,7 +72,13 @@ def row_terms(rows: int, cols: int) -> np.ndarray:
 
 @njit(cache=True)
 def rank(lengths, binom):
-    """The rank of one diagram (row lengths, top row first)."""
+    """The rank of one diagram (row lengths, top row first).
+
+    Row j's length plus its distance from the bottom row gives a strictly increasing sequence, an R-subset
+    of 0..R+C-1, which the combinatorial number system ranks: rank = sum over rows j of
+    C(len_j + R-1-j, R-j). The rank is dense (0..C(R+C, R)-1), monotone under inclusion (a sub-diagram has a
+    smaller rank), and ascending rank is lexicographic order on the row lengths, top row first.
+    """
     rows = lengths.shape[0]
     r = 0
     for j in range(rows):
@@ -100,7 +100,7 @@ def unrank_into(key, rows, cols, binom, out):
         b -= 1
 
 
-# Inlined where it is called: as a call, Chomp's generic move generator ran 10 per cent slower.
+# Inlined where it is called: as a call, it slowed Chomp's generic move generator.
 @njit(cache=True, inline="always")
 def bites(key, lengths, share, term, rows, cols, out_keys, out_moves):
     """Every bite of a diagram: the keys it leads to and the codes r * cols + c; returns how many.
