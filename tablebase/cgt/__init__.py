@@ -1,19 +1,12 @@
-"""An algebra of short partizan games, compatible with CGSuite's notation.
+"""An algebra of short partizan games, compatible with CGSuite's notation (docs/cgt.md: the API, the calculator).
 
-Values are canonical forms interned once each under an integer id, so equal
-values are identical. Numbers are exact dyadic rationals (int / Fraction);
-numbers, nimbers and number + ups + nimber are kept in closed form.
+Values are canonical forms interned once each under an integer id, so equal values are identical; numbers
+are exact dyadic rationals, and numbers, nimbers and number + ups + nimber are kept in closed form.
 
 >>> from tablebase.cgt import parse, up, nimber
->>> str(up(1) + nimber(1))
-'^*'
 >>> g = parse("{2|-1/2}")
->>> g.mean, g.temperature, g.outcome
-(Fraction(3, 4), Fraction(5, 4), 'N')
->>> str(g.cool(1)), str(g.freeze), str(parse("{0|v*}"))
-('{1|1/2}', '3/4*', '^<2>')
-
-See docs/cgt.md for the notation, the API and the calculator.
+>>> g.mean, g.temperature, g.outcome, str(g.cool(1)), str(g.freeze), str(up(1) + nimber(1)), str(parse("{0|v*}"))
+(Fraction(3, 4), Fraction(5, 4), 'N', '{1|1/2}', '3/4*', '^*', '^<2>')
 """
 
 from ._cache import cache_info, clear_caches

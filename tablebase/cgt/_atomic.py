@@ -1,20 +1,7 @@
 """Infinitesimals: atomic weights, reduced canonical forms, far stars, all-small games.
 
-Following CGSuite's ``CanonicalShortGameOps`` and ``CanonicalShortGame``:
-
-* ``atomic_weight(G)`` is defined for infinitesimals only (both stops 0). For
-  an uptimal it is its first coefficient (``^<2>`` has 0, ``^^*`` has 2).
-  Otherwise the naive weight is ``{AW(G^L) - 2 | AW(G^R) + 2}``, except in
-  the eccentric case where that is an integer and G is above (below) the far
-  star: then it is the least integer ``n`` with ``n |> AW(G^L) - 2`` for every
-  Left option (the greatest with ``n <| AW(G^R) + 2``), or 0 when that side has
-  no option. An all-small game always has the naive weight; any other
-  infinitesimal has it only when ``G - AW.^`` lies between ``-e`` and ``e`` for
-  ``e = ^* + (*N : -1)`` (N the power of two at or above the far star),
-  otherwise it is not atomic.
-* ``reduced(G)``, the simplest game infinitesimally close to G: a number +
-  infinitesimal is its number; otherwise G heated by ``*`` with every ``x*``
-  then replaced by ``x`` (CGSuite's star projection).
+Following CGSuite's ``CanonicalShortGameOps`` and ``CanonicalShortGame``; the
+definitions are in ``atomic_weight``'s and ``reduced``'s docstrings.
 """
 
 from __future__ import annotations
@@ -93,7 +80,19 @@ def _least_integer_beyond(x: int) -> int:
 
 
 def atomic_weight(g: int) -> int:
-    """The atomic weight of ``G``; CGTError when G has none."""
+    """The atomic weight of ``G``; CGTError when G has none.
+
+    Defined for infinitesimals only (both stops 0). For
+    an uptimal it is its first coefficient (``^<2>`` has 0, ``^^*`` has 2).
+    Otherwise the naive weight is ``{AW(G^L) - 2 | AW(G^R) + 2}``, except in
+    the eccentric case where that is an integer and G is above (below) the far
+    star: then it is the least integer ``n`` with ``n |> AW(G^L) - 2`` for every
+    Left option (the greatest with ``n <| AW(G^R) + 2``), or 0 when that side has
+    no option. An all-small game always has the naive weight; any other
+    infinitesimal has it only when ``G - AW.^`` lies between ``-e`` and ``e`` for
+    ``e = ^* + (*N : -1)`` (N the power of two at or above the far star),
+    otherwise it is not atomic.
+    """
     if not is_infinitesimal(g):
         raise CGTError("That game is not atomic (it is not infinitesimal)")
     e = expansion(g)
@@ -121,7 +120,11 @@ def is_atomic(g: int) -> bool:
 
 
 def reduced(g: int) -> int:
-    """The reduced canonical form: the simplest game infinitesimally close to ``G``."""
+    """The reduced canonical form: the simplest game infinitesimally close to ``G``.
+
+    A number + infinitesimal is its number; otherwise G heated by ``*`` with
+    every ``x*`` then replaced by ``x`` (CGSuite's star projection).
+    """
     p = T._nus[g]
     if p is not None:
         return T.number_id(p[0])

@@ -1,17 +1,8 @@
 """Construction of canonical forms from option lists.
 
 ``construct(lefts, rights)`` returns the id of the canonical form of
-``{lefts | rights}`` (option ids, any order, repeats allowed):
-
-1. options that already form a stored canonical form are found by a dict
-   lookup, and raw option sets seen before are found in a second cache;
-2. if every option is a number the result is either the simplest number in
-   between or a form with one option a side, with no comparison at all;
-3. otherwise dominated options are removed and reversible ones bypassed,
-   checking reversibility against the option lists themselves, so nothing
-   is stored until the form is canonical;
-4. a canonical form whose options match the pattern of a number + ups +
-   nimber value is given that value's id, so equal values share one id.
+``{lefts | rights}`` (option ids, any order, repeats allowed), found in the
+table if it is there, else made canonical before anything is stored.
 """
 
 from __future__ import annotations
@@ -195,7 +186,18 @@ def intern_canonical(lo: tuple[int, ...], ro: tuple[int, ...]) -> int:
 
 
 def construct(lefts: Iterable[int], rights: Iterable[int]) -> int:
-    """Id of the canonical form of ``{lefts | rights}``."""
+    """Id of the canonical form of ``{lefts | rights}``.
+
+    1. options that already form a stored canonical form are found by a dict
+       lookup, and raw option sets seen before are found in a second cache;
+    2. if every option is a number the result is either the simplest number in
+       between or a form with one option a side, with no comparison at all;
+    3. otherwise dominated options are removed and reversible ones bypassed,
+       checking reversibility against the option lists themselves, so nothing
+       is stored until the form is canonical;
+    4. a canonical form whose options match the pattern of a number + ups +
+       nimber value is given that value's id, so equal values share one id.
+    """
     lo = tuple(sorted(set(lefts)))
     ro = tuple(sorted(set(rights)))
     key = (lo, ro)

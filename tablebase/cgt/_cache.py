@@ -2,25 +2,10 @@
 
 The intern table (``_table``) keeps each canonical form once, for good: ids
 are plain ints that solvers hold in their own dicts, so a form may not be
-dropped while anybody could still hold its id (CGSuite's game table works
-the same way and is only ever cleared as a whole). Everything computed
-*from* forms is different: sums, comparisons, negatives, thermographs,
-printed texts and so on can always be computed again. Those results live
-in the caches made here, each with a fixed limit, so a long-running process
-(``tablebase serve``) keeps a bounded amount of them however many questions
-it answers.
-
-A cache is a plain ``dict`` subclass, so a lookup is the C-level
-``dict.get`` that the hot paths (sums, ``<=``) depend on. An insertion past
-the limit first forgets the oldest half of the entries (dicts keep their
-insertion order), which keeps the recent working set, costs amortised O(1)
-per insertion and never lets the cache exceed its limit. CGSuite bounds its
-operation table the same way in spirit (a fixed-size table whose slots are
-overwritten); forgetting the oldest half loses fewer useful entries than
-overwriting by hash.
-
-Threads share the caches: an insertion (and forgetting) holds ``LOCK``, a
-lookup does not (a dict's ``get`` is safe beside another thread's changes).
+dropped while anybody could still hold its id. Everything computed *from*
+forms (sums, comparisons, negatives, thermographs, printed texts) can always
+be computed again, and lives in the caches made here (``BoundedCache``), each
+with a fixed limit, so that a long-running ``tablebase serve`` stays bounded.
 """
 
 from __future__ import annotations
@@ -39,7 +24,20 @@ _REGISTRY: dict[str, "BoundedCache"] = {}
 
 
 class BoundedCache(dict):
-    """A dict that forgets its oldest half whenever it would exceed ``limit`` entries."""
+    """A dict that forgets its oldest half whenever it would exceed ``limit`` entries.
+
+    A cache is a plain ``dict`` subclass, so a lookup is the C-level
+    ``dict.get`` that the hot paths (sums, ``<=``) depend on. An insertion past
+    the limit first forgets the oldest half of the entries (dicts keep their
+    insertion order), which keeps the recent working set, costs amortised O(1)
+    per insertion and never lets the cache exceed its limit. CGSuite bounds its
+    operation table the same way in spirit (a fixed-size table whose slots are
+    overwritten); forgetting the oldest half loses fewer useful entries than
+    overwriting by hash.
+
+    Threads share the caches: an insertion (and forgetting) holds ``LOCK``, a
+    lookup does not (a dict's ``get`` is safe beside another thread's changes).
+    """
 
     __slots__ = ("limit", "name")
 

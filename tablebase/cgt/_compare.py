@@ -1,18 +1,10 @@
 """Comparison of canonical forms by id, with a bounded cache of answers.
 
-``leq(g, h)`` decides ``G <= H`` by the definition (no Left option of G is
-``>= H`` and no Right option of H is ``<= G``), with these shortcuts:
-
-* stops settle many cases at once, before any cache lookup: ``G <= H``
-  implies ``L(G) <= L(H)`` and ``R(G) <= R(H)``, and ``L(G) < R(H)``
-  implies ``G < H``;
-* two NUS values compare in closed form;
-* against a number x, only the other side's options matter (number
-  avoidance): ``x <= H`` iff no ``HR <= x``, and ``G <= x`` iff no ``GL >= x``.
-
-CGSuite caches no comparisons; here answers are kept (bounded) because
-building canonical forms asks the same questions again and again: a 5x5
-Domineering board asks about 300,000 distinct ones.
+``leq(g, h)`` decides ``G <= H`` by the definition, with shortcuts (stops, NUS
+values in closed form, number avoidance). CGSuite caches no comparisons;
+here answers are kept (bounded) because building canonical forms asks the
+same questions again and again, many thousands of distinct ones for a
+Domineering board of moderate size.
 """
 
 from __future__ import annotations
@@ -43,7 +35,13 @@ def nus_nonnegative(x, ups: int, nim: int) -> bool:
 
 
 def leq(g: int, h: int) -> bool:
-    """Whether ``G <= H``."""
+    """Whether ``G <= H``: no Left option of G is ``>= H`` and no Right option of H is ``<= G``.
+
+    Shortcuts: stops settle many cases at once, before any cache lookup (``G <= H`` implies ``L(G) <= L(H)``
+    and ``R(G) <= R(H)``, and ``L(G) < R(H)`` implies ``G < H``); two NUS values compare in closed form;
+    against a number x, only the other side's options matter (number avoidance): ``x <= H`` iff no
+    ``HR <= x``, and ``G <= x`` iff no ``GL >= x``.
+    """
     if g == h:
         return True
     # Stops settle most questions before any cache or option is consulted.

@@ -1,24 +1,10 @@
 """Cooling, heating, overheating, incentives, Norton products and ordinal sums, by id.
 
-Each follows CGSuite's ``CanonicalShortGameOps`` on canonical forms:
-
-* ``cool(G, t)`` (``G_t``): an integer is itself; a game whose temperature
-  is below ``t`` is its mean; otherwise ``{G^L_t - t | G^R_t + t}``. Cooling by
-  ``t`` at or below -1 is refused, as CGSuite refuses it.
-* ``heat(G, t)``: a number is itself; otherwise ``{heat(G^L) + t | heat(G^R) - t}``
-  (``t`` any game: heating by ``*`` is how CGSuite finds reduced forms).
-* ``overheat(G, s, t)``: an integer ``n`` is ``n.s`` (n copies of ``s``);
-  otherwise ``{overheat(G^L) + t | overheat(G^R) - t}``.
-* ``incentives(G)``: the Left incentives ``G^L - G`` and Right incentives
-  ``G - G^R``, each value once, dominated ones (``<=`` another) removed.
-* ``norton(G, U)``: n copies of ``U`` for an integer n, otherwise
-  ``{G^L.U + (U + I) | G^R.U - (U + I)}`` over the incentives I of U.
-* ``ordinal_sum(G, H)`` (``G:H``): ``{G^L, G:H^L | G^R, G:H^R}``.
-
-CGSuite keeps ordinal sums and Norton products in its operation table;
-here they and the temperature operations share bounded caches keyed by the
-operands' ids, so a large form is cooled or heated once per distinct
-follower rather than once per path to it.
+Each follows CGSuite's ``CanonicalShortGameOps`` on canonical forms, its
+definition in its function's docstring. CGSuite keeps ordinal sums and Norton
+products in its operation table; here they and the temperature operations
+share bounded caches keyed by the operands' ids, so a large form is cooled or
+heated once per distinct follower rather than once per path to it.
 """
 
 from __future__ import annotations
@@ -45,7 +31,9 @@ def is_integer(g: int) -> bool:
 
 
 def cool(g: int, t: Fraction, t_id: int) -> int:
-    """``G`` cooled by the number ``t > -1`` (``t_id`` is the id of ``t``)."""
+    """``G`` cooled by the number ``t > -1`` (``t_id`` is the id of ``t``), ``G_t``: an integer is itself; a
+    game whose temperature is below ``t`` is its mean; otherwise ``{G^L_t - t | G^R_t + t}``. Cooling by
+    ``t`` at or below -1 is refused, as CGSuite refuses it."""
     if t <= -1:
         raise CGTError(f"Invalid cooling temperature (must be > -1): {t}")
     return _cool(g, Fraction(t), t_id)
@@ -68,7 +56,8 @@ def _cool(g: int, t: Fraction, t_id: int) -> int:
 
 
 def heat(g: int, t: int) -> int:
-    """``G`` heated by the game ``t`` (ids)."""
+    """``G`` heated by the game ``t`` (ids): a number is itself; otherwise ``{heat(G^L) + t | heat(G^R) - t}``
+    (heating by ``*`` is how CGSuite finds reduced forms)."""
     if T.is_number(g):
         return g
     key = ("heat", g, t)
@@ -81,7 +70,8 @@ def heat(g: int, t: int) -> int:
 
 
 def overheat(g: int, s: int, t: int) -> int:
-    """``G`` overheated from ``s`` to ``t`` (ids)."""
+    """``G`` overheated from ``s`` to ``t`` (ids): an integer ``n`` is ``n.s`` (n copies of ``s``); otherwise
+    ``{overheat(G^L) + t | overheat(G^R) - t}``."""
     if is_integer(g):
         return norton(g, s)
     key = ("overheat", g, s, t)
@@ -95,7 +85,8 @@ def overheat(g: int, s: int, t: int) -> int:
 
 
 def incentives(g: int, left: bool = True, right: bool = True) -> list[int]:
-    """The undominated incentives of ``G`` of the chosen sides, each value once."""
+    """The undominated incentives of ``G`` of the chosen sides, each value once: the Left incentives
+    ``G^L - G`` and Right incentives ``G - G^R``, dominated ones (``<=`` another) removed."""
     lo, ro = T.options(g)
     minus_g = neg(g)
     found = ([add(x, minus_g) for x in lo] if left else []) + ([add(g, neg(x)) for x in ro] if right else [])
@@ -118,7 +109,8 @@ def multiple(n: int, u: int) -> int:
 
 
 def norton(g: int, u: int) -> int:
-    """The Norton product ``G.U``."""
+    """The Norton product ``G.U``: n copies of ``U`` for an integer n, otherwise
+    ``{G^L.U + (U + I) | G^R.U - (U + I)}`` over the incentives I of U."""
     key = (g, u)
     r = _norton.get(key)
     if r is not None:
@@ -135,7 +127,8 @@ def norton(g: int, u: int) -> int:
 
 
 def ordinal_sum(g: int, h: int) -> int:
-    """The ordinal sum ``G:H`` (G's canonical form is the base; H's options follow)."""
+    """The ordinal sum ``G:H`` (G's canonical form is the base; H's options follow):
+    ``{G^L, G:H^L | G^R, G:H^R}``."""
     pg, ph = T._nus[g], T._nus[h]
     if pg is not None and pg[1] == 0 and ph is not None and ph[0] == 0 and ph[1] == 0:
         return T.nus_id(pg[0], 0, pg[2] + ph[2])

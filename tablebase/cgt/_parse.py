@@ -1,34 +1,7 @@
 """Reading CGSuite's expressions: literals, braces, sums, switches, ordinal sums, methods, comparisons.
 
-Grammar, loosest first (whitespace between tokens, never inside a literal)::
-
-    compare  := expr [relation expr]     G < H: true or false, one relation, not chained
-    relation := '==' | '!=' | '<=' | '>=' | '<' | '>' | '<>' | '||' | '<|' | '|>'
-    expr     := sum (Name sum)*          G Heat 2: a one-argument method written infix
-    sum      := ordinal (('+' | '-' | '+-') ordinal)*        a +- b is a + (+-b)
-    ordinal  := unary (':' unary)*       the ordinal sum G:H, left to right
-    unary    := ('+-' | '-' | '+') unary | postfix
-    postfix  := primary ('.' Name ['(' [expr (',' expr)*] ')'])*
-    primary  := '(' compare ')' | '{' lists (slashes lists)* '}' | '{' [expr (',' expr)*] '}' | literal
-    literal  := [number] [ups] [star]  |  [number] ('Tiny' | 'Miny') '(' expr ')'
-    number   := ['-'] digits ['/' digits]     (a '-' glued to a digit belongs to the number)
-    ups      := '^'.. | 'v'.. | ('^'|'v') digits | ('^'|'v') '<' digits '>' | ('^'|'v') '[' digits ']'
-                                      (a '<' not followed by digits and '>' is a comparison: ^<1/2)
-    star     := '*' [digits]
-
-This is CGSuite's precedence: comparisons bind loosest (in CGSuite
-``a < b < c`` is ``a < (b < c)``, which fails on comparing a truth value;
-here a second relation is a syntax error saying so); ``+-`` binds like
-``+`` between operands (``3+-1`` is ``{4|2}``) and tighter than ``:``
-before one (``+-1:1`` is ``(+-1):1``); methods bind tightest. Options in
-braces and a method's arguments are games and take no comparison, so
-``||`` between braces is always two slashes. A run of n slashes separates
-Left and Right options at depth n: the longest run splits the braces, each
-side being a form if it still has slashes, else a list. Braces without a slash are a
-set of games, which only ``+-`` takes: ``+-{a,b}`` is ``{a,b|-a,-b}``.
-``^<n>`` and ``^[n]`` are the uptimals CGSuite prints (``^.Pow(n)`` and
-``^.PowTo(n)``, which CGSuite itself reads); ``2Tiny(x)`` is ``2 + {0||0|-x}``.
-Unlike CGSuite, a number ``a/b`` is one literal, so ``1/2.Heat(1)`` heats 1/2.
+The grammar and its precedence, which is CGSuite's but for a few stated
+differences, are ``_Parser``'s; ``parse_value`` and ``parse_id`` read a text.
 """
 
 from __future__ import annotations
@@ -53,6 +26,39 @@ _UPTIMAL_POWER = re.compile(r"<\d+>")
 
 
 class _Parser:
+    """A recursive-descent reader of one CGSuite expression.
+
+    Grammar, loosest first (whitespace between tokens, never inside a literal)::
+
+        compare  := expr [relation expr]     G < H: true or false, one relation, not chained
+        relation := '==' | '!=' | '<=' | '>=' | '<' | '>' | '<>' | '||' | '<|' | '|>'
+        expr     := sum (Name sum)*          G Heat 2: a one-argument method written infix
+        sum      := ordinal (('+' | '-' | '+-') ordinal)*        a +- b is a + (+-b)
+        ordinal  := unary (':' unary)*       the ordinal sum G:H, left to right
+        unary    := ('+-' | '-' | '+') unary | postfix
+        postfix  := primary ('.' Name ['(' [expr (',' expr)*] ')'])*
+        primary  := '(' compare ')' | '{' lists (slashes lists)* '}' | '{' [expr (',' expr)*] '}' | literal
+        literal  := [number] [ups] [star]  |  [number] ('Tiny' | 'Miny') '(' expr ')'
+        number   := ['-'] digits ['/' digits]     (a '-' glued to a digit belongs to the number)
+        ups      := '^'.. | 'v'.. | ('^'|'v') digits | ('^'|'v') '<' digits '>' | ('^'|'v') '[' digits ']'
+                                          (a '<' not followed by digits and '>' is a comparison: ^<1/2)
+        star     := '*' [digits]
+
+    This is CGSuite's precedence: comparisons bind loosest (in CGSuite
+    ``a < b < c`` is ``a < (b < c)``, which fails on comparing a truth value;
+    here a second relation is a syntax error saying so); ``+-`` binds like
+    ``+`` between operands (``3+-1`` is ``{4|2}``) and tighter than ``:``
+    before one (``+-1:1`` is ``(+-1):1``); methods bind tightest. Options in
+    braces and a method's arguments are games and take no comparison, so
+    ``||`` between braces is always two slashes. A run of n slashes separates
+    Left and Right options at depth n: the longest run splits the braces, each
+    side being a form if it still has slashes, else a list. Braces without a slash are a
+    set of games, which only ``+-`` takes: ``+-{a,b}`` is ``{a,b|-a,-b}``.
+    ``^<n>`` and ``^[n]`` are the uptimals CGSuite prints (``^.Pow(n)`` and
+    ``^.PowTo(n)``, which CGSuite itself reads); ``2Tiny(x)`` is ``2 + {0||0|-x}``.
+    Unlike CGSuite, a number ``a/b`` is one literal, so ``1/2.Heat(1)`` heats 1/2.
+    """
+
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0

@@ -1,19 +1,7 @@
 """Printing canonical forms the way CGSuite prints them in plain text.
 
-Options are listed in CGSuite's deterministic order: numbers (by value),
-then nimbers, then other uptimals (by their expansions: number part,
-coefficients, nimber), then the rest (compared by their sorted Left options,
-then their sorted Right options).
-
-A form is written, in this order of preference, as
-
-* a number, nimber or number + ups + nimber: ``-3/8``, ``*3``, ``1/2^*``, ``v3*2``;
-* an uptimal whose expansion is one +-1 or a run of equal +-1s, after its
-  number and before its nimber: ``^<2>``, ``v<3>*``, ``^[4]``, ``1/2v[2]*3``;
-* a switch ``{A|-A}``: ``+-1``, ``+-{3|2}``, ``+-{0,{2|0}}``;
-* a translated tiny or miny: ``2Tiny(2)``, ``Miny(1/2)``, ``Tiny({3|1})``;
-* braces, where a lone option that is itself written in braces drops its
-  braces and adds a slash instead (``{2|1/2||0}``), up to four slashes.
+Options are listed in CGSuite's deterministic order (``sorted_options``), and a
+form is written in the most compact of CGSuite's ways that fits it (``to_text``).
 """
 
 from __future__ import annotations
@@ -78,7 +66,9 @@ _KEY = cmp_to_key(_cmp)
 
 
 def sorted_options(g: int) -> tuple[list[int], list[int]]:
-    """Left and Right options of ``g`` in CGSuite's order."""
+    """Left and Right options of ``g`` in CGSuite's order: numbers (by value), then nimbers, then other
+    uptimals (by their expansions: number part, coefficients, nimber), then the rest (compared by their
+    sorted Left options, then their sorted Right options)."""
     r = _sorted_cache.get(g)
     if r is None:
         lo, ro = T.options(g)
@@ -168,7 +158,18 @@ def _write(g: int, force_braces: bool, force_parens: bool) -> tuple[str, int]:
 
 
 def to_text(g: int) -> str:
-    """CGSuite's plain-text form of ``g``."""
+    """CGSuite's plain-text form of ``g``.
+
+    A form is written, in this order of preference, as
+
+    * a number, nimber or number + ups + nimber: ``-3/8``, ``*3``, ``1/2^*``, ``v3*2``;
+    * an uptimal whose expansion is one +-1 or a run of equal +-1s, after its
+      number and before its nimber: ``^<2>``, ``v<3>*``, ``^[4]``, ``1/2v[2]*3``;
+    * a switch ``{A|-A}``: ``+-1``, ``+-{3|2}``, ``+-{0,{2|0}}``;
+    * a translated tiny or miny: ``2Tiny(2)``, ``Miny(1/2)``, ``Tiny({3|1})``;
+    * braces, where a lone option that is itself written in braces drops its
+      braces and adds a slash instead (``{2|1/2||0}``), up to four slashes.
+    """
     r = _text_cache.get(g)
     if r is None:
         r = _text_cache.put(g, _write(g, True, False)[0])

@@ -1,31 +1,12 @@
 """The intern table: every canonical form stored once under an integer id.
 
-Ids are process-local indices into parallel lists. Two kinds of entries exist:
-
-* number + up-multiple + nimber values ("NUS", e.g. ``3/4``, ``*2``, ``^^*``)
-  kept in closed form as a triple ``(number, ups, nim)``. Their options are
-  built only when something asks for them, so ``integer(10**9)`` costs one
-  entry, not a billion.
-* every other canonical form, stored as two tuples of option ids, each sorted
-  ascending by id.
-
-``_by_options`` maps a canonical option pair to its id, so constructing the
-same value twice yields the same id; ``_by_nus`` does the same for triples.
-The construction module is responsible for never registering a NUS value as a
-general entry (it recognises NUS option patterns before interning).
-
-Entries are never removed, as in CGSuite's table of games: an id is a plain
-int that solvers keep in their own dicts for whole levels, so no later
-collection could know whether a form is still named somewhere, and a reused
-id would silently change a value. The table therefore grows with the number
-of *distinct* canonical forms a process meets (about 350 bytes each); all
-results derived from forms are in bounded caches (``_cache``), which is
-where repeated questions would otherwise pile up.
-
-Threads share the table (a server answers requests side by side): an entry
-is added under ``_cache.LOCK``, every list grown before its id is named in
-``_by_options`` or ``_by_nus``, so a thread that finds an id finds all of
-it; reading takes no lock.
+Ids are process-local indices into parallel lists. Number + up-multiple +
+nimber values ("NUS", e.g. ``3/4``, ``*2``, ``^^*``) are kept in closed form as
+``(number, ups, nim)``, their options built only when asked for (``nus_id``);
+every other form as two tuples of option ids, each sorted ascending
+(``register_general``). Entries are never removed, as in CGSuite's table of
+games: solvers keep ids in their own dicts, and a reused id would silently
+change a value. What is derived from forms is in bounded caches (``_cache``).
 """
 
 from __future__ import annotations
@@ -185,7 +166,12 @@ def lookup(lo: Options, ro: Options) -> int | None:
 
 def register_general(lo: Options, ro: Options) -> int:
     """Store a new canonical, non-NUS form; the caller guarantees both. Another thread may have stored it
-    meanwhile: its id then."""
+    meanwhile: its id then.
+
+    The construction module never registers a NUS value here (it recognises NUS option patterns before
+    interning). Threads share the table (a server answers requests side by side): an entry is added under
+    ``_cache.LOCK``, every list grown before its id is named in ``_by_options`` or ``_by_nus``, so a thread
+    that finds an id finds all of it; reading takes no lock."""
     with LOCK:
         g = _by_options.get((lo, ro))
         if g is not None:

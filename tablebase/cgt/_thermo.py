@@ -1,20 +1,7 @@
 """Thermographs, mean, temperature, stops and birthdays, exactly, as CGSuite computes them.
 
-A wall is a continuous piecewise-linear function ``x(t)`` for ``t >= -1``
-(CGSuite's ``Trajectory``): the breakpoints ``(t, x)`` from ``t = -1`` up,
-and the slope after the last one. The left scaffold of G is the maximum over
-its Left options of (their right wall minus t), the right scaffold the
-minimum over Right options of (their left wall plus t); each wall follows
-its scaffold up to the temperature, where the scaffolds meet, and is the
-vertical mast above it. For a short game the left scaffold minus the right
-one never increases (slopes -1 or 0 against 0 or +1), so they meet once.
-
-Starting at ``t = -1`` rather than 0 is what gives numbers their
-temperatures (``m/2^k`` has ``-1/2^k``; an integer is a mast all the way
-down, temperature -1) and what ``Cool`` below 0 needs. As in CGSuite, a
-number + infinitesimal ``x + n.^ + *k`` has the thermograph of the simplest
-of ``x``, ``x*``, ``x^``, ``xv`` that it shares, which avoids recursing
-through ``^9*8``'s long chain of options.
+A thermograph's walls are continuous piecewise-linear functions of ``t >= -1``
+(CGSuite's ``Trajectory``), built from the options' walls (``thermograph``).
 """
 
 from __future__ import annotations
@@ -122,7 +109,24 @@ def _cut(w: Wall, temp: Fraction) -> Wall:
 
 
 def thermograph(g: int) -> tuple[Wall, Wall, Fraction, Fraction]:
-    """``(left wall, right wall, temperature, mean)`` of ``g``."""
+    """``(left wall, right wall, temperature, mean)`` of ``g``.
+
+    A wall is a continuous piecewise-linear function ``x(t)`` for ``t >= -1``
+    (CGSuite's ``Trajectory``): the breakpoints ``(t, x)`` from ``t = -1`` up,
+    and the slope after the last one. The left scaffold of G is the maximum over
+    its Left options of (their right wall minus t), the right scaffold the
+    minimum over Right options of (their left wall plus t); each wall follows
+    its scaffold up to the temperature, where the scaffolds meet, and is the
+    vertical mast above it. For a short game the left scaffold minus the right
+    one never increases (slopes -1 or 0 against 0 or +1), so they meet once.
+
+    Starting at ``t = -1`` rather than 0 is what gives numbers their
+    temperatures (``m/2^k`` has ``-1/2^k``; an integer is a mast all the way
+    down, temperature -1) and what ``Cool`` below 0 needs. As in CGSuite, a
+    number + infinitesimal ``x + n.^ + *k`` has the thermograph of the simplest
+    of ``x``, ``x*``, ``x^``, ``xv`` that it shares, which avoids recursing
+    through ``^9*8``'s long chain of options.
+    """
     r = _thermo.get(g)
     if r is not None:
         return r

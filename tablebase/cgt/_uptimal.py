@@ -3,18 +3,7 @@
 ``^<n>`` (up-nth, Siegel's ``^^n``) is ``{0 | v<n-1>... }`` built as CGSuite's
 ``^.Pow(n)``: ``{0 | * - ^[n-1]}``, where ``^[n] = ^.PowTo(n) = {^[n-1] | *}``
 equals ``^ + ^<2> + ... + ^<n>``. So ``^<2> = {0|v*}`` and ``^[2] = {^|*}``.
-
-CGSuite prints an uptimal whose expansion is a single ``+-1`` (``^<n>``,
-``v<n>``) or a run of equal ``+-1`` coefficients (``^[n]``, ``v[n]``)
-compactly, and orders uptimals among options by their expansions; both need
-to know whether a canonical form is an uptimal, which is what
-``expansion(g)`` answers. The recognition follows CGSuite's
-``CanonicalShortGameOps.uptimalExpansion``: an uptimal with a positive last
-coefficient has one Right option, whose expansion is its own with every
-coefficient lowered by one and the nimber toggled, so the Right option's
-expansion gives at most two candidates. Where CGSuite then checks the Left
-options against a list of cases, a candidate here is accepted only if
-building it gives back the form itself, which is a check by the definition.
+``expansion(g)`` says whether a form is an uptimal, for printing and ordering.
 """
 
 from __future__ import annotations
@@ -94,7 +83,20 @@ def _increment(e: Expansion, to_length: int) -> Expansion:
 
 
 def expansion(g: int) -> Expansion | None:
-    """The uptimal expansion of the form ``g``, or None when it is not an uptimal."""
+    """The uptimal expansion of the form ``g``, or None when it is not an uptimal.
+
+    CGSuite prints an uptimal whose expansion is a single ``+-1`` (``^<n>``,
+    ``v<n>``) or a run of equal ``+-1`` coefficients (``^[n]``, ``v[n]``)
+    compactly, and orders uptimals among options by their expansions; both need
+    to know whether a canonical form is an uptimal, which is what
+    ``expansion(g)`` answers. The recognition follows CGSuite's
+    ``CanonicalShortGameOps.uptimalExpansion``: an uptimal with a positive last
+    coefficient has one Right option, whose expansion is its own with every
+    coefficient lowered by one and the nimber toggled, so the Right option's
+    expansion gives at most two candidates. Where CGSuite then checks the Left
+    options against a list of cases, a candidate here is accepted only if
+    building it gives back the form itself, which is a check by the definition.
+    """
     p = T._nus[g]
     if p is not None:
         x, ups, nim = p
