@@ -1,16 +1,10 @@
 """``numba.njit``, deferred: a game's compiled functions stay plain Python until a build compiles them.
 
-The built-in games write their move generators, ranks and spellings once,
-in the subset of Python that numba compiles. A program that only reads a
-table (``tablebase.open(...).probe(...)``, ``tablebase lookup``) calls them
-for a position or a few, where plain Python is quick enough and numba's
-import and compilation (a second or more) are not; an install without the
-``build`` extra has no numba at all. So ``njit`` marks a function without
-importing numba, and the function runs as Python until ``compile_all()``:
-the solvers, the workers and the batch loops call it, and from then on
-every marked function is compiled by numba at its first call (cached on
-disk as before) and named, at the top of every module, by its compiled
-form, which is what compiled code calling it must find there.
+A program that only reads a table calls a game's move generators, ranks and
+spellings for a position or a few, where plain Python is quick enough and
+numba's import and compilation are not; an install without the ``build``
+extra has no numba at all. So ``njit`` marks a function without importing
+numba, and the function runs as Python until ``compile_all()``.
 """
 
 from __future__ import annotations
@@ -98,8 +92,10 @@ def compiled() -> bool:
 def compile_all() -> None:
     """Compile every marked function with numba from now on, and name it so in every module that names it.
 
-    Compilation itself happens at each function's first call (numba's own
-    laziness); this imports numba and swaps the names, once per process.
+    The solvers, the workers and the batch loops call it. Compilation itself happens at each function's
+    first call (numba's own laziness, cached on disk); this imports numba and swaps the names, once per
+    process: at the top of every module a marked function is then named by its compiled form, which is
+    what compiled code calling it must find there.
     """
     global _compiled
     with _lock:

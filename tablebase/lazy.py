@@ -1,20 +1,11 @@
 """The large libraries, imported where they are first used rather than where they are named.
 
-A program that opens a folder and probes a position needs JSON, a
-memory-mapped index and the game's notation: no Arrow, no NumPy. Yet
-nearly every module names them for what its other functions do, and
-importing them costs 300-500 ms, twice what a whole cold lookup may take
-(docs/probe.md). So modules take them from here: ``from tablebase.lazy
-import np, pa``. Each name is a module that imports the real library, under
-a lock, at its first attribute, and from then on holds the library's own
-attributes, so that code which uses it (numba's compiled functions too,
-which see a module) reads them as it reads a module's.
-
-For type checkers the names are the libraries themselves. A region whose
-thread may be interrupted (a game's code under a time limit,
-listing/game_limits.py) imports them all first (``import_all``): an exception
-raised into a thread halfway through importing a compiled library would
-leave it unusable for the whole process.
+A program that opens a folder and probes a position needs no Arrow and no
+NumPy, whose imports cost more than a whole cold lookup may take
+(docs/probe.md). So modules take them from here: ``from tablebase.lazy import
+np, pa``. Each name is a module that imports the real library, under a lock,
+at its first attribute, and then holds the library's own attributes, so that
+code which uses it (numba's compiled functions too) reads it as a module.
 """
 
 from __future__ import annotations
@@ -56,7 +47,10 @@ else:
 
 
 def import_all() -> None:
-    """Import every library named here now, where nothing can interrupt it."""
+    """Import every library named here now, where nothing can interrupt it: a region whose thread may be
+    interrupted (a game's code under a time limit, listing/game_limits.py) calls this first, since an
+    exception raised into a thread halfway through importing a compiled library would leave it unusable
+    for the whole process."""
     for library in (np, pa, pc, pq, psutil):
         getattr(library, "__version__", None)  # the first attribute: imports it, and copies its own in
 

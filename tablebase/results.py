@@ -1,15 +1,8 @@
 """What lookups and probes return, as types a type checker knows.
 
 A result is a plain dict (it goes to JSON as it is), typed as a
-``TypedDict``: every figure a kind may give is named here, and a result
-holds those of its table's kind (``total=False``). Impartial rows give
-``grundy``, ``outcome``, ``remoteness``, ``best_move`` (and Nim's
-``misere_outcome``); a sum of parts gives no remoteness; partizan rows give
-the CGT ``value`` in CGSuite notation with its exact ``mean``,
-``temperature`` and stops as ``Fraction``s (``lookup_many`` and SQL give
-them as doubles), and ``exact()`` turns any row with a value into the value
-as a ``tablebase.cgt`` game; scored rows give ``outcome``, ``score``,
-``plies`` and passes.
+``TypedDict``: every figure a kind may give is named here (``Figures``), and a
+result holds those of its table's kind (``total=False``).
 """
 
 from __future__ import annotations
@@ -24,7 +17,14 @@ if TYPE_CHECKING:
 
 
 class Figures(TypedDict, total=False):
-    """A position's stored figures, those of its table's kind."""
+    """A position's stored figures, those of its table's kind.
+
+    Impartial rows give ``grundy``, ``outcome``, ``remoteness``, ``best_move`` (and Nim's
+    ``misere_outcome``); a sum of parts gives no remoteness; partizan rows give the CGT ``value`` in
+    CGSuite notation with its exact ``mean``, ``temperature`` and stops as ``Fraction``s (``lookup_many``
+    and SQL give them as doubles), and ``exact()`` turns any row with a value into the value as a
+    ``tablebase.cgt`` game; scored rows give ``outcome``, ``score``, ``plies`` and passes.
+    """
 
     key: int | None  # None for a sum of several stored parts
     position: str

@@ -25,7 +25,7 @@ def make_parser(verb: str | None = None) -> argparse.ArgumentParser:
     """The command line: one verb a job, the readers sharing their options.
 
     ``verb``: only that verb's options (a command names one, and making every
-    verb's took a tenth of a cold lookup); None: every verb, for help and for
+    verb's would weigh on a cold lookup); None: every verb, for help and for
     a word that is no verb.
     """
     parser = Parser(prog="tablebase", description="Build and query tablebases of combinatorial games.")
@@ -199,7 +199,7 @@ def run() -> None:
 
     By then everything the build made is on disk and its cluster is closed;
     tearing down the interpreter (numba's compiled code, Dask's modules and
-    threads) took another half second of every build.
+    threads) would only add to every build's time.
     """
     argv = sys.argv[1:]
     code = main(argv)

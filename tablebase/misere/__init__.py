@@ -1,13 +1,12 @@
-"""Misère play of heap games: the misère quotients of octal games, and Conway's genus symbols.
+"""Misère play of heap games: the misère quotients of octal games, and Conway's genus symbols (docs/misere.md).
 
 >>> from tablebase.misere import misere_quotient
 >>> q = misere_quotient("0.77", 6)   # Kayles, heaps 0..6
 >>> q.outcome((1, 1)), q.outcome((1,))
 ('N', 'P')
 
-``misere_quotient`` grows the quotient heap by heap (``quotient.py``), each candidate proved right
-by a finite check (``check.py``) and reduced (``monoid.py``); a sum of heaps is then answered by
-multiplying its heaps' elements. See docs/misere.md.
+``misere_quotient`` grows the quotient heap by heap (``quotient.py``), each candidate proved by a finite
+check (``check.py``) and reduced (``monoid.py``); a sum is answered by multiplying its heaps' elements.
 """
 
 from tablebase.misere.quotient import (

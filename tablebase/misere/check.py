@@ -4,14 +4,8 @@ A candidate is a commutative monoid (given by ``times``), the element each heap 
 for each heap the elements its options reach. A position (a sum of heaps) maps to the product of its
 heaps' elements; the options of a position X map to its *transition set* T(X). Adding a heap h to X
 gives T(X + h) = T(X)·h ∪ X·T(h), so the pairs (element, transition set) of all positions are found
-by a finite search from the empty sum (Plambeck and Siegel, "Misère quotients for impartial games",
-JCTA 115 (2008), where such a pair decides the outcome).
-
-``mark`` gives each element its P-status from the options of the first position that reaches it, in
-an order where every option of a position comes before it; ``first_failure`` then checks every
-reachable pair against the misère rule (a position is P exactly when it has an option and every
-option is N). When no pair fails, induction on the game shows that every position's outcome is the
-P-status of its element: the candidate gives the right outcome for every sum of heaps 0..N.
+by a finite search from the empty sum (Plambeck and Siegel, JCTA 115 (2008)): ``mark`` gives each
+element its P-status, and ``first_failure`` proves the candidate or finds where it fails.
 """
 
 from __future__ import annotations
@@ -76,6 +70,12 @@ def first_failure(times: Times, identity: int, images: Sequence[int], moves: Seq
     """The lex-least position (heap -> copies) whose element's P-status breaks the misère rule given its
     options' elements, or None when there is none. ``limit`` bounds the elements the pairs met hold
     together (each pair counts one more than its set's size), and so the check's memory.
+
+    ``mark`` gives each element its P-status from the options of the first position that reaches it, in
+    an order where every option of a position comes before it; ``first_failure`` then checks every
+    reachable pair against the misère rule (a position is P exactly when it has an option and every
+    option is N). When no pair fails, induction on the game shows that every position's outcome is the
+    P-status of its element: the candidate gives the right outcome for every sum of heaps 0..N.
 
     Positions are met in the order ``mark`` uses, and a search goes no further from a pair (element,
     transition set) met before, since what follows a position depends on its pair alone. Every option of

@@ -1,12 +1,4 @@
-"""Conway's genus symbols of an octal game's heaps, from their definition.
-
-The genus of a game G is g^(γ0 γ1 γ2 ...): g is G's normal-play Grundy value, and γk the misère Grundy
-value of G + 2 + ... + 2 (k nim-heaps of size 2), where the misère Grundy value of a game without
-moves is 1 and of any other game the least number that is no option's (Conway, On Numbers and Games,
-ch. 12; Winning Ways, ch. 13). The sequence of γ's ends alternating between two values; a symbol is
-written up to where it was seen to alternate, as Winning Ways writes 0^120 for the empty game and
-1^031 for a heap of one in Nim; ``nim_like`` says whether a heap's genus is a nim-heap's (0^120,
-1^031, 2^20, 3^31, 4^46, ...), as every position of misère Nim's own games has.
+"""Conway's genus symbols of an octal game's heaps, from their definition (``genera``).
 
 Each γ is found by playing the sum out, so this is for the small heaps of a game (the sums below a
 heap of n are the partitions of n or fewer tokens).
@@ -44,7 +36,16 @@ def genus_text(g: int, gammas: list[int]) -> str:
 
 
 def genera(code: str | OctalCode, heaps: int, twos: int = TWOS) -> list[dict[str, object]]:
-    """Each heap 0..``heaps``: its genus as text, g, the γ's, and whether it is a nim-heap's genus."""
+    """Each heap 0..``heaps``: its genus as text, g, the γ's, and whether it is a nim-heap's genus.
+
+    The genus of a game G is g^(γ0 γ1 γ2 ...): g is G's normal-play Grundy value, and γk the misère Grundy
+    value of G + 2 + ... + 2 (k nim-heaps of size 2), where the misère Grundy value of a game without
+    moves is 1 and of any other game the least number that is no option's (Conway, On Numbers and Games,
+    ch. 12; Winning Ways, ch. 13). The sequence of γ's ends alternating between two values; a symbol is
+    written up to where it was seen to alternate, as Winning Ways writes 0^120 for the empty game and
+    1^031 for a heap of one in Nim; ``nim_like`` says whether a heap's genus is a nim-heap's (0^120,
+    1^031, 2^20, 3^31, 4^46, ...), as every position of misère Nim's own games has.
+    """
     rules = parse_code(code)
     if not isinstance(heaps, int) or isinstance(heaps, bool) or not 0 <= heaps <= MAX_GENUS_HEAP:
         raise UsageError(f"heaps {heaps!r}: genus symbols are computed for heaps 0 to {MAX_GENUS_HEAP}")

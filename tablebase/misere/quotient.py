@@ -2,18 +2,8 @@
 
 Two sums of heaps G and H are indistinguishable when G + X and H + X have the same misère outcome for
 every sum X of the same heaps; the classes form a commutative monoid, the misère quotient, and the
-classes of P-positions its P-portion (Plambeck, "Taming the wild in impartial combinatorial games",
-INTEGERS 5 (2005) G05; Plambeck and Siegel, "Misère quotients for impartial games", JCTA 115 (2008)).
-
-``misere_quotient(code, n)`` follows the outline of Siegel's MisereSolver: the quotient of heaps
-0..k-1 is known, and heap k is first tried as each of its elements (a conservative extension); when
-none fits, the candidate is the known quotient times a free cyclic monoid for heap k, and, where a
-position still fails, times free cyclic monoids for the heaps of that position too. Each candidate's
-P-portion is marked from the positions themselves and the candidate is checked against every
-reachable (element, transition set) pair (``check.py``), which proves its outcomes right; the
-candidate is then reduced to the quotient. Whether the quotient of every heap is finite is not
-decided here: the result says at which heap the quotient last changed (stable from there through N,
-as observed).
+classes of P-positions its P-portion (Plambeck, INTEGERS 5 (2005) G05; Plambeck and Siegel, JCTA 115
+(2008)). ``misere_quotient`` grows it heap by heap, each candidate proved by a finite check (``check.py``).
 """
 
 from __future__ import annotations
@@ -136,7 +126,17 @@ class _State:
 
 def misere_quotient(code: str | OctalCode, heaps: int, max_order: int = DEFAULT_MAX_ORDER,
                     max_held: int = DEFAULT_MAX_HELD) -> MisereQuotient:
-    """The misère quotient of the sums of heaps 0..``heaps`` of an octal game (see the module's doc).
+    """The misère quotient of the sums of heaps 0..``heaps`` of an octal game.
+
+    ``misere_quotient(code, n)`` follows the outline of Siegel's MisereSolver: the quotient of heaps
+    0..k-1 is known, and heap k is first tried as each of its elements (a conservative extension); when
+    none fits, the candidate is the known quotient times a free cyclic monoid for heap k, and, where a
+    position still fails, times free cyclic monoids for the heaps of that position too. Each candidate's
+    P-portion is marked from the positions themselves and the candidate is checked against every
+    reachable (element, transition set) pair (``check.py``), which proves its outcomes right; the
+    candidate is then reduced to the quotient. Whether the quotient of every heap is finite is not
+    decided here: the result says at which heap the quotient last changed (stable from there through N,
+    as observed).
 
     Raises ``QuotientTooLarge`` (an ``OverLimit``), saying at which heap, when the quotient is larger than
     ``max_order`` elements, when no candidate of at most ``CANDIDATE_FACTOR * max_order`` elements gets

@@ -1,9 +1,7 @@
 """Probing a table's probe index from any program: the file format and its reader.
 
-``format`` spells the bytes (``docs/format.md`` is the contract), ``reader``
-memory-maps an index and probes it with the standard library only, and
-``columns`` answers batches with numpy. The writer is the store's
-(``tablebase.probe_writer``); a reader in C is in ``readers/c``.
+``format`` spells the bytes (``docs/format.md``), ``reader`` probes with the standard library only,
+``columns`` answers batches with numpy; ``tablebase.probe_writer`` writes it, ``readers/c`` reads it in C.
 
     >>> from tablebase.probe import ProbeIndex
     >>> with ProbeIndex("tb/chomp_13x13/probe.tbi") as index:

@@ -2,15 +2,10 @@
 
 Opening reads the directory (``probe.tbi``, small) and checks it whole; a
 probe then finds its key's segment by a binary search over the segments'
-first keys, maps that segment's file the first time, checks the segment
-(its CRC-32 and every field) the first time it is touched, and reads the
-record's code and the tuple it names. Tuples are decoded once and kept, so
-a warm probe reads one code and copies a row. ``probe_many`` of a numpy
-array answers in columns with numpy (``columns.py``), which it imports then.
-
-``IndexFolder`` keeps a bounded number of a folder's indexes open, as
-python-chess keeps Syzygy files: a folder of many tables never holds them
-all.
+first keys, maps and checks that segment the first time it is touched, and
+reads the record's code and the tuple it names, decoded once and kept.
+``probe_many`` of a numpy array answers in columns with numpy (``columns.py``),
+which it imports then; ``IndexFolder`` keeps a bounded number of indexes open.
 """
 
 from __future__ import annotations
@@ -225,7 +220,8 @@ def _open_regular(path: str) -> Any:
 
 
 class IndexFolder:
-    """The probe indexes of a folder of tables, at most ``max_open`` of them open at once.
+    """The probe indexes of a folder of tables, at most ``max_open`` of them open at once, as python-chess
+    keeps Syzygy files: a folder of many tables never holds them all.
 
     The least recently used is closed when another must open; an index got
     from ``index()`` is good until then.

@@ -1,15 +1,11 @@
 """Writing a table's probe index: segments from what the solver holds, then the directory that names them.
 
-A segment is made from rows in memory: a part's solved rows
-(``segment_of_rows``), or a range of a dense table's values held in key
-order (``segment_of_values``), coded by ``segment.py`` (the three codings)
-and ``fields.py`` (each figure's codes). Segments go to files of their own
-(``write_segments``), each written atomically and recorded with its bytes,
-sha256 and segments; the directory (``write_directory``) is written last,
-from those records alone (``whole.py``). Nothing of a build reads the
-table's Parquet files back; ``tablebase index`` does, for a table built
-without an index. ``docs/format.md`` is the contract; ``tablebase.probe``
-reads it.
+A segment is made from rows in memory (``sources.py``: a part's solved rows,
+or a range of a dense table's values in key order), coded by
+``segment_bytes.py`` and ``fields.py``, and written to a file of its own,
+recorded with its bytes and sha256; the directory is written last, from those
+records alone (``whole.py``). Only ``tablebase index`` reads a table's Parquet
+files back, for a table built without an index.
 """
 
 from tablebase.probe.format import FILE_NAME, SEGMENTS_FOLDER

@@ -1,13 +1,10 @@
 """One segment's bytes from the codes of its fields: the smallest of the three codings (docs/format.md).
 
-A segment's records are its fields side by side (*fields*), or the number
-of their tuple in a dictionary of the segment's distinct tuples
-(*dictionary*), or that number in one of two widths (*two widths*): the
-most frequent tuples get short codes, the rest long ones, and a mark a
-record tells which, with a count of long codes every 512 records so that a
-record is found without reading those before it. The writer sizes all
-three and keeps the smallest, the first of equals in that order; the same
-codes always give the same bytes.
+A segment's records are its fields side by side (*fields*), or the number of
+their tuple in a dictionary of the segment's distinct tuples (*dictionary*),
+or that number in one of two widths (*two widths*: the most frequent tuples
+get short codes, and a count of long codes every ``GROUP`` records finds a
+record without reading those before it). ``_choose`` keeps the smallest.
 """
 
 from __future__ import annotations
@@ -125,7 +122,9 @@ class _Choice:
 def _choose(records: np.ndarray | None, columns: list[np.ndarray], entry_bits: int, slots: int,
             holes: np.ndarray | None) -> _Choice:
     """The smallest coding of these records, the fields side by side (``columns``, where they are wider than
-    64 bits), ``holes`` the present mask where some slots are no position."""
+    64 bits), ``holes`` the present mask where some slots are no position. All three codings are sized and
+    the smallest kept, the first of equals in the order fields, dictionary, two widths, so that the same
+    codes always give the same bytes."""
     if records is None:
         if holes is not None:
             raise StoreError("a dense segment with keys that are no positions needs records of at most 64 bits")

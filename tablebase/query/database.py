@@ -1,13 +1,10 @@
 """A folder of tables, opened for reading: SQL through DuckDB, lookups through the game's kind.
 
-A folder is data (docs/security.md): opening it runs no code from it.
-Every table is a DuckDB view of its own name over exactly the files its
-manifest records (``views.py``); queries run read-only, sandboxed and
-bounded (``sql.py``). A table's game, which lookups and a compact table's
-positions need, is one this reader trusts (``kinds.Trust``): a built-in
-game, an installed plugin, or a game the user names; lookups, probes and
-extra views are its kind's (``tablebase.kinds``). A sub-folder that is not
-a readable table is set aside (``unreadable``), and the others still open.
+A folder is data (docs/security.md): opening it runs no code from it. Every
+table is a DuckDB view (``views.py``), queried read-only, sandboxed and bounded
+(``sql.py``); a table's game, which lookups and a compact table's positions
+need, is one this reader trusts (``kinds.Trust``). A sub-folder that is not a
+readable table is set aside (``unreadable``), and the others still open.
 """
 
 from __future__ import annotations

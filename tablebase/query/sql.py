@@ -1,19 +1,8 @@
 """SQL over a folder, bounded: one DuckDB database in a sandbox, with limits on memory, threads, spill and time.
 
 A query may be anything a user types, or a page of the server asks for, so
-each one runs under ``Limits``: DuckDB's memory limit and thread count, a
-spill folder of its own (a private temporary folder, removed on close:
-never the working directory, where DuckDB would put ``.tmp``), a bound on
-what it spills, and a time limit. A query runs on a thread of its own while
-the caller waits, so that the time limit and Ctrl-C both reach it: DuckDB's
-``interrupt()`` stops it wherever it is. Its result is read in batches and
-refused once it outgrows the memory limit.
-
-The sandbox is set before any view is made: DuckDB may read only inside the
-tablebase folder (and the exact files the views name), write nothing, and
-change none of these settings. Paths reach SQL only quoted, with DuckDB's
-glob characters escaped, so a folder's name can neither end a string nor
-match other files.
+each one runs under ``Limits`` in a ``Session`` whose sandbox lets DuckDB read
+only the tablebase folder and write nothing (docs/security.md).
 """
 
 from __future__ import annotations
@@ -34,7 +23,7 @@ from tablebase.query import DEFAULT_TIMEOUT
 from tablebase.store.footers import refused
 
 if TYPE_CHECKING:
-    import duckdb  # imported by a session's methods: a program that only probes never pays its 100 ms
+    import duckdb  # imported by a session's methods: a program that only probes never pays for its import
 
 MEMORY_SHARE, MEMORY_CAP = 0.25, 4 * 2**30  # of the machine's memory, and at most this, by default
 MIN_MEMORY = 16 * 2**20
@@ -63,7 +52,12 @@ def parse_size(size: int | str) -> int:
 @dataclass(frozen=True)
 class Limits:
     """What one query may take: ``memory`` bytes, ``threads``, ``timeout`` seconds (None: no limit), and
-    where its private spill folder is made (``temp_root``; None: the system's temporary folder)."""
+    where its private spill folder is made (``temp_root``; None: the system's temporary folder).
+
+    The spill folder is the query's own, removed on close: never the working directory, where DuckDB would
+    put ``.tmp``; what it spills is bounded too. A query runs on a thread of its own while the caller waits,
+    so that the time limit and Ctrl-C both reach it (DuckDB's ``interrupt()`` stops it wherever it is); its
+    result is read in batches and refused once it outgrows the memory limit."""
 
     memory: int
     threads: int
@@ -120,6 +114,11 @@ class Session:
     that names it gets that reason instead of "does not exist". ``owners``
     maps each file a view reads to its table (``own``): an error DuckDB
     meets while it reads a file refuses that file's table in one line.
+
+    The sandbox is set before any view is made: DuckDB may read only inside the tablebase folder (and the
+    exact files the views name), write nothing, and change none of these settings. Paths reach SQL only
+    quoted, with DuckDB's glob characters escaped (``parquet_source``), so a folder's name can neither end
+    a string nor match other files.
     """
 
     def __init__(self, root: Path, files: Iterable[Path], limits: Limits) -> None:

@@ -4,12 +4,8 @@ A table is the view of its name over its files of rows (never a glob of its
 folder: a file deleted or left behind by a killed build is not silently
 counted); its kind's artifacts add theirs (``<table>_values``), and each
 summary a job wrote (``_summaries/<name>.parquet``) is a view of its name. A
-table whose recorded files are not all there, or not of the size recorded,
-or that DuckDB cannot make a view of (a damaged file, a file without its
-``key`` or ``level``), gets no view; a view whose name is taken by a table
-is not made. Either way a query that names it is told why in one line
-(``DamagedTable``), and every other table still answers; damage DuckDB only
-finds while it reads is named the same way (``Session.owners``).
+table that cannot have its view is refused by name, in one line, and the
+others still answer (``make_views``, ``Session.owners``).
 """
 
 from __future__ import annotations
@@ -47,7 +43,12 @@ def _files(m: Manifest) -> list[str]:
 def make_views(session: Session, root: Path, manifests: dict[str, Manifest],
                spelt: Callable[[str], str]) -> None:
     """A view per table, then its artifacts' views; ``spelt(table)`` is the SQL that spells a compact
-    table's positions from its keys. What cannot be made is noted in ``session.broken``."""
+    table's positions from its keys. What cannot be made is noted in ``session.broken``.
+
+    A table whose recorded files are not all there, or not of the size recorded, or that DuckDB cannot make
+    a view of (a damaged file, a file without its ``key`` or ``level``), gets no view; a view whose name is
+    taken by a table is not made. Either way a query that names it is told why in one line
+    (``DamagedTable``), and every other table still answers."""
     for name, m in manifests.items():
         if not m.files:
             session.broken[name] = StoreError(f"table {name} has no rows yet")

@@ -2,13 +2,9 @@
 
 A local cluster's workers are processes forked from the fork server
 (``fork_server.py``) with the build's modules imported, or, for a small job,
-threads of the build command's own process.
-
-Everything a local cluster listens on is on loopback: its scheduler and
-workers talk over 127.0.0.1 (or in memory, when they are threads), and the
-HTTP servers Dask starts beside each (the dashboard, health and metrics
-pages, which show the workers' addresses and memory) listen on 127.0.0.1,
-with Dask's pages on them only if the build asks for the dashboard.
+threads of the build command's own process. Everything it listens on is on
+loopback, its HTTP servers included, with Dask's pages on them only if the
+build asks for the dashboard (``_local_settings``).
 """
 
 from __future__ import annotations
