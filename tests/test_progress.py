@@ -29,7 +29,7 @@ def simulated_build(sizes: list[int], cost: list[float], part_rows: int, workers
     """A build driven through ``Progress`` on a clock of its own: each level's positions in parts of at most
     ``part_rows`` (levels smaller than that together, as runs are), dealt to ``workers`` that solve a
     position of level L in ``cost[L]`` seconds, each level begun once the one below is done; each worker
-    tells how far its part has got every ``told`` seconds (as each step of ``readback.solve_part_told``
+    tells how far its part has got every ``told`` seconds (as each step of ``worker_events.solve_part_told``
     ends), and the status is asked for every ``every`` seconds. The lines said,
     with the time each was said at, and the time the build took."""
     # The steps: a run of small levels, or a large level's parts.

@@ -142,10 +142,11 @@ def _below(game: KeyedForm, levels: Iterable[int], first: int) -> list[int]:
 def _lacking(state: _Run, levels: list[int], first: int) -> list[int]:
     """The levels below ``first`` that moves from ``levels`` reach and the solver has not taken in.
 
-    Asking for each lower level of each of thousands of small levels (Wythoff has
-    8,193; a subtraction game a million) cost seconds; levels are taken in from
-    the bottom up, so when all below ``first`` are known nothing needs asking,
-    and otherwise only those above the first one missing need a look.
+    Asking for each lower level of each of thousands of small levels (a
+    subtraction game may have a million) would outweigh the solving; levels
+    are taken in from the bottom up, so when all below ``first`` are known
+    nothing needs asking, and otherwise only those above the first one
+    missing need a look.
     """
     known = state.solver.levels
     while state.known_below in known:

@@ -72,8 +72,8 @@ def read_diagrams(offsets, data, rows, cols, binom, sort, least, count, order, z
     heaps), else non-increasing (Chomp's rows); ``least``: the top row's fewest squares. ``ok`` is false
     for a text that is not such a diagram of the box: it is read again one by one, for another spelling
     or its error. ``plain``: whether every text read ``ok`` is also written plainly, as
-    ``written_plainly(texts, count, order, zeros)`` asks (said in the same pass: a second one over a
-    million texts cost as much as the first)."""
+    ``written_plainly(texts, count, order, zeros)`` asks (said in the same pass: a second one would cost as
+    much as the first)."""
     n = offsets.shape[0] - 1
     keys = np.zeros(n, dtype=np.int64)
     levels = np.zeros(n, dtype=np.int64)

@@ -307,7 +307,7 @@ class Tablebase:
             raise PositionError(f"{table}: positions must be text: {e}") from None
         batch_fits(table, len(texts), figures, self.limits.memory)
         if len(texts) > COMPILED_FROM:
-            compile_if_installed()  # the game's reader compiled: seconds saved per million positions
+            compile_if_installed()  # the game's reader compiled: worth its compiling for a large batch
         schema = stored.held.get("view_schema")
         if schema is None:
             schema = stored.held["view_schema"] = view_schema(self.root, stored.manifest)

@@ -159,9 +159,9 @@ def flush_to_disk(paths: Iterable[str | os.PathLike]) -> None:
     """Sync these written files to disk, many at once, before anything records them as done.
 
     Each file is synced by itself: a sync of the whole system (``os.sync``) would
-    also wait for every other program's writes, which on a busy disk takes
-    seconds; fsyncs of many files at once share the journal's commits, so a
-    hundred small files take milliseconds. Each folder they are in is synced
+    also wait for every other program's writes, which on a busy disk is long;
+    fsyncs of many files at once share the journal's commits, so many small
+    files cost little more than one. Each folder they are in is synced
     once after them, since the files came there by renames and a rename is
     the folder's write.
     """
