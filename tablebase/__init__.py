@@ -6,7 +6,7 @@
     >>> tb.sql("SELECT count(*) FROM chomp_4x4 WHERE outcome = 'P'")
     >>> tablebase.open("tb", games=["examples/cram.py:Cram"])   # a game from a file, trusted by name
 
-Opening a folder runs none of its code: a game from a file serves only when named (docs/security.md).
+Opening a folder runs none of its code: a game from a file or module serves only when named (docs/security.md).
 """
 
 from __future__ import annotations

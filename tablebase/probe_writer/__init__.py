@@ -4,8 +4,8 @@ A segment is made from rows in memory (``sources.py``: a part's solved rows,
 or a range of a dense table's values in key order), coded by
 ``segment_bytes.py`` and ``fields.py``, and written to a file of its own,
 recorded with its bytes and sha256; the directory is written last, from those
-records alone (``whole.py``). Only ``tablebase index`` reads a table's Parquet
-files back, for a table built without an index.
+records alone (``whole.py``). Nothing of a build reads the table's Parquet
+files back; ``tablebase index`` does, for a table built without an index.
 """
 
 from tablebase.probe.format import FILE_NAME, SEGMENTS_FOLDER

@@ -66,7 +66,7 @@ def values_name(root: str | Path, table: str, digest: str, params: dict[str, Any
 
     Named for the build, not for one run of it: a resumed build maps the values a killed run left on the
     machine and reads back only the parts they lack, where reading every solved level back is the longest
-    step of a resume (docs/scale.md). Folders of other builds that nobody holds are ``remove_unused``."""
+    step of a resume (docs/scale.md). Folders of other builds that nobody holds are removed (``remove_unused``)."""
     said = json.dumps([str(Path(root).resolve()), table, digest, params, sorted(wide)], sort_keys=True, default=str)
     return hashlib.sha256(said.encode()).hexdigest()[:32]
 
