@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from tablebase import schema as code
 from tablebase.probe import format as probe_format
 from tablebase.store import files, layout, lock, manifest, values_files
-from tablebase import schema as code
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "format.md"
 COLUMNS_HEADER = ["column", "Arrow type", "held in", "meaning"]

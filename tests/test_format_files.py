@@ -16,9 +16,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
+from tablebase import schema
 from tablebase.build import build_tables
 from tablebase.build.jobs import TableSpec, spec_for
-from tablebase import schema
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
