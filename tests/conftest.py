@@ -11,7 +11,10 @@ C compiler) fail, saying what is missing, rather than skip: ``helpers.require``.
 
 from __future__ import annotations
 
+import itertools
 import logging
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -56,6 +59,69 @@ def built(tmp_path_factory, scheduler):
         return cache[key]
 
     return build
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """A real S3-protocol server on loopback for the session (``tests/object_store.py``), with a bucket."""
+    from object_store import S3Server
+
+    server = S3Server()
+    yield server
+    server.stop()
+
+
+@dataclass
+class Store:
+    """The session's S3 server, and a prefix of its bucket that no other test uses, as a URL and as keys."""
+
+    server: object
+    url: str
+    prefix: str
+
+
+_prefixes = itertools.count()
+
+
+@pytest.fixture
+def s3(s3_server, monkeypatch, request) -> Store:
+    """The S3 server named by the standard AWS variables for this test (no AWS file of the machine read), and a
+    prefix of its bucket of this test's own."""
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in s3_server.env().items():
+        monkeypatch.setenv(name, value)
+    s3_server.start()
+    prefix = f"{re.sub(r'[^a-z0-9]+', '-', request.node.name.lower()).strip('-')[:50]}-{next(_prefixes)}"
+    return Store(s3_server, f"s3://tables/{prefix}", prefix)
+
+
+@dataclass
+class Place:
+    """Where a test's tablebase lies (a folder's path or an s3:// URL), and what is really there: every file
+    under it, by name, with its bytes, read with the standard library or listed with botocore (none of the
+    store's code)."""
+
+    url: str
+    there: object
+
+
+@pytest.fixture(params=["folder", pytest.param("bucket", marks=pytest.mark.slow)])
+def place(request, tmp_path) -> Place:
+    """A tablebase's place on each backend: a folder, and a prefix of the S3 server's bucket."""
+    if request.param == "folder":
+        root = tmp_path / "tb"
+
+        def there() -> dict[str, bytes]:
+            return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+        return Place(str(root), there)
+    store = request.getfixturevalue("s3")
+
+    def there() -> dict[str, bytes]:
+        return {k[len(store.prefix) + 1:]: v for k, v in store.server.keys(store.prefix + "/").items()}
+
+    return Place(store.url, there)
 
 
 def rows_of(root: Path, table: str) -> list[dict]:

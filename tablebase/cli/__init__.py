@@ -1,9 +1,10 @@
-"""The ``tablebase`` command: build, check-game, verify, lookup, query, stats, tables, serve, plot, games, cgt,
-misere.
+"""The ``tablebase`` command: build, check-game, verify, lookup, query, stats, tables, serve, plot, index, gc,
+games, cgt, misere.
 
 ``main`` parses the verb and hands over to its function: ``building.py``
 for the verbs that name a game first (their options depend on it),
-``reading.py`` for those that read a folder, ``catalogue.py`` for the
+``reading.py`` for those that read a folder, ``storage.py`` for ``gc``,
+which takes a folder or an object store, ``catalogue.py`` for the
 program's own facts. Every error a user can cause ends as one line and exit
 status 2 (``common.py``).
 """
@@ -16,7 +17,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 
-from tablebase.cli import building, catalogue, indexing, output, reading
+from tablebase.cli import building, catalogue, indexing, output, reading, storage
 from tablebase.cli.common import EXIT_USAGE, Parser, missing_extra, one_line
 from tablebase.errors import TablebaseError
 
@@ -139,6 +140,8 @@ VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "serve": ("serve a read-only JSON API over HTTP", _serve),
     "plot": ("draw a picture of a table: grundy-map, p-positions, outcomes, position", _plot),
     "index": ("write the probe index of built tables (other programs mmap it)", indexing.add_options),
+    "gc": ("remove a tablebase's files that no manifest records (what killed builds left), in a folder or s3://",
+           storage.gc_options),
     "games": ("every game with its build options and notation, and where it comes from", _json),
     "cgt": ("evaluate a sum of short partizan games in CGSuite notation", _cgt),
     "misere": ("the misère quotient of an octal game's heaps, and misère sums", _misere),
@@ -153,6 +156,7 @@ COMMANDS = {
     "stats": reading.stats,
     "verify": reading.verify,
     "index": indexing.index,
+    "gc": storage.gc,
     "tables": reading.tables,
     "serve": reading.serve,
     "plot": reading.plot,

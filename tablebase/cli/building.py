@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tablebase.cli.common import Parser, one_line
+from tablebase.cli.output import refuse_url
 from tablebase.errors import TablebaseError, UsageError
 
 
@@ -162,6 +163,7 @@ def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | No
         raise TablebaseError("build needs a GAME with its options, or --job FILE (not both)")
     if not args.out:
         raise TablebaseError("build needs --out DIR")
+    refuse_url(args.out, "build")
     settings: dict[str, Any] = {}
     if args.job:
         specs, settings = read_job(args.job)

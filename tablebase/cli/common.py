@@ -47,7 +47,7 @@ class Parser(argparse.ArgumentParser):
 
 # What the "build" extra installs: a read-only install (pip install tablebase) has none of it.
 BUILD_EXTRA = frozenset({"numba", "dask", "distributed", "fastapi", "uvicorn", "jinja2", "matplotlib", "starlette",
-                         "pydantic"})
+                         "pydantic", "botocore"})
 
 
 def missing_extra(error: ModuleNotFoundError) -> str | None:

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tablebase.errors import TablebaseError
+from tablebase.errors import TablebaseError, UsageError
 
 FORMATS = ("table", "csv", "json", "parquet")
 DEFAULT_LIMIT = 100
@@ -35,7 +35,17 @@ def db_option(parser: argparse.ArgumentParser) -> None:
 def need_db(args: argparse.Namespace) -> str:
     if not args.db:
         raise TablebaseError(f"give the tablebase folder: --db DIR, or set {DB_VARIABLE}")
+    refuse_url(args.db, getattr(args, "verb", None) or "this verb")
     return args.db
+
+
+def refuse_url(where: str, verb: str) -> None:
+    """UsageError for a verb given a URL where it takes a folder: no folder is made of a URL's words."""
+    from tablebase.store.places import is_url
+
+    if is_url(where):
+        raise UsageError(f"{where}: tablebase {verb} takes a folder; of the verbs, only gc works on an object "
+                         "store so far")
 
 
 def format_options(parser: argparse.ArgumentParser) -> None:

@@ -52,12 +52,9 @@ def first_outside(folder: Path, names: Iterable[object]) -> object | None:
     home = os.path.realpath(folder)
     links: dict[str, set[str] | None] = {}  # sub-folder: the names of the symlinks in it; None if it leaves
     for name in names:
-        if type(name) is not str or not name or "\0" in name:
+        if escapes(name):
             return name
-        path = name.replace(os.altsep, os.sep) if os.altsep else name
-        parent, _, leaf = path.rpartition(os.sep)
-        if os.path.isabs(name) or (".." in path and ".." in path.split(os.sep)):
-            return name
+        parent, _, leaf = _native(name).rpartition(os.sep)
         if parent not in links:
             real = os.path.realpath(os.path.join(home, parent))
             links[parent] = _symlinks(real) if _under(real, home) else None
@@ -65,6 +62,20 @@ def first_outside(folder: Path, names: Iterable[object]) -> object | None:
         if found is None or (leaf in found and not _under(os.path.realpath(os.path.join(home, name)), home)):
             return name
     return None
+
+
+def escapes(name: object) -> bool:
+    """Whether a name a manifest records leaves its table's folder by its text alone: no text, empty, with a
+    NUL, absolute, or with a ``..`` part (where the folder is on disk, ``first_outside`` follows its symlinks
+    too)."""
+    if type(name) is not str or not name or "\0" in name:
+        return True
+    path = _native(name)
+    return os.path.isabs(name) or (".." in path and ".." in path.split(os.sep))
+
+
+def _native(name: str) -> str:
+    return name.replace(os.altsep, os.sep) if os.altsep else name
 
 
 def _symlinks(folder: str) -> set[str]:
@@ -148,7 +159,7 @@ def write_atomic(path: Path, write, durable: bool = True) -> None:
     try:
         write(tmp)
         if durable:
-            _fsync(tmp)
+            fsync_path(tmp)
         os.replace(tmp, path)
     finally:
         if tmp.exists():
@@ -172,13 +183,14 @@ def flush_to_disk(paths: Iterable[str | os.PathLike]) -> None:
     folders = list(dict.fromkeys(os.path.dirname(os.path.abspath(path)) for path in paths))
     for batch in (paths, folders):
         if len(batch) == 1:
-            _fsync(batch[0])
+            fsync_path(batch[0])
         elif batch:
             with ThreadPoolExecutor(min(16, len(batch))) as pool:
-                list(pool.map(_fsync, batch))
+                list(pool.map(fsync_path, batch))
 
 
-def _fsync(path: str | os.PathLike) -> None:
+def fsync_path(path: str | os.PathLike) -> None:
+    """Sync one file, or a folder's entries, to disk."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)

@@ -73,6 +73,11 @@ class Manifest:
 
     def save(self, root: str | os.PathLike) -> None:
         path = table_dir(root, self.table) / FILE_NAME
+        text = self.text()
+        write_atomic(path, lambda tmp: Path(tmp).write_text(text))
+
+    def text(self) -> str:
+        """The manifest as its file holds it."""
         # Fields as they are: dataclasses.asdict deep-copies every file record first,
         # which would be most of a save's time for a table of thousands of files.
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _BULKY}
@@ -81,9 +86,8 @@ class Manifest:
         # A game may have a million levels (a subtraction game up to a million): its plan and
         # levels done are kept as runs, each on one line, where a level per line would make each save slow.
         bulky = {"levels_done": _ranges(self.levels_done), "plan": self.plan.runs}
-        text = json.dumps(data, indent=1, sort_keys=True)[:-2] + "".join(
+        return json.dumps(data, indent=1, sort_keys=True)[:-2] + "".join(
             f',\n "{name}": {json.dumps(value, separators=(",", ":"))}' for name, value in bulky.items()) + "\n}\n"
-        write_atomic(path, lambda tmp: Path(tmp).write_text(text))
 
     @classmethod
     def load(cls, root: str | os.PathLike, table: str) -> "Manifest":
@@ -91,10 +95,24 @@ class Manifest:
         if not path.exists():
             raise StoreError(f"no table {table!r} in {root} (tables: {', '.join(list_tables(root)) or 'none'})")
         if first_outside(Path(root), [table]) is not None:  # a symlink out of the tablebase's folder
-            raise _outside(root, table, table)
+            raise refused_outside(root, table, table)
         try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError) as e:
+            text = path.read_bytes()
+        except OSError as e:
+            raise StoreError(f"damaged manifest {path}: {e}") from None
+        manifest = cls.parse(text, root, table, path)
+        outside = first_outside(path.parent, manifest.records())
+        if outside is not None:
+            raise refused_outside(root, table, outside)
+        return manifest
+
+    @classmethod
+    def parse(cls, text: str | bytes, root: object, table: str, path: object) -> "Manifest":
+        """A manifest from its file's text, every field checked (``load``; the names it records are the
+        caller's to check, where they lie). ``root`` and ``path`` say where it is, in messages."""
+        try:
+            data = json.loads(text.decode() if isinstance(text, bytes) else text)
+        except ValueError as e:
             raise StoreError(f"damaged manifest {path}: {e}") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             found = data.get("format") if isinstance(data, dict) else None
@@ -110,9 +128,6 @@ class Manifest:
                 range(first, last + 1) for first, last in manifest.levels_done))
         except (ValueError, TypeError) as e:
             raise StoreError(f"damaged manifest {path}: {e}") from None
-        outside = first_outside(path.parent, manifest.records())
-        if outside is not None:
-            raise _outside(root, table, outside)
         return manifest
 
     def records(self) -> dict[str, dict[str, Any]]:
@@ -141,7 +156,8 @@ _BULKY = ("levels_done", "plan")
 _TYPES: dict[str, tuple[str, type]] = {f.name: (f.type, JSON_TYPES[f.type]) for f in MANIFEST}
 
 
-def _outside(root: str | os.PathLike, table: str, path: object) -> StoreError:
+def refused_outside(root: object, table: str, path: object) -> StoreError:
+    """The error of a table whose manifest names a path outside its folder."""
     return StoreError(f"table {table} in {root} is refused: the path {path!r} leads outside its folder")
 
 

@@ -1,0 +1,107 @@
+"""``tablebase gc``: the files of a table that its manifest does not record, removed.
+
+A build killed before its commit leaves files no manifest names (on an
+object store, and the uploads of large files it never completed); a commit
+may drop a file an earlier one named (a listing's work files once the rows
+are built, a values table's pieces once merged). Readers never read such a
+file, but a reader that read the earlier manifest may still be reading what
+it named. So a file goes only when it is unrecorded, is one the store writes
+(under ``rows/``, ``values/``, ``probe/``, ``_listing/``, the probe index's
+directory, or a temporary name), is older than the grace, and the manifest
+was itself committed longer than the grace ago. The table's build lock is
+held meanwhile, so no build writes while its files are weighed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from tablebase.store.commits import Head, stored_name
+from tablebase.store.files import TABLE_NAME
+from tablebase.store.location import Folder, Location
+from tablebase.store.lock import LEASE, lock_at
+from tablebase.store.manifest import FILE_NAME
+
+GRACE = 3600.0  # seconds: a reader that read the manifest before a commit has long finished with its files
+_OURS = re.compile(r"^(rows|values|probe|_listing)/|^probe(\.[0-9a-f]+)?\.tbi$|(^|/)\.[^/]+\.tmp-[^/]+$")
+_TABLE = re.compile(TABLE_NAME)
+
+
+@dataclass
+class Collected:
+    """What ``collect`` found in one table: the names removed (or, in a dry run, to remove), their bytes,
+    the unrecorded files kept for being younger than the grace, and the uploads aborted."""
+
+    table: str
+    removed: list[str] = field(default_factory=list)
+    bytes: int = 0
+    kept: int = 0
+    uploads: int = 0
+
+
+def tables_at(location: Location) -> list[str]:
+    """The tables a place holds, or whose files it holds: each folder named as a table is, with its manifest
+    or any file the store writes."""
+    found = set()
+    for name in location.list():
+        table, slash, rest = name.partition("/")
+        if slash and _TABLE.match(table) and (rest == FILE_NAME or _OURS.search(rest)):
+            found.add(table)
+    return sorted(found)
+
+
+def collect(location: Location, table: str, grace: float = GRACE, dry_run: bool = False,
+            lease: float = LEASE) -> Collected:
+    """Remove a table's unrecorded files (``dry_run``: only say which), holding its build lock (StoreError in
+    one line if a build holds it; a dry run takes nothing, and only checks)."""
+    lock = lock_at(location, table, lease)
+    if dry_run:
+        lock.check()
+    else:
+        lock.acquire()
+    try:
+        return _collect(location, table, grace, dry_run)
+    finally:
+        if not dry_run:
+            lock.release()
+
+
+def _collect(location: Location, table: str, grace: float, dry_run: bool) -> Collected:
+    manifest = Head(location, table).load()
+    recorded = {stored_name(location, n, r) for n, r in manifest.records().items()} if manifest else set()
+    files = location.list(f"{table}/")
+    committed = files.get(f"{table}/{FILE_NAME}")
+    recent = committed is not None and committed.age < grace
+    found = Collected(table)
+    for path, entry in sorted(files.items()):
+        name = path[len(table) + 1:]
+        if name in recorded or not _OURS.search(name):
+            continue
+        if recent or entry.age < grace:
+            found.kept += 1
+            continue
+        found.removed.append(name)
+        found.bytes += entry.size
+    uploads = getattr(location, "uploads", None)
+    stale = [(n, u) for n, u, age in uploads(f"{table}/") if age >= grace] if uploads else []
+    found.uploads = len(stale)
+    if dry_run:
+        return found
+    location.delete([f"{table}/{name}" for name in found.removed])
+    for name, upload in stale:
+        location.abort(name, upload)  # type: ignore[attr-defined]
+    if isinstance(location, Folder):
+        _prune(location.root / table)
+    return found
+
+
+def _prune(folder: os.PathLike) -> None:
+    """Remove the empty sub-folders of a table's folder (the folder itself goes with its lock, if empty)."""
+    for parent, children, _ in os.walk(folder, topdown=False):
+        for child in children:
+            try:
+                os.rmdir(os.path.join(parent, child))
+            except OSError:  # not empty
+                pass

@@ -1,0 +1,169 @@
+"""A real S3-protocol server for the tests: moto's, in a thread of the test run, on loopback.
+
+The server checks credentials as a store does: one user made through its IAM
+API, with a policy that allows everything in S3, and its key; any other key
+is refused (``InvalidAccessKeyId``), and so is a wrong secret
+(``SignatureDoesNotMatch``). It keeps its objects while it is stopped, so a
+test can take it away for a few seconds and bring it back (``down``). The
+tests' oracle of what the bucket holds is ``keys``: botocore's own listing,
+none of the store's code.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+BUCKET = "tables"
+REGION = "us-east-1"
+
+
+class S3Server:
+    def __init__(self) -> None:
+        from moto.server import ThreadedMotoServer
+
+        with socket.socket() as probe:  # a free port on loopback
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # a line a request, in every failure's report
+        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
+        self._server.start()
+        self._up = True
+        iam = self._client("iam", "setup", "setup")
+        iam.create_user(UserName="tablebase")
+        policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
+        iam.put_user_policy(UserName="tablebase", PolicyName="s3", PolicyDocument=json.dumps(policy))
+        key = iam.create_access_key(UserName="tablebase")["AccessKey"]
+        self.access_key, self.secret_key = key["AccessKeyId"], key["SecretAccessKey"]
+        self.client().create_bucket(Bucket=BUCKET)
+        # From here on every request is checked against the users the server knows.
+        request = urllib.request.Request(f"{self.endpoint}/moto-api/reset-auth", data=b"0", method="POST",
+                                         headers={"Content-Type": "text/plain"})
+        urllib.request.urlopen(request, timeout=10).read()
+
+    def _client(self, service: str, access_key: str, secret_key: str) -> Any:
+        import botocore.session
+
+        return botocore.session.Session().create_client(
+            service, endpoint_url=self.endpoint, region_name=REGION, aws_access_key_id=access_key,
+            aws_secret_access_key=secret_key)
+
+    def client(self) -> Any:
+        """botocore's S3 client with the user's key."""
+        return self._client("s3", self.access_key, self.secret_key)
+
+    def env(self) -> dict[str, str]:
+        """The standard AWS variables that name this server and its user; no configuration file is read."""
+        return {"AWS_ENDPOINT_URL": self.endpoint, "AWS_ACCESS_KEY_ID": self.access_key,
+                "AWS_SECRET_ACCESS_KEY": self.secret_key, "AWS_REGION": REGION, "AWS_DEFAULT_REGION": REGION,
+                "AWS_CONFIG_FILE": "/nonexistent/aws-config", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/aws-creds",
+                "AWS_EC2_METADATA_DISABLED": "true"}
+
+    def keys(self, prefix: str = "") -> dict[str, bytes]:
+        """Every object under a prefix of the bucket, by key, with its bytes."""
+        client = self.client()
+        found = {}
+        for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix):
+            for item in page.get("Contents", []):
+                found[item["Key"]] = client.get_object(Bucket=BUCKET, Key=item["Key"])["Body"].read()
+        return found
+
+    def uploads(self, prefix: str = "") -> list[str]:
+        """The keys of multipart uploads begun and not completed nor aborted."""
+        listed = self.client().list_multipart_uploads(Bucket=BUCKET, Prefix=prefix)
+        return [u["Key"] for u in listed.get("Uploads", [])]
+
+    def stop(self) -> None:
+        if self._up:
+            self._server.stop()
+            self._up = False
+
+    def start(self) -> None:
+        if not self._up:
+            self._server.start()
+            self._up = True
+
+    @contextmanager
+    def down(self, seconds: float) -> Iterator[None]:
+        """The server stopped now and started again ``seconds`` later, while the block runs."""
+        self.stop()
+        timer = threading.Timer(seconds, self.start)
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.join()
+            self.start()
+
+    def wait_up(self, timeout: float = 10) -> None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                urllib.request.urlopen(f"{self.endpoint}/moto-api/", timeout=1).read()
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise TimeoutError(f"the S3 server at {self.endpoint} did not come back")
+
+
+def write_parts(location: Any, table: str, generation: int, parts: int = 2) -> dict[str, dict]:
+    """The files of rows of a table's generation, written and not committed: level ``generation``, whose part
+    ``p`` holds the keys ``generation * 1000 + 10 * p`` to ``+ 9``. Their records, by name."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tablebase.store.commits import put_file
+
+    records = {}
+    for part in range(parts):
+        keys = list(range(generation * 1000 + 10 * part, generation * 1000 + 10 * part + 10))
+        sink = io.BytesIO()
+        pq.write_table(pa.table({"key": pa.array(keys, pa.int64()), "level": pa.array([0] * 10, pa.int32())}), sink)
+        name = f"rows/{generation:07d}-{generation:07d}.{part:05d}.parquet"
+        records[name] = put_file(location, table, name, sink.getvalue(), rows=len(keys))
+    return records
+
+
+def commit(location: Any, table: str, generation: int, parts: int = 2) -> Any:
+    """A table's generation written and committed; the writer's ``Head``."""
+    from tablebase.store.commits import Head
+    from tablebase.store.manifest import Manifest
+
+    head = Head(location, table)
+    head.load()
+    files = write_parts(location, table, generation, parts)
+    head.save(Manifest(table=table, game="chomp", kind="impartial", params={"generation": generation},
+                       version="test", partition_rows=10, files=files))
+    return head
+
+
+def seen(location: Any, table: str) -> tuple[int, list[int]] | None:
+    """What a reader sees of a table: the generation its manifest says, and the keys of the files it records."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tablebase.store import commits
+
+    manifest = commits.load(location, table)
+    if manifest is None:
+        return None
+    keys = []
+    for name, record in manifest.files.items():
+        data = commits.open_file(location, table, name, record)
+        keys += pq.read_table(pa.BufferReader(data)).column("key").to_pylist()
+    return manifest.params["generation"], sorted(keys)
+
+
+def keys_of(generation: int, parts: int = 2) -> list[int]:
+    """The keys a generation's files hold (``write_parts``): the oracle of what a reader sees."""
+    return [generation * 1000 + 10 * part + i for part in range(parts) for i in range(10)]
