@@ -1,23 +1,7 @@
-"""A tablebase under a prefix of an S3-protocol object store: pyarrow's S3 filesystem, and botocore where it
-cannot do what the store needs.
-
-The store's address, region and credentials come from the standard AWS
-environment variables and configuration files (``AWS_ENDPOINT_URL``,
-``AWS_REGION``, ``AWS_ACCESS_KEY_ID``, ``AWS_PROFILE``...), or from storage
-options (``places.OPTIONS``), and both clients are given the same. Files
-are read, listed and written through pyarrow: a file is one PUT (a large one
-a multipart upload), which the store makes visible whole or not at all.
-botocore does three things pyarrow's filesystem cannot: the conditional
-writes of commits and locks (``If-None-Match: *`` and ``If-Match``, which
-answer 412 when refused), a read that returns the version's ETag with the
-bytes, and deletes (pyarrow's writes an empty marker object in place of a
-folder it empties, and takes three requests a file).
-
-A store that does not answer is tried again with backoff for
-``retry_seconds`` (default ``RETRY_SECONDS``) once it has answered, or
-``FIRST_CONTACT_SECONDS`` before it ever has (a wrong address is said at
-once, an outage is waited out); refused credentials, a missing bucket and
-any other refusal are a StoreError of one line at once.
+"""A tablebase under a prefix of an S3-protocol object store: read, listed and written through pyarrow's S3
+filesystem, with botocore for what that cannot do (``Bucket.client``). Address, region and credentials come from
+the standard AWS variables and files, or storage options (``places.OPTIONS``); failures are one line, and a
+store that does not answer is waited for a while (``Bucket._call``).
 """
 
 from __future__ import annotations
@@ -72,9 +56,10 @@ class Bucket(Location):
         self._client: Any = None
         self._answered = False  # whether the store has answered this process yet
 
-    # -- the two clients, made at first use, with the same address, region and credentials --
+    # -- the two clients, made at first use: the same address and region, credentials from the same sources --
     @property
     def fs(self) -> Any:
+        """pyarrow's S3 filesystem: a file is one PUT (a large one a multipart upload), whole or absent."""
         if self._fs is None:
             import pyarrow.fs
 
@@ -89,6 +74,10 @@ class Bucket(Location):
 
     @property
     def client(self) -> Any:
+        """botocore's S3 client, for what pyarrow's filesystem cannot do: the conditional writes of commits and
+        locks (``If-None-Match: *``, ``If-Match``: refused with 412), a read that returns the version's ETag
+        with its bytes, and deletes (pyarrow's writes an empty marker object for a folder it empties, in
+        three requests a file)."""
         if self._client is None:
             import botocore.session
             from botocore import UNSIGNED
@@ -142,9 +131,7 @@ class Bucket(Location):
                     return None
                 raise
             data = got["Body"].read()
-            sent = got["ResponseMetadata"]["HTTPHeaders"].get("date")
-            now = parsedate_to_datetime(sent).timestamp() if sent else time.time()
-            return Tagged(data, got["ETag"], now - got["LastModified"].timestamp())
+            return Tagged(data, got["ETag"], _now(got) - got["LastModified"].timestamp())
 
         return self._call("read", name, get)
 
@@ -206,8 +193,7 @@ class Bucket(Location):
         for page in self._call("list the uploads of", prefix, lambda: list(
                 self.client.get_paginator("list_multipart_uploads").paginate(
                     Bucket=self.bucket, Prefix=self.key(prefix)))):
-            sent = page["ResponseMetadata"]["HTTPHeaders"].get("date")
-            now = parsedate_to_datetime(sent).timestamp() if sent else time.time()
+            now = _now(page)
             for upload in page.get("Uploads", []):
                 name = upload["Key"][len(self.key("")):]
                 found.append((name, upload["UploadId"], now - upload["Initiated"].timestamp()))
@@ -224,8 +210,10 @@ class Bucket(Location):
 
     # -- the store's answers --
     def _call(self, what: str, name: str, action: Callable[[], T]) -> T:
-        """``action()``, tried again with backoff while the store does not answer; any other refusal a
-        StoreError (``Conflict`` for a conditional write's) of one line."""
+        """``action()``, tried again with backoff while the store does not answer: for ``retry_seconds`` once it
+        has answered this process, for ``FIRST_CONTACT_SECONDS`` before (a wrong address is said at once, an
+        outage waited out). Any other refusal is a StoreError of one line at once (``Conflict`` for a
+        conditional write's)."""
         waited_from = None
         delay = 0.1
         while True:
@@ -294,6 +282,15 @@ def _code(error: Exception) -> str | None:
         found = _ARROW_CODE.search(str(error))
         return found.group(1) if found else None
     return None
+
+
+def _now(answer: dict) -> float:
+    """The time by the store's clock, from an answer's ``Date``: ages of its objects are measured by it, so that
+    no two hosts' clocks need agree. This host's where the answer has none."""
+    try:
+        return parsedate_to_datetime(answer["ResponseMetadata"]["HTTPHeaders"]["date"]).timestamp()
+    except (KeyError, TypeError, ValueError):
+        return time.time()
 
 
 def _detail(error: Exception) -> str:

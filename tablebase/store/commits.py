@@ -1,27 +1,6 @@
-"""A table's commit, where a rename is no commit: the manifest, written last and conditionally.
-
-A folder commits as it always did: each file under a temporary name, synced,
-renamed; the manifest the same way, last. An object store has no rename,
-may list what was deleted or miss what was just written, and a reader may
-be reading while a build writes. There:
-
-- every file lies under its name with its content's hash in it
-  (``stored_name``: ``rows/0000003-0000003.00000.<16 hex>.parquet``), so a
-  name is never used for other bytes: a file a reader was told of is never
-  replaced under it, and a file written again alike is the same object;
-- the manifest, ``_manifest.json`` as in a folder, is the one object
-  written over, and only conditionally: the first with ``If-None-Match: *``,
-  each next with ``If-Match`` on the ETag of the version this writer read or
-  wrote last (``Head``), so a build whose lock was taken from it (a lease
-  run out) cannot write over its successor's commit, and a PUT is whole or
-  absent;
-- a reader reads the manifest in one GET and then only the files it records,
-  under their stored names (``Head.load``, ``open_file``); it lists
-  nothing, so a stale listing cannot show it a file, and a file written by a
-  build that died before its commit is never one it counts.
-
-What a killed build leaves (files its manifest never named) is garbage for
-``tablebase gc`` (``tablebase.store.garbage``).
+"""A table's commit where there is no rename: files under names that carry their hash (``stored_name``), then
+the manifest, written over only on the version its writer read (``Head``); a reader reads the manifest, then
+only what it records (``load``, ``open_file``), and lists nothing (docs/format.md, *On an object store*).
 """
 
 from __future__ import annotations
@@ -39,7 +18,8 @@ HASH_DIGITS = 16  # of the sha256 in a stored name: 64 bits, no two files of a t
 
 def stored_name(location: Location, name: str, record: dict[str, Any]) -> str:
     """Where a recorded file lies, relative to its table's folder: its name, or on an object store its name
-    with the first ``HASH_DIGITS`` of its sha256 before the extension."""
+    with the first ``HASH_DIGITS`` of its sha256 before the extension. With no rename, a name is so never
+    written with other bytes: a file a reader was told of stays as it was, whatever a later build writes."""
     if not location.hashed_names:
         return name
     folder, slash, leaf = name.rpartition("/")
@@ -68,7 +48,13 @@ def open_file(location: Location, table: str, name: str, record: dict[str, Any])
 
 class Head:
     """A table's manifest as one writer holds it: loaded with its version's tag, and saved only over that
-    version (``Conflict``, in one line, if another build committed in between)."""
+    version (``Conflict``, in one line, if another build committed in between).
+
+    On an object store the first save is a PUT with ``If-None-Match: *`` and
+    each next one with ``If-Match`` on the ETag: whole or absent to a reader,
+    and refused to a build whose lock's lease ran out while it stalled, so it
+    cannot write over its successor's commit.
+    """
 
     def __init__(self, location: Location, table: str) -> None:
         self.location = location

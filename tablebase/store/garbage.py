@@ -1,15 +1,5 @@
-"""``tablebase gc``: the files of a table that its manifest does not record, removed.
-
-A build killed before its commit leaves files no manifest names (on an
-object store, and the uploads of large files it never completed); a commit
-may drop a file an earlier one named (a listing's work files once the rows
-are built, a values table's pieces once merged). Readers never read such a
-file, but a reader that read the earlier manifest may still be reading what
-it named. So a file goes only when it is unrecorded, is one the store writes
-(under ``rows/``, ``values/``, ``probe/``, ``_listing/``, the probe index's
-directory, or a temporary name), is older than the grace, and the manifest
-was itself committed longer than the grace ago. The table's build lock is
-held meanwhile, so no build writes while its files are weighed.
+"""``tablebase gc``: the files of a table that its manifest does not record, removed once no reader can still
+want them (``collect``).
 """
 
 from __future__ import annotations
@@ -55,7 +45,16 @@ def tables_at(location: Location) -> list[str]:
 def collect(location: Location, table: str, grace: float = GRACE, dry_run: bool = False,
             lease: float = LEASE) -> Collected:
     """Remove a table's unrecorded files (``dry_run``: only say which), holding its build lock (StoreError in
-    one line if a build holds it; a dry run takes nothing, and only checks)."""
+    one line if a build holds it; a dry run takes nothing, and only checks).
+
+    A file goes when the manifest does not record it, the store writes such
+    names (under ``rows/``, ``values/``, ``probe/``, ``_listing/``, the probe
+    index's directory, or a temporary name; a person's own file stays), it
+    is older than ``grace``, and so is the manifest: a reader that read the
+    manifest before the last commit may still be reading what it named. On
+    an object store, uploads older than ``grace`` and never completed (a
+    writer killed while it sent a large file) are aborted too.
+    """
     lock = lock_at(location, table, lease)
     if dry_run:
         lock.check()

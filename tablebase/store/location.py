@@ -1,13 +1,7 @@
-"""Where a tablebase lies, and the store's operations there: a folder (``Folder``), or a prefix of an object
-store (``tablebase.store.bucket``); ``tablebase.store.places`` reads which from ``--out`` or ``--db``.
-
-A ``Location`` is a filesystem of pyarrow's (``fs``, for Arrow and DuckDB
-to read through) and a base path in it, with the operations the store
-needs, on names relative to the base: write a file whole, read, list,
-delete, exists, size, and the conditional writes that a commit and a lock
-need (``create`` only where nothing is, ``replace`` only what is still the
-version read). A folder keeps what the store always did: a temporary name,
-fsync, rename.
+"""Where a tablebase lies, and the store's operations there: a ``Location`` (a pyarrow filesystem, a base path,
+and write whole, read, list, delete, size, and the conditional create and replace of commits and locks); a
+``Folder`` does them as the store always did. The object store is ``bucket.py``; ``places.py`` reads which a
+user named.
 """
 
 from __future__ import annotations

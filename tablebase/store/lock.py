@@ -1,11 +1,5 @@
-"""One build at a time per table: a lock file that a crashed build cannot leave stuck.
-
-In a folder, ``BuildLock``: a file made only where none is (``O_EXCL``),
-stale once its process is gone. On an object store, ``LeasedLock``: an
-object created with ``If-None-Match: *`` and renewed by its holder while it
-holds it; one not renewed for its lease is stale, and taken over with
-``If-Match`` on its ETag, so of two builds that find it stale one wins.
-``lock_at`` gives the one a place needs.
+"""One build at a time per table: a lock that a crashed build cannot leave stuck, a file in a folder
+(``BuildLock``) or a leased object in an object store (``LeasedLock``); ``lock_at`` gives the one a place needs.
 """
 
 from __future__ import annotations

@@ -1,12 +1,5 @@
-"""What ``--out`` and ``--db`` take, read: a folder's path, or ``s3://BUCKET/PREFIX``, and storage options.
-
-``location_of`` gives the ``Location`` (``tablebase.store.location``) a
-place names: a ``Folder``, or a ``Bucket`` of an object store
-(``tablebase.store.bucket``). Whatever neither the standard AWS
-environment variables nor its configuration files give comes as
-``--storage-option KEY=VALUE``, or the same keys as TOML values (``OPTIONS``). A
-URL of another scheme, a bad bucket or prefix, or an option the place does
-not take is a UsageError of one line, before anything is written.
+"""What ``--out`` and ``--db`` take, read: a folder's path or ``s3://BUCKET/PREFIX``, and its storage options
+(``OPTIONS``), as a ``Location``; anything else refused in one line, before anything is written.
 """
 
 from __future__ import annotations
