@@ -1,6 +1,7 @@
 """How the program says things: counts in messages, exact figures in text.
 
 ``counted(1, "file")`` is "1 file", ``counted(1001, "level")`` "1,001 levels";
+``shown`` is a value (a game's position) cut to fit a one-line message;
 ``as_text`` spells exact fractions (a partizan position's mean, temperature
 and stops) the way ``tablebase.cgt`` writes them, "3/4", wherever a result
 leaves Python as JSON or a printed table, and for the JSON API integers
@@ -16,6 +17,15 @@ from typing import Any
 def counted(n: int, noun: str) -> str:
     """``n`` and ``noun``, plural unless ``n`` is 1 (nouns here take an -s)."""
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def shown(value: Any, width: int = 60) -> str:
+    """A value's repr, cut to ``width`` characters: a position in a one-line message."""
+    try:
+        text = repr(value)
+    except Exception:  # a position's own __repr__ is the game's code too
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 #: the largest integer every JSON reader holds exactly: JavaScript's numbers are doubles

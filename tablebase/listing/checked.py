@@ -19,7 +19,8 @@ from tablebase.games import Again, PlainGame
 from tablebase.games.base import MAX_LEVEL
 from tablebase.games.plain import MAX_SCORE
 from tablebase.lazy import np, pa
-from tablebase.listing.game_limits import Watch, game_frame, shown
+from tablebase.listing.game_limits import Watch, game_frame
+from tablebase.words import shown
 
 _NOT_GIVEN = object()
 

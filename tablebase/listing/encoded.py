@@ -17,7 +17,7 @@ from typing import Any
 
 from tablebase.errors import StoreError, TablebaseError
 from tablebase.lazy import np
-from tablebase.listing.game_limits import shown
+from tablebase.words import shown
 
 _PLAIN = (int, float, str, bool, type(None))
 

@@ -46,6 +46,7 @@ from typing import Any
 from tablebase.errors import TablebaseError
 from tablebase.lazy import import_all
 from tablebase.scoped import scoped
+from tablebase.words import shown
 
 SECONDS = 10.0  # a position's share of the game's code, by default: far above any sane game's, below a user's patience
 PLAIN_POSITIONS = 20_000_000  # about 20 GB of a plain game's listing: the most a large laptop holds
@@ -94,15 +95,6 @@ class LimitReached(TablebaseError):
 def too_many(name: str, limit: int) -> LimitReached:
     return LimitReached(f"{name}: the listing found more than {limit:,} positions (--max-positions {limit:,}); "
                         "give options for a smaller table, or a larger --max-positions")
-
-
-def shown(value: Any, width: int = 60) -> str:
-    """A value's repr, cut to ``width`` characters: a position in a one-line message."""
-    try:
-        text = repr(value)
-    except Exception:  # a position's own __repr__ is the game's code too
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 # -- the watchdog ----------------------------------------------------------------------------

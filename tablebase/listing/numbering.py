@@ -21,8 +21,9 @@ from tablebase.errors import TablebaseError
 from tablebase.games import KEY_BITS, PlainGame, SumMoves
 from tablebase.lazy import np, pa, pc
 from tablebase.listing.checked import game_failed, read_back, spelt
-from tablebase.listing.game_limits import Watch, shown, watched
+from tablebase.listing.game_limits import Watch, watched
 from tablebase.listing.levels import LevelRows, Listing, distinct, gather
+from tablebase.words import shown
 
 
 def int64s(values: array) -> np.ndarray:
