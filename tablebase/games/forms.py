@@ -3,6 +3,7 @@
 A game written in keyed form (``keyed.KeyedGame``) satisfies them itself; a
 plain game gets an object that does from the engine (``tablebase.listing``).
 Each kind asks for its own: ``ImpartialForm``, ``PartizanForm``, ``ScoredForm``.
+``positions_array`` spells a batch of keys of any of them as Arrow strings.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any, Protocol
 
 from tablebase.games.base import Texts
 from tablebase.games.capabilities import Boards, Children, CompiledMoves, DiagramBites, QueenMoves, SumMoves
-from tablebase.lazy import np
+from tablebase.lazy import np, pa
 
 
 class KeyedForm(Protocol):
@@ -115,3 +116,9 @@ class ScoredForm(KeyedForm, Protocol):
     def children(self, keys: np.ndarray) -> Children: ...
 
     def results(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def positions_array(game: KeyedForm, keys: np.ndarray) -> pa.Array:
+    """The positions' notation as Arrow strings (a game is never asked to spell an empty batch)."""
+    keys = np.asarray(keys, dtype=np.int64)
+    return (game.format_positions(keys) if len(keys) else Texts.empty()).to_arrow()

@@ -18,8 +18,8 @@ from typing import Any
 
 from tablebase.errors import StoreError
 from tablebase.games import ImpartialForm
+from tablebase.games.loops import children_of
 from tablebase.lazy import np, pa
-from tablebase.solve.kernels import children_of
 
 Row = Callable[[int], dict[str, Any] | None]
 CODE_BITS = 31  # move codes below 2**31 are ranked in one number with the child's outcome and remoteness

@@ -12,6 +12,7 @@ from functools import cached_property, partial
 from typing import Any
 
 from tablebase.games import Children, ImpartialForm, ImpartialGame, SumMoves, Texts
+from tablebase.games.loops import children_of
 from tablebase.kinds.children import best_move, best_moves
 from tablebase.kinds.heap_figures import HeapFigures
 from tablebase.kinds.kind import Footprint, Kind, StoredTable
@@ -22,7 +23,6 @@ from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.probe_writer import Rules, impartial_rules
 from tablebase.schema import IMPARTIAL
 from tablebase.solve import Place, Solver
-from tablebase.solve.kernels import children_of
 
 
 def declares_components(game: object) -> bool:

@@ -18,6 +18,8 @@ from typing import Any, ClassVar
 
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games import Game, KeyedForm, PlainGame, SumMoves, Texts
+from tablebase.games.forms import positions_array
+from tablebase.games.loops import children_of
 from tablebase.games.plain import declares_symmetry
 from tablebase.kinds.artifacts import Artifact, Say
 from tablebase.kinds.budget import Bounds
@@ -33,8 +35,6 @@ from tablebase.listing import (
 )
 from tablebase.probe_writer import Rules
 from tablebase.solve import Place, Solver
-from tablebase.solve.kernels import children_of
-from tablebase.solve.rows import positions_array
 from tablebase.store import Manifest, TableIndex
 from tablebase.store.probed import Derive, ProbedRows
 

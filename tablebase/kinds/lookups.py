@@ -12,9 +12,9 @@ from typing import Any
 
 from tablebase.errors import PositionError
 from tablebase.games import AGAIN, KEY_BITS, ImpartialForm, ScoredForm
+from tablebase.games.loops import children_of
 from tablebase.kinds.kind import StoredTable
 from tablebase.lazy import np
-from tablebase.solve.kernels import children_of
 
 IDENTITY = ("key", "position")
 Listed = list[tuple[int, dict[str, Any]]]  # (move code, the move with its child's figures)

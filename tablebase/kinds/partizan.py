@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from tablebase.cgt import Value, from_option_ids, sum_ids
+from tablebase.cgt.figures import OUTCOMES, best_move, move_rank
 from tablebase.errors import PositionError
 from tablebase.games import PartizanForm, SumMoves, Texts
 from tablebase.kinds.budget import budget_of
@@ -29,12 +30,7 @@ from tablebase.lazy import np, pa
 from tablebase.listing import ListedPlainGame, PlainRules
 from tablebase.schema import PARTIZAN
 from tablebase.solve import Place, Solver
-from tablebase.solve.partizan import (
-    OUTCOMES,
-    PartizanSolver,
-    best_move,
-    move_rank,
-)
+from tablebase.solve.partizan import PartizanSolver
 
 VALUES_TABLE = ValuesTable()
 

@@ -14,6 +14,7 @@ from tablebase.games import (
     ScoredForm,
     SumMoves,
 )
+from tablebase.games.loops import children_of
 from tablebase.kinds.kind import Footprint, Kind, StoredTable
 from tablebase.kinds.lines import Choose, by_figure
 from tablebase.kinds.lookups import Listed, row_with_moves
@@ -21,7 +22,6 @@ from tablebase.lazy import np
 from tablebase.listing import ListedPlainGame, PlainRules, one_part
 from tablebase.schema import SCORED
 from tablebase.solve import Place, Solver
-from tablebase.solve.kernels import children_of
 
 LETTER = {Outcome.LOSS: "P", Outcome.WIN: "N", Outcome.DRAW: "D"}
 

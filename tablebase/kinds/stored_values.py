@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from tablebase.cgt import Value, parse, sum_ids
+from tablebase.cgt.figures import Figures
 from tablebase.errors import StoreError
 from tablebase.kinds.kind import StoredTable
-from tablebase.solve.partizan import Figures
 
 SEARCHED_KEPT = 1 << 18  # positions and parts whose values lookups keep (about 2 KB each)
 

@@ -16,11 +16,12 @@ import numba
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tablebase.games import ImpartialForm
+from tablebase.games.loops import children_of, compiled_loop
 from tablebase.jit import compile_all
 from tablebase.lazy import np, pa, pc
 from tablebase.solve import LevelByLevel, Place
 from tablebase.solve.figures import check, held_dtypes
-from tablebase.solve.kernels import DENSE, DENSE_RUN, children_of, compiled_loop
+from tablebase.solve.kernels import DENSE, DENSE_RUN
 from tablebase.solve.rows import impartial_rows
 
 compile_all()  # the games' functions these loops call are compiled ones from here on

@@ -14,9 +14,10 @@ from typing import Any
 from tablebase.cgt import Value, from_option_ids, parse, sum_ids
 from tablebase.cgt.figures import OUTCOMES, Figures, best_move
 from tablebase.games import PartizanForm, SumMoves
+from tablebase.games.forms import positions_array
 from tablebase.lazy import np, pa
 from tablebase.solve import LevelByLevel
-from tablebase.solve.rows import move_array, positions_array
+from tablebase.solve.rows import move_array
 
 
 class PartizanSolver(LevelByLevel):

@@ -8,14 +8,9 @@ files back against it.
 from __future__ import annotations
 
 from tablebase.games import ImpartialForm, KeyedForm, Texts
+from tablebase.games.forms import positions_array
 from tablebase.lazy import np, pa
 from tablebase.solve.names import move_names
-
-
-def positions_array(game: KeyedForm, keys: np.ndarray) -> pa.Array:
-    """The positions' notation as Arrow strings (a game is never asked to spell an empty batch)."""
-    keys = np.asarray(keys, dtype=np.int64)
-    return (game.format_positions(keys) if len(keys) else Texts.empty()).to_arrow()
 
 
 def outcome_array(won: np.ndarray) -> pa.Array:

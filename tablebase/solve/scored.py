@@ -17,10 +17,12 @@ import numba
 
 from tablebase.errors import TablebaseError
 from tablebase.games import AGAIN, KEY_BITS, ScoredForm
+from tablebase.games.forms import positions_array
+from tablebase.games.loops import children_of, compiled_loop
 from tablebase.jit import compile_all
 from tablebase.lazy import np, pa, pc
 from tablebase.solve import LevelByLevel
-from tablebase.solve.kernels import SCORED_BEST, SCORED_SCAN, children_of, compiled_loop
+from tablebase.solve.kernels import SCORED_BEST, SCORED_SCAN
 from tablebase.solve.retrograde import (
     DRAW,
     FREE,
@@ -35,7 +37,7 @@ from tablebase.solve.retrograde import (
     predecessors,
     retrograde,
 )
-from tablebase.solve.rows import move_array, positions_array
+from tablebase.solve.rows import move_array
 
 compile_all()  # the games' functions these loops call are compiled ones from here on
 
