@@ -26,8 +26,8 @@ from common import PeakMemory, report  # noqa: E402
 
 from tablebase.build import build_tables  # noqa: E402
 from tablebase.build.jobs import spec_for  # noqa: E402
+from tablebase.builders import builder_of  # noqa: E402
 from tablebase.games import make_game  # noqa: E402
-from tablebase.kinds import kind_of  # noqa: E402
 
 
 def plain_chomp(rows: int, cols: int) -> tuple[int, float]:
@@ -56,7 +56,7 @@ def plain_chomp(rows: int, cols: int) -> tuple[int, float]:
 def kernel_alone(rows: int, cols: int) -> tuple[int, float]:
     """The compiled solver on one core, level by level, in memory, without spelling positions."""
     game = make_game("chomp", dict(rows=rows, cols=cols))
-    solver = kind_of(game).solver()
+    solver = builder_of(game).solver()
     solver.solve(game.level_keys(2, 0, 0))  # compile outside the clock
     began = time.perf_counter()
     n = 0

@@ -16,9 +16,9 @@ from helpers import (
 )
 from oracles import Oracle, chomp_board, chomp_moves
 
+from tablebase.builders import builder_of
 from tablebase.errors import TablebaseError
 from tablebase.games import make_game
-from tablebase.kinds import kind_of
 from tablebase.solve.bites import BiteSolver
 from tablebase.solve.impartial import ImpartialSolver
 
@@ -26,8 +26,8 @@ BOXES = [(1, 1), (1, 7), (7, 1), (2, 2), (3, 5), (5, 3), (4, 4), (2, 12), (6, 7)
 
 
 def test_chomp_gets_the_bite_solver_and_other_games_do_not():
-    assert isinstance(kind_of(make_game("chomp", {"rows": 3, "cols": 4})).solver(), BiteSolver)
-    assert not isinstance(kind_of(make_game("nim", {"heaps": 3, "max_heap": 4})).solver(), BiteSolver)
+    assert isinstance(builder_of(make_game("chomp", {"rows": 3, "cols": 4})).solver(), BiteSolver)
+    assert not isinstance(builder_of(make_game("nim", {"heaps": 3, "max_heap": 4})).solver(), BiteSolver)
     with pytest.raises(TablebaseError, match="bites"):
         BiteSolver(make_game("nim", {"heaps": 3, "max_heap": 4}))
 

@@ -12,8 +12,8 @@ from oracles import Oracle, subtraction_moves
 
 import tablebase as tb_package
 from tablebase.build.driver import WIDE_KEYS
+from tablebase.builders import builder_of
 from tablebase.games import make_game
-from tablebase.kinds import kind_of
 from tablebase.solve.figures import FigureOverflow
 from tablebase.solve.impartial import ImpartialSolver, KnownValues
 
@@ -28,9 +28,7 @@ def test_a_build_holds_two_bytes_a_key_where_the_bounds_ask_four():
         assert KnownValues.bytes_per_key(game) == 4
         assert KnownValues.bytes_per_key(game, NARROW) == 2
         assert KnownValues.bytes_per_key(game, frozenset({"remoteness"})) == 3
-        kind = kind_of(game)
-        kind.wide = NARROW
-        assert kind.footprint().per_key == 2
+        assert builder_of(game).footprint(NARROW).per_key == 2
 
 
 def test_a_value_that_does_not_fit_is_refused_before_anything_is_written():

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from helpers import assert_clean_error, tablebase
 
+from tablebase.builders import builder_of
 from tablebase.games import find_game, make_game
-from tablebase.kinds import kind_of
+from tablebase.kinds import kind_named
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERIC = ["tablebase/build", "tablebase/query", "tablebase/store", "tablebase/cli", "tablebase/http"]
@@ -26,17 +27,18 @@ GENERIC = ["tablebase/build", "tablebase/query", "tablebase/store", "tablebase/c
 ])
 def test_a_solver_writes_exactly_the_columns_its_kind_names(ref, params, level):
     game = make_game(ref, params)
-    solver = kind_of(game).solver()
+    builder = builder_of(game)
+    solver = builder.solver()
     for below in range(level):
         keys = game.level_keys(below, 0, game.level_size(below))
         solver.remember(below, solver.solve(keys) if len(keys) else None)
     rows = solver.solve(game.level_keys(level, 0, game.level_size(level)))
-    assert rows.column_names == kind_of(game).columns()
+    assert rows.column_names == builder.kind.columns()
 
 
 def test_a_plain_scored_game_without_scores_or_passes_has_no_such_columns():
     cls, _ = find_game(f"{ROOT / 'examples' / 'tictactoe.py'}:TicTacToe")
-    assert kind_of(cls).columns() == ["key", "position", "outcome", "plies", "best_move"]
+    assert kind_named(cls.kind).columns_of(cls) == ["key", "position", "outcome", "plies", "best_move"]
 
 
 def test_games_lists_each_games_columns():

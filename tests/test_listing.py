@@ -19,8 +19,8 @@ from tablebase.build.census import numbering_tasks, rounds, share_tasks
 from tablebase.build.census.rounds import ShareSearch
 from tablebase.build.jobs import TableSpec
 from tablebase.build.resume import fresh_manifest
+from tablebase.builders import builder_of
 from tablebase.games import find_game
-from tablebase.kinds import kind_of
 from tablebase.listing import Listing, level_rows
 from tablebase.store import read_listing_level, read_listing_run, table_dir
 
@@ -55,11 +55,12 @@ def same_listing(a, b) -> None:
                 assert np.array_equal(getattr(x, field), getattr(y, field)), (level, field)
 
 
-def listed_in_shares(client: Client, kind, source, root: Path, partitions: int | None = None) -> Listing:
+def listed_in_shares(client: Client, builder, source, root: Path, partitions: int | None = None) -> Listing:
     """The game listed by the workers in shares into ``root``, read back from its level files."""
-    manifest = fresh_manifest(TableSpec(kind.game, source, "t", False), 0)
+    manifest = fresh_manifest(TableSpec(builder.game, source, "t", False), 0)
     table_dir(root, "t").mkdir(parents=True)
-    record = ShareSearch(client, root, manifest, kind, source.ref, "test-run", lambda text: None, partitions).listing()
+    search = ShareSearch(client, root, manifest, builder, source.ref, "test-run", lambda text: None, partitions)
+    record = search.listing()
     listing = Listing(np.array(record["sizes"]), record["move_names"], max_moves=record["max_moves"],
                       mean_moves=record["mean_moves"])
     runs = {}  # levels written together in one file, by level
@@ -87,8 +88,8 @@ def test_a_listing_in_shares_is_the_listing_in_one_process(scheduler, tmp_path, 
         monkeypatch.setattr(numbering_tasks, "RANGE_ROWS", 1)
     cls, source = find_game(f"{EXAMPLES / ref}")
     game = cls(**params)
-    kind = kind_of(game)
-    here = kind.list_positions()
+    builder = builder_of(game)
+    here = builder.list_positions()
 
     def batches_of(first: int, moves: int) -> None:  # on the workers, which play the shares
         share_tasks.SHARE_BATCH_FIRST, share_tasks.SHARE_BATCH_MOVES = first, moves
@@ -97,7 +98,7 @@ def test_a_listing_in_shares_is_the_listing_in_one_process(scheduler, tmp_path, 
         if partitions > 1:
             client.run(batches_of, 2, 7)
         try:
-            there = listed_in_shares(client, kind, source, tmp_path, partitions)
+            there = listed_in_shares(client, builder, source, tmp_path, partitions)
         finally:
             client.run(batches_of, share_tasks.SHARE_BATCH_FIRST, share_tasks.SHARE_BATCH_MOVES)
     same_listing(here, there)
@@ -111,7 +112,7 @@ def test_a_keyed_game_is_listed_as_far_as_its_moves_reach():
     """Cram in keyed form from the empty board: each level holds the boards a plain search reaches."""
     cls, _ = find_game(f"{EXAMPLES / 'cram_compiled.py'}:CramCompiled")
     game = cls(rows=3, cols=4)
-    listing = kind_of(game).list_positions()
+    listing = builder_of(game).list_positions()
     masks = [m for m in game.dominoes.tolist()]
     seen, todo = {0}, [0]
     while todo:
@@ -136,13 +137,13 @@ def test_a_part_of_a_level_is_read_from_the_row_groups_that_hold_it(tmp_path, mo
 
     monkeypatch.setattr(files, "LISTING_GROUP", 5)
     cls, _ = find_game(f"{EXAMPLES / 'cram.py'}:Cram")
-    kind = kind_of(cls(rows=3, cols=4))
-    listing = kind.list_positions()
+    builder = builder_of(cls(rows=3, cols=4))
+    listing = builder.list_positions()
     table_dir(tmp_path, "t").mkdir(parents=True)
     for level, rows in listing.levels.items():
         write_listing_level(level_table(rows), tmp_path, "t", level)
     record = {"sizes": listing.sizes.tolist(), "move_names": listing.move_names, "max_moves": listing.max_moves}
-    stored, held = listed_from_store(kind, tmp_path, "t", record).keyed, kind.over_listing(listing).keyed
+    stored, held = listed_from_store(builder, tmp_path, "t", record).keyed, builder.over_listing(listing).keyed
     level = int(np.argmax(listing.sizes))
     size = int(listing.sizes[level])
     assert size > 20

@@ -15,8 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from tablebase.builders import builder_of
 from tablebase.errors import StoreError, TablebaseError
-from tablebase.kinds import kind_of
 from tablebase.listing.encoded import decoded_moves, encoded_moves
 from tablebase.listing.hashing import text_hashes
 from tablebase.listing.shares import expand, fresh, travelling
@@ -72,7 +72,7 @@ def test_a_read_that_does_not_undo_format_is_refused_where_the_position_is_playe
     texts = pa.array(["5"])
     share = pa.table({"hash": pa.array(text_hashes(texts), pa.uint64()), "text": texts})
     with pytest.raises(TablebaseError, match="'5' reads back as another position"):
-        expand(game, kind_of(game).plain_rules(), 5, share, None)
+        expand(game, builder_of(game).plain_rules(), 5, share, None)
 
 
 def test_copies_of_a_text_at_two_levels_are_refused_where_they_meet():
@@ -88,7 +88,7 @@ def test_a_share_is_played_from_its_notation_alone():
     game = Take(heap=9)
     texts = pa.array(["7", "5"])
     share = pa.table({"hash": pa.array(text_hashes(texts), pa.uint64()), "text": texts})
-    rows, children = expand(game, kind_of(game).plain_rules(), 7, share.slice(0, 1), None)
+    rows, children = expand(game, builder_of(game).plain_rules(), 7, share.slice(0, 1), None)
     assert rows.column("text").to_pylist() == ["7"]
     assert sorted(children.column("text").to_pylist(), key=int) == ["5", "6"]
     assert children.column_names == ["hash", "level", "text"]

@@ -23,22 +23,21 @@ from tablebase.build.cluster.memory_plan import (
     plan_memory,
 )
 from tablebase.build.plan import deal, default_partition_rows, level_sizes, plan
+from tablebase.builders import builder_of
 from tablebase.errors import TablebaseError
 from tablebase.games import make_game
-from tablebase.kinds import kind_of
 from tablebase.store import Layout, Manifest
 
 
 def planned(game, rows, fixed, limit, per_machine=1, shared_room=0, disk_room=0, wide=None, machines=1):
-    """The plan the driver makes for a game: its kind's footprint (figures held as ``wide`` says), its largest
+    """The plan the driver makes for a game: its builder's footprint (figures held as ``wide`` says), its largest
     level and whether levels stay whole."""
-    kind = kind_of(game)
-    kind.wide = wide
+    builder = builder_of(game)
     levels = [game.level_size(k) for k in range(game.max_level + 1)]
-    footprint = kind.footprint().with_notation(notation_bytes(game))
+    footprint = builder.footprint(wide).with_notation(notation_bytes(game))
     return plan_memory(game, footprint, rows, fixed,
                        Workers(limit, per_machine, shared_room, disk_room=disk_room, machines=machines),
-                       max(levels), sum(levels), kind.whole_levels)
+                       max(levels), sum(levels), builder.whole_levels)
 
 
 def test_a_listed_game_of_many_moves_a_position_gets_smaller_parts():
@@ -74,8 +73,7 @@ def test_what_workers_hold_before_the_build_is_planned_for():
     """A worker that holds more than a fresh one between tasks (a plain game's listing leaves its heap
     fuller) adds the difference to its peak, and partitions shrink for it; one that holds less adds nothing."""
     game = make_game("chomp", dict(rows=12, cols=12))
-    kind = kind_of(game)
-    footprint = kind.footprint().with_notation(notation_bytes(game))
+    footprint = builder_of(game).footprint().with_notation(notation_bytes(game))
     sizes = [game.level_size(k) for k in range(game.max_level + 1)]
 
     def plan(at_rest, limit):
@@ -188,7 +186,7 @@ def test_each_kind_plans_its_own_solvers_memory():
     assert scored.in_flight == largest and planned(tanhinmin, 1024, fixed=False, limit=None).in_flight == largest
     domineering = make_game("domineering", dict(max_cells=8))
     total = sum(domineering.level_size(k) for k in range(domineering.max_level + 1))
-    assert planned(domineering, 65_536, fixed=False, limit=None).values == total * kind_of(domineering).footprint(
+    assert planned(domineering, 65_536, fixed=False, limit=None).values == total * builder_of(domineering).footprint(
         ).per_key  # sparse: what is read by the end, not a key space
 
 
@@ -205,7 +203,7 @@ def test_values_shared_on_a_machine_are_planned_once_per_machine():
     """Chomp 17x17's values (two 16-bit figures for each of 2,333,606,220 keys) on this 24 GiB machine with two
     workers: each worker maps them, so each limit holds them, and the machine holds them once."""
     game = make_game("chomp", dict(rows=17, cols=17))
-    footprint = kind_of(game).footprint()
+    footprint = builder_of(game).footprint()
     machine, values = 2 * 12_053 * MIB, game.key_space * footprint.per_key
     even = machine // 2
     # Held at the bounds' types, they fit no worker of an even split: they would go to disk, and there is none.
@@ -229,11 +227,11 @@ def test_the_plan_counts_the_notation_measured_on_the_middle_level():
                       if sum(p) == 12 and list(p) == sorted(p, reverse=True))
     texts = [" ".join(str(v) for v in p if v) for p in diagrams][:64]
     assert notation_bytes(game) == int(sum(map(len, texts)) / len(texts))
-    footprint = kind_of(game).footprint()
+    footprint = builder_of(game).footprint()
     assert footprint.per_notation_byte > 0
     assert footprint.with_notation(10).per_row == footprint.per_row + 10 * footprint.per_notation_byte
     domineering = make_game("domineering", dict(max_cells=8))
-    assert kind_of(domineering).footprint().per_notation_byte == 0  # partizan rows are counted whole
+    assert builder_of(domineering).footprint().per_notation_byte == 0  # partizan rows are counted whole
 
 
 def test_a_plan_kept_as_runs_answers_level_by_level_as_its_rules_say(tmp_path):

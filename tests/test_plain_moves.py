@@ -10,8 +10,8 @@ from oracles import chomp_board, chomp_boards, chomp_moves, nim_moves, nim_posit
 
 import tablebase
 from tablebase.games import KEY_BITS
-from tablebase.games.registry import find_game
 from tablebase.games.loops import children_of
+from tablebase.games.registry import find_game
 
 BOXES = [(1, 1), (1, 6), (6, 1), (2, 5), (3, 4), (4, 4), (5, 3)]
 HEAPS = [(1, 5), (2, 4), (3, 3), (4, 2), (5, 1)]  # heaps, largest heap

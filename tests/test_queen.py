@@ -20,9 +20,9 @@ from oracles import Oracle, wythoff_moves, wythoff_p_positions
 
 from tablebase.build.plan import level_sizes, plan, schedule
 from tablebase.build.tasks import solve_slices
+from tablebase.builders import builder_of
 from tablebase.errors import TablebaseError
 from tablebase.games import make_game
-from tablebase.kinds import kind_of
 from tablebase.solve.impartial import ImpartialSolver
 from tablebase.solve.names import move_names
 from tablebase.solve.queen import QueenSolver
@@ -30,9 +30,9 @@ from tablebase.store import Manifest, read_level
 
 
 def test_wythoff_gets_the_queen_solver_and_other_games_do_not():
-    assert isinstance(kind_of(make_game("wythoff", {"max": 5})).solver(), QueenSolver)
-    assert isinstance(kind_of(make_game("nim", {"heaps": 2, "max_heap": 5})).solver(), ImpartialSolver)
-    assert not isinstance(kind_of(make_game("chomp", {"rows": 3, "cols": 3})).solver(), QueenSolver)
+    assert isinstance(builder_of(make_game("wythoff", {"max": 5})).solver(), QueenSolver)
+    assert isinstance(builder_of(make_game("nim", {"heaps": 2, "max_heap": 5})).solver(), ImpartialSolver)
+    assert not isinstance(builder_of(make_game("chomp", {"rows": 3, "cols": 3})).solver(), QueenSolver)
 
 
 @pytest.mark.parametrize("top", range(81))

@@ -18,9 +18,9 @@ from functools import cache
 
 import pytest
 
+from tablebase.builders import builder_of
 from tablebase.errors import TablebaseError
 from tablebase.games import Again, ImpartialGame, Option, Outcome, Result, ScoredGame
-from tablebase.kinds import kind_of
 
 TOP = 7  # the largest heap
 
@@ -121,12 +121,12 @@ def minimax(p: tuple) -> dict:
 
 def solved(game) -> dict[str, dict]:
     """Every row of the game's table, by position, solved by the engine level by level."""
-    kind = kind_of(game)
-    kind = kind.over_listing(kind.list_positions())
-    solver = kind.solver(fresh=True)
+    builder = builder_of(game)
+    builder = builder.over_listing(builder.list_positions())
+    solver = builder.solver(fresh=True)
     rows = {}
-    for level in range(kind.keyed.max_level + 1):
-        keys = kind.keyed.level_keys(level, 0, kind.keyed.level_size(level))
+    for level in range(builder.keyed.max_level + 1):
+        keys = builder.keyed.level_keys(level, 0, builder.keyed.level_size(level))
         table = solver.solve(keys)
         solver.remember(level, table.select(solver.columns))
         rows.update({r["position"]: r for r in table.to_pylist()})
@@ -201,4 +201,4 @@ class Refused(ImpartialGame):
 
 def test_an_extra_turn_in_a_game_of_another_kind_is_refused_in_one_line():
     with pytest.raises(TablebaseError, match="refused: moves\\(\\) gave Again.*only scored games"):
-        kind_of(Refused()).list_positions()
+        builder_of(Refused()).list_positions()

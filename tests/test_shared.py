@@ -19,8 +19,8 @@ import tablebase
 from tablebase.build import build_tables, driver
 from tablebase.build.cluster import shared_values
 from tablebase.build.jobs import spec_for
+from tablebase.builders import builder_of
 from tablebase.games import make_game
-from tablebase.kinds import kind_of
 from tablebase.solve.impartial import KnownValues
 from tablebase.store import Piece
 
@@ -55,7 +55,7 @@ def test_a_part_one_process_solved_is_held_by_the_others_without_reading():
     try:
         assert folder is not None
         asked = []
-        mine = kind_of(game).solver(lambda size: asked.append(size) or folder)
+        mine = builder_of(game).solver(lambda size: asked.append(size) or folder)
         assert mine.shared == folder
         assert asked == [game.key_space * KnownValues.bytes_per_key(game)]
         held = shared_values.Holding(folder)
@@ -78,7 +78,7 @@ def test_without_a_shared_folder_a_process_holds_only_its_own_parts():
     assert held.has(Piece(2, 2, 0, 2)) and not held.has(Piece(2, 2, 1, 2))
     held.mark(Piece(3, 900))  # a run of levels is one mark
     assert held.has(Piece(3, 900)) and not held.has(Piece(901, 901))
-    assert kind_of(make_game("chomp", {"rows": 3, "cols": 3})).solver().shared is None
+    assert builder_of(make_game("chomp", {"rows": 3, "cols": 3})).solver().shared is None
 
 
 def test_solvers_that_keep_their_values_in_memory_never_ask_for_a_folder():
@@ -87,7 +87,7 @@ def test_solvers_that_keep_their_values_in_memory_never_ask_for_a_folder():
 
     for name, params in [("wythoff", {"max": 8}), ("domineering", {"max_cells": 4}),
                          ("tanhinmin", {"max_card": 3, "max_hand": 2})]:
-        assert kind_of(make_game(name, params)).solver(refuse).shared is None
+        assert builder_of(make_game(name, params)).solver(refuse).shared is None
 
 
 def test_too_little_shared_memory_or_turned_off_means_private_arrays(monkeypatch):

@@ -155,7 +155,7 @@ def test_a_listing_work_file_gives_back_its_rows_columns_and_metadata_and_names_
     schema's metadata without the size the file carries for the step that sizes rows unread, which is the rows'
     own. A file whose bytes are not its record's is refused, naming it, and a damaged one too."""
     from tablebase.errors import StoreError
-    from tablebase.store import read_work, work_metadata, work_problem, write_work
+    from tablebase.store.work import read_work, work_metadata, work_problem, write_work
 
     rows = pa.table({"hash": pa.array([3, 1, 2], pa.uint64()), "moves0": [[1, 2], [], [7]]})
     rows = rows.replace_schema_metadata({b"tablebase.moves": b"m"})

@@ -22,10 +22,10 @@ import pytest
 from conftest import rows_of
 
 import tablebase
+from tablebase.builders import builder_of
 from tablebase.checks.verify import verify_table
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games import make_game
-from tablebase.kinds import kind_of
 
 Position = tuple[tuple[int, ...], tuple[int, ...], int]  # mover's hand, opponent's hand (sorted), field
 
@@ -264,7 +264,7 @@ def test_build_reports_no_draws(built):
         assert all(r["draws"] == 0 for r in per_level)
     # The solver's own count, level by level, in this process.
     game = make_game("tanhinmin", {"max_card": 4, "max_hand": 4})
-    solver = kind_of(game).solver()
+    solver = builder_of(game).solver()
     for level in range(game.max_level + 1):
         solver.remember(level, solver.solve(game.level_keys(level, 0, game.level_size(level))))
     assert sorted(solver.draws) == list(range(game.max_level + 1))
@@ -273,7 +273,7 @@ def test_build_reports_no_draws(built):
 
 def test_a_level_must_be_solved_whole():
     game = make_game("tanhinmin", {"max_card": 3, "max_hand": 2})
-    solver = kind_of(game).solver()
+    solver = builder_of(game).solver()
     solver.remember(0, solver.solve(game.level_keys(0, 0, game.level_size(0))))
     size = game.level_size(1)
     with pytest.raises(TablebaseError, match="solved whole"):

@@ -203,11 +203,11 @@ def test_verify_checks_the_values_files(domineering, tmp_path):
 
 def test_buckets_split_the_ids_and_merge_alike(tmp_path):
     """Pieces of every partition merged into 1 or 3 files: the same forms, each file its own slice of ids."""
+    from tablebase.builders import builder_of
+    from tablebase.builders.values import ValuesBuild, merge_bucket
     from tablebase.games import make_game
-    from tablebase.kinds import kind_of
-    from tablebase.kinds.values import ValuesTable, merge_bucket
 
-    solver = kind_of(make_game("domineering", {"max_cells": 7})).solver()
+    solver = builder_of(make_game("domineering", {"max_cells": 7})).solver()
     names, run = [], []
     for level in range(2, 8):
         keys = solver.game.level_keys(level, 0, solver.game.level_size(level))
@@ -216,13 +216,13 @@ def test_buckets_split_the_ids_and_merge_alike(tmp_path):
         if level <= 4:  # levels 2 to 4 share one file, as a run of small levels does
             run.append(rows)
             if level == 4:
-                names.append(ValuesTable().piece(solver, pa.concat_tables(run), str(tmp_path), "t", Piece(2, 4),
+                names.append(ValuesBuild().piece(solver, pa.concat_tables(run), str(tmp_path), "t", Piece(2, 4),
                                                  False)["file"])
             continue
         for part, (a, b) in enumerate([(0, len(keys) // 2), (len(keys) // 2, len(keys))]):
             if b > a:
                 piece = Piece(level, level, part, 2)
-                written = ValuesTable().piece(solver, rows.slice(a, b - a), str(tmp_path), "t", piece, False)
+                written = ValuesBuild().piece(solver, rows.slice(a, b - a), str(tmp_path), "t", piece, False)
                 names.append(written["file"])
     merged = {}
     for buckets in (1, 3):

@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from tablebase.build.progress.display import Progress
-from tablebase.kinds import Artifact
+from tablebase.builders import ArtifactBuild
 from tablebase.store import Layout, Manifest
 
 MANIFEST_EVERY = 1.0  # seconds between manifest saves while a table builds
@@ -18,7 +18,7 @@ class Collector:
     and adds up the seconds the workers spent reading lower levels, solving and writing."""
 
     def __init__(self, root: Path, manifest: Manifest, layout: Layout, progress: Progress,
-                 artifacts: tuple[Artifact, ...]) -> None:
+                 artifacts: tuple[ArtifactBuild, ...]) -> None:
         self.root, self.manifest, self.layout = root, manifest, layout
         self.progress, self.artifacts = progress, artifacts
         self.busy = {"read": 0.0, "solve": 0.0, "write": 0.0}

@@ -48,8 +48,8 @@ from tablebase.build.progress.worker_events import listening
 from tablebase.build.resume import built_already, resumed
 from tablebase.build.summary import BuildSummary
 from tablebase.build.tasks import measure_notation, release, solve_slices, warm_up
+from tablebase.builders import ArtifactBuild, Builder
 from tablebase.errors import BuildError
-from tablebase.kinds import Artifact, Kind
 from tablebase.solve.figures import FIGURES, FigureOverflow
 from tablebase.store import (
     Manifest,
@@ -119,8 +119,8 @@ def plan_table(client: Client, root: Path, spec: TableSpec, partition_rows: int 
         return None
     build = TableBuild(client, root, spec, float("inf"), frozenset(), scratch)
     build.resume(partition_rows)
-    build.kind = listed_from_store(build.kind, root, spec.name, build.manifest.listing)
-    return build._memory(level_sizes(build.kind.keyed), cluster_workers(client, build.disk, build.values_name))
+    build.builder = listed_from_store(build.builder, root, spec.name, build.manifest.listing)
+    return build._memory(level_sizes(build.builder.keyed), cluster_workers(client, build.disk, build.values_name))
 
 
 class TableBuild:
@@ -133,8 +133,7 @@ class TableBuild:
         self.timings = timings if timings is not None else Timings()  # the build's, over every run of it
         self.run = uuid.uuid4().hex  # names this run's tasks, and its workers' state
         self.wide = wide  # the figures held at their bound's type, the others in one byte
-        self.kind: Kind = spec.kind
-        self.kind.wide = wide
+        self.builder: Builder = spec.builder
         #: where each machine maps values too large for memory from, if the plan says so
         self.disk = str(scratch if scratch is not None else root / VALUES_FOLDER)
         #: the values' folders are named for the build, not the run: a resumed build maps what a killed run left
@@ -166,23 +165,22 @@ class TableBuild:
 
     def list_positions(self) -> None:
         """A game that does not list its own levels is listed on the workers; its keyed form is then the listing's."""
-        if self.kind.needs_listing:
+        if self.builder.needs_listing:
             self.manifest.complete = False
             self.manifest.save(self.root)
-            list_on_cluster(self.client, self.root, self.manifest, self.kind, self.spec.source.ref, self.run,
+            list_on_cluster(self.client, self.root, self.manifest, self.builder, self.spec.source.ref, self.run,
                             self.say, self.timings, self.every)
-        self.kind = listed_from_store(self.kind, self.root, self.spec.name, self.manifest.listing)
-        self.kind.wide = self.wide
+        self.builder = listed_from_store(self.builder, self.root, self.spec.name, self.manifest.listing)
 
     def _hold_wide(self, wide: frozenset[str]) -> None:
         """Hold these figures at their bound's type from the start."""
-        self.wide = self.kind.wide = wide
+        self.wide = wide
         self.values_name = shared_values.values_name(self.root, self.spec.name, self.spec.source.digest,
                                               self.spec.game.params, sorted(wide))
 
     def plan(self) -> None:
         """Memory, partitions and files planned; the manifest the workers read saved; progress begun."""
-        game, manifest = self.kind.keyed, self.manifest
+        game, manifest = self.builder.keyed, self.manifest
         self.sizes = level_sizes(game, throttled(self.say, self.every))
         if not self.wide and (game.key_space if game.key_space is not None else sum(self.sizes)) <= WIDE_KEYS:
             self._hold_wide(frozenset(FIGURES))
@@ -191,8 +189,8 @@ class TableBuild:
             self.say(f"values of {counted(self.cluster.kept_parts, 'part')} kept on this machine from the last run")
         self.memory = self._memory(self.sizes, self.cluster)
         manifest.partition_rows = self.memory.partition_rows
-        manifest.plan = plan(self.sizes, self.memory.partition_rows, self.kind.whole_levels)
-        for artifact in self.kind.artifacts:
+        manifest.plan = plan(self.sizes, self.memory.partition_rows, self.builder.whole_levels)
+        for artifact in self.builder.artifacts:
             artifact.prepare(self.root, manifest)
         manifest.complete = False
         manifest.save(self.root)  # the workers read the plan's layout from it
@@ -209,7 +207,7 @@ class TableBuild:
             + f", {counted(len(self.cluster.addresses), 'worker')}"
         )
         self.progress.say(self.memory.describe())
-        self.collector = Collector(self.root, manifest, self.layout, self.progress, self.kind.artifacts)
+        self.collector = Collector(self.root, manifest, self.layout, self.progress, self.builder.artifacts)
 
     def solve(self) -> None:
         """Every step of solving tasks submitted at once, then each task's records collected as it finishes."""
@@ -244,7 +242,7 @@ class TableBuild:
     def finish_artifacts(self) -> None:
         """The kind's files beside the rows, finished on the cluster once every partition is built."""
         self.manifest.levels_done = self.collector.finished()
-        for artifact in self.kind.artifacts:
+        for artifact in self.builder.artifacts:
             _finish(self.client, self.root, self.manifest, artifact, self.run, self.progress.say)
         remove_leftovers(table_dir(self.root, self.spec.name))
 
@@ -294,15 +292,15 @@ class TableBuild:
         manifest = self.manifest
         manifest.levels_done = self.collector.finished()
         return len(manifest.levels_done) == len(manifest.plan) and all(
-            a.complete(manifest) for a in self.kind.artifacts)
+            a.complete(manifest) for a in self.builder.artifacts)
 
     def _memory(self, sizes: list[int], cluster: Workers) -> MemoryPlan:
         """The memory plan; partitions are sized to fit it unless their size is fixed (asked for, or resumed)."""
-        footprint, game = self.kind.footprint(), self.kind.keyed
+        footprint, game = self.builder.footprint(self.wide), self.builder.keyed
         if footprint.per_notation_byte:
             # A listed game's notation is read from its listing here; any other game's is spelt by its own,
             # often compiled, code: on a worker, which has numba ready, while this process never starts it.
-            if self.kind.needs_listing:  # kept for a dry run once the table is built and its listing gone
+            if self.builder.needs_listing:  # kept for a dry run once the table is built and its listing gone
                 listing = self.manifest.listing
                 notation = listing["notation_bytes"] = listing.get("notation_bytes") or notation_bytes(game)
             else:
@@ -312,7 +310,7 @@ class TableBuild:
             footprint = footprint.with_notation(notation)
         rows = self.manifest.partition_rows or default_partition_rows(sizes)
         return plan_memory(game, footprint, rows, self.fixed_rows, cluster, max(sizes, default=0), sum(sizes),
-                           self.kind.whole_levels)
+                           self.builder.whole_levels)
 
     def _warm_up(self) -> None:
         """Each worker makes the run's solver (loading compiled code) before the first slice needs it."""
@@ -384,7 +382,7 @@ class TableBuild:
         return solving
 
 
-def _finish(client: Client, root: Path, manifest: Manifest, artifact: Artifact, run: str, say: Any) -> None:
+def _finish(client: Client, root: Path, manifest: Manifest, artifact: ArtifactBuild, run: str, say: Any) -> None:
     """Run an artifact's finishing tasks on the cluster, then let it record what they wrote."""
     tasks = artifact.finishing_tasks(root, manifest)
     futures = {client.submit(function, *args, key=f"{name}-{manifest.table}-{run}", pure=False): name

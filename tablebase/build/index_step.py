@@ -172,20 +172,20 @@ def write_index(build: Any) -> float | None:
     """The probe index of the driver's ``TableBuild``: the segments the values give (a dense impartial
     game's), or those of parts that have none, written by the workers; then the directory. Kept when this
     run built nothing and the one recorded is whole. Its seconds, or None if it was kept."""
-    manifest, kind = build.manifest, build.kind
+    manifest, builder = build.manifest, build.builder
     if not build.whole() or (build.skipped == len(build.layout.pieces) and index_whole(build.root, manifest)):
         return None
     manifest.probe.pop(FILE_NAME, None)
-    figures = index_figures(build.root, manifest, kind.index_rules())
-    from_values = kind.indexed_from_values and _keys_are_positions(build.kind.keyed, build.sizes)
+    figures = index_figures(build.root, manifest, builder.index_rules())
+    from_values = builder.indexed_from_values and _keys_are_positions(builder.keyed, build.sizes)
     workers = OnWorkers(build.client, build.spec.name, build.run, build.every, build.memory.limit, build.progress.say)
-    if from_values or not kind.parts_in_key_order:
+    if from_values or not builder.parts_in_key_order:
         manifest.probe = {}  # what an earlier build of other segments left is written again
     if from_values:
-        ranges: list = key_ranges(kind.keyed.key_space)
+        ranges: list = key_ranges(builder.keyed.key_space)
         task = tasks_of(index_values, *build.task_args, build.values, build.every, figures)
-        total, what = kind.keyed.key_space, "writing the probe index from the values held"
-    elif kind.parts_in_key_order:
+        total, what = builder.keyed.key_space, "writing the probe index from the values held"
+    elif builder.parts_in_key_order:
         ranges = lacking_segments(manifest)
         task = tasks_of(segment_of_file, str(build.root), build.spec.name, figures)
         total, what = sum(manifest.files[n]["rows"] for n in ranges), "writing the probe index of older parts"

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from tablebase.build.plan import level_sizes
+from tablebase.builders import Builder, builder_of
 from tablebase.errors import TablebaseError, UsageError
 from tablebase.games import Game, GameSource, find_game, load_game
 from tablebase.games.base import table_name
-from tablebase.kinds import Kind, kind_of
 
 
 @dataclass(frozen=True)
@@ -30,18 +30,18 @@ class TableSpec:
 
     def __post_init__(self) -> None:
         if self.compact:
-            why = self.kind.compact_refusal()
+            why = self.builder.compact_refusal()
             if why:
                 raise UsageError(f"{self.game.name}: --compact is refused for this game: {why}")
         if self.symmetry:
-            why = self.kind.symmetry_refusal()
+            why = self.builder.symmetry_refusal()
             if why:
                 raise UsageError(f"{self.game.name}: --symmetry is refused for this game: {why}")
 
     @property
-    def kind(self) -> Kind:
-        """The table's kind, bound to its game as written."""
-        return kind_of(self.game, self.symmetry)
+    def builder(self) -> Builder:
+        """What building the table asks of its kind, bound to its game as written."""
+        return builder_of(self.game, self.symmetry)
 
     def with_compact(self, compact: bool) -> "TableSpec":
         return dataclasses.replace(self, compact=compact)
@@ -71,7 +71,7 @@ def is_small(specs: list[TableSpec], say: Callable[[str, str], None] | None = No
     """
     total = 0
     for spec in specs:
-        if spec.kind.needs_listing:
+        if spec.builder.needs_listing:
             return False
         tell = None if say is None else (lambda text, name=spec.name: say(name, text))
         total += sum(level_sizes(spec.game, tell, enough=SMALL_JOB - total))

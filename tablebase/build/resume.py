@@ -78,7 +78,7 @@ def built_already(root: Path, spec: TableSpec, partition_rows: int | None) -> Ma
     if old is None or not old.complete or not old.probe:
         return None
     folder = table_dir(root, spec.name)
-    recorded = [old.files, old.probe, *(artifact.files(old) for artifact in spec.kind.artifacts)]
+    recorded = [old.files, old.probe, *(artifact.files(old) for artifact in spec.builder.kind_class.artifacts)]
     if not all(intact(folder, name, record) for files in recorded for name, record in files.items()):
         return None
     return old

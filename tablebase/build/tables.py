@@ -28,7 +28,8 @@ from tablebase.build.resume import resumable
 from tablebase.build.summary import BuildSummary
 from tablebase.errors import TablebaseError, UsageError
 from tablebase.kinds import kind_named
-from tablebase.store import BuildLock, Manifest, list_tables, table_dir
+from tablebase.store import Manifest, list_tables, table_dir
+from tablebase.store.lock import BuildLock
 
 
 def build_tables(
@@ -63,7 +64,7 @@ def build_tables(
             resumable(out.resolve(), spec, partition_rows)  # a table begun otherwise is refused before a cluster starts
         # Only a local cluster started here is shaped by the job.
         local = scheduler is None
-        shared_bytes = max((shareable_bytes(s.kind) for s in specs), default=0) if local else 0
+        shared_bytes = max((shareable_bytes(s.builder) for s in specs), default=0) if local else 0
         threads = local and (is_small(specs) if small is None else small)
         if not quiet:
             _say_where(scheduler, threads, workers)
@@ -144,7 +145,7 @@ def _side_by_side(specs: list[TableSpec], workers: int) -> int:
     worker holds for itself (values shared in /dev/shm are planned as one copy per machine), else one.
     Games whose positions the engine lists go one at a time: what a worker holds is known once listed."""
     if len(specs) < 2 or workers < 2 or not all(
-            s.kind.whole_levels and not s.kind.needs_listing and not s.kind.footprint().dense for s in specs):
+            s.builder.whole_levels and not s.builder.needs_listing and not s.builder.footprint().dense for s in specs):
         return 1
     return min(workers, len(specs))
 
@@ -223,13 +224,13 @@ def _refuse_view_names(out: Path, specs: list[TableSpec]) -> None:
             kinds[name] = kind_named(Manifest.load(out, name).kind)
         except TablebaseError:
             continue
-    kinds.update((spec.name, type(spec.kind)) for spec in specs)
+    kinds.update((spec.name, spec.builder.kind_class) for spec in specs)
     views = {view: table for table, held in kinds.items() for a in held.artifacts for view in a.view_names(table)}
     for spec in specs:
         if spec.name in views:
             raise UsageError(f"table {spec.name}: its name is that of a view of table {views[spec.name]} "
                                  f"in {out}; give it another --table name")
-        taken = next((v for a in spec.kind.artifacts for v in a.view_names(spec.name) if v in kinds), None)
+        taken = next((v for a in kinds[spec.name].artifacts for v in a.view_names(spec.name) if v in kinds), None)
         if taken is not None:
             raise UsageError(f"table {spec.name}: its view {taken} would take the name of table {taken} "
                                  f"in {out}; give one of them another --table name")

@@ -28,10 +28,10 @@ from tablebase.build.cluster.memory_plan import notation_bytes
 from tablebase.build.plan import Slice
 from tablebase.build.progress import worker_events
 from tablebase.build.worker_game import game_of_run
+from tablebase.builders import ArtifactBuild, Builder
 from tablebase.errors import TablebaseError
 from tablebase.games import KeyedForm
 from tablebase.jit import compile_all
-from tablebase.kinds import Artifact, Kind
 from tablebase.lazy import np
 from tablebase.probe.format import Figure
 from tablebase.probe_writer import figures_of, segment_of_rows, write_keys_file, write_segments
@@ -57,10 +57,10 @@ class _Run:
 
     solver: Solver
     held: shared_values.Holding
-    artifacts: tuple[Artifact, ...]
+    artifacts: tuple[ArtifactBuild, ...]
     layout: Layout
     plan: Plan
-    kind: Kind
+    builder: Builder
     known_below: int = 0  # every level below this one is in the solver's memory
     one_by_one: bool = False  # read a lower level back a part at a time (values on disk)
     figures: list[Figure] | None = None  # the probe index's, once the first rows show the columns' types
@@ -84,8 +84,7 @@ def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any], v
         sys.setswitchinterval(GIL_SWITCH_SECONDS)
         allocator.keep_freed_memory()
         manifest = Manifest.load(root, table)
-        kind = listed_from_store(game_of_run(run, ref, params), root, table, manifest.listing)
-        kind.wide = frozenset(values["wide"])
+        builder = listed_from_store(game_of_run(run, ref, params), root, table, manifest.listing)
         disk = values["disk"]
 
         def place(size: int) -> Path | None:
@@ -96,9 +95,9 @@ def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any], v
                                      "folder with --scratch")
             return folder
 
-        solver = kind.solver(place)
-        _state[run] = _Run(solver, shared_values.Holding(solver.shared), kind.artifacts, manifest.layout(),
-                           manifest.plan, kind, one_by_one=disk is not None)
+        solver = builder.solver(place, wide=frozenset(values["wide"]))
+        _state[run] = _Run(solver, shared_values.Holding(solver.shared), builder.artifacts, manifest.layout(),
+                           manifest.plan, builder, one_by_one=disk is not None)
     return _state[run]
 
 
@@ -293,8 +292,8 @@ def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, A
         record = write_parquet(rows, piece_path(root, table, piece), durable=len(pieces) == 1)
         # Files beside the rows, made from them (a partizan table's values table).
         files = [a.piece(solver, rows, root, table, piece, len(pieces) == 1) for a in state.artifacts]
-        segment = _segment(state, rows, root, table, piece, len(pieces) == 1) if state.kind.parts_in_key_order \
-            and not state.kind.indexed_from_values else {}
+        segment = _segment(state, rows, root, table, piece, len(pieces) == 1) if state.builder.parts_in_key_order \
+            and not state.builder.indexed_from_values else {}
         records.append(
             {"file": piece.name, **record, "pieces": files, "segment": segment,
              "seconds": {"read": read - began, "solve": solved - read, "write": time.perf_counter() - solved}}
@@ -312,7 +311,7 @@ def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, A
 def _segment(state: _Run, rows: Any, root: str, table: str, piece: Any, durable: bool) -> dict[str, Any]:
     """The probe index's segment of a part's rows, written beside them: {its file's name: its record}."""
     if state.figures is None:
-        state.figures = figures_of(rows.schema, state.kind.index_rules())
+        state.figures = figures_of(rows.schema, state.builder.index_rules())
     name = piece.segment_name
     path = table_dir(root, table) / name
     path.parent.mkdir(exist_ok=True)

@@ -1,4 +1,4 @@
-"""A build's game on a worker: imported and bound to its kind once per worker per build.
+"""A build's game on a worker: imported and bound to its builder once per worker per build.
 
 Every task of a build names its game by reference and options (``ref``,
 ``params``), which travel cheaply; the game itself is made once per worker
@@ -11,22 +11,21 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from tablebase.games import load_game
-from tablebase.kinds import Kind, kind_of
+from tablebase.build.jobs import spec_for
+from tablebase.builders import Builder
 
-_games: dict[tuple[str, str, str, bool], Kind] = {}
+_games: dict[tuple[str, str, str, bool], Builder] = {}
 # A small job's workers are threads of one process: one of them makes the game, the others wait.
 _making = threading.Lock()
 
 
-def game_of_run(run: str, ref: str, params: dict[str, Any], symmetry: bool = False) -> Kind:
-    """The run's game, bound to its kind (as written: a listed game's keyed form comes from the store);
+def game_of_run(run: str, ref: str, params: dict[str, Any], symmetry: bool = False) -> Builder:
+    """The run's game, bound to its builder (as written: a listed game's keyed form comes from the store);
     ``symmetry``: the table keeps one position of each orbit."""
     named = (run, ref, repr(sorted(params.items())), symmetry)
     with _making:
-        kind = _games.get(named)
-        if kind is None:
+        builder = _games.get(named)
+        if builder is None:
             _games.clear()
-            game, _ = load_game(ref, params)
-            kind = _games[named] = kind_of(game, symmetry)
-        return kind
+            builder = _games[named] = spec_for(ref, params, symmetry=symmetry).builder
+        return builder

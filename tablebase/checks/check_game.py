@@ -3,7 +3,7 @@
 The engine lists the game's positions (or takes the game's own listing),
 checks its keys, notation, moves and symmetry, a ``_check_`` function each,
 and finally that the table the engine's solver builds level by level equals
-a plain recursive search of the same rules (``Kind.oracle``). Each defect is
+a plain recursive search of the same rules (``Builder.oracle``). Each defect is
 one line; docs/games.md says what is checked.
 """
 
@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tablebase.builders import Builder, builder_of
 from tablebase.errors import TablebaseError
 from tablebase.games import Game, KeyedForm, Texts
 from tablebase.games.plain import declares_symmetry
 from tablebase.jit import compile_all
-from tablebase.kinds import Kind, kind_of
 from tablebase.lazy import np
-from tablebase.listing import LimitReached, Limits, ListedPlainGame, limits_set
+from tablebase.listed import ListedPlainGame
+from tablebase.listing import LimitReached, Limits, limits_set
 from tablebase.listing.checked import game_failed, read_back
 from tablebase.listing.game_limits import SECONDS, watched
 
@@ -55,17 +56,17 @@ def check_game(game: Game, limit: int, say: Callable[[str], None] = lambda s: No
 
 
 def _checked(game: Game, limit: int, say: Callable[[str], None]) -> tuple[int, list[str]]:
-    kind = kind_of(game)
+    builder = builder_of(game)
     defects = Defects()
-    if kind.needs_listing:
+    if builder.needs_listing:
         say("listing positions from the start positions")
         try:
-            kind = kind.over_listing(kind.list_positions(say, limit))
+            builder = builder.over_listing(builder.list_positions(say, limit))
         except LimitReached:
             raise
         except TablebaseError as e:
             return 0, [str(e)]
-    keyed = kind.keyed
+    keyed = builder.keyed
     total = sum(keyed.level_size(level) for level in range(keyed.max_level + 1))
     if total > limit:
         raise TablebaseError(f"{game.name}: {total:,} positions, more than {limit:,}; give options for a "
@@ -80,15 +81,15 @@ def _checked(game: Game, limit: int, say: Callable[[str], None]) -> tuple[int, l
     if defects.lines:  # a generator that overruns its buffers cannot run in a compiled loop
         return total, defects.all()
     _check_notation(keyed, levels, defects)
-    _check_moves(keyed, kind, levels, defects)
+    _check_moves(keyed, builder, levels, defects)
     if not game.keyed:
-        _check_replayed(keyed, kind, levels, defects)
+        _check_replayed(keyed, builder, levels, defects)
     if not defects.lines:
         say("solving with the engine and by a plain recursive search")
-        _check_solved(kind, levels, defects)
+        _check_solved(builder, levels, defects)
     if not defects.lines and declares_symmetry(game):
         say("checking canonical() against the plain recursive search")
-        _check_symmetry(keyed, kind, levels, defects)
+        _check_symmetry(keyed, builder, levels, defects)
     return total, defects.all()
 
 
@@ -167,13 +168,13 @@ def _read(keyed: KeyedForm, plain: Any, text: str) -> int | str:
             return str(game_failed(plain, e, text))
 
 
-def _check_moves(keyed: KeyedForm, kind: Kind, levels: dict[int, np.ndarray], defects: Defects) -> None:
+def _check_moves(keyed: KeyedForm, builder: Builder, levels: dict[int, np.ndarray], defects: Defects) -> None:
     level_of = {key: level for level, keys in levels.items() for key in keys.tolist()}
     names: dict[str, int] = {}
     for level, keys in levels.items():
         if not len(keys):
             continue
-        for parent, code, child in _moves(keyed, kind, keys):
+        for parent, code, child in _moves(keyed, builder, keys):
             try:
                 name = keyed.move_name(code)
             except Exception as e:  # the game's own code: any failure is a defect
@@ -184,7 +185,7 @@ def _check_moves(keyed: KeyedForm, kind: Kind, levels: dict[int, np.ndarray], de
             where = repr(_spell(keyed, parent))
             if child not in level_of:
                 defects.add("moves", f"{where}: move {name} leads to key {child}, not a position of the table")
-            elif level_of[child] > level or (level_of[child] == level and not kind.same_level):
+            elif level_of[child] > level or (level_of[child] == level and not builder.same_level):
                 defects.add("moves", f"{where}: move {name} leads to {_spell(keyed, child)!r}"
                             f" (level {level_of[child]}), not below level {level}")
             elif level_of[child] != level and level_of[child] not in keyed.child_levels(level):
@@ -192,11 +193,11 @@ def _check_moves(keyed: KeyedForm, kind: Kind, levels: dict[int, np.ndarray], de
                             f"({level}) leaves out (the solvers read only the levels it names)")
 
 
-def _check_replayed(keyed: Any, kind: Kind, levels: dict[int, np.ndarray], defects: Defects) -> None:
+def _check_replayed(keyed: Any, builder: Builder, levels: dict[int, np.ndarray], defects: Defects) -> None:
     """A plain game's moves once more, each position read back from its text: the same as listed, or the
     rules depend on something besides the position; its ``read`` must undo its ``format``."""
     for keys in levels.values():
-        for s in range(kind.sides):
+        for s in range(builder.kind.sides):
             if not len(keys):
                 continue
             listed = keyed.side(keys, s)
@@ -228,10 +229,10 @@ def _moves_of(side: Any, i: int) -> list[tuple[int, tuple[int, ...]]]:
     return sorted(out)
 
 
-def _moves(keyed: Any, kind: Kind, keys: np.ndarray) -> list[tuple[int, int, int]]:
+def _moves(keyed: Any, builder: Builder, keys: np.ndarray) -> list[tuple[int, int, int]]:
     """(position, move code, child) of every move of a batch, every part of a move's result."""
     out = []
-    for side in kind.moves_of(keys):
+    for side in builder.moves_of(keys):
         for i, parent in enumerate(keys.tolist()):
             for j in range(side.offsets[i], side.offsets[i + 1]):
                 for k in side.keys[side.starts[j]:side.starts[j + 1]].tolist():
@@ -243,9 +244,9 @@ def _spell(keyed: KeyedForm, key: int) -> str:
     return keyed.format_positions(np.array([key], dtype=np.int64)).to_strings()[0]
 
 
-def _check_solved(kind: Kind, levels: dict[int, np.ndarray], defects: Defects) -> None:
-    solver = kind.solver(fresh=True)
-    oracle = kind.oracle()
+def _check_solved(builder: Builder, levels: dict[int, np.ndarray], defects: Defects) -> None:
+    solver = builder.solver(fresh=True)
+    oracle = builder.oracle()
     for level, keys in levels.items():
         if not len(keys):
             solver.remember(level, None)
@@ -260,10 +261,10 @@ def _check_solved(kind: Kind, levels: dict[int, np.ndarray], defects: Defects) -
                                 f"{row.get(figure)}, a plain recursive search says {value}")
 
 
-def _check_symmetry(keyed: Any, kind: Kind, levels: dict[int, np.ndarray], defects: Defects) -> None:
+def _check_symmetry(keyed: Any, builder: Builder, levels: dict[int, np.ndarray], defects: Defects) -> None:
     """Every position's representative (``canonical``): a position of the table at its level, its own
     representative, with the position's figures by the plain recursive search."""
-    game, oracle = keyed.game, kind.oracle()
+    game, oracle = keyed.game, builder.oracle()
     with watched(game, "canonical") as watch:
         for level, keys in levels.items():
             for key in keys.tolist():

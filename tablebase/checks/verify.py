@@ -17,11 +17,12 @@ from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable
 
+from tablebase.builders import Builder, builder_of
 from tablebase.checks.verify_index import IndexCheck
 from tablebase.errors import OverLimit, StoreError
 from tablebase.games import KeyedForm
 from tablebase.jit import compile_all
-from tablebase.kinds import Kind, Trust, kind_of
+from tablebase.kinds import Trust
 from tablebase.lazy import np, pa, pc
 from tablebase.store import (
     Manifest,
@@ -151,14 +152,14 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
     if changed:
         say("the game's source has changed since the table was built; "
             "checking the rows against the rules as they are now")
-    kind = kind_of(game, m.symmetry)  # a table of one position an orbit is listed again so
+    builder = builder_of(game, m.symmetry)  # a table of one position an orbit is listed again so
     problems, present = _check_files(root, m)
-    if kind.needs_listing:
-        kind = _listed_again(kind, m, problems, say)
-    keyed = kind.keyed
-    index = IndexCheck(root, m, say, kind.derive())
-    solver = kind.solver(fresh=True)
-    checks = [artifact.checker(solver) for artifact in kind.artifacts]
+    if builder.needs_listing:
+        builder = _listed_again(builder, m, problems, say)
+    keyed = builder.keyed
+    index = IndexCheck(root, m, say, builder.kind.derive())
+    solver = builder.solver(fresh=True)
+    checks = [artifact.checker(solver) for artifact in builder.artifacts]
     spell = partial(_spelt, keyed)
     checked = 0
     began = time.perf_counter()
@@ -202,16 +203,16 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
     return _finish(checks, index, checked, problems, root, m, table, say, whole=True)
 
 
-def _listed_again(kind: Kind, m: Manifest, problems: list[Problem], say: Callable[[str], None]) -> Kind:
-    """The kind over its positions listed again from the rules, and a problem if they are not the table's."""
+def _listed_again(builder: Builder, m: Manifest, problems: list[Problem], say: Callable[[str], None]) -> Builder:
+    """The builder over its positions listed again from the rules, and a problem if they are not the table's."""
     say("listing positions again from the start positions")
-    listing = kind.list_positions(say)
+    listing = builder.list_positions(say)
     planned = [m.plan.get(level, {}).get("positions", 0) for level in range(len(listing.sizes))]
     if listing.sizes.tolist() != planned or max(m.plan, default=-1) >= len(listing.sizes):
         held = sum(p["positions"] for p in m.plan.values())
         problems.append(Problem(m.table, "levels", None, "the rules reach other positions than the table holds "
                                 f"({int(listing.sizes.sum()):,} against {held:,})"))
-    return kind.over_listing(listing)
+    return builder.over_listing(listing)
 
 
 def _spelt(keyed: KeyedForm, key: int) -> str:

@@ -105,7 +105,8 @@ def build(argv: list[str]) -> int:
         from tablebase.build.jobs import is_small
         from tablebase.build.tables import prepare_out
         from tablebase.listing.game_limits import Limits, limits_set
-        from tablebase.store import BuildLock, table_dir
+        from tablebase.store import table_dir
+        from tablebase.store.lock import BuildLock
 
         limits = Limits(args.position_seconds, args.max_positions)  # refused in one line before --out is made
         if args.progress_every is not None and not args.progress_every > 0:

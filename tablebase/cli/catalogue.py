@@ -27,7 +27,7 @@ class Version(argparse.Action):
 
 def games(args: argparse.Namespace) -> int:
     from tablebase.games import find_game, game_names
-    from tablebase.kinds import kind_of
+    from tablebase.kinds import kind_named
 
     listing = []
     for name in game_names():
@@ -44,7 +44,7 @@ def games(args: argparse.Namespace) -> int:
                         for o in g.options],
             "position": g.notation,
             "move": g.move_notation,
-            "columns": kind_of(g).columns(),
+            "columns": kind_named(g.kind).columns_of(g),
             "origin": source.origin,
             "version": source.version,
         })

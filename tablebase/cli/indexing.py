@@ -57,7 +57,8 @@ def _index_one(args: argparse.Namespace, root: Path, name: str) -> None:
     from tablebase.build.progress.display import Progress, interval
     from tablebase.jit import compile_if_installed
     from tablebase.probe_writer import index_from_files, index_from_values_in_files
-    from tablebase.store import BuildLock, Manifest, table_dir
+    from tablebase.store import Manifest, table_dir
+    from tablebase.store.lock import BuildLock
 
     def say(text: str) -> None:
         if not args.quiet:
@@ -70,8 +71,8 @@ def _index_one(args: argparse.Namespace, root: Path, name: str) -> None:
         if index_whole(root, manifest) and _current(root, manifest) and not args.force:
             say("its probe index is there already (--force writes it again)")
             return
-        kind, dense = _kind(args, manifest)
-        rules = kind.rules_for([c for c in _columns(root, manifest)])
+        builder, dense = _builder(args, manifest)
+        rules = builder.rules_for([c for c in _columns(root, manifest)])
         progress = Progress(name, manifest.positions, 0, every=interval(args.quiet))
         done = counting(progress, max(manifest.positions, 1), "writing the probe index")
         if dense is not None:
@@ -87,25 +88,27 @@ def _index_one(args: argparse.Namespace, root: Path, name: str) -> None:
                       "seconds": round(time.perf_counter() - began, 3)}))
 
 
-def _kind(args: argparse.Namespace, manifest: Any) -> tuple[Any, tuple[int, tuple[int, ...]] | None]:
-    """The table's kind, and (key space, keys that are no positions) where its index is written from its
-    values: a dense impartial game's, its game trusted and its values within the memory they may take."""
-    from tablebase.kinds import Trust, kind_named, kind_of
+def _builder(args: argparse.Namespace, manifest: Any) -> tuple[Any, tuple[int, tuple[int, ...]] | None]:
+    """The builder of the table's kind (its class where its game is not at hand), and (key space, keys that are
+    no positions) where its index is written from its values: a dense impartial game's, its game trusted and
+    its values within the memory they may take."""
+    from tablebase.builders import builder_named, builder_of
+    from tablebase.kinds import Trust
     from tablebase.lazy import psutil
 
     try:
         game, _ = Trust(args.game).load(manifest)
     except TablebaseError:
-        return kind_named(manifest.kind), None
-    kind = kind_of(game)
-    keyed = kind.keyed if not kind.needs_listing else None
-    if keyed is None or not kind.indexed_from_values:
-        return kind, None
+        return builder_named(manifest.kind), None
+    builder = builder_of(game)
+    if builder.needs_listing or not builder.indexed_from_values:
+        return builder, None
+    keyed = builder.keyed
     absent = tuple(keyed.absent_keys)
     fits = 3 * keyed.key_space <= MEMORY_SHARE * psutil.virtual_memory().available
     if manifest.positions + len(absent) != keyed.key_space or not fits:
-        return kind, None
-    return kind, (keyed.key_space, absent)
+        return builder, None
+    return builder, (keyed.key_space, absent)
 
 
 def _columns(root: Path, manifest: Any) -> list[str]:

@@ -1,22 +1,25 @@
-"""One class per kind of game: the only place that knows what is special about a kind.
+"""One class per kind of game, as a table of it is read: the only place that knows what is special about a kind.
 
-The generic layers (build, query, the command line) never ask what kind a
-game is: they bind its kind to it, ``kind = kind_of(game)``, and ask the kind
-object for what they need (``base.Kind``): ``kind.columns()``,
-``kind.solver()``, ``kind.lookup(...)``. Where they hold no game, only a
-table's manifest (SQL over its files), ``kind_named(manifest.kind)`` gives
-the class, which answers what holds for every game of the kind.
+The generic layers never ask what kind a game is: a reader binds a stored
+table's kind to its game and the game's keyed form (``kind_of``, the listing
+read from the table itself) and asks the kind object for what it needs
+(``kind.Kind``): ``kind.columns()``, ``kind.lookup(...)``, ``kind.prober(...)``.
+Where they hold no game, only a table's manifest (SQL over its files),
+``kind_named(manifest.kind)`` gives the class, which answers what holds for
+every game of the kind. Nothing here imports what building a table takes
+(``tablebase.builders``): a program that only reads never imports it.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from tablebase.errors import TablebaseError
 from tablebase.games import Game
-from tablebase.kinds.artifacts import Artifact, ArtifactCheck
+from tablebase.kinds.artifacts import Artifact
 from tablebase.kinds.budget import Bounds, Budget, batch_fits, searching
-from tablebase.kinds.kind import Footprint, Kind, StoredTable
+from tablebase.kinds.kind import Kind, Rows, StoredTable
 from tablebase.kinds.trust import SOURCE_CHANGED, Trust
 
 #: each kind by its name, as manifests record it, and where its class is: imported at the first table of
@@ -25,10 +28,15 @@ KINDS = {"impartial": "tablebase.kinds.impartial:Impartial", "partizan": "tableb
          "scored": "tablebase.kinds.scored:Scored"}
 
 
-def kind_of(game: Game | type[Game], symmetry: bool = False) -> Kind:
-    """The game's kind, bound to it (a game class will do for what only its declarations decide); ``symmetry``:
-    its table keeps one position of each orbit (``Kind.symmetry``)."""
-    return kind_named(game.kind)(game, symmetry=symmetry)
+def kind_of(game: Game, symmetry: bool = False, listing: dict[str, Any] | None = None,
+            rows: Rows | None = None) -> Kind:
+    """A built table's kind, bound to its game and the game's keyed form: the game itself where it lists its own
+    levels, else its form over the listing the table's manifest records (``listing``: its sizes, move names
+    and bound on moves; ``rows(level, start, stop)``: a level's notation, from the table's rows).
+    ``symmetry``: the table keeps one position of each orbit (``Kind.symmetry``)."""
+    listing = listing or {}
+    return kind_named(game.kind).bound(game, symmetry, listing.get("sizes"), listing.get("move_names"), rows,
+                                      listing.get("max_moves", 0))
 
 
 def known_kind(name: str) -> None:
@@ -45,5 +53,5 @@ def kind_named(name: str) -> type[Kind]:
     return kind
 
 
-__all__ = ["KINDS", "SOURCE_CHANGED", "Artifact", "ArtifactCheck", "Bounds", "Budget", "Footprint", "Kind",
-           "StoredTable", "Trust", "batch_fits", "kind_named", "kind_of", "known_kind", "searching"]
+__all__ = ["KINDS", "SOURCE_CHANGED", "Artifact", "Bounds", "Budget", "Kind", "Rows", "StoredTable", "Trust",
+           "batch_fits", "kind_named", "kind_of", "known_kind", "searching"]

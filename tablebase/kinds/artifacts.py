@@ -1,59 +1,21 @@
-"""Files a table has beside its rows, made from them: what a kind's artifact answers.
+"""Files a table has beside its rows, as a reader sees them: their names, and SQL's views over them.
 
-The one artifact today is a partizan table's values table (``values.py``).
-The build, verify and the query layer handle every artifact alike, through
-these two interfaces, so none of them names a kind.
+The one such artifact today is a partizan table's values table
+(``values.py``). The query layer shows every artifact alike, through this
+interface, so it names no kind; how an artifact is made, merged and checked
+is the building half's (``tablebase.builders.artifacts``).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from pathlib import Path
 
-from tablebase.lazy import pa
-from tablebase.solve import Solver
-from tablebase.store import Manifest, Piece
-
-Say = Callable[[str], None]
+from tablebase.store import Manifest
 
 
 class Artifact(ABC):
-    """Files a table has beside its rows, made from them (the values table of partizan tables).
-
-    Each solving task writes a piece for its partition (``piece``); once every
-    partition is built the pieces are merged by tasks of their own
-    (``finishing_tasks``); verify derives them again (``checker``); the query
-    layer shows them as views (``views``).
-    """
-
-    @abstractmethod
-    def prepare(self, root: Path, manifest: Manifest) -> None:
-        """Before a build or a resumed one: forget records of damaged files and partitions whose piece is lost."""
-
-    @abstractmethod
-    def piece(self, solver: Solver, rows: pa.Table, root: str, table: str, piece: Piece, durable: bool) -> dict | None:
-        """On a worker: write the piece made from one solved file of rows (a store ``Piece``); its record."""
-
-    @abstractmethod
-    def record(self, manifest: Manifest, record: dict | None) -> None:
-        """On the driver: take a piece's record into the manifest."""
-
-    @abstractmethod
-    def finishing_tasks(self, root: Path, manifest: Manifest) -> list[tuple[str, Callable, tuple]]:
-        """After every partition: (name, function, arguments) of the tasks that finish the artifact."""
-
-    @abstractmethod
-    def finished(self, root: Path, manifest: Manifest, records: list[dict], say: Say) -> None:
-        """Record what the finishing tasks wrote, and clean up."""
-
-    @abstractmethod
-    def complete(self, manifest: Manifest) -> bool:
-        """Whether the artifact is whole."""
-
-    @abstractmethod
-    def checker(self, solver: Solver) -> ArtifactCheck:
-        """For verify: derives the artifact again from re-solved rows and compares."""
+    """Files a table has beside its rows (the values table of partizan tables), as SQL reads them."""
 
     @abstractmethod
     def view_names(self, table: str) -> list[str]:
@@ -67,13 +29,3 @@ class Artifact(ABC):
     @abstractmethod
     def files(self, manifest: Manifest) -> dict[str, dict]:
         """Its finished files (name -> rows, bytes, sha256), for the table's storage figures."""
-
-
-class ArtifactCheck(ABC):
-    @abstractmethod
-    def add(self, derived: pa.Table, stored: pa.Table, level: int) -> None:
-        """One level's rows as verify derives them again, and as stored (where the files could be read)."""
-
-    @abstractmethod
-    def problems(self, root: Path, manifest: Manifest) -> list[tuple[str, str]]:
-        """(file, what) of every difference once all levels are added."""

@@ -1,8 +1,10 @@
-"""Impartial games: Grundy values by mex, outcome, remoteness, best move (and misère outcomes).
+"""Impartial tables read: Grundy value, outcome, remoteness, best move (and misère outcomes).
 
 A game may declare a position's components (``sums``): its table then stores
 components only, with the figures a sum determines (Grundy value, outcome, a
-won position's best move), and lookups answer for any sum by XOR (``sums.py``).
+won position's best move), and lookups answer for any sum by XOR
+(``sum_lookups.py``). An impartial table's probe index leaves its best move
+to the children (``children.py``).
 """
 
 from __future__ import annotations
@@ -11,24 +13,26 @@ from collections.abc import Callable
 from functools import cached_property, partial
 from typing import Any
 
-from tablebase.games import Children, ImpartialForm, ImpartialGame, SumMoves, Texts
-from tablebase.games.loops import children_of
+from tablebase.games import Children, Game, ImpartialGame, SumMoves, Texts
 from tablebase.kinds.children import best_move, best_moves
-from tablebase.kinds.heap_figures import HeapFigures
-from tablebase.kinds.kind import Footprint, Kind, StoredTable
+from tablebase.kinds.kind import Kind, StoredTable
 from tablebase.kinds.lookups import Listed, row_with_moves
 from tablebase.kinds.sum_lookups import sum_lookup
 from tablebase.lazy import np, pa
-from tablebase.listing import ListedPlainGame, PlainRules, one_part
-from tablebase.probe_writer import Rules, impartial_rules
+from tablebase.listed import ListedPlainGame, one_part
 from tablebase.schema import IMPARTIAL
-from tablebase.solve import Place, Solver
 
 
 def declares_components(game: object) -> bool:
     """Whether a plain impartial game (or its class) gives its positions' components."""
     cls = game if isinstance(game, type) else type(game)
     return issubclass(cls, ImpartialGame) and cls.components is not ImpartialGame.components
+
+
+def in_components(game: Game | type[Game]) -> bool:
+    """Whether a game's moves lead to sums of stored components (a plain game's ``components``, a keyed one's
+    ``sums``): its table stores components only."""
+    return declares_components(game) or bool(game.keyed and game.sums)
 
 
 class ListedImpartialGame(ListedPlainGame):
@@ -65,104 +69,18 @@ class ListedImpartialGame(ListedPlainGame):
 class Impartial(Kind):
     name = "impartial"
     listed_class = ListedImpartialGame
-    artifacts = (HeapFigures(),)
 
     @cached_property
     def sums(self) -> bool:
         """Whether the game's moves lead to sums of stored components (asked once: a probe asks it, and
         asking a class whether it overrides a method costs more than the rest of a probe's arithmetic)."""
-        return declares_components(self.game) or bool(self.game.keyed and self.game.sums)
-
-    @property
-    def heap_sequence(self) -> bool:
-        """Whether the game's values are solved in order of heaps, a block a level (the octal games)."""
-        return bool(getattr(self.game, "heap_sequence", False))
-
-    @property
-    def whole_levels(self) -> bool:  # type: ignore[override]
-        """A block of heaps is solved whole: its smaller heaps are moves of its larger ones."""
-        return self.heap_sequence
-
-    @property
-    def same_level(self) -> bool:  # type: ignore[override]
-        return self.heap_sequence
-
-    def game_rules(self) -> PlainRules:
-        return PlainRules((self.game.moves,), split=self.game.components if self.sums else None)
-
-    def symmetry_refusal(self) -> str | None:
-        if self.sums:  # a sum's lookup reads its parts' moves as stored, not through their representatives
-            return "its positions are sums of components, whose lookups do not map parts to representatives"
-        return super().symmetry_refusal()
-
-    def moves_of(self, keys: np.ndarray, game: Any = None) -> list[SumMoves]:
-        if self.sums:
-            return [(self.keyed if game is None else game).sum_moves(keys)]
-        return super().moves_of(keys, game)
-
-    def columns(self) -> list[str]:
-        # A table of components holds what a sum of them determines: neither remoteness nor misère outcomes.
-        return IMPARTIAL.names(text=True, whole=not self.sums, misere=self.game.misere and not self.sums)
-
-    def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
-        """Queen moves, diagram bites, sums and heaps solved in order have solvers of their own (solve/queen.py,
-        bites.py, sums.py, octal_table.py).
-
-        The solvers are imported here, not with the kind: a program that only reads needs none (nor numba).
-        """
-        from tablebase.solve.bites import BiteSolver
-        from tablebase.solve.impartial import ImpartialSolver
-        from tablebase.solve.octal_table import OctalSolver
-        from tablebase.solve.queen import QueenSolver
-        from tablebase.solve.sums import SumSolver
-
-        game: ImpartialForm = self.keyed
-        if self.heap_sequence:
-            return OctalSolver(game, fresh)
-        if self.sums:
-            return SumSolver(game)
-        if game.queen is not None and not game.misere:
-            return QueenSolver(game)
-        if game.bites is not None and not game.misere:
-            return BiteSolver(game, place, fresh, self.wide)
-        return ImpartialSolver(game, place, fresh, self.wide)
-
-    def footprint(self) -> Footprint:
-        from tablebase.solve.impartial import KnownValues
-
-        game = self.keyed
-        if self.heap_sequence:  # the run's own values (two bytes a heap, four past 65,535), not shared; rows
-            return Footprint(4, 200, 40, False)
-        if self.sums:  # each part's key and value, sorted; a partition's moves and parts as Python lists
-            return Footprint(16, 400 + 60 * max(game.max_moves, 1), 40, False)
-        item = np.dtype(game.value_dtype).itemsize
-        # keys and solved arrays; Arrow rows (key, text offsets, figures, move codes); the Parquet
-        # writer's encoded copy; twice over for the temporaries of concatenation. The text itself:
-        # in the rows, half again in the encoded copy, twice over.
-        per_row = 2 * (8 + 3 * item + 9 + (8 + 4 + 2 * item + 6) + 4)
-        if game.compiled_moves is None:
-            per_row += 2 * 16 * max(game.max_moves, 1)  # each position's moves listed at once
-        dense = game.key_space is not None
-        # Sparse values keep their keys beside them.
-        per_key = KnownValues.bytes_per_key(game, self.wide if dense else None) + (0 if dense else 8)
-        mapped = dense and not (game.queen is not None and not game.misere)  # the queen solver keeps its own
-        return Footprint(per_key, per_row, (8 + 2 * item) * 2, dense, per_notation_byte=3, mapped=mapped)
+        return in_components(self.game)
 
     @classmethod
-    def rules_for(cls, columns: list[str]) -> Rules:
-        return impartial_rules(columns)
-
-    @property
-    def indexed_from_values(self) -> bool:
-        """The solvers that hold every figure the index stores in arrays over the key space: the generic one
-        and the bites' (not the queen's, the heaps' or the sums')."""
-        game = self.keyed
-        return (game.key_space is not None and not self.heap_sequence and not self.sums
-                and not (game.queen is not None and not game.misere))
-
-    @property
-    def parts_in_key_order(self) -> bool:
-        return super().parts_in_key_order or self.heap_sequence  # a block of heaps a level
+    def columns_of(cls, game: Game | type[Game]) -> list[str]:
+        # A table of components holds what a sum of them determines: neither remoteness nor misère outcomes.
+        sums = in_components(game)
+        return IMPARTIAL.names(text=True, whole=not sums, misere=game.misere and not sums)
 
     def by_children(self, index: Any, wanted: frozenset[str] | None = None
                     ) -> Callable[[int, dict[str, Any]], dict[str, Any]] | None:
@@ -192,74 +110,9 @@ class Impartial(Kind):
         rows = [self.probe(table, t) for t in texts.to_strings()]
         return pa.Table.from_pylist([{k: v for k, v in row.items() if positions or k != "position"} for row in rows])
 
-    def oracle(self) -> Callable[[int], dict[str, Any]]:
-        """Grundy value (mex), remoteness and misère outcome from the definitions, by recursion on keys.
-
-        A game with components is searched whole instead: each stored part's value from its moves to
-        whole positions, never split, so that a ``components`` that does not describe the rules shows.
-        """
-        if self.sums:
-            return _whole(self.game, self.keyed)
-        game = self.keyed
-        memo: dict[int, dict[str, Any]] = {}
-
-        def figures(key: int) -> dict[str, Any]:
-            if key in memo:
-                return memo[key]
-            _, child_keys, _ = children_of(game, np.array([key], dtype=np.int64))
-            children = [figures(c) for c in child_keys.tolist()]
-            grundy = 0
-            while any(c["grundy"] == grundy for c in children):
-                grundy += 1
-            lost = [c["remoteness"] for c in children if c["grundy"] == 0]
-            remoteness = 0 if not children else 1 + (min(lost) if lost else max(c["remoteness"] for c in children))
-            found = {"grundy": grundy, "outcome": "N" if grundy else "P", "remoteness": remoteness}
-            if game.misere:
-                wins = not children or any(c["misere_outcome"] == "P" for c in children)
-                found["misere_outcome"] = "N" if wins else "P"
-            memo[key] = found
-            return found
-
-        return figures
-
 
 def _best_first(listed: Listed) -> Listed:
     """As the solver chooses: moves to lost positions, quickest win first; then the longest defences."""
     return sorted(listed, key=lambda m: (m[1]["outcome"] != "P",
                                          m[1]["remoteness"] if m[1]["outcome"] == "P" else -m[1]["remoteness"],
                                          m[0]))
-
-
-def _whole(game: Any, keyed: Any) -> Callable[[int], dict[str, Any]]:
-    """Grundy values of stored parts by the definition on whole positions (plain games), or by recursion
-    over their moves' sums (keyed games, whose moves only come as sums)."""
-    memo: dict[Any, int] = {}
-
-    def mex(values: set[int]) -> int:
-        g = 0
-        while g in values:
-            g += 1
-        return g
-
-    def whole(position: Any) -> int:
-        if position not in memo:
-            memo[position] = mex({whole(child) for _, child in game.moves(position)})
-        return memo[position]
-
-    def part(key: int) -> int:
-        if key not in memo:
-            side = keyed.sum_moves(np.array([key], dtype=np.int64))
-            results = set()
-            for j in range(len(side.moves)):
-                x = 0
-                for k in side.keys[side.starts[j]:side.starts[j + 1]].tolist():
-                    x ^= part(k)
-                results.add(x)
-            memo[key] = mex(results)
-        return memo[key]
-
-    def figures(key: int) -> dict[str, Any]:
-        g = part(key) if game.keyed else whole(game.read(keyed.text(key)))
-        return {"grundy": g, "outcome": "N" if g else "P"}
-
-    return figures

@@ -1,4 +1,4 @@
-"""Partizan games: canonical values, outcome classes, temperatures, each side's best move, a values table.
+"""Partizan tables read: canonical values, outcome classes, temperatures, each side's best move, a values table.
 
 Lookups take a position of the table; a game with the ``Boards`` capability
 (Domineering) takes any board: its parts are read from the table (a part
@@ -16,23 +16,19 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from tablebase.cgt import Value, from_option_ids, sum_ids
+from tablebase.cgt import Value
 from tablebase.cgt.figures import OUTCOMES, best_move, move_rank
 from tablebase.errors import PositionError
-from tablebase.games import PartizanForm, SumMoves, Texts
+from tablebase.games import Game, PartizanForm, SumMoves, Texts
 from tablebase.kinds.budget import budget_of
-from tablebase.kinds.kind import Footprint, Kind, StoredTable
+from tablebase.kinds.kind import Kind, StoredTable
 from tablebase.kinds.lines import Choose, by_side
 from tablebase.kinds.searches import BoardValues
 from tablebase.kinds.stored_values import StoredValues
 from tablebase.kinds.values import ValuesTable
 from tablebase.lazy import np, pa
-from tablebase.listing import ListedPlainGame, PlainRules
+from tablebase.listed import ListedPlainGame
 from tablebase.schema import PARTIZAN
-from tablebase.solve import Place, Solver
-from tablebase.solve.partizan import PartizanSolver
-
-VALUES_TABLE = ValuesTable()
 
 
 class ListedPartizanGame(ListedPlainGame):
@@ -56,33 +52,11 @@ class Partizan(Kind):
     name = "partizan"
     listed_class = ListedPartizanGame
     sides = 2
-    artifacts = (VALUES_TABLE,)
+    artifacts = (ValuesTable(),)
 
-    def game_rules(self) -> PlainRules:
-        game = self.game
-        return PlainRules((game.left_moves, game.right_moves), split=game.components)
-
-    def symmetry_refusal(self) -> str | None:
-        # A partizan lookup reads each side's moves as sums of stored parts, not through representatives.
-        return "partizan tables do not keep one position of each orbit (their lookups read moves as stored)"
-
-    def moves_of(self, keys: np.ndarray, game: Any = None) -> list[SumMoves]:
-        return list((self.keyed if game is None else game).left_right_moves(keys))
-
-    def columns(self) -> list[str]:
+    @classmethod
+    def columns_of(cls, game: Game | type[Game]) -> list[str]:
         return PARTIZAN.names(text=True)
-
-    def solver(self, place: Place | None = None, fresh: bool = False) -> Solver:
-        return PartizanSolver(self.keyed)
-
-    def compact_refusal(self) -> str | None:
-        return "partizan lookups read rows by position"
-
-    def footprint(self) -> Footprint:
-        # Each known position's value id in a dict (about 100 bytes), each distinct value's
-        # figures; a partition's moves and rows as Python lists before they become Arrow
-        # (measured on Domineering: about 1.9 KB a position with 24 moves).
-        return Footprint(100, 400 + 60 * max(self.keyed.max_moves, 1), 200, False)
 
     # -- lookups --------------------------------------------------------------------
     def lookup(self, table: StoredTable, text: str) -> dict[str, Any]:
@@ -130,57 +104,6 @@ class Partizan(Kind):
                 del found["position"]
             rows.append({k: float(v) if isinstance(v, Fraction) else v for k, v in found.items()})
         return pa.Table.from_pylist(rows)
-
-    def oracle(self) -> Callable[[int], dict[str, Any]]:
-        """The canonical value from the definition {Left's options | Right's options}, by recursion on keys.
-
-        A plain game is searched on whole positions, its moves never split into
-        components, so that a ``components`` that does not describe the rules shows.
-        """
-        if not self.game.keyed:
-            return _whole(self.game, self.keyed)
-        game: PartizanForm = self.keyed
-        memo: dict[int, Value] = {}
-
-        def value(key: int) -> Value:
-            if key not in memo:
-                options = []
-                for side in game.left_right_moves(np.array([key], dtype=np.int64)):
-                    results = []
-                    for j in range(len(side.moves)):
-                        a, b = int(side.starts[j]), int(side.starts[j + 1])
-                        total = Value(sum_ids([]))
-                        for k, n in zip(side.keys[a:b].tolist(), side.negate[a:b].tolist()):
-                            total = total + (-value(k) if n else value(k))
-                        results.append(total.id)
-                    options.append(results)
-                memo[key] = Value(from_option_ids(*options))
-            return memo[key]
-
-        def figures(key: int) -> dict[str, Any]:
-            g = value(key)
-            return {"value": str(g), "outcome": g.outcome}
-
-        return figures
-
-
-def _whole(game: Any, keyed: Any) -> Callable[[int], dict[str, Any]]:
-    """The canonical values of a plain game's stored positions by the definition on whole positions."""
-    memo: dict[Any, Value] = {}
-
-    def value(position: Any) -> Value:
-        if position not in memo:
-            options = ([value(child).id for _, child in moves(position)]
-                       for moves in (game.left_moves, game.right_moves))
-            memo[position] = Value(from_option_ids(*options))
-        return memo[position]
-
-    def figures(key: int) -> dict[str, Any]:
-        g = value(game.read(keyed.text(key)))
-        return {"value": str(g), "outcome": g.outcome}
-
-    return figures
-
 
 def _stored_values(table: StoredTable) -> StoredValues:
     if "values" not in table.held:

@@ -5,15 +5,17 @@ positions (``explore.py``, with batches played on workers by ``expand.py``)
 and its positions numbered by level and notation (``numbering.py``); a keyed
 game that gives ``start_keys()`` is listed level by level in numpy batches
 (``levels.list_keys``). Either way the result is a ``Listing``, and the game's
-keyed form over it (``forms.py``) is what the solvers and lookups work with.
+keyed form over it (``tablebase.listed``) is what the solvers and lookups work with.
 
-The game's own code runs under limits (``limits.py``): a time per position,
+The game's own code runs under limits (``game_limits.py``): a time per position,
 a number of positions, a range of levels; what it returns is checked on the
 way (``checked.py``), each failure one line naming the method and position.
 
-Nothing here is about a kind of game: a kind says what an exploration needs
-of its games (``PlainRules``) and completes the listed form with its moves.
-This package knows games and errors, and nothing of Dask, files or solvers.
+Nothing here is about a kind of game: a kind's builder says what an
+exploration needs of its games (``PlainRules``, ``tablebase.builders``).
+This package is the building half's: it knows games, the listed forms and
+errors, and nothing of Dask, files or solvers; a program that only reads
+tables never imports it.
 """
 
 from __future__ import annotations
@@ -31,25 +33,15 @@ if TYPE_CHECKING:
         current_limits,
         limits_set,
     )
-    from tablebase.listing.levels import (
-        LevelRows,
-        Listing,
-        distinct,
-        gather,
-        level_rows,
-        level_table,
-        list_keys,
-    )
-    from tablebase.listing.listed_forms import ListedKeyedGame, ListedPlainGame, one_part
+    from tablebase.listing.levels import Listing, level_rows, level_table, list_keys
     from tablebase.listing.rules import PlainRules
 
-# Each name is imported with its submodule when it is first used (a reader of tables imports the
-# listed forms, never the exploration).
+# Each name is imported with its submodule when it is first used: a worker that plays a share imports
+# what that takes, not the whole exploration.
 _EXPORTS = {
     "expand": ("Chunk", "expand_chunk"),
     "explore": ("Exploration",),
-    "listed_forms": ("ListedKeyedGame", "ListedPlainGame", "one_part"),
-    "levels": ("LevelRows", "Listing", "distinct", "gather", "level_rows", "level_table", "list_keys"),
+    "levels": ("Listing", "level_rows", "level_table", "list_keys"),
     "game_limits": ("LimitReached", "Limits", "current_limits", "limits_set"),
     "rules": ("PlainRules",),
 }
@@ -57,20 +49,14 @@ __getattr__ = exports(__name__, _EXPORTS)
 __all__ = [
     "Chunk",
     "Exploration",
-    "LevelRows",
     "LimitReached",
     "Limits",
-    "ListedKeyedGame",
-    "ListedPlainGame",
     "Listing",
     "PlainRules",
     "current_limits",
-    "distinct",
     "expand_chunk",
-    "gather",
     "level_rows",
     "level_table",
     "limits_set",
     "list_keys",
-    "one_part",
 ]

@@ -1,7 +1,7 @@
 """A plain game's own methods as the listing calls them, and what they return checked.
 
 The listing calls the game millions of times, so the checks on the way are
-the cheap ones: a level's type and range, a batch of notation made into
+the cheap ones: a level's type and range (``listed.level_of``), a batch of notation made into
 Arrow (which takes nothing but strings), a finished position's score. When
 the game's code fails, or returns what the listing cannot use, the failure is
 looked into once (``game_failed``): the position's moves are played again
@@ -16,27 +16,13 @@ from typing import Any
 
 from tablebase.errors import PositionError, TablebaseError
 from tablebase.games import Again, PlainGame
-from tablebase.games.base import MAX_LEVEL
 from tablebase.games.plain import MAX_SCORE
-from tablebase.lazy import np, pa
+from tablebase.lazy import pa
+from tablebase.listed import level_of
 from tablebase.listing.game_limits import Watch, game_frame
 from tablebase.words import shown
 
 _NOT_GIVEN = object()
-
-
-def level_of(game: PlainGame, p: Any) -> int:
-    """The game's level of a position, refused in one line unless it is an int from 0 to MAX_LEVEL."""
-    level = game.level(p)
-    if type(level) is not int:
-        if not isinstance(level, np.integer) or isinstance(level, (bool, np.bool_)):
-            raise TablebaseError(f"{game.name}: level({shown(p)}) returned {shown(level)}, of type "
-                                 f"{type(level).__name__}; a level is a whole number, an int")
-        level = int(level)
-    if not 0 <= level <= MAX_LEVEL:
-        raise TablebaseError(f"{game.name}: level({shown(p)}) returned {level:,}; levels run from 0 to "
-                             f"{MAX_LEVEL:,} (the engine keeps a count of positions for every level below the top)")
-    return level
 
 
 def spelt(game: PlainGame, positions: Sequence[Any], watch: Watch) -> pa.Array:

@@ -15,7 +15,8 @@ from typing import Any
 
 from tablebase.games import Again, PlainGame
 from tablebase.lazy import np, pa
-from tablebase.listing.checked import finished, game_failed, level_of, spelt
+from tablebase.listed import level_of
+from tablebase.listing.checked import finished, game_failed, spelt
 from tablebase.listing.game_limits import Watch, watched
 from tablebase.listing.rules import PlainRules
 

@@ -30,10 +30,11 @@ from typing import Any
 from tablebase.errors import TablebaseError
 from tablebase.games import KEY_BITS, Again, PlainGame
 from tablebase.lazy import np, pa
-from tablebase.listing.checked import finished, game_failed, level_of
+from tablebase.listed import distinct, level_of
+from tablebase.listing.checked import finished, game_failed
 from tablebase.listing.expand import Chunk
 from tablebase.listing.game_limits import Watch, current_limits, too_many, watched
-from tablebase.listing.levels import Listing, ListingProgress, distinct
+from tablebase.listing.levels import Listing, ListingProgress
 from tablebase.listing.numbering import Found, SideMoves, int64s, number
 from tablebase.listing.rules import PlainRules
 

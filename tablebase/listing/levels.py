@@ -12,8 +12,8 @@ A keyed game that gives ``start_keys()`` instead of listing its levels is
 explored level by level in numpy batches (``list_keys``); only the keys of
 each level are kept.
 
-The result, ``Listing``, holds per level the positions' notation and each
-side's moves in compressed rows (the form of ``SumMoves``: a move leads to
+The result, ``Listing``, holds per level (``listed.rows.LevelRows``) the
+positions' notation and each side's moves in compressed rows (the form of ``SumMoves``: a move leads to
 a list of parts; impartial and scored games have one side and one part per
 move), and for scored games how finished positions ended.
 """
@@ -28,26 +28,8 @@ from tablebase.errors import TablebaseError
 from tablebase.games import KeyedGame, SumMoves
 from tablebase.games.base import MAX_LEVEL
 from tablebase.lazy import np, pa, psutil
+from tablebase.listed.rows import LevelRows, distinct
 from tablebase.listing.game_limits import current_limits, too_many
-
-
-@dataclass
-class LevelRows:
-    """One level of a listing, positions in key order."""
-
-    texts: pa.Array | None = None  # plain games: the notation of each position
-    sides: list[SumMoves] = field(default_factory=list)  # plain games: each side's moves
-    outcome: np.ndarray | None = None  # scored plain games: a finished position's Outcome, -1 if not finished
-    score: np.ndarray | None = None
-    keys: np.ndarray | None = None  # keyed games: the level's keys, ascending
-    first: int = 0  # the row of the level these begin at, when they are a part of it read back
-
-    def __len__(self) -> int:
-        return len(self.keys) if self.keys is not None else len(self.texts) if self.texts is not None else 0
-
-    def holds(self, start: int, stop: int) -> bool:
-        """Whether these rows include the level's rows ``start`` to ``stop``."""
-        return self.first <= start and stop <= self.first + len(self)
 
 
 @dataclass
@@ -106,27 +88,7 @@ class ListingProgress:
         return max(self.peak_rss, self.process.memory_info().rss) - self.start_rss
 
 
-def gather(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """The indices ``starts[i] .. starts[i] + counts[i] - 1`` of every i, one run after another."""
-    total = int(counts.sum())
-    if not total:
-        return np.zeros(0, dtype=np.int64)
-    run_starts = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
-    return run_starts + np.arange(total, dtype=np.int64)
-
-
 CHUNK = 1 << 20  # keys expanded at once when listing a keyed game: bounds the moves held
-
-
-def distinct(keys: np.ndarray) -> np.ndarray:
-    """The distinct keys, ascending (numpy's unique takes seconds for a few million keys here; sorting does not)."""
-    if not len(keys):
-        return keys.astype(np.int64)
-    ordered = np.sort(keys)
-    keep = np.empty(len(ordered), dtype=np.bool_)
-    keep[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
-    return ordered[keep]
 
 
 def list_keys(game: KeyedGame, successors: Callable[[np.ndarray], np.ndarray], same_level: bool,

@@ -20,9 +20,10 @@ from typing import Any
 from tablebase.errors import TablebaseError
 from tablebase.games import KEY_BITS, PlainGame, SumMoves
 from tablebase.lazy import np, pa, pc
+from tablebase.listed import LevelRows, distinct, gather
 from tablebase.listing.checked import game_failed, read_back, spelt
 from tablebase.listing.game_limits import Watch, watched
-from tablebase.listing.levels import LevelRows, Listing, distinct, gather
+from tablebase.listing.levels import Listing
 from tablebase.words import shown
 
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 from tablebase.errors import TablebaseError
 from tablebase.games import KEY_BITS, SumMoves
 from tablebase.lazy import np, pa, pc
+from tablebase.listed import LevelRows
 from tablebase.listing.hashing import owners
-from tablebase.listing.levels import LevelRows
 from tablebase.listing.shares import looked_up, routed
 
 SAMPLES = 64  # texts a share gives of each level: its ranges then hold within a few percent of their part

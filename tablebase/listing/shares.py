@@ -30,7 +30,8 @@ from typing import Any
 from tablebase.errors import StoreError, TablebaseError
 from tablebase.games import KEY_BITS, PlainGame
 from tablebase.lazy import np, pa, pc
-from tablebase.listing.checked import apart, game_failed, level_of, read_all, read_back, spelt
+from tablebase.listed import level_of
+from tablebase.listing.checked import apart, game_failed, read_all, read_back, spelt
 from tablebase.listing.encoded import decoded_moves, encoded_moves
 from tablebase.listing.expand import Chunk, expand_chunk
 from tablebase.listing.game_limits import too_many, watched

@@ -1,6 +1,6 @@
 """The figures of a table's probe index: which of its rows' columns it stores, and which it derives.
 
-A kind says (``Kind.index_rules``) which figures follow from others and how
+A kind's builder says (``Builder.index_rules``) which figures follow from others and how
 (docs/format.md): an impartial table's outcome from its Grundy value, its
 remoteness halved, its best move found by the children. Every other column
 but the key, the position and the level is stored as it is.

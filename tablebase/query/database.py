@@ -30,7 +30,7 @@ from tablebase.kinds import (
     known_kind,
 )
 from tablebase.lazy import pa
-from tablebase.listing import LevelRows
+from tablebase.listed import LevelRows
 from tablebase.query.sql import DEFAULT_TIMEOUT, Limits, QueryError, Session
 from tablebase.query.statistics import FIGURES_SHOWN, Statistic, named_queries, table_statistics
 from tablebase.query.views import as_view, make_views, quote_name, view_files, view_schema
@@ -154,8 +154,7 @@ class Tablebase:
                     return LevelRows(texts=read_level(self.root, table, layout(), level, ["position"])
                                      .column("position").combine_chunks())
 
-                kind = kind_of(game, m.symmetry).listed(m.listing.get("sizes"), m.listing.get("move_names"), texts,
-                                            m.listing.get("max_moves", 0))
+                kind = kind_of(game, m.symmetry, m.listing, texts)
                 self._stored[table] = StoredTable(self.root, table, m, kind, lambda: self.index(table),
                                                   changed=changed, search=self.search)
             return self._stored[table]

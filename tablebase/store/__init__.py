@@ -7,6 +7,9 @@ partizan table's values table is ``<root>/<table>/values/`` (see
 ``tablebase.store.values_files``); games whose positions the engine lists keep the
 listing in ``_listing/`` while they build. ``loaded_rows`` reads a table into
 memory for lookups. This layer knows files and columns, never the rules of a game.
+What only a build uses is imported from its own module, not from here: the
+build lock (``lock.py``) and a listing's work files (``work.py``), so that a
+program that only reads imports neither.
 """
 
 from tablebase.store.files import (
@@ -33,28 +36,9 @@ from tablebase.store.files import (
 )
 from tablebase.store.layout import Layout, Piece, Plan
 from tablebase.store.loaded_rows import TableIndex
-from tablebase.store.lock import BuildLock
 from tablebase.store.manifest import Manifest, list_tables
-from tablebase.store.work import (
-    Records,
-    block_name,
-    inbox_name,
-    inbox_records,
-    places_name,
-    range_name,
-    read_work,
-    recorded,
-    routed_name,
-    routed_records,
-    share_name,
-    share_records,
-    work_metadata,
-    work_problem,
-    write_work,
-)
 
 __all__ = [
-    "BuildLock",
     "Layout",
     "Plan",
     "Manifest",
@@ -62,10 +46,7 @@ __all__ = [
     "TableIndex",
     "first_outside",
     "flush_to_disk",
-    "block_name",
-    "inbox_name",
     "intact",
-    "inbox_records",
     "list_tables",
     "piece_path",
     "read_level",
@@ -78,22 +59,10 @@ __all__ = [
     "remove_listing",
     "rows_on_disk",
     "sha256_of",
-    "places_name",
-    "range_name",
-    "routed_records",
-    "routed_name",
-    "share_records",
-    "share_name",
     "table_dir",
     "with_levels",
     "write_listing_blocks",
     "write_listing_level",
     "write_listing_run",
     "write_parquet",
-    "work_metadata",
-    "write_work",
-    "read_work",
-    "recorded",
-    "Records",
-    "work_problem",
 ]

@@ -47,7 +47,7 @@ class Manifest:
     #: the probe index other programs memory-map (tablebase.probe): file name -> rows, bytes, sha256
     probe: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: what the rows say of the game as a whole, found once the table is whole (an octal table's
-    #: period and rare values, tablebase.kinds.heap_figures)
+    #: period and rare values, tablebase.builders.heap_figures)
     figures: dict[str, Any] = field(default_factory=dict)
     #: the table keeps one position of each orbit under the game's symmetry (``--symmetry``): saved only
     #: then, so that a reader that does not know the field refuses such a table rather than read it as whole

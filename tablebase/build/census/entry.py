@@ -20,10 +20,10 @@ from tablebase.build.census.rounds import ShareSearch
 from tablebase.build.census.small_levels import written_levels
 from tablebase.build.progress.display import Timings, throttled
 from tablebase.build.worker_game import game_of_run
+from tablebase.builders import Builder
 from tablebase.errors import BuildError, StoreError, TablebaseError
-from tablebase.kinds import Kind
+from tablebase.listed import LevelRows
 from tablebase.listing import (
-    LevelRows,
     Limits,
     Listing,
     current_limits,
@@ -53,7 +53,7 @@ def list_keys_on_worker(ref: str, params: dict[str, Any], root: str, table: str,
                         limits: Limits) -> dict[str, Any]:
     """Dask task: list a keyed game's positions into the store, under the driver's limits; the listing's
     record for the manifest."""
-    kind = game_of_run(run, ref, params)
+    builder = game_of_run(run, ref, params)
     worker = get_worker()
 
     def say(text: str) -> None:
@@ -61,7 +61,7 @@ def list_keys_on_worker(ref: str, params: dict[str, Any], root: str, table: str,
 
     limit = worker.memory_manager.memory_limit
     with limits_set(limits):
-        listing = kind.list_positions(say, memory=int(0.8 * limit) if limit else None)
+        listing = builder.list_positions(say, memory=int(0.8 * limit) if limit else None)
     return _record(listing, root, table)
 
 
@@ -103,7 +103,7 @@ def _stop_tasks(client: Client, run: str, patience: float = STOP_PATIENCE) -> No
         time.sleep(0.05)
 
 
-def list_on_cluster(client: Client, root: Path, manifest: Manifest, kind: Kind, ref: str, run: str,
+def list_on_cluster(client: Client, root: Path, manifest: Manifest, builder: Builder, ref: str, run: str,
                     say: Callable[[str], None], timings: Timings | None = None, every: float = 1.0) -> None:
     """List the game's positions (unless a whole listing is recorded); record it. A plain game's search
     resumes at the step it had not recorded; the listing's sizes, move names and bound on moves stay in the
@@ -116,11 +116,11 @@ def list_on_cluster(client: Client, root: Path, manifest: Manifest, kind: Kind, 
         return
     timings = timings if timings is not None else Timings()
     with timings.step("listing"):
-        if kind.game.keyed:
+        if builder.game.keyed:
             _keys_on_a_worker(client, root, manifest, ref, run, say, every)
         else:
             try:
-                manifest.listing = ShareSearch(client, root, manifest, kind, ref, run, say, every=every).listing()
+                manifest.listing = ShareSearch(client, root, manifest, builder, ref, run, say, every=every).listing()
             except (BuildError, StoreError):
                 raise  # the cluster or the disk: what was found is kept, and the same command resumes
             except TablebaseError:
@@ -160,11 +160,11 @@ def _keys_on_a_worker(client: Client, root: Path, manifest: Manifest, ref: str, 
         client.unsubscribe_topic(TOPIC)
 
 
-def listed_from_store(kind: Kind, root: str | Path, table: str, listing: dict[str, Any]) -> Kind:
-    """The kind bound to the game's keyed form over its recorded listing, levels read from the store as
-    needed (a game that lists its own levels is its own keyed form: the kind as it is)."""
-    if not kind.needs_listing:
-        return kind
+def listed_from_store(builder: Builder, root: str | Path, table: str, listing: dict[str, Any]) -> Builder:
+    """The builder over the game's recorded listing, levels read from the store as needed (a game that lists
+    its own levels is its own keyed form: the builder as it is)."""
+    if not builder.needs_listing:
+        return builder
 
     # A file of several levels is read whole once, and its levels kept while the solve goes through them.
     runs = {level: name for name, record in listing.get("files", {}).items() if "levels" in record
@@ -181,5 +181,5 @@ def listed_from_store(kind: Kind, root: str | Path, table: str, listing: dict[st
             held[name] = read_listing_run(root, table, name)
         return level_rows(held[name][level])
 
-    return kind.listed(listing.get("sizes"), listing.get("move_names"), part,
+    return builder.listed(listing.get("sizes"), listing.get("move_names"), part,
                        listing.get("max_moves", 0), listing.get("mean_moves", 0.0), listing.get("kept"))

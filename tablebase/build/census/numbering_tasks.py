@@ -29,7 +29,8 @@ from tablebase.listing.ranges import (
     splitters,
 )
 from tablebase.listing.shares import coded, reads_back, share_first, share_moves, split_by
-from tablebase.store import (
+from tablebase.store import write_listing_blocks, write_listing_level
+from tablebase.store.work import (
     Records,
     block_name,
     places_name,
@@ -40,8 +41,6 @@ from tablebase.store import (
     routed_records,
     share_records,
     work_metadata,
-    write_listing_blocks,
-    write_listing_level,
     write_work,
 )
 
@@ -242,7 +241,7 @@ class RangeNumbering:
                 if done not in writing and all(lv in answers for lv in self.reaches.get(done, [])):
                     writing[done] = self._assemble(done, written[done], answers)
         records = self.search._results(list(writing.values()), "numbering the positions")
-        return named_moves(self.search.kind.game, ranked), records
+        return named_moves(self.search.builder.game, ranked), records
 
     def _item(self, future: Any, name: str, *path: Any) -> Any:
         return self.client.submit(item, future, *path, key=f"item-{name}-{self.table}-{self.run}", pure=False)
@@ -254,7 +253,7 @@ class RangeNumbering:
                            for p in range(self.partitions)] for level in levels}
         moves: set = set()
         cuts = {}
-        game = self.search.kind.game
+        game = self.search.builder.game
         for level in sorted(surveys):  # from the bottom, as a listing in one process reads them back
             done = self.search._results(surveys[level], f"numbering level {level}")
             reads_back(game, [s["first"] for s in done if s["first"] is not None], self.search.limits.seconds)

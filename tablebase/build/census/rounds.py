@@ -25,20 +25,11 @@ from tablebase.build.cluster.failures import disk_full, records_of
 from tablebase.build.progress.census_lines import ListingStatus
 from tablebase.build.progress.display import Ticker
 from tablebase.build.progress.worker_events import listening
-from tablebase.kinds import Kind
+from tablebase.builders import Builder
 from tablebase.listing import current_limits
 from tablebase.listing.game_limits import too_many
-from tablebase.store import (
-    Manifest,
-    Records,
-    flush_to_disk,
-    inbox_records,
-    recorded,
-    remove_listing,
-    share_records,
-    table_dir,
-    work_problem,
-)
+from tablebase.store import Manifest, flush_to_disk, remove_listing, table_dir
+from tablebase.store.work import Records, inbox_records, recorded, share_records, work_problem
 
 CHAIN = 64  # steps submitted at once: levels below a step are found without waiting for this process
 
@@ -55,9 +46,9 @@ class ShareSearch:
     listing in one process gives.
     """
 
-    def __init__(self, client: Client, root: Path, manifest: Manifest, kind: Kind, ref: str, run: str,
+    def __init__(self, client: Client, root: Path, manifest: Manifest, builder: Builder, ref: str, run: str,
                  say: Callable[[str], None], partitions: int | None = None, every: float = 1.0) -> None:
-        self.client, self.root, self.manifest, self.kind, self.every = client, root, manifest, kind, every
+        self.client, self.root, self.manifest, self.builder, self.every = client, root, manifest, builder, every
         found = sum(manifest.listing.get("search", {}).get("found", {}).values())
         self.status = ListingStatus(say, every, found)  # its lines, at least one an interval
         self.say = self.status.say
@@ -271,7 +262,7 @@ class ShareSearch:
         state["peak"] = max([state["peak"], *(c["rss"] for c in counted)])
         total = sum(state["found"].values())
         if self.limit is not None and total > self.limit:
-            raise too_many(self.kind.game.name, self.limit)
+            raise too_many(self.builder.game.name, self.limit)
         if level >= 0:
             self.status.found(total, {level},
                               f"listing positions: level {level}{f' (round {round_ + 1})' if round_ else ''} found")

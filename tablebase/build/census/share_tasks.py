@@ -16,19 +16,12 @@ from typing import Any
 from tablebase.build.cluster import allocator
 from tablebase.build.progress.worker_events import Report
 from tablebase.build.worker_game import game_of_run
+from tablebase.builders import Builder
 from tablebase.lazy import np, pa, pc, psutil
 from tablebase.listing import Limits, limits_set
 from tablebase.listing.hashing import owners
 from tablebase.listing.shares import expand, fresh, routed
-from tablebase.store import (
-    Records,
-    inbox_name,
-    inbox_records,
-    read_work,
-    recorded,
-    share_name,
-    write_work,
-)
+from tablebase.store.work import Records, inbox_name, inbox_records, read_work, recorded, share_name, write_work
 
 START = "start"  # the source of the start positions in inbox names (``build/census/small_levels.py`` takes them)
 # A share's positions are played in batches of about this many moves (the first batch's positions are
@@ -69,7 +62,7 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: s
         above_level, received = above
         if any(r["skipped"] or above_level in r["levels"] for r in received):
             return {"pieces": [None] * partitions, "found": 0, "rss": rss(), "skipped": True, "files": {}}
-    kind = game_of_run(run, ref, params, symmetry)
+    builder = game_of_run(run, ref, params, symmetry)
     given = {**inbox, **inbox_records(recorded(prior), level, partition, round_)}
     arrived = read_work(root, table, dict(sorted(given.items())), schema=TRAVELLING)
     if not arrived:  # nothing reached this share of the level
@@ -80,7 +73,7 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: s
     # would be a row twice in its level (its owner plays it, or would have played it from elsewhere).
     inbox = pa.concat_tables(arrived)
     inbox = inbox.filter(pa.array(owners(inbox.column("hash").to_numpy(), partitions) == partition))
-    share = fresh(kind.game, inbox, np.concatenate(before) if before else np.zeros(0, np.uint64))
+    share = fresh(builder.game, inbox, np.concatenate(before) if before else np.zeros(0, np.uint64))
     del arrived, inbox
     files: Records = {}
 
@@ -88,12 +81,12 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: s
         files.update(write_work(rows, root, table, share_name(level, partition, round_, batch), durable=True))
 
     with Report(run, share.num_rows, every, report="listing", level=level) as told:
-        reached = _played_in_batches(kind, level, share, limits, write, told.add)
+        reached = _played_in_batches(builder, level, share, limits, write, told.add)
     return {"pieces": routed(reached, partitions), "found": share.num_rows, "rss": rss(), "skipped": False,
             "files": files}
 
 
-def _played_in_batches(kind: Any, level: int, share: pa.Table, limits: Limits,
+def _played_in_batches(builder: Builder, level: int, share: pa.Table, limits: Limits,
                        write: Callable[[pa.Table, int], None], played: Callable[[int], None]) -> pa.Table:
     """A share played a batch of positions at a time, each batch's rows written as it ends (``write(rows,
     batch)``) and its positions counted (``played``): what a task holds follows a batch's moves, not its
@@ -105,7 +98,7 @@ def _played_in_batches(kind: Any, level: int, share: pa.Table, limits: Limits,
     while True:  # once at least: a share with nothing new writes its empty rows, as its step's record
         batch = share.slice(start, size)
         with limits_set(limits):
-            rows, children = expand(kind.game, kind.plain_rules(), level, batch, limits.seconds)
+            rows, children = expand(builder.game, builder.plain_rules(), level, batch, limits.seconds)
         write(rows, len(reached))
         played(batch.num_rows)
         hashes = children.column("hash").to_numpy()

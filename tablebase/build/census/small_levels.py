@@ -22,18 +22,9 @@ from tablebase.listing.game_limits import too_many
 from tablebase.listing.levels import Listing, level_table
 from tablebase.listing.serial import SerialPlay, numbered
 from tablebase.listing.shares import FIRST_KEY, routed, starting
-from tablebase.store import (
-    Records,
-    flush_to_disk,
-    inbox_name,
-    read_work,
-    share_name,
-    table_dir,
-    write_listing_level,
-    write_listing_run,
-    write_work,
-)
+from tablebase.store import flush_to_disk, table_dir, write_listing_level, write_listing_run
 from tablebase.store.files import LISTING_GROUP, LISTING_RUN
+from tablebase.store.work import Records, inbox_name, read_work, share_name, write_work
 
 SERIAL_LEVEL = 2_048  # the most positions waiting at a level (copies counted) that the task plays by itself
 SERIAL_BYTES = 64 * 2**20  # the most bytes of rows (in Arrow) one task plays before the manifest records them
@@ -63,9 +54,9 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: str, table: 
     (``files``), and the process's memory (``rss``). ``every``: how often the driver speaks; the positions
     played are told to it a few times as often. ``symmetry``: the table keeps one position of each orbit.
     """
-    kind = game_of_run(run, ref, params, symmetry)
-    game = kind.game
-    play = SerialPlay(game, kind.plain_rules(), limits.seconds)
+    builder = game_of_run(run, ref, params, symmetry)
+    game = builder.game
+    play = SerialPlay(game, builder.plain_rules(), limits.seconds)
     limit = limits.positions_for(plain=True)
     waiting = {level: dict(records) for level, records in inboxes.items()}
     files: Records = {}

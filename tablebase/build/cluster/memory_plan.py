@@ -2,7 +2,7 @@
 
 A worker holds the values of the lower levels it has read, a partition in
 flight and, while it takes in a finished level, that level read back; each
-kind says what these weigh (``Kind.footprint``). The plan sizes partitions so
+kind says what these weigh (``Builder.footprint``). The plan sizes partitions so
 that all of it fits the workers' memory limit, counts values a machine's
 workers share once a machine (``local_worker_limit``), maps from each
 machine's disk the values no worker could hold (``MemoryPlan.on_disk``), and
@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tablebase.build.cluster import shared_values
+from tablebase.builders import Builder, Footprint
 from tablebase.errors import TablebaseError
 from tablebase.games import KeyedForm
-from tablebase.kinds import Footprint, Kind
 from tablebase.lazy import np
 from tablebase.store.files import LISTING_GROUP
 from tablebase.words import counted
@@ -52,13 +52,12 @@ class Workers:
     kept_parts: int = 0  # parts of values an earlier run of the build left on a machine (``shared_values.py``)
 
 
-def shareable_bytes(kind: Kind) -> int:
+def shareable_bytes(builder: Builder) -> int:
     """Bytes of the values that a machine's workers can share: a dense game's arrays over its key space,
     as a build first holds them (each figure in one byte: solve/figures.py)."""
-    if kind.needs_listing:  # known only once listed, and never dense
+    if builder.needs_listing:  # known only once listed, and never dense
         return 0
-    kind.wide = frozenset()
-    footprint, game = kind.footprint(), kind.keyed
+    footprint, game = builder.footprint(frozenset()), builder.keyed
     return game.key_space * footprint.per_key if footprint.dense and game.key_space else 0
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tablebase.kinds.artifacts import Artifact, ArtifactCheck, Say
+from tablebase.builders.artifacts import ArtifactBuild, ArtifactCheck, Say
 from tablebase.lazy import np, pa
 from tablebase.solve import Solver
 from tablebase.store import Manifest, Piece, read_parquet, table_dir
@@ -65,7 +65,7 @@ def _rows_whole(manifest: Manifest) -> bool:
     return all(piece.name in manifest.files for piece in manifest.layout().pieces)
 
 
-class HeapFigures(Artifact):
+class HeapFigures(ArtifactBuild):
     """The manifest's ``figures`` of an octal table: no files, one finishing task."""
 
     def prepare(self, root: Path, manifest: Manifest) -> None:
@@ -95,15 +95,6 @@ class HeapFigures(Artifact):
         from tablebase.solve.octal_table import OctalSolver
 
         return FiguresCheck(isinstance(solver, OctalSolver))
-
-    def view_names(self, table: str) -> list[str]:
-        return []
-
-    def views(self, table: str, manifest: Manifest, source: Callable[[list[str]], str]) -> list[tuple[str, str]]:
-        return []
-
-    def files(self, manifest: Manifest) -> dict[str, dict]:
-        return {}
 
 
 def describe(figures: dict[str, Any]) -> str:

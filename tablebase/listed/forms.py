@@ -6,6 +6,8 @@ holds only the notation (a built table read back for lookups), moves are
 found by playing the rules on the position again. ``ListedKeyedGame`` is a
 keyed game whose levels the engine found from ``start_keys()``. Each kind
 completes ``ListedPlainGame`` with its own moves (``tablebase.kinds``).
+``level_of`` is a plain game's level of a position, checked: the listing
+asks it of every position it finds, a lookup of the text it reads.
 """
 
 from __future__ import annotations
@@ -25,12 +27,26 @@ from tablebase.games import (
     SumMoves,
     Texts,
 )
+from tablebase.games.base import MAX_LEVEL
 from tablebase.lazy import np, pa
-from tablebase.listing.checked import level_of
-from tablebase.listing.game_limits import Watch
-from tablebase.listing.levels import LevelRows, distinct, gather
+from tablebase.listed.rows import LevelRows, distinct, gather
+from tablebase.words import shown
 
 PARTS_KEPT = 2  # parts of a listing kept in memory at once: the solvers need only the part they solve
+
+
+def level_of(game: PlainGame, p: Any) -> int:
+    """The game's level of a position, refused in one line unless it is an int from 0 to MAX_LEVEL."""
+    level = game.level(p)
+    if type(level) is not int:
+        if not isinstance(level, np.integer) or isinstance(level, (bool, np.bool_)):
+            raise TablebaseError(f"{game.name}: level({shown(p)}) returned {shown(level)}, of type "
+                                 f"{type(level).__name__}; a level is a whole number, an int")
+        level = int(level)
+    if not 0 <= level <= MAX_LEVEL:
+        raise TablebaseError(f"{game.name}: level({shown(p)}) returned {level:,}; levels run from 0 to "
+                             f"{MAX_LEVEL:,} (the engine keeps a count of positions for every level below the top)")
+    return level
 
 
 def select(side: SumMoves, rows: np.ndarray) -> SumMoves:
@@ -276,9 +292,10 @@ class ListedPlainGame(_CountedLevels):
             found.append((self._codes[name], key | mark, game.format(child), self.level_of(key)))
         return game.format(position), found
 
-    def played(self, keys: np.ndarray, s: int, watch: Watch | None = None) -> SumMoves:
+    def played(self, keys: np.ndarray, s: int, watch: Any = None) -> SumMoves:
         """Side ``s``'s moves of the keys by the rules, each position read back from its text and played
-        (``watch``: marked at each position's text, for the time the game's code takes on it)."""
+        (``watch``: a ``listing.game_limits.Watch`` marked at each position's text, for the time the game's
+        code takes on it, where the game's code runs under the listing's limits)."""
         play = self.plays()[s]
         offsets, codes, starts, parts = [0], [], [0], []
         for key in np.asarray(keys).tolist():
