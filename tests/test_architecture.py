@@ -118,6 +118,21 @@ def test_a_file_name_repeats_only_where_the_page_says_why():
     assert {n for n, c in names.items() if c > 1} - said == set()
 
 
+# The rooms a program that only reads tables imports, and what they never import: the building half, and the
+# store's modules only a build uses (its lock, a listing's work files).
+READING = ("kinds", "listed", "query")
+BUILDING = ("build", "builders", "checks", "listing", "probe_writer", "solve")
+BUILD_ONLY = ("tablebase.store.lock", "tablebase.store.work")
+
+
+@pytest.mark.parametrize("room", READING)
+def test_the_rooms_a_reader_uses_import_nothing_of_the_building_half(room):
+    found = [f"{path.relative_to(ROOT)} imports {named}" for module, path in sorted(MODULES.items())
+             if room_of(module) == room for named in sorted(imports_of(path))
+             if room_of(named) in BUILDING or named in BUILD_ONLY]
+    assert found == []
+
+
 @pytest.mark.parametrize("module", ["tablebase.probe.reader", "tablebase.probe.format"])
 def test_the_probe_reader_needs_only_the_foundation(module):
     """What other programs copy to read an index stands alone: the standard library and errors.py."""
