@@ -75,7 +75,7 @@ class Builder(ABC):
     #: how its tables' files beside their rows are made
     artifacts: ClassVar[tuple[ArtifactBuild, ...]] = ()
 
-    def __init__(self, game: Game | type[Game], symmetry: bool = False, kind: Kind | None = None) -> None:
+    def __init__(self, game: Game, symmetry: bool = False, kind: Kind | None = None) -> None:
         self.game: Any = game
         #: the table keeps one position of each orbit under the game's symmetry (``PlainGame.canonical``)
         self.symmetry = symmetry
