@@ -204,7 +204,7 @@ def test_verify_checks_the_values_files(domineering, tmp_path):
 def test_buckets_split_the_ids_and_merge_alike(tmp_path):
     """Pieces of every partition merged into 1 or 3 files: the same forms, each file its own slice of ids."""
     from tablebase.builders import builder_of
-    from tablebase.builders.values import ValuesBuild, merge_bucket
+    from tablebase.builders.values_build import ValuesBuild, merge_bucket
     from tablebase.games import make_game
 
     solver = builder_of(make_game("domineering", {"max_cells": 7})).solver()

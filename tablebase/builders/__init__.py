@@ -4,7 +4,7 @@ One builder per kind (``impartial.py``, ``partizan.py``, ``scored.py``),
 bound to a game as written (``builder_of``): the engine's listing of its
 positions where it does not list them itself, its solver, what a worker
 holds per position, the probe index's rules, how its artifacts are made
-(``artifacts.py``: a partizan table's values table, ``values.py``; an octal
+(``artifact_build.py``: a partizan table's values table, ``values_build.py``; an octal
 table's figures, ``heap_figures.py``) and an oracle that ``check-game``
 compares the solver with. Once listed, a builder holds the reading kind
 bound to the listed form (``Builder.kind``). The build, verify, check-game
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 
-from tablebase.builders.artifacts import ArtifactBuild, ArtifactCheck, Say
+from tablebase.builders.artifact_build import ArtifactBuild, ArtifactCheck, Say
 from tablebase.builders.builder import Builder, Footprint, Wide
 from tablebase.games import Game
 from tablebase.kinds import known_kind

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from tablebase.builders.artifacts import ArtifactBuild, Say
+from tablebase.builders.artifact_build import ArtifactBuild, Say
 from tablebase.errors import TablebaseError
 from tablebase.games import Game, PlainGame, SumMoves
 from tablebase.games.loops import children_of

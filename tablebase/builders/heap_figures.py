@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tablebase.builders.artifacts import ArtifactBuild, ArtifactCheck, Say
+from tablebase.builders.artifact_build import ArtifactBuild, ArtifactCheck, Say
 from tablebase.lazy import np, pa
 from tablebase.solve import Solver
 from tablebase.store import Manifest, Piece, read_parquet, table_dir

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tablebase.builders.builder import Builder, Footprint, Wide
-from tablebase.builders.values import ValuesBuild
+from tablebase.builders.values_build import ValuesBuild
 from tablebase.cgt import Value, from_option_ids, sum_ids
 from tablebase.games import PartizanForm, SumMoves
 from tablebase.kinds.partizan import Partizan

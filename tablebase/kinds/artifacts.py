@@ -3,7 +3,7 @@
 The one such artifact today is a partizan table's values table
 (``values.py``). The query layer shows every artifact alike, through this
 interface, so it names no kind; how an artifact is made, merged and checked
-is the building half's (``tablebase.builders.artifacts``).
+is the building half's (``tablebase.builders.artifact_build``).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from tablebase.cgt import Value
-from tablebase.cgt.figures import OUTCOMES, best_move, move_rank
+from tablebase.cgt.form_figures import OUTCOMES, best_move, move_rank
 from tablebase.errors import PositionError
 from tablebase.games import Game, PartizanForm, SumMoves, Texts
 from tablebase.kinds.budget import budget_of

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tablebase.cgt import Value, parse, sum_ids
-from tablebase.cgt.figures import Figures
+from tablebase.cgt.form_figures import Figures
 from tablebase.errors import StoreError
 from tablebase.kinds.kind import StoredTable
 

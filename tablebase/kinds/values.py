@@ -2,7 +2,7 @@
 
 The build writes it in pieces and merges them into
 ``values/part-<b>.parquet``, recorded under the manifest's ``values.files``
-(``tablebase.builders.values``); a reader sees those files, once merged, as
+(``tablebase.builders.values_build``); a reader sees those files, once merged, as
 the view ``<table>_values``.
 """
 

@@ -12,7 +12,7 @@ A keyed game that gives ``start_keys()`` instead of listing its levels is
 explored level by level in numpy batches (``list_keys``); only the keys of
 each level are kept.
 
-The result, ``Listing``, holds per level (``listed.rows.LevelRows``) the
+The result, ``Listing``, holds per level (``listed.level_rows.LevelRows``) the
 positions' notation and each side's moves in compressed rows (the form of ``SumMoves``: a move leads to
 a list of parts; impartial and scored games have one side and one part per
 move), and for scored games how finished positions ended.
@@ -28,7 +28,7 @@ from tablebase.errors import TablebaseError
 from tablebase.games import KeyedGame, SumMoves
 from tablebase.games.base import MAX_LEVEL
 from tablebase.lazy import np, pa, psutil
-from tablebase.listed.rows import LevelRows, distinct
+from tablebase.listed.level_rows import LevelRows, distinct
 from tablebase.listing.game_limits import current_limits, too_many
 
 

@@ -4,7 +4,7 @@ A position's value is ``{ values of Left's moves | values of Right's moves }``
 brought to canonical form by ``tablebase.cgt``. A move may lead to a sum of
 stored positions (a Domineering region that falls apart), some of them
 negated (a stored region standing for its transpose); the sum's value is the
-sum of the stored values. Each side's best move is ranked by ``cgt.figures.move_rank``.
+sum of the stored values. Each side's best move is ranked by ``cgt.form_figures.move_rank``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from tablebase.cgt import Value, from_option_ids, parse, sum_ids
-from tablebase.cgt.figures import OUTCOMES, Figures, best_move
+from tablebase.cgt.form_figures import OUTCOMES, Figures, best_move
 from tablebase.games import PartizanForm, SumMoves
 from tablebase.games.forms import positions_array
 from tablebase.lazy import np, pa

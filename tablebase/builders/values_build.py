@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tablebase.builders.artifacts import ArtifactBuild, ArtifactCheck, Say
+from tablebase.builders.artifact_build import ArtifactBuild, ArtifactCheck, Say
 from tablebase.errors import StoreError
 from tablebase.lazy import np, pa, pc
 from tablebase.store import Manifest, Piece, intact, record_problems, table_dir

@@ -1,7 +1,7 @@
 """How a table's files beside its rows are made and checked: what a kind's artifact does when a table is built.
 
 The one artifact with files today is a partizan table's values table
-(``values.py``); an octal table's period and rare values are one without
+(``values_build.py``); an octal table's period and rare values are one without
 files, kept in the manifest (``heap_figures.py``). The build and verify
 handle every artifact alike, through these two interfaces, so neither names a
 kind; how a reader sees an artifact's files is ``tablebase.kinds.artifacts``.

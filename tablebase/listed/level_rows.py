@@ -2,7 +2,7 @@
 
 ``LevelRows`` holds a level's positions in key order: a plain game's
 notation and each side's moves, or a keyed game's keys (``listing`` makes
-them; ``forms.py`` reads them). ``gather`` and ``distinct`` are numpy's
+them; ``listed_forms.py`` reads them). ``gather`` and ``distinct`` are numpy's
 ranges of runs and sorted distinct keys, as both need them.
 """
 
