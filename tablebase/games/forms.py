@@ -1,7 +1,7 @@
 """What the solvers, verifier and readers need of a game in keyed form, as protocols.
 
 A game written in keyed form (``keyed.KeyedGame``) satisfies them itself; a
-plain game gets an object that does from the engine (``tablebase.listing``).
+plain game gets an object that does from the engine (``tablebase.listed``).
 Each kind asks for its own: ``ImpartialForm``, ``PartizanForm``, ``ScoredForm``.
 ``positions_array`` spells a batch of keys of any of them as Arrow strings.
 """
