@@ -1,15 +1,9 @@
 """What building a table asks of each kind of game: the building half of ``tablebase.kinds``.
 
-One builder per kind (``impartial.py``, ``partizan.py``, ``scored.py``),
-bound to a game as written (``builder_of``): the engine's listing of its
-positions where it does not list them itself, its solver, what a worker
-holds per position, the probe index's rules, how its artifacts are made
-(``artifact_build.py``: a partizan table's values table, ``values_build.py``; an octal
-table's figures, ``heap_figures.py``) and an oracle that ``check-game``
-compares the solver with. Once listed, a builder holds the reading kind
-bound to the listed form (``Builder.kind``). The build, verify, check-game
-and ``tablebase index`` ask a builder; a program that only reads never
-imports this package, nor the solvers and the exploration it imports.
+One builder per kind, bound to a game as written (``builder_of``): the
+listing of its positions, its solver, its memory, its artifacts as they are
+made (``artifact_build.py``), the probe index's rules and an oracle. A program
+that only reads tables never imports this package.
 """
 
 from __future__ import annotations

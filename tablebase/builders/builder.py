@@ -1,13 +1,9 @@
 """What building a table asks of a game's kind: its listing, its solver, its memory, its artifacts, an oracle.
 
-A builder (``impartial.py``, ``partizan.py``, ``scored.py``) is bound to a
-game as written (``builder_of``). A game that lists its own levels is its own
-keyed form from the start; any other is listed by the engine first
-(``list_positions``, or on the workers), and the builder over that listing
-(``listed``, ``over_listing``) holds the reading kind bound to the listed form
-(``kind``: ``tablebase.kinds``), which lookups, probes and the probe index's
-rules come from. Which figures a dense solver holds wide is the build's
-choice, given as ``wide`` where a solver or a footprint is asked for.
+A builder is bound to a game as written. A game the engine lists is listed
+first (``list_positions``, or on the workers); the builder over the listing
+(``listed``) holds the reading kind bound to the listed form (``kind``).
+Which figures a dense solver holds wide is an argument, never state.
 """
 
 from __future__ import annotations

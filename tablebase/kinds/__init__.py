@@ -1,13 +1,9 @@
 """One class per kind of game, as a table of it is read: the only place that knows what is special about a kind.
 
-The generic layers never ask what kind a game is: a reader binds a stored
-table's kind to its game and the game's keyed form (``kind_of``, the listing
-read from the table itself) and asks the kind object for what it needs
-(``kind.Kind``): ``kind.columns()``, ``kind.lookup(...)``, ``kind.prober(...)``.
-Where they hold no game, only a table's manifest (SQL over its files),
-``kind_named(manifest.kind)`` gives the class, which answers what holds for
-every game of the kind. Nothing here imports what building a table takes
-(``tablebase.builders``): a program that only reads never imports it.
+A reader binds a stored table's kind to its game and keyed form (``kind_of``)
+and asks it; with only a manifest (SQL over a table's files),
+``kind_named(manifest.kind)`` gives the class. Nothing here imports what
+building a table takes (``tablebase.builders``).
 """
 
 from __future__ import annotations

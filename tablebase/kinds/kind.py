@@ -1,12 +1,9 @@
 """What every kind answers of a table of one game when it is read, and the table as lookups see it.
 
-A kind (``impartial.py``, ``partizan.py``, ``scored.py``) bound to a game and
-its keyed form (``kind_of``: the game itself where it lists its own levels,
-else its form over the engine's listing of a built table) gives the rows'
-columns, the notation of keys, lookups, probes, a line's choice of move and
-what the probe index leaves to the children. It always has its keyed form:
-what building a table asks of a kind (listing, solving, memory, checking) is
-the building half's (``tablebase.builders``), never imported by a reader.
+A kind is bound to a game and its keyed form, which it always has (a plain
+game's over the listing its table records): it gives the rows' columns, the
+notation of keys, lookups, probes, a line's choice of move and what the probe
+index leaves to the children. What building asks of a kind is ``tablebase.builders``.
 """
 
 from __future__ import annotations
