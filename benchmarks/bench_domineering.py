@@ -54,7 +54,7 @@ def main() -> None:
     with tablebase.open(out) as tb:
         counts = tb.sql(f"SELECT count(*) FILTER (WHERE positions > 0) AS d, count(*) AS f FROM {spec.name}_values")
         distinct, forms = counts.to_pylist()[0].values()
-        values_bytes = sum(f["bytes"] for f in tb.manifest(spec.name).values["files"].values())
+        values_bytes = sum(f["bytes"] for f in tb._manifest(spec.name).values["files"].values())
     positions = summary.positions
     report(f"build {spec.name}", regions=positions, distinct_values=distinct, values_table_forms=forms,
            wall_s=round(wall, 2), cpu_s=round(peak.cpu_seconds, 1), regions_per_s=round(positions / wall, 1),

@@ -110,7 +110,7 @@ def by_text(root: Path, table: str, keys: list[int], batch: int) -> dict[str, fl
     import tablebase
 
     with tablebase.open(root) as tb:
-        texts = tb.game(table).format_positions(np.array(keys, dtype=np.int64)).to_strings()
+        texts = tb._game(table).format_positions(np.array(keys, dtype=np.int64)).to_strings()
         for text in texts:  # every page touched once (see in_process)
             tb.probe(table, text)
         wall, cpu = time.perf_counter(), time.process_time()
@@ -118,7 +118,7 @@ def by_text(root: Path, table: str, keys: list[int], batch: int) -> dict[str, fl
             tb.probe(table, text)
         out = {"warm": (time.perf_counter() - wall) / len(texts), "warm_cpu": (time.process_time() - cpu) / len(texts)}
         # An impartial table's best move is found by the children: the figures the index holds, apart.
-        held = [c for c in tb.stored(table).kind.columns() if c not in ("best_move", "key", "position")]
+        held = [c for c in tb._stored_table(table).kind.columns() if c not in ("best_move", "key", "position")]
         wall, cpu = time.perf_counter(), time.process_time()
         for text in texts:
             tb.probe(table, text, columns=held)
@@ -257,7 +257,7 @@ def routing(root: Path, table: str, keys: list[int], batch: int, index_only: boo
 
     with tablebase.open(root) as tb:  # spelt by the game, as a program's positions come
         chosen = np.array(keys[:1001] + keys[1001:][:batch], dtype=np.int64)
-        positions = tb.game(table).format_positions(chosen).to_strings()
+        positions = tb._game(table).format_positions(chosen).to_strings()
     if index_only:
         run, cold = library(root, table, positions), command_lookup(root, table, positions[0], runs=5)
         return [

@@ -57,7 +57,7 @@ def main() -> None:
 
     compile_all()
     with tablebase.open(args.db, timeout=None, memory_limit="8GiB") as tb:
-        manifest = tb.manifest(args.table)
+        manifest = tb._manifest(args.table)
         rows, cols = manifest.params["rows"], manifest.params["cols"]
         n = min(rows, cols)
         began = time.perf_counter()

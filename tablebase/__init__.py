@@ -26,7 +26,7 @@ from tablebase.errors import (
 )
 from tablebase.jit import numba_cache_outside_package as _numba_cache  # before any module imports numba
 from tablebase.query import DEFAULT_TIMEOUT
-from tablebase.results import Exact, Figures, Line, Lookup, Move, Probe, Step, exact
+from tablebase.results import Exact, Figures, Line, Lookup, Move, Probe, Statistic, Step, exact
 from tablebase.version import VERSION as __version__
 
 if TYPE_CHECKING:
@@ -63,5 +63,5 @@ def __getattr__(name: str):
 
 
 __all__ = ["DEFAULT_TIMEOUT", "DamagedTable", "Exact", "Figures", "GameUnavailable", "Line", "Lookup", "Move",
-           "PositionError", "Probe", "Step", "StoreError", "TableNotFound", "Tablebase", "TablebaseError", "UsageError",
-           "__version__", "exact", "open"]
+           "PositionError", "Probe", "Statistic", "Step", "StoreError", "TableNotFound", "Tablebase", "TablebaseError",
+           "UsageError", "__version__", "exact", "open"]

@@ -35,7 +35,7 @@ def plot_table(db: Tablebase, table: str, kind: str, out: str | os.PathLike, pos
         raise UsageError(f"unknown picture {kind!r}; pictures: {', '.join(PICTURES)}")
     if not out.parent.is_dir():
         raise UsageError(f"no folder {out.parent} for --out")
-    manifest = db.manifest(table)
+    manifest = db._manifest(table)
     if not manifest.files:
         raise StoreError(f"table {table} has no rows yet")
     if position is not None and kind != "position":
@@ -63,7 +63,7 @@ def plot_table(db: Tablebase, table: str, kind: str, out: str | os.PathLike, pos
 def _needs(db: Tablebase, table: str, kind: str, columns: set[str], why: str) -> None:
     have = set(db.sql(f"SELECT * FROM {quote_name(table)} LIMIT 0").column_names)
     if not columns <= have:
-        raise UsageError(f"picture {kind!r} does not fit table {table} ({db.manifest(table).game}): "
+        raise UsageError(f"picture {kind!r} does not fit table {table} ({db._manifest(table).game}): "
                              f"it needs {why}, and the table has no {', '.join(sorted(columns - have))} column")
 
 
@@ -73,7 +73,7 @@ def _widths(db: Tablebase, table: str, kind: str, most: int) -> int:
                             " count(*) FILTER (WHERE len(list_filter(n, lambda x: x IS NULL)) > 0)"
                             f" FROM (SELECT {NUMBERS} AS n FROM {quote_name(table)})").to_pylist()[0].values()
     if bad or high is None or high > most:
-        raise UsageError(f"picture {kind!r} does not fit table {table} ({db.manifest(table).game}): "
+        raise UsageError(f"picture {kind!r} does not fit table {table} ({db._manifest(table).game}): "
                              f"it needs positions of at most {most} whole numbers")
     return high
 
@@ -161,7 +161,7 @@ def drawn_position(db: Tablebase, table: str, figure: Any, position: str | None)
              if k not in ("table", "position", "key", "level", "moves", "value_id", "regions", "searched", "note",
                           "warning") and not k.startswith("best_") and v is not None][:4]
     ax = figure.add_subplot()
-    db.game(table).draw(row["position"]).plot(ax)
+    db._game(table).draw(row["position"]).plot(ax)
     ax.set_title(f"{row['position']}\n" + ", ".join(shown), fontsize=11)
     return f"{row['position']}: {', '.join(shown)}"
 

@@ -8,10 +8,12 @@ result holds those of its table's kind (``total=False``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 if TYPE_CHECKING:
     from fractions import Fraction
+
+    import pyarrow as pa
 
     from tablebase.cgt import Value
 
@@ -120,3 +122,13 @@ def exact(row: Figures | dict[str, Any]) -> Exact:
     game = parse(row["value"])
     return Exact(game, Fraction(game.mean), Fraction(game.temperature), Fraction(game.left_stop),
                  Fraction(game.right_stop))
+
+
+class Statistic(NamedTuple):
+    """One named statistic of a table: ``name`` is the query file's (``queries/<name>.sql``), a key that
+    stays; ``title`` says it in words; ``rows`` are its result."""
+
+    name: str
+    title: str
+    rows: "pa.Table"
+    chart: str = ""  # how a page draws it, where its query says ("-- chart: Y by X")

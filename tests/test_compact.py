@@ -44,7 +44,7 @@ def test_compact_table_reads_like_a_full_one(tmp_path, scheduler, game, params):
 def test_compact_files_are_smaller_and_verify(tmp_path, scheduler):
     build_both(tmp_path, scheduler, "chomp", dict(rows=5, cols=5))
     with tablebase.open(tmp_path) as tb:
-        assert tb.manifest("compact").bytes < tb.manifest("full").bytes
+        assert tb._manifest("compact").bytes < tb._manifest("full").bytes
     result = cli("verify", "--db", str(tmp_path), "compact")
     assert result.returncode == 0 and "no problems" in result.stdout
 

@@ -95,7 +95,7 @@ def nim_table(built):
 def test_a_lookup_through_plain_moves_reads_as_one_through_the_batches(which, request, monkeypatch):
     root, table = request.getfixturevalue(which)
     with tablebase.open(root) as tb:
-        game = tb.game(table)
+        game = tb._game(table)
         texts = game.format_positions(np.arange(1, game.key_space, dtype=np.int64)).to_strings()
         plain = [tb.lookup(table, t) for t in texts]
         monkeypatch.setattr(type(game), "moves_of", lambda self, key: None)

@@ -240,7 +240,7 @@ def test_the_build_records_the_index_and_writes_the_same_bytes_whatever_its_file
     for segment_file in (root / table / "probe").iterdir():
         assert segment_file.read_bytes() == (tmp_path / table / "probe" / segment_file.name).read_bytes()
     with tablebase.open(root) as tb:
-        manifest = tb.manifest(table)
+        manifest = tb._manifest(table)
     record = manifest.probe[FILE_NAME]
     assert record["rows"] == manifest.positions and record["bytes"] == first.stat().st_size
     assert record["sha256"] == hashlib.sha256(first.read_bytes()).hexdigest()

@@ -20,7 +20,7 @@ from test_tanhinmin import Minimax, positions, read
 
 import tablebase
 from tablebase.probe import FILE_NAME
-from tablebase.store import TableIndex, table_dir
+from tablebase.store import LoadedRows, table_dir
 from tablebase.store.probed import ProbedRows
 
 CRAM = f"{Path(__file__).parent.parent / 'examples' / 'cram.py'}:Cram"
@@ -97,7 +97,7 @@ def test_the_index_answers_as_the_old_path_duckdb_and_the_rules(folders, name):
             CHECKS[name](p, probed)
         texts = [row["position"] for row in rows]
         assert tb.lookup_many(table, texts).to_pylist() == old.lookup_many(table, texts).to_pylist()
-        assert isinstance(tb.index(table), ProbedRows) and isinstance(old.index(table), TableIndex)
+        assert isinstance(tb._rows(table), ProbedRows) and isinstance(old._rows(table), LoadedRows)
 
 
 @pytest.mark.parametrize("name", ["chomp", "wythoff", "domineering", "tanhinmin"])

@@ -1,4 +1,4 @@
-"""Rows read in place from a probe index (``ProbedRows``) against the rows loaded from Parquet (``TableIndex``).
+"""Rows read in place from a probe index (``ProbedRows``) against the rows loaded from Parquet (``LoadedRows``).
 
 Synthetic tables with every figure type and nulls, sparse and dense, some keys absent: one row and
 batches of rows must be the same from both, as Python values.
@@ -12,7 +12,7 @@ import pytest
 from probe_tables import mixed_rows, same, synthetic_table
 
 from tablebase.probe import FILE_NAME
-from tablebase.store import TableIndex, table_dir
+from tablebase.store import LoadedRows, table_dir
 from tablebase.store.probed import ProbedRows, probe_path
 
 
@@ -31,9 +31,9 @@ def levels(keys: np.ndarray) -> np.ndarray:  # mixed_rows' levels
 ])
 def test_probed_rows_are_the_loaded_rows(tmp_path, keys, distinct):
     rows = mixed_rows(keys, distinct=distinct)
-    rows = rows.drop_columns(["flag"])  # TableIndex cannot hold a boolean with nulls; no table has one
+    rows = rows.drop_columns(["flag"])  # LoadedRows cannot hold a boolean with nulls; no table has one
     manifest = synthetic_table(tmp_path, "t", rows)
-    loaded = TableIndex(tmp_path, "t", manifest, spell)
+    loaded = LoadedRows(tmp_path, "t", manifest, spell)
     path = probe_path(tmp_path, manifest)
     assert path == table_dir(tmp_path, "t") / FILE_NAME
     probed = ProbedRows(path, spell, levels, rows.column_names)

@@ -163,7 +163,7 @@ tb = tablebase.open({str(root)!r})
 tb.lookup({chomp!r}, "4 4 3 1")
 print(sorted({{p.split("/")[-2] for p in opened if p.endswith("/" + {FILE_NAME!r})}}))
 print(sorted(m for m in ("tablebase.listing.explore", "tablebase.listing.expand", "ctypes") if m in sys.modules))
-print(sorted({{{chomp!r}, {domineering!r}}} & set(tb.manifests)))  # the folder is shared with other test files
+print(sorted({{{chomp!r}, {domineering!r}}} & set(tb._every_manifest)))  # the folder is shared with other test files
 """
     result = python(code)
     assert result.returncode == 0, result.stderr

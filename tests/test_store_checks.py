@@ -79,7 +79,7 @@ def test_names_outside_the_folder_refuse_the_table(escaping):
     """Each such table is set aside with one line naming the path; the good table answers SQL and lookups."""
     root, names = escaping
     with tablebase.open(root) as tb:
-        assert set(tb.manifests) == {"good"}
+        assert set(tb._every_manifest) == {"good"}
         assert set(tb.unreadable) == set(names)
         for name, path in names.items():
             assert "leads outside" in tb.unreadable[name] and repr(path) in tb.unreadable[name], name

@@ -87,8 +87,8 @@ def api_routes(folder: ServedFolder) -> APIRouter:
             raise HTTPException(status_of(e), folder.public(str(e))) from None
 
     def table_or_404(table: str) -> None:
-        if table not in db.manifests:
-            raise HTTPException(404, f"no table {table!r}; tables: {', '.join(db.manifests) or 'none'}")
+        if table not in db._every_manifest:
+            raise HTTPException(404, f"no table {table!r}; tables: {', '.join(db._every_manifest) or 'none'}")
         answer(folder.loaded, table)
 
     @router.get("/health")

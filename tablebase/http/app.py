@@ -81,7 +81,7 @@ def serving(root: str | os.PathLike, games: list[str] | tuple[str, ...] = ()) ->
     """The folder opened for serving; a TablebaseError if it is no tablebase, or holds no table, or a game
     named is bad."""
     folder = ServedFolder(root, games)
-    if not folder.db.manifests:
+    if not folder.db._every_manifest:
         raise TablebaseError(f"no tables in {root}: nothing to serve (tablebase build GAME ... --out {root} makes one)")
     return folder
 

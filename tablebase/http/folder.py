@@ -33,7 +33,7 @@ class ServedFolder:
     def __init__(self, root: str | os.PathLike, games: list[str] | tuple[str, ...] = ()) -> None:
         self.db = Tablebase(root, games)
         self.stopping = threading.Event()  # set when the server stops: searches under way stop
-        self._locks = {name: threading.Lock() for name in self.db.manifests}
+        self._locks = {name: threading.Lock() for name in self.db._every_manifest}
         self._connecting = threading.Lock()
         where = Path(root)
         self.name = where.resolve().name or "/"
@@ -55,12 +55,12 @@ class ServedFolder:
         """``table``'s rows for lookups (its probe index opened, or a table without one loaded into memory): by
         the first request that needs them, under the table's lock; the lookups themselves then read without one."""
         with self.loading(table):
-            self.db.index(table)
+            self.db._rows(table)
 
     def connected(self) -> None:
         """The folder's DuckDB session made, once, before a thread runs SQL on a cursor of it."""
         with self._connecting:
-            self.db.session  # noqa: B018 (made on first use; two threads must not make two)
+            self.db._sql_session  # noqa: B018 (made on first use; two threads must not make two)
 
     def public(self, text: str) -> str:
         """``text`` as the server may send it: the folder by its name, any other absolute path by its last part."""

@@ -30,8 +30,8 @@ from tablebase.http.folder import ServedFolder
 from tablebase.http.interesting import applicable
 from tablebase.http.trail import page_of, query, steps, trail_of
 from tablebase.http.verdicts import move_verdict, position_verdict
-from tablebase.query.statistics import Statistic
 from tablebase.query.views import quote_name
+from tablebase.results import Statistic
 from tablebase.store import table_dir
 
 STAT_ROWS = 40  # rows of a statistic shown under its chart
@@ -103,8 +103,8 @@ class Explorer:
 
     def table(self, table: str) -> HTMLResponse:
         try:
-            manifest = self.db.manifest(table)
-            game = self.guarded(table, lambda: self.db.game(table))
+            manifest = self.db._manifest(table)
+            game = self.guarded(table, lambda: self.db._game(table))
             stats = self.guarded(table, lambda: self._stats(table))
             picks = self.guarded(table, lambda: self._picks(table))
         except TablebaseError as e:
@@ -123,7 +123,7 @@ class Explorer:
             self.folder.loaded(table)
             row = self.db.lookup(table, position)
             looked_up = time.perf_counter() - started
-            game = self.db.stored(table).kind.game  # as written: it draws, and says what a move changes
+            game = self.db._stored_table(table).kind.game  # as written: it draws, and says what a move changes
             stored = self.guarded(table, lambda: self._columns(table))
             chosen = _move_named(row, move, side) if move else None
             board, outlines = position_board(game, row, outlined(row, chosen), self._edits(table, row))
@@ -151,7 +151,7 @@ class Explorer:
         try:
             self.folder.loaded(table)
             found = self.db.line(table, position, first or None)
-            game = self.db.stored(table).kind.game
+            game = self.db._stored_table(table).kind.game
             stored = self.guarded(table, lambda: self._columns(table))
             positions = [step["position"] for step in found["steps"]]
             shown = []
@@ -176,7 +176,7 @@ class Explorer:
         try:
             self.folder.loaded(table)
             row = self.db.lookup(table, position)
-            svg = self.db.stored(table).kind.game.draw(row["position"]).svg()
+            svg = self.db._stored_table(table).kind.game.draw(row["position"]).svg()
         except TablebaseError as e:
             return self.failure(e, table)
         return Response(svg, media_type="image/svg+xml")

@@ -22,7 +22,7 @@ from tablebase.kinds.budget import Bounds
 from tablebase.kinds.lines import Choose, best_line, by_figure, side_named
 from tablebase.lazy import np, pa
 from tablebase.listed import LevelRows, ListedKeyedGame, ListedPlainGame
-from tablebase.store import Manifest, TableIndex
+from tablebase.store import LoadedRows, Manifest
 from tablebase.store.probed import Derive, ProbedRows
 
 #: the rows of a level of a listing from ``start`` to ``stop`` (perhaps more): a built table's notation
@@ -41,7 +41,7 @@ class StoredTable:
     name: str
     manifest: Manifest
     kind: Kind  # bound to the game's keyed form
-    index: Callable[[], TableIndex | ProbedRows]  # the probe index read in place, else rows loaded
+    rows: Callable[[], LoadedRows | ProbedRows]  # the probe index read in place, else rows loaded
     held: dict[str, Any] = field(default_factory=dict)
     #: the game's source is not the one the table was built from
     changed: bool = False
@@ -141,7 +141,7 @@ class Kind(ABC):
         figures asked for, where not all; a figure the probe index leaves to the children (an impartial
         table's best move) is found only if asked, since it costs a probe of each child up to the one it
         names. A kind whose probe differs overrides this, not ``probe``."""
-        index = table.index()
+        index = table.rows()
         locate, row, name, bounds = self.keyed.locator(), index.row_reader(), table.name, self.keyed.bounds
         by_children = self.by_children(index, wanted)
 
@@ -176,7 +176,7 @@ class Kind(ABC):
         return as_asked
 
     # -- what the probe index leaves to the children ----------------------------------
-    def by_children(self, index: TableIndex | ProbedRows, wanted: frozenset[str] | None = None
+    def by_children(self, index: LoadedRows | ProbedRows, wanted: frozenset[str] | None = None
                     ) -> Callable[[int, dict[str, Any]], dict[str, Any]] | None:
         """What finds, for one stored key and its stored figures, the figures the table's probe index leaves to
         the children (docs/format.md) of those ``wanted`` (all if None); None where it leaves none of them (a
@@ -193,12 +193,12 @@ class Kind(ABC):
         the columns asked for, where not all (a figure the index leaves to the children is found only if asked)."""
         if not positions:
             keys, levels = self.keyed.locate_many(texts)
-            return table.index().rows(keys, False, levels, wanted)
+            return table.rows().rows(keys, False, levels, wanted)
         keys, levels, spelt = self.keyed.locate_spelt(texts)
         if not spelt:
-            return table.index().rows(keys, True, levels, wanted)
+            return table.rows().rows(keys, True, levels, wanted)
         # The texts are the positions' notation already: spelling a million keys again took a third of a second.
-        return table.index().rows(keys, False, levels, wanted).add_column(1, "position", texts.to_arrow())
+        return table.rows().rows(keys, False, levels, wanted).add_column(1, "position", texts.to_arrow())
 
     def line_choice(self) -> Choose:
         """Which move a line of best play takes from a lookup (``lines.py``): by default ``best_move``."""

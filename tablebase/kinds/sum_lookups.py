@@ -43,7 +43,7 @@ def grundy_of(table: Any, name: str, keys: list[int], bounds: str, text: str) ->
     """The stored Grundy value of each part; PositionError if a part is not stored."""
     if not keys:
         return []
-    index = table.index()
+    index = table.rows()
     if len(keys) <= ONE_BY_ONE:
         level_of = table.game.level_of
         values = [None if row is None else row["grundy"] for row in (index.row(k, level_of(k)) for k in keys)]
@@ -68,7 +68,7 @@ def sum_lookup(table: Any, text: str, moves: bool = True) -> dict[str, Any]:
         "level": game.level_of(parts[0]) if single else None, "grundy": total, "outcome": "N" if total else "P",
     }
     if single:
-        result["best_move"] = table.index().row(parts[0], result["level"]).get("best_move")
+        result["best_move"] = table.rows().row(parts[0], result["level"]).get("best_move")
     else:
         result["parts"] = len(parts)
     if not moves and single:

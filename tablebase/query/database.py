@@ -32,14 +32,14 @@ from tablebase.kinds import (
 from tablebase.lazy import pa
 from tablebase.listed import LevelRows
 from tablebase.query.sql import DEFAULT_TIMEOUT, Limits, QueryError, Session
-from tablebase.query.statistics import FIGURES_SHOWN, Statistic, named_queries, table_statistics
+from tablebase.query.statistics import FIGURES_SHOWN, named_queries, table_statistics
 from tablebase.query.views import as_view, make_views, quote_name, view_files, view_schema
-from tablebase.results import Line, Lookup, Probe
-from tablebase.store import Manifest, TableIndex, list_tables, read_level
+from tablebase.results import Line, Lookup, Probe, Statistic
+from tablebase.store import LoadedRows, Manifest, list_tables, read_level
 from tablebase.store.probed import ProbedRows, probe_path
 
 __all__ = ["DEFAULT_TIMEOUT", "QueryError", "Tablebase", "named_queries", "open_tablebase", "quote_name"]
-Rows = TableIndex | ProbedRows
+Rows = LoadedRows | ProbedRows
 Position = str | int | tuple[int, ...] | list[int]  # text, or a game's own numbers where its notation is numbers
 _DEFAULT: Any = object()  # a keyword left out: the Tablebase's own limit
 COMPILED_FROM = 10_000  # positions of a batch from which the game's functions are compiled (where numba is)
@@ -63,17 +63,17 @@ class Tablebase:
         self.root = Path(root)
         if not self.root.is_dir():
             raise StoreError(f"no tablebase folder at {self.root}")
-        self.limits = Limits.of(memory_limit, threads, timeout, temp_directory)
+        self._limits = Limits.of(memory_limit, threads, timeout, temp_directory)
         #: what a lookup may search beyond a table (a board larger than its parts): the same bounds as SQL
-        self.search = Bounds(self.limits.timeout, self.limits.memory)
-        self.trust = Trust(games)
+        self._search = Bounds(self._limits.timeout, self._limits.memory)
+        self._trust = Trust(games)
         # A manifest is read when its table is first asked for: a lookup in a folder of many tables reads one.
         self._names = list_tables(self.root)
         self._manifests: dict[str, Manifest] = {}
         self._unreadable: dict[str, str] = {}
         self._read_all = False
         self._stored: dict[str, StoredTable] = {}
-        self._indexes: dict[str, Rows] = {}
+        self._loaded: dict[str, Rows] = {}
         # A Probe is the dict a kind's probe gives; one probe bound for each table and figures asked for.
         self._probes: dict[tuple[str, frozenset[str] | None], Callable[[str], Probe]] = {}
         self._session: Session | None = None
@@ -84,14 +84,14 @@ class Tablebase:
         """Each readable table with its game, where this reader takes the game from, parameters, levels and
         row counts, ``symmetry`` where it keeps one position of each orbit (``unreadable`` says why the other
         sub-folders are not tables)."""
-        return [{"table": name, "game": m.game, "origin": self.trust.origin(m), "params": m.params,
+        return [{"table": name, "game": m.game, "origin": self._trust.origin(m), "params": m.params,
                  "levels": len(m.plan), "levels_done": len(m.levels_done), "positions": m.positions, "bytes": m.bytes,
                  "complete": m.complete, **({"symmetry": True} if m.symmetry else {}),
                  **{k: m.figures[k] for k in FIGURES_SHOWN if k in m.figures}}
-                for name, m in self.manifests.items()]
+                for name, m in self._every_manifest.items()]
 
     @property
-    def manifests(self) -> dict[str, Manifest]:
+    def _every_manifest(self) -> dict[str, Manifest]:
         """The tables that can be read, by name (every manifest read, once)."""
         self._read_every_manifest()
         return self._manifests
@@ -102,13 +102,13 @@ class Tablebase:
         self._read_every_manifest()
         return self._unreadable
 
-    def manifest(self, table: str) -> Manifest:
+    def _manifest(self, table: str) -> Manifest:
         found = self._manifests.get(table)  # read without the lock once read
         if found is not None:
             return found
         if table not in self._names:
             raise TableNotFound(
-                f"no table {table!r} in {self.root} (tables: {', '.join(self.manifests) or 'none'})"
+                f"no table {table!r} in {self.root} (tables: {', '.join(self._every_manifest) or 'none'})"
             )
         read = self._read_manifest(table)
         if read is None:
@@ -137,7 +137,7 @@ class Tablebase:
                 self._manifests = {name: self._manifests[name] for name in self._names if name in self._manifests}
                 self._read_all = True
 
-    def stored(self, table: str) -> StoredTable:
+    def _stored_table(self, table: str) -> StoredTable:
         """The table as its kind reads it, bound to its game if this reader trusts one for it (else
         GameUnavailable, one line saying which game to name)."""
         found = self._stored.get(table)  # once loaded, read without the lock: a probe takes microseconds
@@ -145,8 +145,8 @@ class Tablebase:
             return found
         with self._loading:
             if table not in self._stored:
-                m = self.manifest(table)
-                game, changed = self.trust.load(m)
+                m = self._manifest(table)
+                game, changed = self._trust.load(m)
                 layout = cache(m.layout)  # made at the first level read: a probe reads none (thousands of files)
 
                 # a plain game's notation, from the table's own rows
@@ -155,23 +155,23 @@ class Tablebase:
                                      .column("position").combine_chunks())
 
                 kind = kind_of(game, m.symmetry, m.listing, texts)
-                self._stored[table] = StoredTable(self.root, table, m, kind, lambda: self.index(table),
-                                                  changed=changed, search=self.search)
+                self._stored[table] = StoredTable(self.root, table, m, kind, lambda: self._rows(table),
+                                                  changed=changed, search=self._search)
             return self._stored[table]
 
-    def game(self, table: str) -> KeyedForm:
+    def _game(self, table: str) -> KeyedForm:
         """The table's game, in keyed form."""
-        return self.stored(table).game
+        return self._stored_table(table).game
 
     # -- SQL ------------------------------------------------------------------
     @property
-    def session(self) -> Session:
+    def _sql_session(self) -> Session:
         """The DuckDB database of the folder's views, sandboxed before any view is made; opened on first use."""
         with self._loading:
             if self._session is None:
-                session = Session(self.root, view_files(self.root, self.manifests), self.limits)
+                session = Session(self.root, view_files(self.root, self._every_manifest), self._limits)
                 try:
-                    make_views(session, self.root, self.manifests, lambda table: self._spelt(session, table))
+                    make_views(session, self.root, self._every_manifest, lambda table: self._spelt(session, table))
                 except BaseException:
                     session.close()
                     raise
@@ -186,7 +186,7 @@ class Tablebase:
         """
         def spell(keys: pa.Array) -> pa.Array:
             try:
-                kind = self.stored(table).kind
+                kind = self._stored_table(table).kind
             except TablebaseError as e:
                 session.failed = e  # DuckDB wraps it: the query says this instead
                 raise
@@ -205,33 +205,33 @@ class Tablebase:
         Ctrl-C; QueryError says which. ``rows``: the first rows only, the rest
         never computed where DuckDB can avoid it.
         """
-        limit = self.limits.timeout if timeout is _DEFAULT else timeout
-        return self.session.run(query, limit, rows)
+        limit = self._limits.timeout if timeout is _DEFAULT else timeout
+        return self._sql_session.run(query, limit, rows)
 
     def stats(self, table: str, timeout: float | None = _DEFAULT) -> list[Statistic]:
         """The named statistics of queries/*.sql that apply to this table, plus storage figures
         (each query within the time limit): each with its name (the query file's, a stable key for
         programs), its title (for people) and its rows."""
-        return table_statistics(self.root, self.manifest(table), table, lambda query: self.sql(query, timeout))
+        return table_statistics(self.root, self._manifest(table), table, lambda query: self.sql(query, timeout))
 
     # -- lookups ----------------------------------------------------------------
-    def index(self, table: str) -> Rows:
+    def _rows(self, table: str) -> Rows:
         """The table's rows for lookups: its probe index read in place where it has one (nothing is loaded),
         else every row loaded into memory on first use (a table built before probe indexes), if its files say
         they take no more than the memory limit (OverLimit otherwise)."""
-        found = self._indexes.get(table)
+        found = self._loaded.get(table)
         if found is not None:
             return found
         with self._loading:
-            if table not in self._indexes:
-                kind, manifest = self.stored(table).kind, self.manifest(table)
+            if table not in self._loaded:
+                kind, manifest = self._stored_table(table).kind, self._manifest(table)
                 path = probe_path(self.root, manifest)
                 if path is None:
-                    self._indexes[table] = TableIndex(self.root, table, manifest, kind.spell, self.limits.memory)
+                    self._loaded[table] = LoadedRows(self.root, table, manifest, kind.spell, self._limits.memory)
                 else:
-                    self._indexes[table] = ProbedRows(path, kind.spell, kind.keyed.levels_of, kind.columns(),
+                    self._loaded[table] = ProbedRows(path, kind.spell, kind.keyed.levels_of, kind.columns(),
                                                       kind.derive())
-            return self._indexes[table]
+            return self._loaded[table]
 
     def lookup(self, table: str, position: Position) -> Lookup:
         """The stored row of a position, with every legal move and its child's stored figures, best first.
@@ -239,7 +239,7 @@ class Tablebase:
         A position is text in the game's notation or, where that notation is whole numbers, the numbers
         themselves: ``3``, ``(3, 5)``, ``[7, 7, 5, 3]``; anything else is a PositionError saying so.
         """
-        stored = self.stored(table)
+        stored = self._stored_table(table)
         return cast(Lookup, _warned(stored, stored.lookup(position_text(stored.game, position))))
 
     def probe(self, table: str, position: Position, columns: Iterable[str] | None = None) -> Probe:
@@ -256,13 +256,13 @@ class Tablebase:
         if probe is None:
             probe = self._prober(table, wanted)
         if position.__class__ is not str:  # one test for the text a warm probe is given
-            position = position_text(self.stored(table).game, position)
+            position = position_text(self._stored_table(table).game, position)
         return probe(position)  # no cast(): a call less is a twentieth of a warm probe
 
     def _prober(self, table: str, wanted: frozenset[str] | None) -> Callable[[str], Probe]:
         """The table's probe bound once (``Kind.prober``), with the warning if its game's source changed;
         kept until ``close``, which closes the index it reads."""
-        stored = self.stored(table)
+        stored = self._stored_table(table)
         if wanted is not None:
             unknown = sorted(wanted - set(stored.kind.columns()))
             if unknown:
@@ -280,7 +280,7 @@ class Tablebase:
         A partizan table's line needs the side to move first (``first``: "Left" or "Right"), and the
         sides then take turns; the other kinds' take none (a UsageError, a ValueError, says so).
         """
-        stored = self.stored(table)
+        stored = self._stored_table(table)
         return cast(Line, stored.line(position_text(stored.game, position), first))
 
     def lookup_many(self, table: str, positions: Any, with_positions: bool = True,
@@ -296,15 +296,15 @@ class Tablebase:
         probe index; a malformed position raises PositionError naming it, and a batch whose rows would pass
         the memory limit OverLimit.
         """
-        stored = self.stored(table)
+        stored = self._stored_table(table)
         figures = len(stored.kind.columns())
         if hasattr(positions, "__len__"):  # else counted once read
-            batch_fits(table, len(positions), figures, self.limits.memory)
+            batch_fits(table, len(positions), figures, self._limits.memory)
         try:
             texts = Texts.of(positions)
         except (ValueError, TypeError, pa.ArrowException) as e:
             raise PositionError(f"{table}: positions must be text: {e}") from None
-        batch_fits(table, len(texts), figures, self.limits.memory)
+        batch_fits(table, len(texts), figures, self._limits.memory)
         if len(texts) > COMPILED_FROM:
             compile_if_installed()  # the game's reader compiled: worth its compiling for a large batch
         schema = stored.held.get("view_schema")
@@ -326,10 +326,10 @@ class Tablebase:
             self._session = None
         with self._loading:
             self._probes.clear()  # they read the indexes closed here
-            for rows in self._indexes.values():
+            for rows in self._loaded.values():
                 if isinstance(rows, ProbedRows):
                     rows.close()
-            self._indexes.clear()
+            self._loaded.clear()
 
     def __enter__(self) -> "Tablebase":
         return self

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from tablebase.errors import StoreError
 from tablebase.kinds import kind_named
 from tablebase.lazy import pa
 from tablebase.query.views import quote_name
+from tablebase.results import Statistic
 from tablebase.store import Manifest
 from tablebase.store.footers import checked_footers
 
@@ -22,16 +23,6 @@ def named_queries() -> dict[str, str]:
     folder = resources.files("tablebase") / "queries"
     return {p.name[:-4]: p.read_text() for p in sorted(folder.iterdir(), key=lambda p: p.name)
             if p.name.endswith(".sql")}
-
-
-class Statistic(NamedTuple):
-    """One named statistic of a table: ``name`` is the query file's (``queries/<name>.sql``), a key that
-    stays; ``title`` says it in words; ``rows`` are its result."""
-
-    name: str
-    title: str
-    rows: pa.Table
-    chart: str = ""  # how a page draws it, where its query says ("-- chart: Y by X")
 
 
 def table_statistics(root: Path, m: Manifest, table: str, sql: Callable[[str], pa.Table]) -> list[Statistic]:

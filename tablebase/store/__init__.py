@@ -35,7 +35,7 @@ from tablebase.store.files import (
     write_parquet,
 )
 from tablebase.store.layout import Layout, Piece, Plan
-from tablebase.store.loaded_rows import TableIndex
+from tablebase.store.loaded_rows import LoadedRows
 from tablebase.store.manifest import Manifest, list_tables
 
 __all__ = [
@@ -43,7 +43,7 @@ __all__ = [
     "Plan",
     "Manifest",
     "Piece",
-    "TableIndex",
+    "LoadedRows",
     "first_outside",
     "flush_to_disk",
     "intact",

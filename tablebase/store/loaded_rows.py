@@ -21,7 +21,7 @@ from tablebase.store.manifest import Manifest
 Spell = Callable[["np.ndarray"], "pa.Array"]  # keys -> their positions' notation
 
 
-class TableIndex:
+class LoadedRows:
     """Every stored row of one table, sorted by key, columns as numpy arrays."""
 
     def __init__(self, root: Path, table: str, manifest: Manifest, spell: Spell, budget: int = MEMORY_CAP) -> None:

@@ -1,6 +1,6 @@
-"""A table's rows read in place from its probe index, as lookups ask for them: the same answers as ``TableIndex``.
+"""A table's rows read in place from its probe index, as lookups ask for them: the same answers as ``LoadedRows``.
 
-``TableIndex`` loads every row of a table into memory before the first
+``LoadedRows`` loads every row of a table into memory before the first
 lookup; a table with a probe index (``probe.tbi`` and its segment files,
 written by every build and by ``tablebase index``) needs none of that: the
 index is memory-mapped and a lookup touches the pages of the keys it asks
@@ -36,7 +36,7 @@ def probe_path(root: Path, manifest: Manifest) -> Path | None:
 
 
 class ProbedRows:
-    """A table's rows from its probe index: ``row(key)`` and ``rows(keys)`` as ``TableIndex`` gives them.
+    """A table's rows from its probe index: ``row(key)`` and ``rows(keys)`` as ``LoadedRows`` gives them.
 
     ``columns``: the table's figures in the order of its rows (the index gives them in that order, with
     those it derives by the children where ``derive`` finds them)."""
