@@ -81,7 +81,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench_index_", dir=root.parent) as scratch:
         folder = linked_copy(root, table, Path(scratch))
         runs: dict[int, list[tuple[float, float, float]]] = {n: [] for n in counts}
-        for _ in range(args.runs):
+        for _ in range(args.spans):
             for n in counts:
                 seconds, mib, cpu, sha = index_once(folder, table, n)
                 if sha != expected:

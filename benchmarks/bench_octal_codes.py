@@ -32,17 +32,17 @@ from bench_octal import tables, warm_up  # noqa: E402
 from common import PeakMemory, report  # noqa: E402
 
 from tablebase.games.octal import expand_codes  # noqa: E402
-from tablebase.solve.octal import OctalRun, solve  # noqa: E402
+from tablebase.solve.octal import OctalSequence, solve  # noqa: E402
 
 
-def path_of(run: OctalRun) -> str:
+def path_of(run: OctalSequence) -> str:
     """Which loop gave the values: see the module."""
     if run.period is not None:
         return "period"
     return "plain" if run.split is None else f"sparse {run.split.text(8)}"
 
 
-def cpu(code: str, n: int) -> tuple[OctalRun, float]:
+def cpu(code: str, n: int) -> tuple[OctalSequence, float]:
     began = time.process_time()
     run = solve(code, n)
     return run, time.process_time() - began

@@ -183,9 +183,9 @@ MANIFEST = (
     Field("version", "string", "the version of tablebase that built the table"),
     Field("partition_rows", "integer", "the most positions of a part: a larger level is cut into parts"),
     Field("source", "object", "where the game comes from: `ref`, `origin`, `version`, `digest` of its source"),
-    Field("plan", "array", "the levels, in runs: [first level, parts, [positions of each level]]"),
+    Field("plan", "array", "the levels, in spans: [first level, parts, [positions of each level]]"),
     Field("files", "object", "each file of rows by name: its `rows`, `bytes` and `sha256`"),
-    Field("levels_done", "array", "the levels built, as [first, last] runs"),
+    Field("levels_done", "array", "the levels built, as [first, last] ranges"),
     Field("complete", "boolean", "whether every level is built, and every file made from the rows"),
     Field("values", "object", "a partizan table's values table: `buckets`, and `files` and `pieces` recorded by "
           "name"),

@@ -48,8 +48,8 @@ def test_a_run_whose_figures_pass_a_byte_is_given_up_never_wrapped():
     game = make_game("subtraction", {"set": "1,3,4", "max": 1000})
     levels = [(n, np.array([n], dtype=np.int64)) for n in range(1001)]
     with pytest.raises(FigureOverflow, match="remoteness"):
-        ImpartialSolver(game, wide=NARROW).solve_run(levels)
-    rows, _ = ImpartialSolver(game, wide=frozenset({"remoteness"})).solve_run(levels)
+        ImpartialSolver(game, wide=NARROW).solve_span(levels)
+    rows, _ = ImpartialSolver(game, wide=frozenset({"remoteness"})).solve_span(levels)
     oracle = Oracle(subtraction_moves([1, 3, 4]))
     assert rows["grundy"].to_pylist() == [oracle.grundy(n) for n in range(1001)]  # ascending: shallow recursion
     assert rows["remoteness"].to_pylist() == [oracle.remoteness(n) for n in range(1001)]

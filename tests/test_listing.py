@@ -22,7 +22,7 @@ from tablebase.build.resume import fresh_manifest
 from tablebase.builders import builder_of
 from tablebase.games import find_game
 from tablebase.listing import Listing, level_rows
-from tablebase.store import read_listing_level, read_listing_run, table_dir
+from tablebase.store import read_listing_level, read_listing_span, table_dir
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PLUGINS = Path(__file__).resolve().parent / "plugins"
@@ -66,7 +66,7 @@ def listed_in_shares(client: Client, builder, source, root: Path, partitions: in
     runs = {}  # levels written together in one file, by level
     for name, file in record["files"].items():
         if "levels" in file:
-            runs.update(read_listing_run(root, "t", name))
+            runs.update(read_listing_span(root, "t", name))
     for level, size in enumerate(record["sizes"]):
         if size:
             listing.levels[level] = level_rows(runs[level] if level in runs else read_listing_level(root, "t", level))

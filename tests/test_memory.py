@@ -240,18 +240,18 @@ def test_a_plan_kept_as_runs_answers_level_by_level_as_its_rules_say(tmp_path):
     rng = random.Random(7)
     sizes = [rng.choice([0, 0, 1, 3, 50, 300, 1000, 5000]) for _ in range(400)] + [0, 0]
     rows = 1024
-    expected, run, run_rows = {}, None, 0
+    expected, run, span_rows = {}, None, 0
     for level, size in enumerate(sizes):
         if size >= rows // 4:
             parts = 2 * math.ceil(size / (2 * rows))
-            expected[level], run, run_rows = {"positions": size, "parts": parts, "run": level}, None, 0
+            expected[level], run, span_rows = {"positions": size, "parts": parts, "span": level}, None, 0
             continue
         if not size:
             continue
-        if run is None or run_rows + size > rows:
-            run, run_rows = level, 0
-        run_rows += size
-        expected[level] = {"positions": size, "parts": 1, "run": run}
+        if run is None or span_rows + size > rows:
+            run, span_rows = level, 0
+        span_rows += size
+        expected[level] = {"positions": size, "parts": 1, "span": run}
     planned_ = plan(sizes, rows)
     assert dict(planned_.items()) == expected and list(planned_) == sorted(expected) and len(planned_) == len(expected)
     assert all(level not in planned_ for level, size in enumerate(sizes) if not size)

@@ -22,7 +22,7 @@ class Collector:
         self.root, self.manifest, self.layout = root, manifest, layout
         self.progress, self.artifacts = progress, artifacts
         self.busy = {"read": 0.0, "solve": 0.0, "write": 0.0}
-        # Files recorded of each piece's first level: a run's one file, or a level's parts so far.
+        # Files recorded of each piece's first level: a span's one file, or a level's parts so far.
         self.recorded = Counter(piece.first for piece in map(layout.named, manifest.files) if piece is not None)
         # The first records are saved at once: a disk that fills up within the first second leaves
         # no room to save the manifest at the end, and the files recorded before are then kept.

@@ -1,6 +1,6 @@
 """Planning a build: levels into files, files into steps of tasks, tasks onto workers.
 
-A large level is cut into an even number of parts, one file each; a run of
+A large level is cut into an even number of parts, one file each; a span of
 consecutive small levels shares one file (``store.layout``), solved by one
 task in one call. The plan never depends on the number of workers, so any
 cluster writes the same files.
@@ -20,8 +20,8 @@ DEFAULT_PARTITION_ROWS = 65_536  # at least; large tables get larger partitions
 PARTITIONS_PER_TABLE = 512  # about; each task costs the scheduler a round trip and the store a file
 
 # A piece, its first level, and for a part of a level the first and the end position. A whole piece
-# (a run, or a level of one part) is one slice: the worker takes its levels' sizes from the plan, which
-# spares the scheduler a million tuples for a run of a million levels.
+# (a span, or a level of one part) is one slice: the worker takes its levels' sizes from the plan, which
+# spares the scheduler a million tuples for a span of a million levels.
 Slice = tuple[Piece, int, int, int]
 
 
@@ -59,17 +59,17 @@ def default_partition_rows(sizes: list[int]) -> int:
 
 
 def plan(sizes: list[int], partition_rows: int, whole_levels: bool = False) -> Plan:
-    """Levels with positions: each one's size, number of parts, and the first level of its file (``run``).
+    """Levels with positions: each one's size, number of parts, and the first level of its file (``span``).
 
     A level of a quarter partition or more is cut into an even number of parts:
     every level waits for the one below, so a level solved by one task leaves
-    a second worker idle. Smaller levels join the run of the levels before
+    a second worker idle. Smaller levels join the span of the levels before
     them while it holds at most a partition's positions. Levels that must be
     solved whole are never cut.
     """
     runs: list[list[Any]] = []
-    growing: list[int] | None = None  # the sizes of the run that can take the next small level
-    first = run_rows = 0
+    growing: list[int] | None = None  # the sizes of the span that can take the next small level
+    first = span_rows = 0
     cut = float("inf") if whole_levels else max(2, partition_rows // 4)  # the smallest level cut in parts
     for level, size in enumerate(sizes):
         if not size:
@@ -77,15 +77,15 @@ def plan(sizes: list[int], partition_rows: int, whole_levels: bool = False) -> P
         parts = 1
         if size >= cut:
             parts = 2 * -(-size // (2 * partition_rows))
-        if parts == 1 and growing is not None and run_rows + size <= partition_rows:
+        if parts == 1 and growing is not None and span_rows + size <= partition_rows:
             gap = level - first - len(growing)
             if gap:
                 growing += [0] * gap
             growing.append(size)
-            run_rows += size
+            span_rows += size
         else:
             runs.append([level, parts, [size]])
-            growing, first, run_rows = (runs[-1][2], level, size) if parts == 1 else (None, 0, 0)
+            growing, first, span_rows = (runs[-1][2], level, size) if parts == 1 else (None, 0, 0)
     return Plan(runs)
 
 

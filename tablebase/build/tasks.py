@@ -27,7 +27,7 @@ from tablebase.build.cluster import allocator, shared_values
 from tablebase.build.cluster.memory_plan import notation_bytes
 from tablebase.build.plan import Slice
 from tablebase.build.progress import worker_events
-from tablebase.build.worker_game import game_of_run
+from tablebase.build.worker_game import builder_of_run
 from tablebase.builders import ArtifactBuild, Builder
 from tablebase.errors import TablebaseError
 from tablebase.games import KeyedForm
@@ -84,7 +84,7 @@ def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any], v
         sys.setswitchinterval(GIL_SWITCH_SECONDS)
         allocator.keep_freed_memory()
         manifest = Manifest.load(root, table)
-        builder = listed_from_store(game_of_run(run, ref, params), root, table, manifest.listing)
+        builder = listed_from_store(builder_of_run(run, ref, params), root, table, manifest.listing)
         disk = values["disk"]
 
         def place(size: int) -> Path | None:
@@ -119,13 +119,13 @@ def release(run: str, values: str, disk: str | None) -> None:
 
 def measure_notation(run: str, ref: str, params: dict[str, Any]) -> int:
     """The mean length of the game's notation (``memory_plan.notation_bytes``), measured here for the driver."""
-    return notation_bytes(game_of_run(run, ref, params).keyed)
+    return notation_bytes(builder_of_run(run, ref, params).keyed)
 
 
 def _below(game: KeyedForm, levels: Iterable[int], first: int) -> list[int]:
     """The levels below ``first`` that moves from these levels reach, ascending.
 
-    ``child_levels`` is often ``range(level)``: a run of thousands of levels would
+    ``child_levels`` is often ``range(level)``: a span of thousands of levels would
     list millions of them, so ranges are taken as their bound.
     """
     bound, named = 0, set()
@@ -164,7 +164,7 @@ def _take_in(state: _Run, root: str, table: str, level: int) -> None:
     solver, held = state.solver, state.held
     holding = state.layout.of_level(level)
     pieces = [piece for piece in holding if not held.has(piece)]
-    if not pieces:  # held already (a run: all its levels are), or a level without positions
+    if not pieces:  # held already (a span: all its levels are), or a level without positions
         run = holding[0] if holding and holding[0].whole else None
         for lower in [lv for lv, _ in state.plan.sizes(run.first, run.last)] if run else [level]:
             solver.remember(lower, None)
@@ -180,7 +180,7 @@ def _take_in(state: _Run, root: str, table: str, level: int) -> None:
     rows = read_parquet([piece_path(root, table, piece) for piece in pieces], solver.columns + ["level"])
     if pieces[0].first == pieces[0].last:
         solver.remember(level, rows.drop_columns(["level"]))
-    else:  # a run: its rows are sorted by level
+    else:  # a span: its rows are sorted by level
         marks = rows.column("level").to_numpy()
         cuts = np.searchsorted(marks, np.arange(pieces[0].first, pieces[0].last + 2))
         for lower, (a, b) in zip(pieces[0].levels, zip(cuts[:-1], cuts[1:])):
@@ -198,7 +198,7 @@ def _read_back(state: _Run, root: str, table: str, run: str, lacking: list[int],
     positions = worker_events.positions_of(state.plan, lacking)
     with worker_events.Report(run, sum(positions), every) as report:
         for lower, count in zip(lacking, positions):
-            if lower not in state.solver.levels:  # not taken in with the run of a level before it
+            if lower not in state.solver.levels:  # not taken in with the span of a level before it
                 _take_in(state, root, table, lower)
             report.add(count)
 
@@ -217,7 +217,7 @@ def solve_slices(
 ) -> list[dict[str, Any]]:
     """Solve each piece of the slices (``plan.Slice``) in order and write it as one Parquet file.
 
-    A task's slices are the levels of one run (solved in one call where the
+    A task's slices are the levels of one span (solved in one call where the
     solver can) or a worker's share of the parts of a large level; every
     level below them is already stored. ``compact`` files leave out the
     positions' notation (the key determines it). ``after`` holds the records
@@ -279,7 +279,8 @@ def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, A
         _read_back(state, root, table, run, _lacking(state, [level for level, _ in sizes], piece.first), every)
         read = time.perf_counter()
         if piece.whole:
-            rows, marks = solver.solve_run([(level, game.level_keys(level, 0, size)) for level, size in sizes], compact)
+            span = [(level, game.level_keys(level, 0, size)) for level, size in sizes]
+            rows, marks = solver.solve_span(span, compact)
         else:
             (_, level, a, b), = group
             # Solved here, so known here (and on a shared machine, to its other workers): no need to read it back.
@@ -330,7 +331,7 @@ def index_values(run: str, root: str, table: str, ref: str, params: dict[str, An
         solver, game = state.solver, state.solver.game
         # Every level, not only those that moves reach (a top level is reached by none); silently: this task's
         # reports count the keys it indexes.
-        held = [start + i for start, _, sizes in state.plan.runs for i, n in enumerate(sizes) if n]
+        held = [start + i for start, _, sizes in state.plan.spans for i, n in enumerate(sizes) if n]
         lacking = [level for level in held if level not in solver.levels]
         _read_back(state, root, table, run, lacking, float("inf"))
         known = solver.known  # type: ignore[attr-defined]

@@ -19,7 +19,7 @@ _games: dict[tuple[str, str, str, bool], Builder] = {}
 _making = threading.Lock()
 
 
-def game_of_run(run: str, ref: str, params: dict[str, Any], symmetry: bool = False) -> Builder:
+def builder_of_run(run: str, ref: str, params: dict[str, Any], symmetry: bool = False) -> Builder:
     """The run's game, bound to its builder (as written: a listed game's keyed form comes from the store);
     ``symmetry``: the table keeps one position of each orbit."""
     named = (run, ref, repr(sorted(params.items())), symmetry)

@@ -31,9 +31,9 @@ Rows = Callable[[int, int, int], LevelRows]
 
 @dataclass
 class StoredTable:
-    """A built table as lookups see it: where it is, its manifest, its kind bound to its game, its index.
+    """A built table as lookups see it: where it is, its manifest, its kind bound to its game, its rows.
 
-    ``held`` is where a kind keeps what it loaded of the table (the values of
+    ``loaded`` is where a kind keeps what it loaded of the table (the values of
     a partizan table), for as long as the table is open.
     """
 
@@ -42,14 +42,14 @@ class StoredTable:
     manifest: Manifest
     kind: Kind  # bound to the game's keyed form
     rows: Callable[[], LoadedRows | ProbedRows]  # the probe index read in place, else rows loaded
-    held: dict[str, Any] = field(default_factory=dict)
+    loaded: dict[str, Any] = field(default_factory=dict)
     #: the game's source is not the one the table was built from
     changed: bool = False
     #: what a lookup may search beyond the table, unless its caller set a budget (``budget.searching``)
     search: Bounds = Bounds()
 
     @property
-    def game(self) -> KeyedForm:
+    def keyed(self) -> KeyedForm:
         """The table's game in keyed form."""
         return self.kind.keyed
 

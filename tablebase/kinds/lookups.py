@@ -26,7 +26,7 @@ def row_with_moves(table: StoredTable, text: str, order: Callable[[Listed], List
     Row by row from the index (``row``), not as a batch of Arrow rows: a lookup reads a position and its
     moves, a few hundred rows at most, and a program that only looks up imports no Arrow.
     """
-    game, index = table.game, table.rows()
+    game, index = table.keyed, table.rows()
     key, level = game.locate(text)
     found = index.row(key, level)
     if found is None:

@@ -106,9 +106,9 @@ class Partizan(Kind):
         return pa.Table.from_pylist(rows)
 
 def _stored_values(table: StoredTable) -> StoredValues:
-    if "values" not in table.held:
-        table.held["values"] = StoredValues(table)
-    return table.held["values"]
+    if "values" not in table.loaded:
+        table.loaded["values"] = StoredValues(table)
+    return table.loaded["values"]
 
 
 def _spell(game: PartizanForm, keys: np.ndarray) -> list[str]:

@@ -29,7 +29,7 @@ class StoredValues:
         """The local value id of a stored position, or None if it is not stored."""
         if key in self._by_key:
             return self._by_key[key]
-        row = self._table.rows().row(key, self._table.game.level_of(key))
+        row = self._table.rows().row(key, self._table.keyed.level_of(key))
         g = None
         if row is not None:
             text = row["value"]

@@ -45,7 +45,7 @@ def grundy_of(table: Any, name: str, keys: list[int], bounds: str, text: str) ->
         return []
     index = table.rows()
     if len(keys) <= ONE_BY_ONE:
-        level_of = table.game.level_of
+        level_of = table.keyed.level_of
         values = [None if row is None else row["grundy"] for row in (index.row(k, level_of(k)) for k in keys)]
     else:
         values = index.rows(np.asarray(keys, dtype=np.int64), with_positions=False).column("grundy").to_pylist()
@@ -56,7 +56,7 @@ def grundy_of(table: Any, name: str, keys: list[int], bounds: str, text: str) ->
 
 def sum_lookup(table: Any, text: str, moves: bool = True) -> dict[str, Any]:
     """A sum's figures, and (``moves``) every move with the Grundy value of the sum it leaves, best first."""
-    game: ImpartialForm = table.game
+    game: ImpartialForm = table.keyed
     parts = parts_of(game, text)
     values = grundy_of(table, table.name, parts, game.bounds, text)
     total = 0

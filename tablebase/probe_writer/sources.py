@@ -37,7 +37,7 @@ def segment_of_rows(rows: pa.Table, figures: Sequence[Figure]) -> tuple[int, int
     keys = rows.column("key").to_numpy()
     if not len(keys):
         raise StoreError("a segment needs rows")
-    if len(keys) > 1 and not (np.diff(keys) > 0).all():  # a run of levels is sorted by level, then key
+    if len(keys) > 1 and not (np.diff(keys) > 0).all():  # a span of levels is sorted by level, then key
         rows = rows.sort_by("key")
         keys = rows.column("key").to_numpy()
     first, last = int(keys[0]), int(keys[-1])

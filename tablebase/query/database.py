@@ -161,7 +161,7 @@ class Tablebase:
 
     def _game(self, table: str) -> KeyedForm:
         """The table's game, in keyed form."""
-        return self._stored_table(table).game
+        return self._stored_table(table).keyed
 
     # -- SQL ------------------------------------------------------------------
     @property
@@ -240,7 +240,7 @@ class Tablebase:
         themselves: ``3``, ``(3, 5)``, ``[7, 7, 5, 3]``; anything else is a PositionError saying so.
         """
         stored = self._stored_table(table)
-        return cast(Lookup, _warned(stored, stored.lookup(position_text(stored.game, position))))
+        return cast(Lookup, _warned(stored, stored.lookup(position_text(stored.keyed, position))))
 
     def probe(self, table: str, position: Position, columns: Iterable[str] | None = None) -> Probe:
         """The stored figures of one position, from memory: the fast point lookup (positions as ``lookup``
@@ -256,7 +256,7 @@ class Tablebase:
         if probe is None:
             probe = self._prober(table, wanted)
         if position.__class__ is not str:  # one test for the text a warm probe is given
-            position = position_text(self._stored_table(table).game, position)
+            position = position_text(self._stored_table(table).keyed, position)
         return probe(position)  # no cast(): a call less is a twentieth of a warm probe
 
     def _prober(self, table: str, wanted: frozenset[str] | None) -> Callable[[str], Probe]:
@@ -281,7 +281,7 @@ class Tablebase:
         sides then take turns; the other kinds' take none (a UsageError, a ValueError, says so).
         """
         stored = self._stored_table(table)
-        return cast(Line, stored.line(position_text(stored.game, position), first))
+        return cast(Line, stored.line(position_text(stored.keyed, position), first))
 
     def lookup_many(self, table: str, positions: Any, with_positions: bool = True,
                     columns: list[str] | None = None) -> pa.Table:
@@ -307,9 +307,9 @@ class Tablebase:
         batch_fits(table, len(texts), figures, self._limits.memory)
         if len(texts) > COMPILED_FROM:
             compile_if_installed()  # the game's reader compiled: worth its compiling for a large batch
-        schema = stored.held.get("view_schema")
+        schema = stored.loaded.get("view_schema")
         if schema is None:
-            schema = stored.held["view_schema"] = view_schema(self.root, stored.manifest)
+            schema = stored.loaded["view_schema"] = view_schema(self.root, stored.manifest)
         if not with_positions:
             schema = schema.remove(schema.get_field_index("position"))
         if columns is not None:

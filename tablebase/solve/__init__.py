@@ -41,7 +41,8 @@ class Solver(Protocol):
 
     def solve(self, keys: np.ndarray, compact: bool = False) -> pa.Table: ...
 
-    def solve_run(self, levels: list[tuple[int, np.ndarray]], compact: bool = False) -> tuple[pa.Table, np.ndarray]: ...
+    def solve_span(self, levels: list[tuple[int, np.ndarray]],
+                   compact: bool = False) -> tuple[pa.Table, np.ndarray]: ...
 
     def solve_part(self, level: int, start: int, stop: int, compact: bool = False) -> pa.Table: ...
 
@@ -49,7 +50,7 @@ class Solver(Protocol):
 class LevelByLevel:
     """A run of whole levels solved one after the other, each taken in before the next.
 
-    Solvers with a faster way (one compiled call for the whole run) override ``solve_run``.
+    Solvers with a faster way (one compiled call for the whole run) override ``solve_span``.
     """
 
     columns: list[str]
@@ -61,7 +62,7 @@ class LevelByLevel:
         self.remember(level, rows.select(self.columns), whole=False)  # type: ignore[attr-defined]
         return rows
 
-    def solve_run(self, levels: list[tuple[int, np.ndarray]], compact: bool = False) -> tuple[pa.Table, np.ndarray]:
+    def solve_span(self, levels: list[tuple[int, np.ndarray]], compact: bool = False) -> tuple[pa.Table, np.ndarray]:
         """The rows of whole levels, in order (as one table), and each row's level."""
         tables, marks = [], []
         for level, keys in levels:

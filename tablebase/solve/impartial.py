@@ -266,11 +266,11 @@ class ImpartialSolver(LevelByLevel):
         """The rows of these positions of one level, in key order."""
         return impartial_rows(self.game, keys, solve(self.game, keys, self.known, self.fresh), compact)
 
-    def solve_run(self, levels: list[tuple[int, np.ndarray]], compact: bool = False) -> tuple[pa.Table, np.ndarray]:
+    def solve_span(self, levels: list[tuple[int, np.ndarray]], compact: bool = False) -> tuple[pa.Table, np.ndarray]:
         """Whole levels in order: with dense keys and a compiled generator, all in one compiled call."""
         compiled, known = self.game.compiled_moves, self.known
         if not (known.dense and compiled is not None) or not levels:
-            return super().solve_run(levels, compact)
+            return super().solve_span(levels, compact)
         keys = np.ascontiguousarray(np.concatenate([k for _, k in levels]), dtype=np.int64)
         n = len(keys)
         out = {"grundy": np.empty(n, dtype=known.dtype), "remoteness": np.empty(n, dtype=known.dtype),

@@ -30,8 +30,8 @@ from tablebase.solve.octal_kernels import (
     FIRST,
     index_values,
     pair_bits,
-    plain_run,
-    sparse_run,
+    plain_sweep,
+    sparse_sweep,
 )
 from tablebase.solve.octal_period import (
     Period,
@@ -41,10 +41,10 @@ from tablebase.solve.octal_period import (
     find_period,
     rare_values,
 )
-from tablebase.solve.octal_ring import new_stamps, ring_run
+from tablebase.solve.octal_ring import new_stamps, ring_sweep
 
 __all__ = [
-    "GRUNDY", "NAMED", "OctalCode", "OctalCodeError", "OctalRun", "Period", "ProgressLine", "RareSplit",
+    "GRUNDY", "NAMED", "OctalCode", "OctalCodeError", "OctalSequence", "Period", "ProgressLine", "RareSplit",
     "RareValues", "check_size", "find_period", "grundy_values", "heap_value", "parse_code", "rare_values", "solve",
 ]
 
@@ -61,7 +61,7 @@ PARTNERS_PER_VALUE = 64  # ... and at most this many of each value
 
 
 @dataclass
-class OctalRun:
+class OctalSequence:
     """What a run found: G(0..n_max); the period, if the values prove one; the split of rare
     values used last (None for the plain loop); and how many heaps were computed rather than
     copied from a proven period."""
@@ -171,17 +171,17 @@ class _Solver:
     def run(self, stop: int) -> None:
         """Solve heaps n.. up to ``stop`` (exclusive) or until an array must grow; then grow it."""
         if self.split is None and self.ring:
-            self.n = ring_run(self.g, self.n, stop, self.whole, self.take, self.split2, self.code.distinct,
+            self.n = ring_sweep(self.g, self.n, stop, self.whole, self.take, self.split2, self.code.distinct,
                               self.stamps, self.seen, self.limit)
         elif self.split is None:
-            self.n = plain_run(self.g, self.n, stop, self.whole, self.take, self.split2, self.split3,
+            self.n = plain_sweep(self.g, self.n, stop, self.whole, self.take, self.split2, self.split3,
                                self.code.distinct, self.seen, self.pairs, self.by_value, self.limit)
         else:
             if self.partners_from < PARTNER_HEAPS:
                 if self.n >= 2 * self.partners_from:
                     self._partners()
                 stop = min(stop, 2 * self.partners_from)
-            self.n, self.n_rare = sparse_run(
+            self.n, self.n_rare = sparse_sweep(
                 self.g, self.n, stop, self.whole, self.take, self.split2, self.code.distinct, self.tables,
                 self.rare, self.n_rare, self.seen, self.index, self.partners, self.trial, self.limit,
             )
@@ -263,7 +263,7 @@ def _fill_periodic(g: np.ndarray, n: int, period: Period) -> None:
 
 
 def solve(code: OctalCode | str, n_max: int, *, progress: Progress | None = None, start: np.ndarray | None = None,
-          use_period: bool = True, method: str = "auto", split: RareSplit | None = None) -> OctalRun:
+          use_period: bool = True, method: str = "auto", split: RareSplit | None = None) -> OctalSequence:
     """G(0..n_max) of the game ``code``, with the period and the rare values used.
 
     ``method``: "auto" (the sparse loop where rare heaps are few, else the plain one),
@@ -295,7 +295,7 @@ def solve(code: OctalCode | str, n_max: int, *, progress: Progress | None = None
         solver._size_arrays()
     solver.next_choice = 0 if split is not None else 64 if method == "sparse" else WARMUP
     period, computed = solver.solve_all(progress, use_period)
-    return OctalRun(solver.g, period, solver.split, computed)
+    return OctalSequence(solver.g, period, solver.split, computed)
 
 
 def grundy_values(code: OctalCode | str, n_max: int, *, progress: Progress | None = None,

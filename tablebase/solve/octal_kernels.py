@@ -85,7 +85,7 @@ def _mark_triples(g, n, split3, pairs, by_value, seen):
 
 
 @numba.njit(cache=True)
-def plain_run(g, n0, n1, whole, take, split2, split3, distinct, seen, pairs, by_value, limit):
+def plain_sweep(g, n0, n1, whole, take, split2, split3, distinct, seen, pairs, by_value, limit):
     """G(n) for n0 <= n < n1 by the definition: every option marked, then the mex.
 
     Returns the first heap not solved: n1, or earlier when a value reached half of
@@ -301,7 +301,7 @@ def _by_value_now(n, trial):
 
 
 @numba.njit(cache=True)
-def sparse_run(g, n0, n1, whole, take, split2, distinct, split, rare, n_rare, seen, index, partners, trial, limit):
+def sparse_sweep(g, n0, n1, whole, take, split2, distinct, split, rare, n_rare, seen, index, partners, trial, limit):
     """G(n) for n0 <= n < n1 by the sparse-space method (Winning Ways ch. 4, "Sparse space
     spells speed"; Gangolli and Plambeck 1989; Flammenkamp).
 

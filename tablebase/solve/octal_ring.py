@@ -27,8 +27,8 @@ def new_stamps(split2: np.ndarray, size: int) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def ring_run(g, n0, n1, whole, take, split2, distinct, stamps, seen, limit):
-    """G(n) for n0 <= n < n1 (split2 ascending, no split into three heaps), as ``plain_run`` does and
+def ring_sweep(g, n0, n1, whole, take, split2, distinct, stamps, seen, limit):
+    """G(n) for n0 <= n < n1 (split2 ascending, no split into three heaps), as ``plain_sweep`` does and
     with its returns: n1, or earlier when a value reached half of ``seen`` or would exceed ``limit``.
     The ring is filled again on entry, so the caller may hand in new, empty arrays after growing them.
     For codes without a sparse space (docs/octal.md) this quadratic part is all the time there is."""

@@ -224,7 +224,7 @@ class QueenSolver(LevelByLevel):
         keys = np.ascontiguousarray(keys, dtype=np.int64)
         return impartial_rows(self.game, keys, self.solve_arrays(keys), compact)
 
-    def solve_run(self, levels: list[tuple[int, np.ndarray]], compact: bool = False) -> tuple[pa.Table, np.ndarray]:
+    def solve_span(self, levels: list[tuple[int, np.ndarray]], compact: bool = False) -> tuple[pa.Table, np.ndarray]:
         """Whole levels in order, each taken in before the next; their rows made once for the run."""
         solved = []
         for level, keys in levels:

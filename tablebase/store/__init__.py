@@ -1,6 +1,6 @@
 """The on-disk layout: Parquet per table, a manifest, a lock; the only place that spells paths.
 
-``layout.Piece`` names the files of a table's rows (a run of small levels,
+``layout.Piece`` names the files of a table's rows (a span of small levels,
 or a part of a large one; rows sorted by level, then key);
 ``<root>/<table>/_manifest.json`` says what was built and how; a
 partizan table's values table is ``<root>/<table>/values/`` (see
@@ -20,7 +20,7 @@ from tablebase.store.files import (
     read_level,
     read_listing_level,
     read_listing_rows,
-    read_listing_run,
+    read_listing_span,
     read_parquet,
     record_problems,
     remove_leftovers,
@@ -31,7 +31,7 @@ from tablebase.store.files import (
     with_levels,
     write_listing_blocks,
     write_listing_level,
-    write_listing_run,
+    write_listing_span,
     write_parquet,
 )
 from tablebase.store.layout import Layout, Piece, Plan
@@ -52,7 +52,7 @@ __all__ = [
     "read_level",
     "read_listing_level",
     "read_listing_rows",
-    "read_listing_run",
+    "read_listing_span",
     "read_parquet",
     "record_problems",
     "remove_leftovers",
@@ -63,6 +63,6 @@ __all__ = [
     "with_levels",
     "write_listing_blocks",
     "write_listing_level",
-    "write_listing_run",
+    "write_listing_span",
     "write_parquet",
 ]

@@ -18,7 +18,7 @@ ROW_GROUP = 262_144  # rows; larger groups compress keys and moves better, and D
 LISTING_GROUP = 4_096  # rows of a listing's level file read at once: a task reads the groups of its part only
 # rows of consecutive small levels of a listing in one file at most: a game of a few positions a level would
 # otherwise write, sync and read back a file for each of hundreds of thousands of levels
-LISTING_RUN = 65_536
+LISTING_SPAN = 65_536
 TABLE_NAME = r"^[a-z][a-z0-9_]*$"  # a table's folder: what a table may be called, here and over HTTP
 _TABLE_NAME = re.compile(TABLE_NAME)
 
@@ -326,19 +326,19 @@ def write_listing_blocks(blocks: Iterable[pa.Table], root: str | os.PathLike, ta
     return {"file": name, "rows": rows, "bytes": path.stat().st_size, "sha256": sha256_of(path)}
 
 
-def write_listing_run(levels: dict[int, pa.Table], root: str | os.PathLike, table: str) -> dict:
+def write_listing_span(levels: dict[int, pa.Table], root: str | os.PathLike, table: str) -> dict:
     """Write consecutive levels of a listing (each one's rows in key order) in one file, named for the first,
     with a ``level`` column; its record (with ``file``, and ``levels``: the first and the last)."""
     first = min(levels)
     rows = pa.concat_tables([t.append_column("level", pa.array(np.full(t.num_rows, level, dtype=np.int32)))
                              for level, t in sorted(levels.items())])
     name = listing_name(first)
-    record = write_table(rows, table_dir(root, table) / name, durable=False, level=1, group=LISTING_RUN)
+    record = write_table(rows, table_dir(root, table) / name, durable=False, level=1, group=LISTING_SPAN)
     return {"file": name, **record, "levels": [first, max(levels)]}
 
 
-def read_listing_run(root: str | os.PathLike, table: str, name: str) -> dict[int, pa.Table]:
-    """The levels a listing's file of several holds (``write_listing_run``), each one's rows in key order."""
+def read_listing_span(root: str | os.PathLike, table: str, name: str) -> dict[int, pa.Table]:
+    """The levels a listing's file of several holds (``write_listing_span``), each one's rows in key order."""
     rows = read_parquet([table_dir(root, table) / name])
     levels = rows.column("level").to_numpy()
     rows = rows.drop_columns(["level"])

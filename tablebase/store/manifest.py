@@ -84,8 +84,8 @@ class Manifest:
         if not self.symmetry:
             del data["symmetry"]
         # A game may have a million levels (a subtraction game up to a million): its plan and
-        # levels done are kept as runs, each on one line, where a level per line would make each save slow.
-        bulky = {"levels_done": _ranges(self.levels_done), "plan": self.plan.runs}
+        # levels done are kept as ranges, each on one line, where a level per line would make each save slow.
+        bulky = {"levels_done": _ranges(self.levels_done), "plan": self.plan.spans}
         return json.dumps(data, indent=1, sort_keys=True)[:-2] + "".join(
             f',\n "{name}": {json.dumps(value, separators=(",", ":"))}' for name, value in bulky.items()) + "\n}\n"
 

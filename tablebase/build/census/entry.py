@@ -19,7 +19,7 @@ from distributed import Client, Future, get_worker
 from tablebase.build.census.rounds import ShareSearch
 from tablebase.build.census.small_levels import written_levels
 from tablebase.build.progress.display import Timings, throttled
-from tablebase.build.worker_game import game_of_run
+from tablebase.build.worker_game import builder_of_run
 from tablebase.builders import Builder
 from tablebase.errors import BuildError, StoreError, TablebaseError
 from tablebase.listed import LevelRows
@@ -34,7 +34,7 @@ from tablebase.store import (
     Manifest,
     intact,
     read_listing_rows,
-    read_listing_run,
+    read_listing_span,
     remove_listing,
     table_dir,
 )
@@ -53,7 +53,7 @@ def list_keys_on_worker(ref: str, params: dict[str, Any], root: str, table: str,
                         limits: Limits) -> dict[str, Any]:
     """Dask task: list a keyed game's positions into the store, under the driver's limits; the listing's
     record for the manifest."""
-    builder = game_of_run(run, ref, params)
+    builder = builder_of_run(run, ref, params)
     worker = get_worker()
 
     def say(text: str) -> None:
@@ -178,7 +178,7 @@ def listed_from_store(builder: Builder, root: str | Path, table: str, listing: d
             return level_rows(rows, first)
         if name not in held:
             held.clear()
-            held[name] = read_listing_run(root, table, name)
+            held[name] = read_listing_span(root, table, name)
         return level_rows(held[name][level])
 
     return builder.listed(listing.get("sizes"), listing.get("move_names"), part,

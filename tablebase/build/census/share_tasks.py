@@ -15,7 +15,7 @@ from typing import Any
 
 from tablebase.build.cluster import allocator
 from tablebase.build.progress.worker_events import Report
-from tablebase.build.worker_game import game_of_run
+from tablebase.build.worker_game import builder_of_run
 from tablebase.builders import Builder
 from tablebase.lazy import np, pa, pc, psutil
 from tablebase.listing import Limits, limits_set
@@ -62,7 +62,7 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: s
         above_level, received = above
         if any(r["skipped"] or above_level in r["levels"] for r in received):
             return {"pieces": [None] * partitions, "found": 0, "rss": rss(), "skipped": True, "files": {}}
-    builder = game_of_run(run, ref, params, symmetry)
+    builder = builder_of_run(run, ref, params, symmetry)
     given = {**inbox, **inbox_records(recorded(prior), level, partition, round_)}
     arrived = read_work(root, table, dict(sorted(given.items())), schema=TRAVELLING)
     if not arrived:  # nothing reached this share of the level

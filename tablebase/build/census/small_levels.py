@@ -15,15 +15,15 @@ from typing import Any
 
 from tablebase.build.census.share_tasks import START, TRAVELLING, rss
 from tablebase.build.progress.worker_events import Report
-from tablebase.build.worker_game import game_of_run
+from tablebase.build.worker_game import builder_of_run
 from tablebase.lazy import np, pa, pc
 from tablebase.listing import Limits, limits_set
 from tablebase.listing.game_limits import too_many
 from tablebase.listing.levels import Listing, level_table
 from tablebase.listing.serial import SerialPlay, numbered
 from tablebase.listing.shares import FIRST_KEY, routed, starting
-from tablebase.store import flush_to_disk, table_dir, write_listing_level, write_listing_run
-from tablebase.store.files import LISTING_GROUP, LISTING_RUN
+from tablebase.store import flush_to_disk, table_dir, write_listing_level, write_listing_span
+from tablebase.store.files import LISTING_GROUP, LISTING_SPAN
 from tablebase.store.work import Records, inbox_name, read_work, share_name, write_work
 
 SERIAL_LEVEL = 2_048  # the most positions waiting at a level (copies counted) that the task plays by itself
@@ -54,7 +54,7 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: str, table: 
     (``files``), and the process's memory (``rss``). ``every``: how often the driver speaks; the positions
     played are told to it a few times as often. ``symmetry``: the table keeps one position of each orbit.
     """
-    builder = game_of_run(run, ref, params, symmetry)
+    builder = builder_of_run(run, ref, params, symmetry)
     game = builder.game
     play = SerialPlay(game, builder.plain_rules(), limits.seconds)
     limit = limits.positions_for(plain=True)
@@ -158,13 +158,13 @@ def _listed(game: Any, play: SerialPlay, root: str, table: str, seconds: float |
 
 def written_levels(listing: Listing, root: str | Path, table: str) -> dict[str, dict[str, Any]]:
     """A listing's levels written through the store, synced: a level of more than ``LISTING_GROUP`` positions in
-    a file of its own, consecutive smaller ones together in files of at most ``LISTING_RUN``. The files' records."""
+    a file of its own, consecutive smaller ones together in files of at most ``LISTING_SPAN``. The files' records."""
     files: dict[str, dict[str, Any]] = {}
     run: dict[int, Any] = {}
 
     def flush() -> None:
         if run:
-            record = write_listing_run(run, root, table)
+            record = write_listing_span(run, root, table)
             files[record.pop("file")] = record
             run.clear()
 
@@ -175,7 +175,7 @@ def written_levels(listing: Listing, root: str | Path, table: str) -> dict[str, 
             record = write_listing_level(rows, root, table, level)
             files[record.pop("file")] = record
             continue
-        if sum(t.num_rows for t in run.values()) + rows.num_rows > LISTING_RUN:
+        if sum(t.num_rows for t in run.values()) + rows.num_rows > LISTING_SPAN:
             flush()
         run[level] = rows
     flush()

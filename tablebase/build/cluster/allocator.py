@@ -1,6 +1,6 @@
-"""A worker's heap keeps the memory its tasks free, for the next task to reuse.
+"""A worker's allocator keeps the memory its tasks free, for the next task to reuse.
 
-The C heap is set as glibc would set itself at most (``keep_freed_memory``);
+The C library's malloc is set as glibc would set itself at most (``keep_freed_memory``);
 Arrow's allocator, which keeps what it freed too, is made to hand it back
 once a task is done (``hand_back_arrow_memory``). Where the C library is not
 glibc, nothing changes.
@@ -12,14 +12,14 @@ import ctypes
 
 from tablebase.lazy import pa, psutil
 
-FROM_HEAP = 32 * 2**20  # glibc's own ceiling for its mmap threshold on 64-bit machines
-KEPT = 2 * FROM_HEAP  # as glibc keeps when it raises the threshold itself
+FROM_MALLOC = 32 * 2**20  # glibc's own ceiling for its mmap threshold on 64-bit machines
+KEPT = 2 * FROM_MALLOC  # as glibc keeps when it raises the threshold itself
 _M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
 _M_MMAP_THRESHOLD = -3
 
 
 def keep_freed_memory() -> bool:
-    """Set this process's heap to keep freed memory; whether the C library took the settings.
+    """Set this process's malloc to keep freed memory; whether the C library took the settings.
 
     Dask starts its workers with ``MALLOC_TRIM_THRESHOLD_`` set, and setting it
     also stops glibc from raising its mmap threshold as a program's allocations
@@ -27,14 +27,14 @@ def keep_freed_memory() -> bool:
     handed back when freed, so each partition's keys, figures and text pay a
     page fault per page, task after task. A build's worker allocates much the
     same sizes in every task, and its memory plan counts its peak anyway
-    (build/cluster/memory_plan.py), so arrays of up to ``FROM_HEAP`` bytes come
-    from the heap and up to ``KEPT`` bytes of freed heap are kept.
+    (build/cluster/memory_plan.py), so arrays of up to ``FROM_MALLOC`` bytes come
+    from malloc's arenas and up to ``KEPT`` freed bytes are kept there.
     """
     try:
         mallopt = ctypes.CDLL(None).mallopt  # the C library the interpreter runs on
     except (OSError, AttributeError):
         return False  # not glibc
-    return bool(mallopt(_M_MMAP_THRESHOLD, FROM_HEAP)) and bool(mallopt(_M_TRIM_THRESHOLD, KEPT))
+    return bool(mallopt(_M_MMAP_THRESHOLD, FROM_MALLOC)) and bool(mallopt(_M_TRIM_THRESHOLD, KEPT))
 
 
 def hand_back_arrow_memory() -> None:
@@ -47,10 +47,10 @@ def hand_back_arrow_memory() -> None:
 
 
 def hand_back_freed_memory() -> None:
-    """Return every freed byte this process keeps, Arrow's and the C heap's (``KEPT`` and the holes below it).
+    """Return every freed byte this process keeps, Arrow's and malloc's (``KEPT`` and the holes below it).
 
     For a worker Dask paused for memory: a paused worker runs no task, so what
-    its heap keeps for the next task would otherwise keep it paused for ever.
+    its allocator keeps for the next task would otherwise keep it paused for ever.
     """
     hand_back_arrow_memory()
     try:
@@ -61,7 +61,7 @@ def hand_back_freed_memory() -> None:
 
 def held_at_rest() -> int:
     """This process's resident bytes once it has handed back every freed byte it keeps: what a worker
-    holds between tasks. A worker that listed a plain game keeps more than a fresh one (its heap's
+    holds between tasks. A worker that listed a plain game keeps more than a fresh one (malloc's
     fragments, the game's code and objects), and the memory plan of the solve counts it."""
     hand_back_freed_memory()
     return psutil.Process().memory_info().rss

@@ -162,7 +162,7 @@ def plan_memory(game: KeyedForm, footprint: Footprint, partition_rows: int, fixe
     cap = shared_values.memory_cap()
 
     def planned(rows: int, on_disk: bool) -> MemoryPlan:
-        # A part of a level, or a run of small levels that fills a partition.
+        # A part of a level, or a span of small levels that fills a partition.
         in_flight = biggest_level if whole_levels else min(rows, max(total, 1))
         # A level read back (with values on disk, a part at a time: build/tasks.py), and, for games the
         # engine listed, the listing's row groups that hold the part in flight.

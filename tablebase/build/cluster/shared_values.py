@@ -178,7 +178,7 @@ class Holding:
     """Which pieces of the table's rows (``store.Piece``) a worker's solver holds.
 
     With a shared folder: every piece any worker of this machine put into the
-    shared arrays, one empty file per piece (a run of a thousand levels is one
+    shared arrays, one empty file per piece (a span of a thousand levels is one
     file, not a thousand). Without: the pieces this process took in itself.
     The pieces a folder marks are whole whatever killed the process, as the
     machine's page cache keeps a mapped file's pages.

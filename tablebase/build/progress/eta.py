@@ -48,7 +48,7 @@ class Work:
                 spent[1] += n
 
     def _shares(self, first: int, last: int, rows: int) -> dict[int, float]:
-        """A part's positions by level: a run's whole levels, or a part of one level."""
+        """A part's positions by level: a span's whole levels, or a part of one level."""
         levels = range(max(first, 0), min(last, len(self.sizes) - 1) + 1)
         if len(levels) <= 1:
             return {min(max(last, 0), len(self.sizes) - 1): float(rows)}

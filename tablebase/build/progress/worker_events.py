@@ -36,11 +36,11 @@ def topic(run: str) -> str:
 
 
 def positions_of(plan: Plan, levels: list[int]) -> list[int]:
-    """The positions of each level (ascending; 0 for a level without any), run by run: a subtraction
+    """The positions of each level (ascending; 0 for a level without any), span by span: a subtraction
     game lacks a million levels at its first task, too many to ask the plan for one at a time."""
     counts: list[int] = []
     at = 0
-    for first, _, sizes in plan.runs:
+    for first, _, sizes in plan.spans:
         below = bisect.bisect_left(levels, first, at)
         ends = bisect.bisect_left(levels, first + len(sizes), below)
         counts += [0] * (below - at) + [sizes[level - first] for level in levels[below:ends]]
