@@ -71,13 +71,13 @@ def test_a_connection_idle_after_an_answer_is_closed(base):
 
 def test_the_apps_own_time_is_not_the_clients(root, monkeypatch):
     """A table whose loading takes several times the limit is still answered: the deadline is the request's."""
-    index = Tablebase.index
+    index = Tablebase._rows
 
     def slow_index(self, table):
         threading.Event().wait(3 * LIMIT)  # the app's work, three times the client's limit
         return index(self, table)
 
-    monkeypatch.setattr(Tablebase, "index", slow_index)
+    monkeypatch.setattr(Tablebase, "_rows", slow_index)
     with running(create_app(root), protocol=Short, keep_alive=LIMIT) as url:
         status, body = get(f"{url}/tables/nim_3x6/probe?position=1%202%203")
     assert status == 200 and b'"grundy":0' in body

@@ -2,7 +2,7 @@
 there by the test), another table's probe and page are answered.
 
 A real server (uvicorn in a thread, over TCP). The loading of table A is held
-by wrapping the real ``Tablebase.index`` and ``Tablebase.stats``: they wait
+by wrapping the real ``Tablebase._rows`` and ``Tablebase.stats``: they wait
 for the test's event, the statistics inside a real DuckDB query, and then do
 their real work. What is asserted is the order of events, never a time.
 """
@@ -57,14 +57,14 @@ class Held:
 
 
 def test_a_probe_is_answered_while_another_tables_index_loads(root, monkeypatch):
-    held, index = Held(), Tablebase.index
+    held, index = Held(), Tablebase._rows
 
     def slow_index(self, table):
         if table == "chomp_4x5" and not held.entered.is_set():
             held.hold("index")
         return index(self, table)
 
-    monkeypatch.setattr(Tablebase, "index", slow_index)
+    monkeypatch.setattr(Tablebase, "_rows", slow_index)
     (status, body), (first, _) = held.meanwhile(create_app(root), "/tables/chomp_4x5/probe?position=5%205%202",
                                                 "/tables/nim_3x6/probe?position=1%202%203")
     assert held.events == ["A index began", "B answered", "A index ended"]
@@ -79,7 +79,7 @@ def test_a_tables_page_is_answered_while_another_tables_statistics_are_read(root
 
     def slow_stats(self, table):
         if table == "chomp_4x5" and not held.entered.is_set():
-            self.session.con.create_function("held_here", lambda: held.hold("statistics") or 1, [], "INTEGER",
+            self._sql_session.con.create_function("held_here", lambda: held.hold("statistics") or 1, [], "INTEGER",
                                             side_effects=True)
             self.sql("SELECT held_here()")
         return stats(self, table)

@@ -157,7 +157,7 @@ def test_the_python_api_runs_nothing_of_the_folder(evil, monkeypatch):
         assert tb.stats("inside")
         for name in (*PLAIN, "compact"):
             for ask in (lambda t: tb.lookup(t, "3"), lambda t: tb.probe(t, "3"),
-                        lambda t: tb.lookup_many(t, ["3"]), tb.game):
+                        lambda t: tb.lookup_many(t, ["3"]), tb._game):
                 with pytest.raises(GameUnavailable, match="--game"):
                     ask(name)
     assert "evilmod" not in sys.modules and "this" not in sys.modules
