@@ -122,7 +122,7 @@ def write_parts(location: Any, table: str, generation: int, parts: int = 2) -> d
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from tablebase.store.commits import put_file
+    from tablebase.store.placed import put_file
 
     records = {}
     for part in range(parts):
@@ -152,14 +152,14 @@ def seen(location: Any, table: str) -> tuple[int, list[int]] | None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from tablebase.store import commits
+    from tablebase.store import commits, placed
 
     manifest = commits.load(location, table)
     if manifest is None:
         return None
     keys = []
     for name, record in manifest.files.items():
-        data = commits.open_file(location, table, name, record)
+        data = placed.open_file(location, table, name, record)
         keys += pq.read_table(pa.BufferReader(data)).column("key").to_pylist()
     return manifest.params["generation"], sorted(keys)
 

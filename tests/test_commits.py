@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,8 @@ from helpers import assert_clean_error, tablebase
 from object_store import commit, keys_of, seen, write_parts
 
 from tablebase.errors import DamagedTable
-from tablebase.store import commits
-from tablebase.store.commits import Head, stored_name
+from tablebase.store import commits, placed
+from tablebase.store.commits import Head
 from tablebase.store.garbage import collect, tables_at
 from tablebase.store.location import Conflict
 from tablebase.store.manifest import Manifest
@@ -78,12 +79,12 @@ def test_on_an_object_store_no_name_is_written_with_other_bytes(s3):
     location = location_of(s3.url)
     commit(location, "t", 1)
     name, record = next(iter(commits.load(location, "t").files.items()))
-    again = commits.put_file(location, "t", name, b"other bytes of the same file")
+    again = placed.put_file(location, "t", name, b"other bytes of the same file")
     stored = s3.server.keys(f"{s3.prefix}/t/rows/")
     assert len(stored) == 3
     for key, data in stored.items():  # each under its bytes' hash
         assert key.endswith(f".{hashlib.sha256(data).hexdigest()[:16]}.parquet"), key
-    assert stored_name(location, name, again) != stored_name(location, name, record)
+    assert placed.stored_name(location, name, again) != placed.stored_name(location, name, record)
     assert seen(location, "t") == (1, keys_of(1))
 
 
@@ -110,7 +111,7 @@ def test_a_file_that_is_not_what_its_record_says_is_refused(place):
     commit(location, "t", 1)
     manifest = commits.load(location, "t")
     name, record = next(iter(manifest.files.items()))
-    location.write(f"t/{stored_name(location, name, record)}", b"other bytes")
+    location.write(f"t/{placed.stored_name(location, name, record)}", b"other bytes")
     with pytest.raises(DamagedTable, match="is not the file the manifest records"):
         seen(location, "t")
 
@@ -122,16 +123,16 @@ def test_a_commit_over_a_version_another_writer_replaced_is_refused(place):
     mine, theirs = Head(location, "t"), Head(location, "t")
     manifest = mine.load()
     theirs.load()
-    theirs.save(Manifest(**{**manifest.__dict__, "params": {"generation": 2}}))
+    theirs.save(replace(manifest, params={"generation": 2}))
     with pytest.raises(Conflict, match="committed by another build") as raised:
-        mine.save(Manifest(**{**manifest.__dict__, "params": {"generation": 3}}))
+        mine.save(replace(manifest, params={"generation": 3}))
     assert "\n" not in str(raised.value)
     assert commits.load(location, "t").params == {"generation": 2}
     first = Head(location, "u")
     second = Head(location, "u")  # both found no table: only one may make it
-    first.save(Manifest(**{**manifest.__dict__, "table": "u"}))
+    first.save(replace(manifest, table="u"))
     with pytest.raises(Conflict):
-        second.save(Manifest(**{**manifest.__dict__, "table": "u", "params": {"generation": 9}}))
+        second.save(replace(manifest, table="u", params={"generation": 9}))
 
 
 def test_gc_keeps_what_is_young_and_what_is_not_the_stores(place):

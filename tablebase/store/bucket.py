@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import time
+import weakref
 from collections.abc import Callable
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
@@ -35,6 +36,7 @@ NO_BUCKET = {"NO_SUCH_BUCKET", "NoSuchBucket"}
 CONFLICT = {"PreconditionFailed", "ConditionalRequestConflict", "412", "409"}
 MISSING = {"NoSuchKey", "404", "NotFound"}
 _ARROW_CODE = re.compile(r"AWS Error (\w+)")
+_LIVE: weakref.WeakSet = weakref.WeakSet()  # every Bucket of this process, whose clients a fork must not keep
 
 
 class Bucket(Location):
@@ -55,6 +57,22 @@ class Bucket(Location):
         self._fs: Any = None
         self._client: Any = None
         self._answered = False  # whether the store has answered this process yet
+        _LIVE.add(self)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A Bucket sent to a worker (Dask pickles a task's arguments) travels without its clients: each process
+        makes its own at first use, on its own host, from the same options and that host's AWS variables."""
+        return {**self.__dict__, "_fs": None, "_client": None, "_answered": False}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        _LIVE.add(self)
+
+    def forget_clients(self) -> None:
+        """Let go of both clients: the next request makes them anew (after a fork: a client's connections and
+        threads belong to the parent)."""
+        self._fs = None
+        self._client = None
 
     # -- the two clients, made at first use: the same address and region, credentials from the same sources --
     @property
@@ -112,7 +130,7 @@ class Bucket(Location):
 
         self._call("write", name, put)
 
-    def read(self, name: str) -> bytes:
+    def read_if_there(self, name: str) -> bytes | None:
         def get() -> bytes:
             with self.fs.open_input_stream(self.path(name)) as source:
                 return source.read()
@@ -120,7 +138,18 @@ class Bucket(Location):
         try:
             return self._call("read", name, get)
         except FileNotFoundError:
-            raise StoreError(f"{self.where(name)}: no such file") from None
+            return None
+
+    def folders(self, prefix: str = "") -> list[str]:
+        import pyarrow.fs
+
+        top = self.path(prefix).rstrip("/") if prefix else f"{self.bucket}/{self.prefix}".rstrip("/")
+        selector = pyarrow.fs.FileSelector(top, recursive=False, allow_not_found=True)
+        infos = self._call("list", prefix, lambda: self.fs.get_file_info(selector))
+        return sorted(info.base_name for info in infos if info.type == pyarrow.fs.FileType.Directory)
+
+    def input_file(self, name: str) -> Any:
+        return self._call("read", name, lambda: self.fs.open_input_file(self.path(name)))
 
     def read_tagged(self, name: str) -> Tagged | None:
         def get() -> Tagged | None:
@@ -261,6 +290,17 @@ class Bucket(Location):
 
     def _address(self) -> str:
         return self.endpoint or f"AWS ({self.region or 'the bucket region'})"
+
+
+def _forget_every_client() -> None:
+    for bucket in list(_LIVE):
+        bucket.forget_clients()
+
+
+# pyarrow's S3 client and botocore's hold connections (and pyarrow's, threads of the AWS SDK) that a forked child
+# must not use: a worker forked from a process that read the store makes its own.
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_every_client)
 
 
 def _code(error: Exception) -> str | None:

@@ -8,11 +8,12 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from tablebase.store.commits import Head, stored_name
+from tablebase.store.commits import Head
 from tablebase.store.files import TABLE_NAME
 from tablebase.store.location import Folder, Location
 from tablebase.store.lock import LEASE, lock_at
 from tablebase.store.manifest import FILE_NAME
+from tablebase.store.placed import stored_name
 
 GRACE = 3600.0  # seconds: a reader that read the manifest before a commit has long finished with its files
 _OURS = re.compile(r"^(rows|values|probe|_listing)/|^probe(\.[0-9a-f]+)?\.tbi$|(^|/)\.[^/]+\.tmp-[^/]+$")

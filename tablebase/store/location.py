@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tablebase.errors import StoreError
-from tablebase.store.files import fsync_path, write_atomic
+from tablebase.store.files import flush_to_disk, fsync_path, write_atomic
 
 
 class Conflict(StoreError):
@@ -62,10 +62,31 @@ class Location:
         raise NotImplementedError
 
     def write(self, name: str, data: bytes, durable: bool = True) -> None:
-        """Write a file whole: no reader sees part of it."""
+        """Write a file whole: no reader sees part of it. ``durable``: on disk before this returns (a writer of
+        many files may instead ``flush`` them all at once, before anything records them)."""
         raise NotImplementedError
 
+    def flush(self, names: list[str]) -> None:
+        """Make files written with ``durable=False`` durable, before anything records them."""
+
     def read(self, name: str) -> bytes:
+        """A file's bytes; StoreError in one line if there is none."""
+        data = self.read_if_there(name)
+        if data is None:
+            raise StoreError(f"{self.where(name)}: no such file")
+        return data
+
+    def read_if_there(self, name: str) -> bytes | None:
+        """A file's bytes, None if there is none."""
+        raise NotImplementedError
+
+    def folders(self, prefix: str = "") -> list[str]:
+        """The names of the folders right under a prefix (a folder's name ending in ``/``, or empty for the top)."""
+        raise NotImplementedError
+
+    def input_file(self, name: str) -> Any:
+        """A file opened for reads at any offset (pyarrow's ``RandomAccessFile``): its footer, or some of its row
+        groups, read without the rest. FileNotFoundError if there is none."""
         raise NotImplementedError
 
     def read_tagged(self, name: str) -> Tagged | None:
@@ -119,11 +140,23 @@ class Folder(Location):
     def write(self, name: str, data: bytes, durable: bool = True) -> None:
         write_atomic(self.root / name, lambda tmp: Path(tmp).write_bytes(data), durable)
 
-    def read(self, name: str) -> bytes:
+    def flush(self, names: list[str]) -> None:
+        flush_to_disk(self.root / name for name in names)
+
+    def read_if_there(self, name: str) -> bytes | None:
         try:
             return (self.root / name).read_bytes()
-        except FileNotFoundError:
-            raise StoreError(f"{self.where(name)}: no such file") from None
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def folders(self, prefix: str = "") -> list[str]:
+        top = self.root / prefix
+        return sorted(p.name for p in top.iterdir() if p.is_dir()) if top.is_dir() else []
+
+    def input_file(self, name: str) -> Any:
+        import pyarrow  # only where a file is read
+
+        return pyarrow.OSFile(self.path(name))
 
     def read_tagged(self, name: str) -> Tagged | None:
         path = self.root / name
@@ -191,6 +224,12 @@ class Folder(Location):
             return (self.root / name).stat().st_size
         except (FileNotFoundError, NotADirectoryError):
             return None
+
+
+def located(place: str | os.PathLike | Location) -> Location:
+    """A place as a ``Location``: one already, or a folder's path (what the store's functions took before
+    object stores; ``places.location_of`` reads what a user typed, URLs included)."""
+    return place if isinstance(place, Location) else Folder(place)
 
 
 def _tag(data: bytes) -> str:

@@ -12,8 +12,9 @@ from typing import Any
 from tablebase.errors import StoreError
 from tablebase.lazy import np
 from tablebase.schema import FORMAT, JSON_TYPES, MANIFEST
-from tablebase.store.files import first_outside, table_dir, write_atomic
+from tablebase.store.files import escapes, first_outside, table_dir
 from tablebase.store.layout import Layout, Plan
+from tablebase.store.location import Folder, Location, located
 
 FILE_NAME = "_manifest.json"
 
@@ -53,6 +54,11 @@ class Manifest:
     #: then, so that a reader that does not know the field refuses such a table rather than read it as whole
     symmetry: bool = False
 
+    def __post_init__(self) -> None:
+        #: the tag of the version of the manifest this one was read as or saved as, which its next save is
+        #: conditional on (``save``); None: there was none. Not a field: the file does not hold it.
+        self.tag: str | None = None
+
     def layout(self) -> Layout:
         """Which files hold which levels, by the plan."""
         return Layout(self.plan)
@@ -71,10 +77,15 @@ class Manifest:
         same_rules = self.source.get("digest") == other.source.get("digest")
         return same_rules and all(getattr(self, k) == getattr(other, k) for k in keys)
 
-    def save(self, root: str | os.PathLike) -> None:
-        path = table_dir(root, self.table) / FILE_NAME
-        text = self.text()
-        write_atomic(path, lambda tmp: Path(tmp).write_text(text))
+    def save(self, place: str | os.PathLike | Location) -> None:
+        """Commit the manifest where its table lies, only over the version it was read as (``tag``) or, if it
+        was read as none, only where there is none: ``Conflict`` in one line if another build committed
+        meanwhile (``commits.Head``). Every file it records must be written already."""
+        from tablebase.store.commits import Head  # which imports this module
+
+        head = Head(located(place), self.table)
+        head.tag = self.tag
+        head.save(self)
 
     def text(self) -> str:
         """The manifest as its file holds it."""
@@ -90,20 +101,14 @@ class Manifest:
             f',\n "{name}": {json.dumps(value, separators=(",", ":"))}' for name, value in bulky.items()) + "\n}\n"
 
     @classmethod
-    def load(cls, root: str | os.PathLike, table: str) -> "Manifest":
-        path = table_dir(root, table) / FILE_NAME
-        if not path.exists():
-            raise StoreError(f"no table {table!r} in {root} (tables: {', '.join(list_tables(root)) or 'none'})")
-        if first_outside(Path(root), [table]) is not None:  # a symlink out of the tablebase's folder
-            raise refused_outside(root, table, table)
-        try:
-            text = path.read_bytes()
-        except OSError as e:
-            raise StoreError(f"damaged manifest {path}: {e}") from None
-        manifest = cls.parse(text, root, table, path)
-        outside = first_outside(path.parent, manifest.records())
-        if outside is not None:
-            raise refused_outside(root, table, outside)
+    def load(cls, place: str | os.PathLike | Location, table: str, tagged: bool = False) -> "Manifest":
+        """A table's manifest, every field and name checked; StoreError naming the tables there if it has none.
+        ``tagged``: with the tag of its version (``tag``), to save it again (a folder's always is)."""
+        manifest = cls.load_if_exists(place, table, tagged)
+        if manifest is None:
+            location = located(place)
+            raise StoreError(f"no table {table!r} in {location.url} (tables: "
+                             f"{', '.join(list_tables(location)) or 'none'})")
         return manifest
 
     @classmethod
@@ -137,18 +142,43 @@ class Manifest:
                 **self.values.get("files", {}), **self.values.get("pieces", {}), **self.probe}
 
     @classmethod
-    def load_if_exists(cls, root: str | os.PathLike, table: str) -> "Manifest | None":
-        if not (table_dir(root, table) / FILE_NAME).exists():
+    def load_if_exists(cls, place: str | os.PathLike | Location, table: str,
+                       tagged: bool = False) -> "Manifest | None":
+        """``load``, or None if the table has no manifest."""
+        location = located(place)
+        name = f"{table_dir('', table)}/{FILE_NAME}"
+        if isinstance(location, Folder):
+            if not (location.root / name).exists():
+                return None
+            if first_outside(location.root, [table]) is not None:  # a symlink out of the tablebase's folder
+                raise refused_outside(location.url, table, table)
+        try:
+            found = location.read_tagged(name) if tagged or isinstance(location, Folder) else location.read_if_there(name)
+        except OSError as e:
+            raise StoreError(f"damaged manifest {location.where(name)}: {e}") from None
+        if found is None:
             return None
-        return cls.load(root, table)
+        text = found if isinstance(found, bytes) else found.data
+        manifest = cls.parse(text, location.url, table, location.where(name))
+        if isinstance(location, Folder):  # nor do its names, symlinks followed
+            outside = first_outside(location.root / table, manifest.records())
+        else:
+            outside = next((n for n in manifest.records() if escapes(n)), None)
+        if outside is not None:
+            raise refused_outside(location.url, table, outside)
+        manifest.tag = None if isinstance(found, bytes) else found.tag
+        return manifest
 
 
-def list_tables(root: str | os.PathLike) -> list[str]:
-    """Names of the tables under root that have a manifest."""
-    root = Path(root)
-    if not root.is_dir():
-        return []
-    return sorted(p.parent.name for p in root.glob(f"*/{FILE_NAME}"))
+def list_tables(place: str | os.PathLike | Location) -> list[str]:
+    """Names of the tables at a place that have a manifest (none where there is no such folder or prefix)."""
+    location = located(place)
+    if isinstance(location, Folder):
+        root = Path(location.root)
+        if not root.is_dir():
+            return []
+        return sorted(p.parent.name for p in root.glob(f"*/{FILE_NAME}"))
+    return sorted(name for name in location.folders() if location.exists(f"{name}/{FILE_NAME}"))
 
 
 _BULKY = ("levels_done", "plan")
