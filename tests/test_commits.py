@@ -26,7 +26,6 @@ from tablebase.store import commits, placed
 from tablebase.store.commits import Head
 from tablebase.store.garbage import collect, tables_at
 from tablebase.store.location import Conflict
-from tablebase.store.manifest import Manifest
 from tablebase.store.places import location_of
 
 TESTS = str(Path(__file__).resolve().parent)

@@ -153,7 +153,8 @@ class Manifest:
             if first_outside(location.root, [table]) is not None:  # a symlink out of the tablebase's folder
                 raise refused_outside(location.url, table, table)
         try:
-            found = location.read_tagged(name) if tagged or isinstance(location, Folder) else location.read_if_there(name)
+            found = location.read_tagged(name) if tagged or isinstance(location, Folder) else \
+                location.read_if_there(name)
         except OSError as e:
             raise StoreError(f"damaged manifest {location.where(name)}: {e}") from None
         if found is None:
