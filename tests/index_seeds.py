@@ -77,8 +77,8 @@ def _write(root: Path, name: str, rows: pa.Table, cuts: list[int], rules: dict |
             made.append((first, last, b - a, data))
     folder = root / name / "probe"
     folder.mkdir(parents=True)
-    files = {"a.tbs": write_segments(folder / "a.tbs", [m[:2] + m[3:] for m in made[:1]], made[0][2]),
-             "b.tbs": write_segments(folder / "b.tbs", [m[:2] + m[3:] for m in made[1:]],
+    files = {"a.tbs": write_segments(root, name, "probe/a.tbs", [m[:2] + m[3:] for m in made[:1]], made[0][2]),
+             "b.tbs": write_segments(root, name, "probe/b.tbs", [m[:2] + m[3:] for m in made[1:]],
                                      sum(m[2] for m in made[1:]))}
     write_directory(root, name, {"game": "seed", "params": {"rows": len(keys)}, "table": name}, figures,
                     len(keys), files)

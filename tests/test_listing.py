@@ -133,9 +133,9 @@ def test_a_part_of_a_level_is_read_from_the_row_groups_that_hold_it(tmp_path, mo
     here); what it reads for any part is what the whole level, held in memory, says of those positions."""
     from tablebase.build.census.entry import listed_from_store
     from tablebase.listing import level_table
-    from tablebase.store import files, read_listing_rows, write_listing_level
+    from tablebase.store import listing_files, read_listing_rows, write_listing_level
 
-    monkeypatch.setattr(files, "LISTING_GROUP", 5)
+    monkeypatch.setattr(listing_files, "LISTING_GROUP", 5)
     cls, _ = find_game(f"{EXAMPLES / 'cram.py'}:Cram")
     builder = builder_of(cls(rows=3, cols=4))
     listing = builder.list_positions()

@@ -97,7 +97,7 @@ def _index_of(root, table, rows, rules=None):
     """A one-segment index of ``rows`` written by hand (the table's folder made)."""
     figures = figures_of(rows.schema, rules or {})
     (root / table / "probe").mkdir(parents=True)
-    files = {"a.tbs": write_segments(root / table / "probe" / "a.tbs", [segment_of_rows(rows, figures)],
+    files = {"a.tbs": write_segments(root, table, "probe/a.tbs", [segment_of_rows(rows, figures)],
                                      rows.num_rows)}
     write_directory(root, table, {"table": table}, figures, rows.num_rows, files)
     return ProbeIndex(root / table / FILE_NAME)
@@ -182,7 +182,7 @@ def test_a_segment_of_values_held_in_key_order_reads_as_the_rows_would(tmp_path,
     data = [(a, b - 1, segment_of_values(a, g[a:b], r[a:b], None if wins is None else wins[a:b],
                                          present[a:b], [True] * 3)) for a, b in [(0, 3000), (3000, 5000)]]
     (tmp_path / "v" / "probe").mkdir(parents=True)
-    files = {"k.tbs": write_segments(tmp_path / "v" / "probe" / "k.tbs", data, 4997)}
+    files = {"k.tbs": write_segments(tmp_path, "v", "probe/k.tbs", data, 4997)}
     write_directory(tmp_path, "v", {}, figures, 4997, files)
     want = rows.drop_columns(["best_move"]).to_pylist()
     with ProbeIndex(tmp_path / "v" / FILE_NAME) as index:

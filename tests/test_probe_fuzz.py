@@ -232,7 +232,7 @@ def test_a_segment_of_2_to_the_62_keys_in_no_bits_answers_at_once(sanitized, wor
 
     rows = pa.table({"key": np.arange(10), "same": pa.array(np.full(10, 7), pa.int16())})
     (tmp_path / "t" / "probe").mkdir(parents=True)
-    files = {"a.tbs": write_segments(tmp_path / "t" / "probe" / "a.tbs", [segment_of_rows(rows, figures_of(
+    files = {"a.tbs": write_segments(tmp_path, "t", "probe/a.tbs", [segment_of_rows(rows, figures_of(
         rows.schema, {}))], 10)}
     write_directory(tmp_path, "t", {"table": "t"}, figures_of(rows.schema, {}), 10, files)
     index = Index(tmp_path / "t")

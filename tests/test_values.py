@@ -208,7 +208,7 @@ def test_buckets_split_the_ids_and_merge_alike(tmp_path):
     from tablebase.games import make_game
 
     solver = builder_of(make_game("domineering", {"max_cells": 7})).solver()
-    names, run = [], []
+    names, run = {}, []
     for level in range(2, 8):
         keys = solver.game.level_keys(level, 0, solver.game.level_size(level))
         rows = with_levels(solver.solve(keys), np.full(len(keys), level))
@@ -216,14 +216,14 @@ def test_buckets_split_the_ids_and_merge_alike(tmp_path):
         if level <= 4:  # levels 2 to 4 share one file, as a run of small levels does
             run.append(rows)
             if level == 4:
-                names.append(ValuesBuild().piece(solver, pa.concat_tables(run), str(tmp_path), "t", Piece(2, 4),
-                                                 False)["file"])
+                written = ValuesBuild().piece(solver, pa.concat_tables(run), str(tmp_path), "t", Piece(2, 4), False)
+                names[written.pop("file")] = written
             continue
         for part, (a, b) in enumerate([(0, len(keys) // 2), (len(keys) // 2, len(keys))]):
             if b > a:
                 piece = Piece(level, level, part, 2)
                 written = ValuesBuild().piece(solver, rows.slice(a, b - a), str(tmp_path), "t", piece, False)
-                names.append(written["file"])
+                names[written.pop("file")] = written
     merged = {}
     for buckets in (1, 3):
         files = [merge_bucket(str(tmp_path), "t", names, b, buckets)["file"] for b in range(buckets)]

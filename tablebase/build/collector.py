@@ -34,6 +34,9 @@ class Collector:
 
     def add(self, records: list[dict]) -> None:
         for record in records:
+            # A copy: the tasks of the step above read these records too (workers in threads of this process
+            # share the very dicts).
+            record = dict(record)
             name = record.pop("file")
             spent = record.pop("seconds")  # not in the manifest: not reproducible
             for phase, seconds in spent.items():

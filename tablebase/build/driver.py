@@ -11,6 +11,7 @@ resumes where it stopped; finish the kind's artifacts; write the probe index
 
 from __future__ import annotations
 
+import tempfile
 import uuid
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -51,28 +52,29 @@ from tablebase.build.tasks import measure_notation, release, solve_slices, warm_
 from tablebase.builders import ArtifactBuild, Builder
 from tablebase.errors import BuildError
 from tablebase.solve.figures import FIGURES, FigureOverflow
-from tablebase.store import (
-    Manifest,
-    remove_leftovers,
-    remove_listing,
-    table_dir,
-)
+from tablebase.store import Manifest, remove_listing
+from tablebase.store.garbage import clear_unrecorded
+from tablebase.store.location import Folder, Location
 from tablebase.words import counted
 
 VALUES_FOLDER = ".values"  # under the output folder: values too large for memory, while a build runs
+# ... or, for a build on an object store, under this machine's temporary folder: values stay on each host's disk
+STORE_VALUES_FOLDER = "tablebase-values"
 # A table of at most this many keys holds its figures wide from the start: the byte a key that holding them
 # narrow saves there is not worth starting the build again when a figure does not fit (solve/figures.py).
 WIDE_KEYS = 1 << 16
 
 
-def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int | None = None,
+def build_table(client: Client, root: Location, spec: TableSpec, partition_rows: int | None = None,
                 every: float = 1.0, scratch: Path | None = None, worker: int | None = None) -> BuildSummary:
     """Build (or finish building) one table; return the summary of the run.
 
     ``partition_rows`` fixes the partition size; by default it is planned from
     the workers' memory. A table being resumed keeps the size it was begun with.
+    ``root``: the folder or object store the table is written to.
     ``scratch``: where values too large for memory are mapped from (by default
-    under ``root``). ``worker``: the index of the worker (among the cluster's,
+    under ``root``; for an object store, under each machine's temporary
+    folder). ``worker``: the index of the worker (among the cluster's,
     sorted) that the table's solving goes to first, when tables are built side
     by side. The caller holds the table's build lock.
 
@@ -111,7 +113,7 @@ def build_table(client: Client, root: Path, spec: TableSpec, partition_rows: int
         return build.summary()
 
 
-def plan_table(client: Client, root: Path, spec: TableSpec, partition_rows: int | None = None,
+def plan_table(client: Client, root: Location, spec: TableSpec, partition_rows: int | None = None,
                scratch: Path | None = None) -> MemoryPlan | None:
     """The memory plan a build of the table would make on this cluster, without building (``--dry-run``);
     None if the table is built already (``built_already``): a build would do nothing."""
@@ -126,7 +128,7 @@ def plan_table(client: Client, root: Path, spec: TableSpec, partition_rows: int 
 class TableBuild:
     """One run of one table's build, step by step (``build_table`` says the order)."""
 
-    def __init__(self, client: Client, root: Path, spec: TableSpec, every: float,
+    def __init__(self, client: Client, root: Location, spec: TableSpec, every: float,
                  wide: frozenset[str] = frozenset(), scratch: Path | None = None, worker: int | None = None,
                  timings: Timings | None = None) -> None:
         self.client, self.root, self.spec, self.every, self.worker = client, root, spec, every, worker
@@ -135,12 +137,12 @@ class TableBuild:
         self.wide = wide  # the figures held at their bound's type, the others in one byte
         self.builder: Builder = spec.builder
         #: where each machine maps values too large for memory from, if the plan says so
-        self.disk = str(scratch if scratch is not None else root / VALUES_FOLDER)
+        self.disk = str(scratch if scratch is not None else values_folder(root))
         #: the values' folders are named for the build, not the run: a resumed build maps what a killed run left
-        self.values_name = shared_values.values_name(root, spec.name, spec.source.digest, spec.game.params,
+        self.values_name = shared_values.values_name(root.url, spec.name, spec.source.digest, spec.game.params,
                                                      sorted(wide))
         self.say = Progress(spec.name, 1, 0, every=every).say
-        self.task_args = (self.run, str(root), spec.name, spec.source.ref, spec.game.params)
+        self.task_args = (self.run, root, spec.name, spec.source.ref, spec.game.params)
         self.pending: dict[str, Any] = {}  # solving tasks not yet collected
         self.dealt: dict[str, list] = {}  # each solving task's slices, to submit it again
         self.warming: list = []
@@ -161,7 +163,7 @@ class TableBuild:
         """The manifest an earlier run left (or a fresh one); what killed builds left is removed."""
         self.manifest = resumed(self.root, self.spec, partition_rows)
         self.fixed_rows = bool(partition_rows or self.manifest.partition_rows)
-        remove_leftovers(table_dir(self.root, self.spec.name))
+        clear_unrecorded(self.root, self.spec.name, self.manifest)
 
     def list_positions(self) -> None:
         """A game that does not list its own levels is listed on the workers; its keyed form is then the listing's."""
@@ -175,7 +177,7 @@ class TableBuild:
     def _hold_wide(self, wide: frozenset[str]) -> None:
         """Hold these figures at their bound's type from the start."""
         self.wide = wide
-        self.values_name = shared_values.values_name(self.root, self.spec.name, self.spec.source.digest,
+        self.values_name = shared_values.values_name(self.root.url, self.spec.name, self.spec.source.digest,
                                               self.spec.game.params, sorted(wide))
 
     def plan(self) -> None:
@@ -244,7 +246,7 @@ class TableBuild:
         self.manifest.levels_done = self.collector.finished()
         for artifact in self.builder.artifacts:
             _finish(self.client, self.root, self.manifest, artifact, self.run, self.progress.say)
-        remove_leftovers(table_dir(self.root, self.spec.name))
+        clear_unrecorded(self.root, self.spec.name, self.manifest)  # what this run's killed writers left
 
     def release_values(self) -> None:
         """Values mapped from disk are let go of and their files removed once the index is written."""
@@ -382,7 +384,15 @@ class TableBuild:
         return solving
 
 
-def _finish(client: Client, root: Path, manifest: Manifest, artifact: ArtifactBuild, run: str, say: Any) -> None:
+def values_folder(root: Location) -> Path:
+    """Where values too large for memory are mapped from by default: under the output folder (each machine
+    its own copy there), or for an object store under each machine's temporary folder."""
+    if isinstance(root, Folder):
+        return Path(root.root) / VALUES_FOLDER
+    return Path(tempfile.gettempdir()) / STORE_VALUES_FOLDER
+
+
+def _finish(client: Client, root: Location, manifest: Manifest, artifact: ArtifactBuild, run: str, say: Any) -> None:
     """Run an artifact's finishing tasks on the cluster, then let it record what they wrote."""
     tasks = artifact.finishing_tasks(root, manifest)
     futures = {client.submit(function, *args, key=f"{name}-{manifest.table}-{run}", pure=False): name

@@ -16,7 +16,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from distributed import Client, Future
@@ -37,7 +36,9 @@ from tablebase.probe_writer import (
     segments_of_table,
     write_index_directory,
 )
-from tablebase.store import Manifest, table_dir
+from tablebase.store import Manifest
+from tablebase.store.location import Location
+from tablebase.store.placed import file_sized
 from tablebase.words import counted
 
 if TYPE_CHECKING:
@@ -54,13 +55,10 @@ def key_ranges(key_space: int) -> list[tuple[int, int]]:
     return [(a, min(a + step, key_space)) for a in range(0, key_space, step)]
 
 
-def index_whole(root: Path, manifest: Manifest) -> bool:
+def index_whole(root: Location, manifest: Manifest) -> bool:
     """Whether the manifest records a directory and every segment file, each there at its recorded size."""
-    folder = table_dir(root, manifest.table)
-    def there(name: str, record: dict[str, Any]) -> bool:
-        return (folder / name).is_file() and (folder / name).stat().st_size == record["bytes"]
-
-    return FILE_NAME in manifest.probe and all(there(name, r) for name, r in manifest.probe.items())
+    return FILE_NAME in manifest.probe and all(file_sized(root, manifest.table, name, r)
+                                               for name, r in manifest.probe.items())
 
 
 def counting(progress: Progress, total: int, what: str) -> Done:
@@ -187,11 +185,11 @@ def write_index(build: Any) -> float | None:
         total, what = builder.keyed.key_space, "writing the probe index from the values held"
     elif builder.parts_in_key_order:
         ranges = lacking_segments(manifest)
-        task = tasks_of(segment_of_file, str(build.root), build.spec.name, figures)
+        task = tasks_of(segment_of_file, build.root, build.spec.name, figures, dict(manifest.files))
         total, what = sum(manifest.files[n]["rows"] for n in ranges), "writing the probe index of older parts"
     else:  # keys that do not come level by level: the rows put in key order, on one worker
         ranges = [None]
-        task = tasks_of(segments_of_table, str(build.root), build.spec.name, figures, sorted(manifest.files))
+        task = tasks_of(segments_of_table, build.root, build.spec.name, figures, dict(manifest.files))
         total, what = manifest.positions, "writing the probe index from the rows put in key order"
     build.progress.say(f"{what}: {counted(len(ranges), 'task')}")
     began = time.perf_counter()

@@ -88,13 +88,15 @@ def spec_for(ref: str, params: dict[str, Any], name: str | None = None, compact:
 
 
 def read_job(path: str | Path) -> tuple[list[TableSpec], dict]:
-    """The tables of a job file and its top-level settings (partition_rows, compact, symmetry).
+    """The tables of a job file and its top-level settings (partition_rows, compact, symmetry, storage).
 
     A job file:
 
         partition_rows = 100000        # optional
         compact = true                 # optional, for every table: no position text in the files
         symmetry = true                # optional, for every table: one position of each orbit (the game's canonical)
+        [storage]                      # optional: the object store's options, for --out s3://BUCKET/PREFIX
+        endpoint_url = "http://127.0.0.1:9000"   # (store.places.OPTIONS; each --storage-option overrides one)
         [[table]]
         game = "chomp"                 # a built-in or plugin name, "module:Class" or "path/to/file.py:Class"
         rows = 8
@@ -122,12 +124,14 @@ def read_job(path: str | Path) -> tuple[list[TableSpec], dict]:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise UsageError(f"cannot read job file {path}: {e}") from None
     settings = {k: v for k, v in data.items() if k != "table"}
-    unknown = set(settings) - {"partition_rows", "compact", "symmetry"}
+    unknown = set(settings) - {"partition_rows", "compact", "symmetry", "storage"}
     if unknown:
         raise UsageError(
             f"{path}: unknown setting {sorted(unknown)[0]!r} (settings: partition_rows, compact, symmetry, "
-            "[[table]])"
+            "[storage], [[table]])"
         )
+    if not isinstance(settings.get("storage", {}), dict):
+        raise UsageError(f"{path}: 'storage' is a table of the object store's options, [storage]")
     tables = data.get("table")
     if not isinstance(tables, list) or not tables:
         raise UsageError(f"{path}: no [[table]] entries")

@@ -7,11 +7,10 @@ them: present, of their size and of their sha256.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from tablebase.build.jobs import TableSpec
 from tablebase.errors import StoreError
-from tablebase.store import Manifest, Piece, intact, remove_listing, table_dir
+from tablebase.store import Manifest, Piece, file_there, remove_listing
+from tablebase.store.location import Location
 from tablebase.version import VERSION
 
 
@@ -23,10 +22,14 @@ def fresh_manifest(spec: TableSpec, partition_rows: int) -> Manifest:
                     source=spec.source.as_record(), compact=spec.compact, symmetry=spec.symmetry)
 
 
-def resumable(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest | None:
+def resumable(root: Location, spec: TableSpec, partition_rows: int | None) -> Manifest | None:
     """The manifest an earlier run of the same build left, or None to start afresh; StoreError, naming
     what differs, if the table was begun as another build. Reads the manifest only: a cheap early check."""
-    old = Manifest.load_if_exists(root, spec.name)
+    return _same_build(root, Manifest.load_if_exists(root, spec.name, tagged=True), spec, partition_rows)
+
+
+def _same_build(root: Location, old: Manifest | None, spec: TableSpec, partition_rows: int | None) -> Manifest | None:
+    """``old``, if a build of ``spec`` goes on from it (``resumable``)."""
     if old is None:
         return None
     # 0: the earlier run stopped before its partitions were planned.
@@ -40,25 +43,29 @@ def resumable(root: Path, spec: TableSpec, partition_rows: int | None) -> Manife
         if old.symmetry != fresh.symmetry:
             changed += " with --symmetry" if old.symmetry else " without --symmetry"
         raise StoreError(
-            f"table {spec.name} in {root} was built as {old.game} {old.params}{changed} "
+            f"table {spec.name} in {root.url} was built as {old.game} {old.params}{changed} "
             f"(version {old.version}, partitions of {old.partition_rows}); "
             "build into another --out or under another --table name"
         )
     return old
 
 
-def resumed(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest:
-    """The manifest to build into: the one an earlier run of the same build left, or a fresh one."""
-    old = resumable(root, spec, partition_rows)
+def resumed(root: Location, spec: TableSpec, partition_rows: int | None) -> Manifest:
+    """The manifest to build into: the one an earlier run of the same build left, or a fresh one (saved over
+    the version there is, if any)."""
+    there = Manifest.load_if_exists(root, spec.name, tagged=True)
+    old = _same_build(root, there, spec, partition_rows)
     if old is None:
         remove_listing(root, spec.name)  # nothing was kept: whatever game it was, start again
-        return fresh_manifest(spec, partition_rows or 0)
-    folder = table_dir(root, spec.name)
-    # Only files as recorded are kept: each is read once for its sha256 (a flipped byte keeps its size).
-    old.files = {name: rec for name, rec in old.files.items() if intact(folder, name, rec)}
+        fresh = fresh_manifest(spec, partition_rows or 0)
+        fresh.tag = None if there is None else there.tag  # saved over the version there is
+        return fresh
+    # Only files as recorded are kept: in a folder each is read once for its sha256 (a flipped byte keeps its
+    # size); on an object store its stored name carries its hash (``placed.file_there``).
+    old.files = {name: rec for name, rec in old.files.items() if file_there(root, spec.name, name, rec)}
     # A part's segment of the probe index is kept with its rows; the directory is written again at the end.
     old.probe = {name: rec for name, rec in old.probe.items() if Piece.is_segment_name(name)
-                 and _piece_of_segment(name) in old.files and intact(folder, name, rec)}
+                 and _piece_of_segment(name) in old.files and file_there(root, spec.name, name, rec)}
     return old
 
 
@@ -68,7 +75,7 @@ def _piece_of_segment(name: str) -> str:
     return f"rows/{stem}.parquet"
 
 
-def built_already(root: Path, spec: TableSpec, partition_rows: int | None) -> Manifest | None:
+def built_already(root: Location, spec: TableSpec, partition_rows: int | None) -> Manifest | None:
     """The manifest of the same build if that build ended whole and every file it records (rows, the kind's
     artifacts, the probe index) is there as recorded: a build of it again has nothing to do. Else None.
 
@@ -77,8 +84,7 @@ def built_already(root: Path, spec: TableSpec, partition_rows: int | None) -> Ma
     old = resumable(root, spec, partition_rows)
     if old is None or not old.complete or not old.probe:
         return None
-    folder = table_dir(root, spec.name)
     recorded = [old.files, old.probe, *(artifact.files(old) for artifact in spec.builder.kind_class.artifacts)]
-    if not all(intact(folder, name, record) for files in recorded for name, record in files.items()):
+    if not all(file_there(root, spec.name, name, record) for files in recorded for name, record in files.items()):
         return None
     return old

@@ -16,7 +16,8 @@ from typing import Any
 from tablebase.errors import StoreError
 from tablebase.lazy import pa
 from tablebase.store import Manifest
-from tablebase.store.files import write_table
+from tablebase.store.files import parquet_bytes
+from tablebase.store.location import Location, located
 
 FOLDER = "_summaries"
 
@@ -66,8 +67,8 @@ def summary_row(m: Manifest) -> dict[str, Any]:
             "rare_count": rare.get("count"), "rare_mask": rare.get("mask")}
 
 
-def write_summary(out: Path, name: str, tables: list[str]) -> Path:
-    """Write the summary ``name`` of these tables of ``out``, atomically; its path."""
+def write_summary(out: str | Path | Location, name: str, tables: list[str]) -> str:
+    """Write the summary ``name`` of these tables of ``out`` (a folder or an object store), whole; where it is."""
     rows = []
     for table in tables:
         try:
@@ -75,7 +76,8 @@ def write_summary(out: Path, name: str, tables: list[str]) -> Path:
         except StoreError:
             continue  # a table the job did not get to: left out, the others summed up
     schema = pa.schema(COLUMNS)
-    path = out / FOLDER / f"{name}.parquet"
-    path.parent.mkdir(exist_ok=True)
-    write_table(pa.Table.from_pylist(rows, schema=schema), path, True)
-    return path
+    # Under its own name, whole: one object store PUT replaces an object whole, as a rename does a file.
+    where = f"{FOLDER}/{name}.parquet"
+    location = located(out)
+    location.write(where, parquet_bytes(pa.Table.from_pylist(rows, schema=schema)))
+    return location.where(where)

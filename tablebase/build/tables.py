@@ -28,13 +28,14 @@ from tablebase.build.resume import resumable
 from tablebase.build.summary import BuildSummary
 from tablebase.errors import TablebaseError, UsageError
 from tablebase.kinds import kind_named
-from tablebase.store import Manifest, list_tables, table_dir
-from tablebase.store.lock import BuildLock
+from tablebase.store import Manifest, list_tables
+from tablebase.store.location import Folder, Location, located
+from tablebase.store.lock import lock_at
 
 
 def build_tables(
     specs: list[TableSpec],
-    out: Path,
+    out: str | Path | Location,
     scheduler: str | None = None,
     workers: int | None = None,
     partition_rows: int | None = None,
@@ -52,16 +53,19 @@ def build_tables(
     cluster's workers are threads of this process; by default the job's size decides
     (``jobs.is_small``). ``dashboard``: serve the local cluster's dashboard (on loopback), and call this
     with its URL.
+    ``out``: a folder, or an object store's ``Location`` (``store.places``).
     ``scratch``: the folder for values too large for memory (default: under
-    ``out``). ``dry_run``: plan each table on the cluster and yield its plan
+    ``out``, or this machine's temporary folder for an object store).
+    ``dry_run``: plan each table on the cluster and yield its plan
     (``PlanSummary``) instead of building it.
     """
+    out = output_place(out)
     prepare_out(specs, out, scheduler, workers, partition_rows, bool(dashboard), scratch)
     with ExitStack() as held:
         # Every table is claimed before the cluster starts, so a clash is refused at once.
         for spec in specs:
-            held.enter_context(BuildLock(table_dir(out, spec.name)))
-            resumable(out.resolve(), spec, partition_rows)  # a table begun otherwise is refused before a cluster starts
+            held.enter_context(lock_at(out, spec.name))
+            resumable(out, spec, partition_rows)  # a table begun otherwise is refused before a cluster starts
         # Only a local cluster started here is shaped by the job.
         local = scheduler is None
         shared_bytes = max((shareable_bytes(s.builder) for s in specs), default=0) if local else 0
@@ -73,17 +77,17 @@ def build_tables(
                 dashboard(dashboard_url(client))
             if dry_run:
                 for spec in specs:
-                    yield PlanSummary(spec.name, plan_table(client, out.resolve(), spec, partition_rows, scratch))
+                    yield PlanSummary(spec.name, plan_table(client, out, spec, partition_rows, scratch))
                 return
             every = interval(quiet, every)
 
             def one(spec: TableSpec, worker: int | None = None) -> BuildSummary:
                 try:
-                    return build_table(client, out.resolve(), spec, partition_rows, every=every, scratch=scratch,
+                    return build_table(client, out, spec, partition_rows, every=every, scratch=scratch,
                                        worker=worker)
                 except OSError as e:  # a worker's writes or the driver's own (the manifest, a values table)
                     if e.errno == errno.ENOSPC:
-                        raise disk_full(e, spec.name, out.resolve()) from None
+                        raise disk_full(e, spec.name, out.url) from None
                     raise
 
             # Workers in threads of this process share one solver's state: no use building side by side.
@@ -95,17 +99,28 @@ def build_tables(
                 yield from _in_lanes(specs, side, one)
 
 
-def prepare_out(specs: list[TableSpec], out: Path, scheduler: str | None = None, workers: int | None = None,
+def output_place(out: str | Path | Location) -> Location:
+    """Where a build writes: a folder by its absolute path (its workers may run elsewhere on the machine), or
+    an object store."""
+    place = located(out)
+    return Folder(Path(place.root).resolve()) if isinstance(place, Folder) else place
+
+
+def prepare_out(specs: list[TableSpec], out: Location, scheduler: str | None = None, workers: int | None = None,
                 partition_rows: int | None = None, dashboard: bool = False, scratch: Path | None = None) -> None:
-    """Refuse what the options cannot do, in one line, then make the output folder: before anything else is
-    done. The command calls it before it counts positions (a count of more than a second is said as it
-    goes, and a refusal must stay the one line there is)."""
+    """Refuse what the options cannot do, in one line, then make the output folder (or find that the object
+    store takes the credentials and has the bucket): before anything else is done. The command calls it before
+    it counts positions (a count of more than a second is said as it goes, and a refusal must stay the one line
+    there is)."""
     _check_options(out, scheduler, workers, partition_rows, dashboard, scratch)
+    if not isinstance(out, Folder):
+        out.check()
     _refuse_view_names(out, specs)
-    _make_folder(out)
+    if isinstance(out, Folder):
+        _make_folder(out.root)
 
 
-def _check_options(out: Path, scheduler: str | None, workers: int | None, partition_rows: int | None,
+def _check_options(out: Location, scheduler: str | None, workers: int | None, partition_rows: int | None,
                    dashboard: bool, scratch: Path | None) -> None:
     """Refuse options that cannot go together, in one line, before anything is written or started."""
     if partition_rows is not None and partition_rows < 1:
@@ -114,8 +129,8 @@ def _check_options(out: Path, scheduler: str | None, workers: int | None, partit
         raise UsageError("--workers must be at least 1")
     if dashboard and scheduler:
         raise UsageError("--dashboard serves a local cluster's; a running scheduler serves its own")
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} is a file, not a folder")
+    if isinstance(out, Folder) and out.root.exists() and not out.root.is_dir():
+        raise UsageError(f"--out {out.url} is a file, not a folder")
     if scratch is not None and scratch.exists() and not scratch.is_dir():
         raise UsageError(f"--scratch {scratch} is a file, not a folder")
 
@@ -215,7 +230,7 @@ class PlanSummary:
                 "partition_rows": p.partition_rows, "worker_limit_bytes": p.limit}
 
 
-def _refuse_view_names(out: Path, specs: list[TableSpec]) -> None:
+def _refuse_view_names(out: Location, specs: list[TableSpec]) -> None:
     """Refuse a table named as another's view (a partizan table's ``<table>_values``), either way round:
     in one folder, every table and view is a name of one SQL namespace."""
     kinds = {}
@@ -229,8 +244,8 @@ def _refuse_view_names(out: Path, specs: list[TableSpec]) -> None:
     for spec in specs:
         if spec.name in views:
             raise UsageError(f"table {spec.name}: its name is that of a view of table {views[spec.name]} "
-                                 f"in {out}; give it another --table name")
+                                 f"in {out.url}; give it another --table name")
         taken = next((v for a in kinds[spec.name].artifacts for v in a.view_names(spec.name) if v in kinds), None)
         if taken is not None:
             raise UsageError(f"table {spec.name}: its view {taken} would take the name of table {taken} "
-                                 f"in {out}; give one of them another --table name")
+                                 f"in {out.url}; give one of them another --table name")

@@ -36,17 +36,9 @@ from tablebase.lazy import np
 from tablebase.probe.format import Figure
 from tablebase.probe_writer import figures_of, segment_of_rows, write_keys_file, write_segments
 from tablebase.solve import Solver
-from tablebase.store import (
-    Layout,
-    Manifest,
-    Plan,
-    flush_to_disk,
-    piece_path,
-    read_parquet,
-    table_dir,
-    with_levels,
-    write_parquet,
-)
+from tablebase.store import Layout, Manifest, Plan, with_levels
+from tablebase.store.location import Folder, Location
+from tablebase.store.placed import flush, names_under, put_rows, read_files, read_found
 
 compile_all()  # building compiles the games' functions (a program that only reads runs them as Python)
 
@@ -61,6 +53,9 @@ class _Run:
     layout: Layout
     plan: Plan
     builder: Builder
+    #: the records of the table's files of rows this worker knows of: the manifest's when the run began, those
+    #: the steps below gave the tasks here, and its own (an object store's files are read by their records)
+    records: dict[str, dict[str, Any]]
     known_below: int = 0  # every level below this one is in the solver's memory
     one_by_one: bool = False  # read a lower level back a part at a time (values on disk)
     figures: list[Figure] | None = None  # the probe index's, once the first rows show the columns' types
@@ -76,7 +71,7 @@ _one_at_a_time = threading.Lock()
 GIL_SWITCH_SECONDS = 0.0002
 
 
-def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any], values: dict[str, Any]) -> _Run:
+def _solver(run: str, root: Location, table: str, ref: str, params: dict[str, Any], values: dict[str, Any]) -> _Run:
     """The run's solver, made on the first call. ``values``: the folder to map values from on disk (None:
     memory) and the figures held wide (build/driver.py, ``TableBuild.values``)."""
     if run not in _state:
@@ -97,11 +92,11 @@ def _solver(run: str, root: str, table: str, ref: str, params: dict[str, Any], v
 
         solver = builder.solver(place, wide=frozenset(values["wide"]))
         _state[run] = _Run(solver, shared_values.Holding(solver.shared), builder.artifacts, manifest.layout(),
-                           manifest.plan, builder, one_by_one=disk is not None)
+                           manifest.plan, builder, dict(manifest.files), one_by_one=disk is not None)
     return _state[run]
 
 
-def warm_up(run: str, root: str, table: str, ref: str, params: dict[str, Any], values: dict[str, Any],
+def warm_up(run: str, root: Location, table: str, ref: str, params: dict[str, Any], values: dict[str, Any],
             every: float = float("inf")) -> None:
     """Make the run's solver (loading compiled code) before the first slice needs it; numba compiling what
     it does not find in its cache is told to the driver (``worker_events.Compiling``)."""
@@ -156,7 +151,7 @@ def _lacking(state: _Run, levels: list[int], first: int) -> list[int]:
     return [lvl for lvl in needed[bisect.bisect_left(needed, state.known_below):] if lvl not in known]
 
 
-def _take_in(state: _Run, root: str, table: str, level: int) -> None:
+def _take_in(state: _Run, root: Location, table: str, level: int) -> None:
     """Give the solver a whole lower level, reading from the store only the pieces it does not hold.
 
     A run's file holds several levels: all of them are taken in at once.
@@ -173,11 +168,11 @@ def _take_in(state: _Run, root: str, table: str, level: int) -> None:
         # Values on disk: the level is read a part at a time, so that a worker holds no more than a
         # partition of it (the memory plan counts one).
         for piece in pieces:
-            rows = read_parquet([piece_path(root, table, piece)], solver.columns)
+            rows = _read_pieces(state, root, table, [piece.name], solver.columns)
             solver.remember(level, rows, whole=piece is pieces[-1])
             held.mark(piece)
         return
-    rows = read_parquet([piece_path(root, table, piece) for piece in pieces], solver.columns + ["level"])
+    rows = _read_pieces(state, root, table, [piece.name for piece in pieces], solver.columns + ["level"])
     if pieces[0].first == pieces[0].last:
         solver.remember(level, rows.drop_columns(["level"]))
     else:  # a span: its rows are sorted by level
@@ -190,7 +185,16 @@ def _take_in(state: _Run, root: str, table: str, level: int) -> None:
         held.mark(piece)
 
 
-def _read_back(state: _Run, root: str, table: str, run: str, lacking: list[int], every: float) -> None:
+def _read_pieces(state: _Run, root: Location, table: str, names: list[str], columns: list[str]) -> Any:
+    """Files of rows of lower levels, by the records this worker knows; on an object store, one it has no
+    record of (written by another worker since it last heard) is found by its plain name in a listing."""
+    known = {name: state.records[name] for name in names if name in state.records}
+    if isinstance(root, Folder) or len(known) == len(names):
+        return read_files(root, table, {name: known.get(name, {}) for name in names}, columns)
+    return read_found(root, table, names, columns)
+
+
+def _read_back(state: _Run, root: Location, table: str, run: str, lacking: list[int], every: float) -> None:
     """Take in the lacking lower levels from the bottom up, telling the driver how far it has got:
     a resumed build's first task on a worker reads back every level solved, the longest wait of a resume."""
     if not lacking:
@@ -205,7 +209,7 @@ def _read_back(state: _Run, root: str, table: str, run: str, lacking: list[int],
 
 def solve_slices(
     run: str,
-    root: str,
+    root: Location,
     table: str,
     ref: str,
     params: dict[str, Any],
@@ -222,7 +226,8 @@ def solve_slices(
     level below them is already stored. ``compact`` files leave out the
     positions' notation (the key determines it). ``after`` holds the records
     of the step below: passing them makes the scheduler wait for it; they are
-    not used. ``values``: where and how wide the values are held (``_solver``).
+    used only for the records of the files they wrote, by which an object store's are read.
+    ``values``: where and how wide the values are held (``_solver``).
     ``every``: how often the driver says how far the build is, in seconds; a
     task reading lower levels back tells it how far that has got a few times
     as often (``worker_events.Report``), as does a part of a level as it is solved (``worker_events.solve_part_told``)
@@ -231,10 +236,10 @@ def solve_slices(
     if _recorded_already(root, table, slices):
         return []
     with _one_at_a_time, worker_events.Compiling(run, every):
-        return _solve_slices(run, root, table, ref, params, slices, compact, values or MEMORY, every)
+        return _solve_slices(run, root, table, ref, params, slices, compact, values or MEMORY, every, after)
 
 
-def _recorded_already(root: str, table: str, slices: list[Slice]) -> bool:
+def _recorded_already(root: Location, table: str, slices: list[Slice]) -> bool:
     """Whether this task is one the driver has the records of, computed again by the scheduler.
 
     Each step's tasks take the step below's as arguments, so the scheduler keeps
@@ -245,7 +250,8 @@ def _recorded_already(root: str, table: str, slices: list[Slice]) -> bool:
     has them. A task whose records the driver still waits for solves again,
     writing the same files.
     """
-    if not all(piece_path(root, table, piece).exists() for piece, _ in itertools.groupby(slices, key=lambda s: s[0])):
+    names = [piece.name for piece, _ in itertools.groupby(slices, key=lambda s: s[0])]
+    if not _written(root, table, names):
         return False  # the usual case, decided without asking the scheduler
     try:
         worker = get_worker()
@@ -264,12 +270,22 @@ def _recorded_already(root: str, table: str, slices: list[Slice]) -> bool:
         return False
 
 
+def _written(root: Location, table: str, names: list[str]) -> bool:
+    """Whether files of rows are written (a task's, which share their folder): on an object store, by one
+    listing of their folder under their plain names."""
+    if isinstance(root, Folder):
+        return all((root.root / table / name).exists() for name in names)
+    return set(names) <= names_under(root, table, names[0].rpartition("/")[0]) if names else True
+
+
 MEMORY = {"disk": None, "wide": []}  # values in memory, every figure in one byte
 
 
-def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, Any], slices: list[Slice],
-                  compact: bool, values: dict[str, Any], every: float) -> list[dict[str, Any]]:
+def _solve_slices(run: str, root: Location, table: str, ref: str, params: dict[str, Any], slices: list[Slice],
+                  compact: bool, values: dict[str, Any], every: float, after: list | None = None
+                  ) -> list[dict[str, Any]]:
     state = _solver(run, root, table, ref, params, values)
+    state.records.update((r["file"], r) for records in after or [] for r in records or [])
     solver, game = state.solver, state.solver.game
     records = []
     pieces = [(piece, list(group)) for piece, group in itertools.groupby(slices, key=lambda s: s[0])]
@@ -290,7 +306,8 @@ def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, A
         state.held.mark(piece)
         rows = with_levels(rows, marks)
         solved = time.perf_counter()
-        record = write_parquet(rows, piece_path(root, table, piece), durable=len(pieces) == 1)
+        record = put_rows(rows, root, table, piece.name, durable=len(pieces) == 1)
+        state.records[piece.name] = {"file": piece.name, **record}
         # Files beside the rows, made from them (a partizan table's values table).
         files = [a.piece(solver, rows, root, table, piece, len(pieces) == 1) for a in state.artifacts]
         segment = _segment(state, rows, root, table, piece, len(pieces) == 1) if state.builder.parts_in_key_order \
@@ -303,23 +320,21 @@ def _solve_slices(run: str, root: str, table: str, ref: str, params: dict[str, A
         del rows
         allocator.hand_back_arrow_memory()
     if len(pieces) > 1:  # many files synced at once, before the driver records them
-        flush_to_disk([piece_path(root, table, piece) for piece, _ in pieces]
-                      + [table_dir(root, table) / f["file"] for r in records for f in r["pieces"] if f]
-                      + [table_dir(root, table) / name for r in records for name in r["segment"]])
+        flush(root, table, [piece.name for piece, _ in pieces]
+              + [f["file"] for r in records for f in r["pieces"] if f]
+              + [name for r in records for name in r["segment"]])
     return records
 
 
-def _segment(state: _Run, rows: Any, root: str, table: str, piece: Any, durable: bool) -> dict[str, Any]:
+def _segment(state: _Run, rows: Any, root: Location, table: str, piece: Any, durable: bool) -> dict[str, Any]:
     """The probe index's segment of a part's rows, written beside them: {its file's name: its record}."""
     if state.figures is None:
         state.figures = figures_of(rows.schema, state.builder.index_rules())
     name = piece.segment_name
-    path = table_dir(root, table) / name
-    path.parent.mkdir(exist_ok=True)
-    return {name: write_segments(path, [segment_of_rows(rows, state.figures)], rows.num_rows, durable)}
+    return {name: write_segments(root, table, name, [segment_of_rows(rows, state.figures)], rows.num_rows, durable)}
 
 
-def index_values(run: str, root: str, table: str, ref: str, params: dict[str, Any], values: dict[str, Any],
+def index_values(run: str, root: Location, table: str, ref: str, params: dict[str, Any], values: dict[str, Any],
                  every: float, figures: list[Figure], keys: tuple[int, int], done: Any) -> dict[str, Any]:
     """On a worker, once every level is solved: the probe index's segments of the keys [start, stop) from
     the values its machine holds in key order, in one file (``layout.keys_segment_name``); its record.

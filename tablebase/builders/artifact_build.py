@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from pathlib import Path
 
 from tablebase.lazy import pa
 from tablebase.solve import Solver
 from tablebase.store import Manifest, Piece
+from tablebase.store.placed import Place
 
 Say = Callable[[str], None]
 
@@ -29,11 +29,12 @@ class ArtifactBuild(ABC):
     """
 
     @abstractmethod
-    def prepare(self, root: Path, manifest: Manifest) -> None:
+    def prepare(self, root: Place, manifest: Manifest) -> None:
         """Before a build or a resumed one: forget records of damaged files and partitions whose piece is lost."""
 
     @abstractmethod
-    def piece(self, solver: Solver, rows: pa.Table, root: str, table: str, piece: Piece, durable: bool) -> dict | None:
+    def piece(self, solver: Solver, rows: pa.Table, root: Place, table: str, piece: Piece,
+              durable: bool) -> dict | None:
         """On a worker: write the piece made from one solved file of rows (a store ``Piece``); its record."""
 
     @abstractmethod
@@ -41,11 +42,11 @@ class ArtifactBuild(ABC):
         """On the driver: take a piece's record into the manifest."""
 
     @abstractmethod
-    def finishing_tasks(self, root: Path, manifest: Manifest) -> list[tuple[str, Callable, tuple]]:
+    def finishing_tasks(self, root: Place, manifest: Manifest) -> list[tuple[str, Callable, tuple]]:
         """After every partition: (name, function, arguments) of the tasks that finish the artifact."""
 
     @abstractmethod
-    def finished(self, root: Path, manifest: Manifest, records: list[dict], say: Say) -> None:
+    def finished(self, root: Place, manifest: Manifest, records: list[dict], say: Say) -> None:
         """Record what the finishing tasks wrote, and clean up."""
 
     @abstractmethod
@@ -63,5 +64,5 @@ class ArtifactCheck(ABC):
         """One level's rows as verify derives them again, and as stored (where the files could be read)."""
 
     @abstractmethod
-    def problems(self, root: Path, manifest: Manifest) -> list[tuple[str, str]]:
+    def problems(self, root: Place, manifest: Manifest) -> list[tuple[str, str]]:
         """(file, what) of every difference once all levels are added."""

@@ -13,13 +13,13 @@ step here does nothing for them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from tablebase.builders.artifact_build import ArtifactBuild, ArtifactCheck, Say
 from tablebase.lazy import np, pa
 from tablebase.solve import Solver
-from tablebase.store import Manifest, Piece, read_parquet, table_dir
+from tablebase.store import Manifest, Piece, read_files
+from tablebase.store.placed import Place
 
 GAME = "octal"
 
@@ -29,9 +29,9 @@ def has_figures(manifest: Manifest) -> bool:
     return manifest.game == GAME and isinstance(manifest.params.get("code"), str)
 
 
-def table_figures(root: str, table: str) -> dict[str, Any]:
-    """On a worker: the figures of a built table, from its stored values in order of heaps."""
-    manifest = Manifest.load(root, table)
+def table_figures(root: Place, manifest: Manifest) -> dict[str, Any]:
+    """On a worker: the figures of a built table, from its stored values in order of heaps (``manifest``: the
+    driver's, which records every file, committed or not yet)."""
     from tablebase.games.octal_code import parse_code
     from tablebase.solve.octal_table import (
         heap_figures,  # compiled code: only where a table is built
@@ -40,14 +40,14 @@ def table_figures(root: str, table: str) -> dict[str, Any]:
     return heap_figures(stored_values(root, manifest), parse_code(manifest.params["code"]))
 
 
-def stored_values(root: str, manifest: Manifest) -> np.ndarray:
+def stored_values(root: Place, manifest: Manifest) -> np.ndarray:
     """The table's Grundy values in order of heaps, read a file at a time into one array, 16 bits a heap
     until a value needs more. A worker then holds the values alone: the rows read whole, their keys
     beside them, held 15 GB at 450 million heaps."""
-    folder, heaps = table_dir(root, manifest.table), manifest.params["max"] + 1
+    heaps = manifest.params["max"] + 1
     values, filled = np.empty(heaps, dtype=np.uint16), 0
     for piece in manifest.layout().pieces:
-        rows = read_parquet([folder / piece.name], ["key", "grundy"])
+        rows = read_files(root, manifest.table, {piece.name: manifest.files[piece.name]}, ["key", "grundy"])
         keys, grundy = rows["key"].to_numpy(), rows["grundy"].to_numpy()
         if filled + len(keys) > heaps or not np.array_equal(keys, np.arange(filled, filled + len(keys))):
             raise RuntimeError(f"{manifest.table}: the stored heaps are not 0..{heaps - 1} in order")
@@ -68,21 +68,21 @@ def _rows_whole(manifest: Manifest) -> bool:
 class HeapFigures(ArtifactBuild):
     """The manifest's ``figures`` of an octal table: no files, one finishing task."""
 
-    def prepare(self, root: Path, manifest: Manifest) -> None:
+    def prepare(self, root: Place, manifest: Manifest) -> None:
         manifest.figures = {}  # found again once the table is whole
 
-    def piece(self, solver: Solver, rows: pa.Table, root: str, table: str, piece: Piece, durable: bool) -> None:
+    def piece(self, solver: Solver, rows: pa.Table, root: Place, table: str, piece: Piece, durable: bool) -> None:
         return None
 
     def record(self, manifest: Manifest, record: dict | None) -> None:
         pass
 
-    def finishing_tasks(self, root: Path, manifest: Manifest) -> list[tuple[str, Callable, tuple]]:
+    def finishing_tasks(self, root: Place, manifest: Manifest) -> list[tuple[str, Callable, tuple]]:
         if not has_figures(manifest) or manifest.figures or not _rows_whole(manifest):
             return []  # found once every block is built (a run that built nothing has nothing to read)
-        return [("heap-figures", table_figures, (str(root), manifest.table))]
+        return [("heap-figures", table_figures, (root, manifest))]
 
-    def finished(self, root: Path, manifest: Manifest, records: list[dict], say: Say) -> None:
+    def finished(self, root: Place, manifest: Manifest, records: list[dict], say: Say) -> None:
         if not records:
             return
         manifest.figures = records[0]
@@ -119,7 +119,7 @@ class FiguresCheck(ArtifactCheck):
         if self.heaps:
             self.values.append(derived.column("grundy").to_numpy())
 
-    def problems(self, root: Path, manifest: Manifest) -> list[tuple[str, str]]:
+    def problems(self, root: Place, manifest: Manifest) -> list[tuple[str, str]]:
         if not (self.heaps and has_figures(manifest)):
             return []
         values = np.concatenate(self.values) if self.values else np.zeros(0, dtype=np.uint32)

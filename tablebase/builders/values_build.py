@@ -25,13 +25,13 @@ How a reader sees the merged files is ``tablebase.kinds.values``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from tablebase.builders.artifact_build import ArtifactBuild, ArtifactCheck, Say
 from tablebase.errors import StoreError
 from tablebase.lazy import np, pa, pc
-from tablebase.store import Manifest, Piece, intact, record_problems, table_dir
+from tablebase.store import Manifest, Piece, file_there
+from tablebase.store.placed import Place, file_problems
 from tablebase.store.values_files import (
     FOLDER,
     bucket_name,
@@ -50,11 +50,10 @@ MERGE_ROWS = 2_000_000  # piece rows per merge task: a few hundred MiB of Arrow 
 MAX_LISTED = 5  # problems of one kind named one by one; the count says how many more
 
 
-def merge_bucket(root: str, table: str, inputs: list[str], bucket: int, buckets: int) -> dict[str, Any]:
-    """A finishing task: merge the ids of one bucket from these files; the merged file's record."""
-    folder = table_dir(root, table)
+def merge_bucket(root: Place, table: str, inputs: dict[str, dict], bucket: int, buckets: int) -> dict[str, Any]:
+    """A finishing task: merge the ids of one bucket from these recorded files; the merged file's record."""
     low, high = bucket_range(bucket, buckets)
-    rows = merge_values([read_values([folder / name], low, high) for name in inputs])
+    rows = merge_values([read_values(root, table, {name: record}, low, high) for name, record in inputs.items()])
     return {"file": bucket_name(bucket), **write_values(rows, root, table, bucket_name(bucket))}
 
 
@@ -62,13 +61,10 @@ class ValuesBuild(ArtifactBuild):
     """A partizan table's values table made: pieces written beside the rows, merged once every partition is
     built, derived again by verify."""
 
-    def prepare(self, root: Path, manifest: Manifest) -> None:
-        folder = table_dir(root, manifest.table)
-        for leftover in list(folder.glob(f"{FOLDER}/**/.*.tmp-*")):
-            leftover.unlink(missing_ok=True)  # a killed writer's temporary file
-
+    def prepare(self, root: Place, manifest: Manifest) -> None:
+        # (a killed writer's temporary files went with the build's leftovers, ``garbage.clear_unrecorded``)
         def whole(records: dict[str, dict]) -> dict[str, dict]:
-            return {n: r for n, r in records.items() if intact(folder, n, r)}
+            return {n: r for n, r in records.items() if file_there(root, manifest.table, n, r)}
 
         old = manifest.values
         files = whole(old.get("files", {}))
@@ -81,7 +77,7 @@ class ValuesBuild(ArtifactBuild):
             if piece_name(name) not in manifest.values["pieces"]:
                 del manifest.files[name]
 
-    def piece(self, solver: Any, rows: pa.Table, root: str, table: str, piece: Piece, durable: bool) -> dict | None:
+    def piece(self, solver: Any, rows: pa.Table, root: Place, table: str, piece: Piece, durable: bool) -> dict | None:
         name = piece_name(piece.name)
         marks = rows.column("level").to_numpy()
         cuts = np.flatnonzero(np.diff(marks)) + 1
@@ -93,16 +89,16 @@ class ValuesBuild(ArtifactBuild):
         if record is not None:
             manifest.values.setdefault("pieces", {})[record.pop("file")] = record
 
-    def finishing_tasks(self, root: Path, manifest: Manifest) -> list[tuple[str, Callable, tuple]]:
+    def finishing_tasks(self, root: Place, manifest: Manifest) -> list[tuple[str, Callable, tuple]]:
         v = manifest.values
         if not v.get("buckets"):
             rows = sum(p["rows"] for p in v.get("pieces", {}).values())
             v["buckets"] = max(1, -(-rows // MERGE_ROWS))
-        inputs = sorted(v["pieces"]) + sorted(v["files"])
-        return [(f"values-{b}", merge_bucket, (str(root), manifest.table, inputs, b, v["buckets"]))
+        inputs = {name: records[name] for records in (v["pieces"], v["files"]) for name in sorted(records)}
+        return [(f"values-{b}", merge_bucket, (root, manifest.table, inputs, b, v["buckets"]))
                 for b in range(v["buckets"]) if bucket_name(b) not in v["files"]]
 
-    def finished(self, root: Path, manifest: Manifest, records: list[dict], say: Say) -> None:
+    def finished(self, root: Place, manifest: Manifest, records: list[dict], say: Say) -> None:
         v = manifest.values
         for record in records:
             v["files"][record.pop("file")] = record
@@ -135,9 +131,8 @@ class ValuesCheck(ArtifactCheck):
         if len(self.pieces) >= 16:
             self.pieces = [merge_values(self.pieces)]
 
-    def problems(self, root: Path, manifest: Manifest) -> list[tuple[str, str]]:
+    def problems(self, root: Place, manifest: Manifest) -> list[tuple[str, str]]:
         """Problems of the values table as (file, what)."""
-        folder = table_dir(root, manifest.table)
         records = manifest.values.get("files", {})
         buckets = manifest.values.get("buckets", 0)
         unknown = sorted(values_on_disk(root, manifest.table) - set(records))
@@ -147,13 +142,12 @@ class ValuesCheck(ArtifactCheck):
             return problems + [(FOLDER, "the values table is not merged (the build did not finish)")]
         parts = []
         for b, name in enumerate(names):
-            path = folder / name
-            found = record_problems(folder, name, records[name])
+            found = file_problems(root, manifest.table, name, records[name])
             problems += [(name, what) for what in found]
             if found == ["file is missing"]:
                 continue
             try:
-                part = read_values([path])
+                part = read_values(root, manifest.table, {name: records[name]})
             except StoreError as e:
                 problems.append((name, str(e)))
                 continue

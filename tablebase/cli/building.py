@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tablebase.cli.common import Parser, one_line
-from tablebase.cli.output import refuse_url
+from tablebase.cli.storage import storage_option
 from tablebase.errors import TablebaseError, UsageError
 
 
@@ -21,7 +21,8 @@ def _build_options(parser: argparse.ArgumentParser) -> None:
     from tablebase.listing.game_limits import PLAIN_POSITIONS
 
     parser.add_argument("--job", help="a job spec (TOML) listing several tables")
-    parser.add_argument("--out", help="folder of the tablebase (created if missing)")
+    parser.add_argument("--out", help="the tablebase: a folder (created if missing), or s3://BUCKET/PREFIX on an "
+                                      "object store")
     parser.add_argument("--table", help="table name (default: derived from the options)")
     parser.add_argument("--scheduler", help="address of a running Dask scheduler, tcp://HOST:PORT")
     parser.add_argument("--workers", type=int, help="worker processes of the local cluster")
@@ -37,9 +38,11 @@ def _build_options(parser: argparse.ArgumentParser) -> None:
                         help="keep one position of each orbit under the game's symmetry (its canonical(position)); "
                              "the table's name ends in _symmetry")
     parser.add_argument("--scratch", help="folder on local disk for values too large for memory (default: "
-                                          "under --out; removed when the build ends)")
+                                          "under --out, or the temporary folder for an object store; removed "
+                                          "when the build ends)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the memory plan (memory per worker, page cache, disk) and build nothing")
+    storage_option(parser)
     parser.add_argument("--max-positions", type=int,
                         help=f"refuse to list more positions than this (default: {PLAIN_POSITIONS:,} for a game in "
                              "plain Python, no bound for a keyed one)")
@@ -101,25 +104,24 @@ def build(argv: list[str]) -> int:
     if local:
         fork_server.start()  # its imports run beside this process's (the local cluster's workers fork from it)
     with long_lived():  # the build's imports, and its job, last as long as the command
-        args, specs, partition_rows, summaries = _build_job(argv)
+        args, specs, partition_rows, summaries, out = _build_job(argv)
         from tablebase.build.jobs import is_small
         from tablebase.build.tables import prepare_out
         from tablebase.listing.game_limits import Limits, limits_set
-        from tablebase.store import table_dir
-        from tablebase.store.lock import BuildLock
+        from tablebase.store.lock import lock_at
 
         limits = Limits(args.position_seconds, args.max_positions)  # refused in one line before --out is made
         if args.progress_every is not None and not args.progress_every > 0:
             raise UsageError("--progress-every must be a number of seconds above 0")
+        prepare_out(specs, out, args.scheduler, args.workers, partition_rows, args.dashboard,
+                    Path(args.scratch) if args.scratch else None)
         for spec in specs:  # a table another build is writing is refused before its positions are counted
-            BuildLock(table_dir(Path(args.out), spec.name)).check()
+            lock_at(out, spec.name).check()
 
         def say(table: str, text: str) -> None:
             if not args.quiet:
                 print(f"[{table}] {text}", file=sys.stderr, flush=True)
 
-        prepare_out(specs, Path(args.out), args.scheduler, args.workers, partition_rows, args.dashboard,
-                    Path(args.scratch) if args.scratch else None)
         small = local and is_small(specs, say)
         if small:
             fork_server.stop()  # the job's workers will be threads of this process,
@@ -139,7 +141,7 @@ def build(argv: list[str]) -> int:
 
     with limits_set(limits):  # the listings' limits
         for summary in build_tables(
-            specs, Path(args.out), scheduler=args.scheduler, workers=args.workers, partition_rows=partition_rows,
+            specs, out, scheduler=args.scheduler, workers=args.workers, partition_rows=partition_rows,
             quiet=args.quiet, every=args.progress_every, small=small, dashboard=dashboard if args.dashboard else None,
             scratch=Path(args.scratch) if args.scratch else None, dry_run=args.dry_run,
         ):
@@ -149,22 +151,23 @@ def build(argv: list[str]) -> int:
     for name, tables in summaries.items():
         from tablebase.build.summary import write_summary
 
-        path = write_summary(Path(args.out), name, tables)
+        path = write_summary(out, name, tables)
         print(json.dumps({"summary": name, "tables": len(tables), "file": str(path)}), flush=True)
     return 0
 
 
-def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | None, dict[str, list[str]]]:
-    """The build command's options, its tables' specs, the partition size asked for, and the summaries to
-    write once they are built (name -> tables)."""
+def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | None, dict[str, list[str]], Any]:
+    """The build command's options, its tables' specs, the partition size asked for, the summaries to
+    write once they are built (name -> tables), and where (``build.tables.output_place``)."""
     from tablebase.build.jobs import TableSpec, read_job
+    from tablebase.build.tables import output_place
+    from tablebase.store.places import is_url, location_of, storage_options
 
     args, found = _parse_game_verb("build", argv, _build_options)
     if (args.job is None) == (found is None):
         raise TablebaseError("build needs a GAME with its options, or --job FILE (not both)")
     if not args.out:
         raise TablebaseError("build needs --out DIR")
-    refuse_url(args.out, "build")
     settings: dict[str, Any] = {}
     if args.job:
         specs, settings = read_job(args.job)
@@ -180,14 +183,20 @@ def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | No
         game = cls(**_params(args, cls))
         spec = TableSpec(game, source, args.table or game.table, bool(args.compact))
         specs = [spec.with_symmetry(bool(args.table)) if args.symmetry else spec]
-    return args, specs, args.partition_rows or settings.get("partition_rows"), settings.get("summaries", {})
+    options = storage_options(args.storage_option)
+    if is_url(args.out):  # a job's [storage] is for an object store; the same job may be built in a folder
+        options = {**settings.get("storage", {}), **options}
+    out = output_place(location_of(args.out, options))
+    return args, specs, args.partition_rows or settings.get("partition_rows"), settings.get("summaries", {}), out
 
 
 def _check_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scratch", help="folder on local disk for values too large for memory (default: "
-                                          "under --out; removed when the build ends)")
+                                          "under --out, or the temporary folder for an object store; removed "
+                                          "when the build ends)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the memory plan (memory per worker, page cache, disk) and build nothing")
+    storage_option(parser)
     parser.add_argument("--max-positions", type=int, default=200_000,
                         help="refuse tables larger than this (the check searches the rules plainly)")
     _seconds_option(parser)

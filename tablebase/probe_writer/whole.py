@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import zlib
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from tablebase.errors import StoreError
@@ -27,15 +26,16 @@ from tablebase.probe.format import (
 )
 from tablebase.probe_writer.sources import segment_of_rows, segment_of_values
 from tablebase.probe_writer.stored_figures import FILE_SEGMENTS, SEGMENT_KEYS, Rules, figures_of
-from tablebase.store.files import read_parquet, table_dir, write_atomic
 from tablebase.store.layout import SEGMENTS, Piece, keys_segment_name
 from tablebase.store.manifest import Manifest
+from tablebase.store.placed import Place, put_file, put_written, read_files, source
 
 
-def write_segments(path: Path, segments: Sequence[tuple[int, int, bytes]], rows: int,
+def write_segments(root: Place, table: str, name: str, segments: Sequence[tuple[int, int, bytes]], rows: int,
                    durable: bool = True) -> dict[str, Any]:
-    """Segments (first key, last key, bytes) one after another in one file, atomically; its record for the
-    manifest: rows, bytes, sha256, and each segment's [first, last, offset, length, crc]."""
+    """Segments (first key, last key, bytes) one after another in one file of a table (``name``: in ``probe/``),
+    whole; its record for the manifest: rows, bytes, sha256, and each segment's [first, last, offset, length,
+    crc]."""
     placed, offset = [], 0
     digest = hashlib.sha256()
     for first, last, data in segments:
@@ -48,11 +48,12 @@ def write_segments(path: Path, segments: Sequence[tuple[int, int, bytes]], rows:
             for _, _, data in segments:
                 f.write(data)
 
-    write_atomic(path, write, durable)
-    return {"rows": rows, "bytes": offset, "sha256": digest.hexdigest(), "segments": placed}
+    record = {"rows": rows, "bytes": offset, "sha256": digest.hexdigest()}
+    put_written(root, table, name, write, rows, durable, record)
+    return {**record, "segments": placed}
 
 
-def write_directory(root: str | Path, table: str, about: dict[str, Any], figures: Sequence[Figure],
+def write_directory(root: Place, table: str, about: dict[str, Any], figures: Sequence[Figure],
                     positions: int, files: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """The directory naming every segment of these segment files (name in ``probe/`` -> its record, as
     ``write_segments`` gave it), written atomically; its record for the manifest."""
@@ -66,15 +67,13 @@ def write_directory(root: str | Path, table: str, about: dict[str, Any], figures
     if held != positions:
         raise StoreError(f"{table}: the probe index's segments hold {held:,} positions, the table {positions:,}")
     data = pack_directory(about, list(figures), positions, names, segments)
-    path = table_dir(root, table) / FILE_NAME
-    write_atomic(path, lambda tmp: Path(tmp).write_bytes(data))
-    return {"rows": positions, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    return put_file(root, table, FILE_NAME, data, positions)
 
 
-def index_figures(root: str | Path, manifest: Manifest, rules: Rules) -> list[Figure]:
+def index_figures(root: Place, manifest: Manifest, rules: Rules) -> list[Figure]:
     """The index's figures: the rows' columns (their schema read from one file's footer) under a kind's rules."""
     name = min(manifest.files)
-    return figures_of(pq.read_schema(table_dir(root, manifest.table) / name), rules)
+    return figures_of(pq.read_schema(source(root, manifest.table, name, manifest.files[name])), rules)
 
 
 def lacking_segments(manifest: Manifest) -> list[str]:
@@ -84,20 +83,19 @@ def lacking_segments(manifest: Manifest) -> list[str]:
             if (piece := layout.named(name)) is not None and piece.segment_name not in manifest.probe]
 
 
-def segment_of_file(root: str | Path, table: str, figures: Sequence[Figure], name: str,
+def segment_of_file(root: Place, table: str, figures: Sequence[Figure], records: Mapping[str, Any], name: str,
                     done: Callable[[int], None] = lambda rows: None) -> dict[str, Any]:
-    """The segment of one file of rows, read from it (a part written before segments were written beside
-    the rows, or ``tablebase index``): {its segment file's name: its record}."""
+    """The segment of one file of rows (``records``: the table's, by name), read from it (a part written
+    before segments were written beside the rows, or ``tablebase index``): {its segment file's name: its
+    record}."""
     piece = Piece.of_name(name)
-    rows = read_parquet([table_dir(root, table) / name])
-    path = table_dir(root, table) / piece.segment_name
-    path.parent.mkdir(exist_ok=True)
-    record = write_segments(path, [segment_of_rows(rows, figures)], rows.num_rows)
+    rows = read_files(root, table, {name: records[name]})
+    record = write_segments(root, table, piece.segment_name, [segment_of_rows(rows, figures)], rows.num_rows)
     done(rows.num_rows)
     return {piece.segment_name: record}
 
 
-def index_from_files(root: str | Path, manifest: Manifest, rules: Rules,
+def index_from_files(root: Place, manifest: Manifest, rules: Rules,
                      done: Callable[[int], None] = lambda rows: None) -> None:
     """A complete table's probe index from its Parquet files (``tablebase index``, and a build of a game whose
     parts do not come in key order): a segment beside each file where their keys do not overlap, else
@@ -106,17 +104,17 @@ def index_from_files(root: str | Path, manifest: Manifest, rules: Rules,
     manifest.probe = {}
     if files_in_key_order(root, manifest):
         for name in sorted(manifest.files):
-            manifest.probe.update(segment_of_file(root, manifest.table, figures, name, done))
+            manifest.probe.update(segment_of_file(root, manifest.table, figures, manifest.files, name, done))
     else:
-        manifest.probe.update(segments_in_key_order(root, manifest.table, list(manifest.files), figures, done))
+        manifest.probe.update(segments_in_key_order(root, manifest.table, manifest.files, figures, done))
     write_index_directory(root, manifest, figures)
 
 
-def files_in_key_order(root: str | Path, manifest: Manifest) -> bool:
+def files_in_key_order(root: Place, manifest: Manifest) -> bool:
     """Whether the table's files hold ranges of keys that do not overlap (their footers' statistics say)."""
     ranges = []
-    for name in manifest.files:
-        meta = pq.read_metadata(table_dir(root, manifest.table) / name)
+    for name, record in manifest.files.items():
+        meta = pq.read_metadata(source(root, manifest.table, name, record))
         column = meta.schema.names.index("key")
         stats = [meta.row_group(g).column(column).statistics for g in range(meta.num_row_groups)]
         if any(s is None or not s.has_min_max for s in stats):
@@ -126,20 +124,20 @@ def files_in_key_order(root: str | Path, manifest: Manifest) -> bool:
     return all(b < c for (_, b), (c, _) in zip(ranges, ranges[1:]))
 
 
-def segments_of_table(root: str | Path, table: str, figures: Sequence[Figure], names: Sequence[str], _: Any,
+def segments_of_table(root: Place, table: str, figures: Sequence[Figure], records: Mapping[str, Any], _: Any,
                       done: Callable[[int], None] = lambda rows: None) -> dict[str, dict[str, Any]]:
     """``segments_in_key_order`` of a complete table's files (a task of the build's last step: its item
     unused)."""
-    return segments_in_key_order(root, table, names, figures, done)
+    return segments_in_key_order(root, table, records, figures, done)
 
 
-def segments_in_key_order(root: str | Path, table: str, names: Sequence[str], figures: Sequence[Figure],
+def segments_in_key_order(root: Place, table: str, records: Mapping[str, Any], figures: Sequence[Figure],
                           done: Callable[[int], None] = lambda rows: None) -> dict[str, dict[str, Any]]:
-    """The segments of a table's rows (in the files ``names``) put in key order (every file read, the rows
-    sorted in memory), cut every ``SEGMENT_KEYS`` rows, ``FILE_SEGMENTS`` to a file: {file name: record}."""
+    """The segments of a table's rows (in the files ``records`` name) put in key order (every file read, the
+    rows sorted in memory), cut every ``SEGMENT_KEYS`` rows, ``FILE_SEGMENTS`` to a file: {file name: record}."""
     columns = ["key", *(f.name for f in figures if f.source == STORED or f.rule != BY_CHILDREN)]
-    rows = pa.concat_tables(read_parquet([table_dir(root, table) / name], columns)
-                            for name in sorted(names)).sort_by("key")
+    rows = pa.concat_tables(read_files(root, table, {name: records[name]}, columns)
+                            for name in sorted(records)).sort_by("key")
     done(rows.num_rows // 2)
     out: dict[str, dict[str, Any]] = {}
     step = FILE_SEGMENTS * SEGMENT_KEYS
@@ -147,14 +145,12 @@ def segments_in_key_order(root: str | Path, table: str, names: Sequence[str], fi
         part = rows.slice(start, step)
         chunks = [segment_of_rows(part.slice(a, SEGMENT_KEYS), figures) for a in range(0, part.num_rows, SEGMENT_KEYS)]
         name = keys_segment_name(chunks[0][0])
-        path = table_dir(root, table) / name
-        path.parent.mkdir(exist_ok=True)
-        out[name] = write_segments(path, chunks, part.num_rows)
+        out[name] = write_segments(root, table, name, chunks, part.num_rows)
         done(part.num_rows - part.num_rows // 2)
     return out
 
 
-def index_from_values_in_files(root: str | Path, manifest: Manifest, rules: Rules, key_space: int,
+def index_from_values_in_files(root: Place, manifest: Manifest, rules: Rules, key_space: int,
                                absent: Sequence[int], done: Callable[[int], None] = lambda rows: None) -> None:
     """A complete dense impartial table's probe index from its values in key order, read from its Parquet
     files into memory (``tablebase index``: two or three bytes a key): recorded in the manifest."""
@@ -165,7 +161,7 @@ def index_from_values_in_files(root: str | Path, manifest: Manifest, rules: Rule
     wins = np.zeros(key_space if misere else 0, dtype=bool)
     columns = ["key", "grundy", "remoteness"] + (["misere_outcome"] if misere else [])
     for name in sorted(manifest.files):
-        rows = read_parquet([table_dir(root, manifest.table) / name], columns)
+        rows = read_files(root, manifest.table, {name: manifest.files[name]}, columns)
         keys = rows.column("key").to_numpy()
         for array, name_of in ((grundy, "grundy"), (remoteness, "remoteness")):
             values = rows.column(name_of).to_numpy()
@@ -189,7 +185,7 @@ def index_from_values_in_files(root: str | Path, manifest: Manifest, rules: Rule
     write_index_directory(root, manifest, figures)
 
 
-def write_keys_file(root: str | Path, table: str, keys: tuple[int, int], grundy: np.ndarray,
+def write_keys_file(root: Place, table: str, keys: tuple[int, int], grundy: np.ndarray,
                     remoteness: np.ndarray, wins: np.ndarray | None, holes: np.ndarray, figures: Sequence[Figure],
                     done: Callable[[int], None]) -> dict[str, dict[str, Any]]:
     """The segments of the keys [start, stop) of a dense impartial table in one file, from its values held in
@@ -210,12 +206,10 @@ def write_keys_file(root: str | Path, table: str, keys: tuple[int, int], grundy:
         positions += b - a - len(inside)
         done(b - a)
     name = keys_segment_name(start)
-    path = table_dir(root, table) / name
-    path.parent.mkdir(exist_ok=True)
-    return {name: write_segments(path, segments, positions)}
+    return {name: write_segments(root, table, name, segments, positions)}
 
 
-def write_index_directory(root: str | Path, manifest: Manifest, figures: Sequence[Figure]) -> None:
+def write_index_directory(root: Place, manifest: Manifest, figures: Sequence[Figure]) -> None:
     """The directory naming every segment file the manifest records, recorded in the manifest."""
     about = {"table": manifest.table, "game": manifest.game, "kind": manifest.kind, "params": manifest.params}
     prefix = f"{SEGMENTS}/"

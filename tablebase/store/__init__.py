@@ -17,26 +17,27 @@ from tablebase.store.files import (
     flush_to_disk,
     intact,
     piece_path,
-    read_level,
-    read_listing_level,
-    read_listing_rows,
-    read_listing_span,
     read_parquet,
     record_problems,
-    remove_leftovers,
-    remove_listing,
     rows_on_disk,
     sha256_of,
     table_dir,
     with_levels,
-    write_listing_blocks,
-    write_listing_level,
-    write_listing_span,
     write_parquet,
 )
 from tablebase.store.layout import Layout, Piece, Plan
+from tablebase.store.listing_files import (
+    read_listing_level,
+    read_listing_rows,
+    read_listing_span,
+    remove_listing,
+    write_listing_blocks,
+    write_listing_level,
+    write_listing_span,
+)
 from tablebase.store.loaded_rows import LoadedRows
 from tablebase.store.manifest import Manifest, list_tables
+from tablebase.store.placed import file_there, put_rows, read_files, read_level
 
 __all__ = [
     "Layout",
@@ -46,6 +47,7 @@ __all__ = [
     "LoadedRows",
     "first_outside",
     "flush_to_disk",
+    "file_there",
     "intact",
     "list_tables",
     "piece_path",
@@ -53,9 +55,10 @@ __all__ = [
     "read_listing_level",
     "read_listing_rows",
     "read_listing_span",
+    "put_rows",
+    "read_files",
     "read_parquet",
     "record_problems",
-    "remove_leftovers",
     "remove_listing",
     "rows_on_disk",
     "sha256_of",

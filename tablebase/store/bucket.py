@@ -20,6 +20,7 @@ from tablebase.store.location import Conflict, Entry, Location, Tagged
 RETRY_SECONDS = 60.0
 FIRST_CONTACT_SECONDS = 5.0
 DELETES = 1000  # keys a DeleteObjects request takes at most
+UPLOAD_BLOCK = 8 * 2**20  # bytes of a local file sent at a time
 # The storage options pyarrow's S3FileSystem takes under the same names.
 ARROW_OPTIONS = ("access_key", "secret_key", "session_token", "anonymous", "connect_timeout", "request_timeout",
                  "force_virtual_addressing")
@@ -127,6 +128,14 @@ class Bucket(Location):
         def put() -> None:
             with self.fs.open_output_stream(self.path(name)) as out:
                 out.write(data)
+
+        self._call("write", name, put)
+
+    def upload(self, name: str, path: Any) -> None:
+        def put() -> None:  # a large file goes as a multipart upload, which shows nothing until it completes
+            with open(path, "rb") as source, self.fs.open_output_stream(self.path(name)) as out:
+                for block in iter(lambda: source.read(UPLOAD_BLOCK), b""):
+                    out.write(block)
 
         self._call("write", name, put)
 

@@ -12,13 +12,9 @@ from typing import Any
 from tablebase.errors import DamagedTable, StoreError
 from tablebase.lazy import np, pa, pq
 from tablebase.schema import LEVEL
-from tablebase.store.layout import ROWS, Layout, Piece
+from tablebase.store.layout import ROWS, Piece
 
 ROW_GROUP = 262_144  # rows; larger groups compress keys and moves better, and DuckDB reads them in parallel
-LISTING_GROUP = 4_096  # rows of a listing's level file read at once: a task reads the groups of its part only
-# rows of consecutive small levels of a listing in one file at most: a game of a few positions a level would
-# otherwise write, sync and read back a file for each of hundreds of thousands of levels
-LISTING_SPAN = 65_536
 TABLE_NAME = r"^[a-z][a-z0-9_]*$"  # a table's folder: what a table may be called, here and over HTTP
 _TABLE_NAME = re.compile(TABLE_NAME)
 
@@ -129,16 +125,6 @@ def record_problems(folder: Path, name: str, record: dict) -> list[str]:
     return problems
 
 
-def read_level(root: str | os.PathLike, table: str, layout: Layout, level: int,
-               columns: list[str] | None = None) -> pa.Table:
-    """The stored rows of one level, from the pieces that hold it."""
-    held = layout.of_level(level)
-    paths = [piece_path(root, table, piece) for piece in held]
-    if held[0].first == held[0].last:
-        return read_parquet(paths, columns)
-    return read_parquet(paths, columns, filters=[("level", "=", level)])
-
-
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as f:
@@ -198,14 +184,6 @@ def fsync_path(path: str | os.PathLike) -> None:
         os.close(fd)
 
 
-def remove_leftovers(folder: Path) -> int:
-    """Delete temporary files that a killed writer left behind; only call while holding the build lock."""
-    leftovers = [p for pattern in (f"{ROWS}/.*.tmp-*", ".*.tmp-*", f"{LISTING}/.*.tmp-*") for p in folder.glob(pattern)]
-    for path in leftovers:
-        path.unlink(missing_ok=True)
-    return len(leftovers)
-
-
 def with_levels(rows: pa.Table, levels: np.ndarray) -> pa.Table:
     """Rows with their ``level`` column (each row's level), as every file of rows holds it."""
     return rows.append_column(LEVEL.name, pa.array(np.asarray(levels), type=LEVEL.arrow()))
@@ -243,14 +221,20 @@ def write_table(table: pa.Table, path: Path, durable: bool = True, sort_key: str
     # Encoded in memory, then written in one go and hashed there: for thousands of
     # small files this saves opening each through Arrow's filesystem layer and
     # reading it back to hash it.
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, row_group_size=group, **_parquet_options(table.schema, sort_key, level, statistics))
-    data = sink.getvalue()
+    data = parquet_bytes(table, sort_key, level, statistics, group)
     write_atomic(path, lambda tmp: Path(tmp).write_bytes(data), durable)
     return {"rows": table.num_rows, "bytes": data.size, "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def _parquet_options(schema: pa.Schema, sort_key: str | None, level: int | None,
+def parquet_bytes(table: pa.Table, sort_key: str | None = None, level: int | None = None,
+                  statistics: list[str] | None = None, group: int = ROW_GROUP) -> pa.Buffer:
+    """A table's Parquet file, in memory, as ``write_table`` writes it."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, row_group_size=group, **parquet_options(table.schema, sort_key, level, statistics))
+    return sink.getvalue()
+
+
+def parquet_options(schema: pa.Schema, sort_key: str | None, level: int | None,
                      statistics: list[str] | None) -> dict[str, Any]:
     """The writer's options for a table of this schema (``write_table`` says why each)."""
     encodings = {}
@@ -285,93 +269,3 @@ def read_parquet(
     if not tables:
         raise StoreError("no files to read")
     return pa.concat_tables(tables)
-
-
-# -- the engine's listing of a game's positions (games that do not list their levels) --
-LISTING = "_listing"
-
-
-def listing_name(level: int) -> str:
-    """The listing file of one level, relative to its table's folder."""
-    return f"{LISTING}/level-{level:06d}.parquet"
-
-
-def write_listing_level(rows: pa.Table, root: str | os.PathLike, table: str, level: int) -> dict:
-    """Write one level of a listing (its rows in key order) atomically; its record (with ``file``)."""
-    name = listing_name(level)
-    # Read back once or twice and then deleted: written fast rather than small.
-    record = write_table(rows, table_dir(root, table) / name, durable=False, level=1, group=LISTING_GROUP)
-    return {"file": name, **record}
-
-
-def write_listing_blocks(blocks: Iterable[pa.Table], root: str | os.PathLike, table: str, level: int) -> dict:
-    """Write one level of a listing from its blocks (each a run of its rows in key order, in order, read as
-    they are taken: one is held at a time); its record (with ``file``), as ``write_listing_level`` gives."""
-    name = listing_name(level)
-    path = table_dir(root, table) / name
-
-    def write(tmp: Path) -> None:
-        writer = None
-        for rows in blocks:
-            if writer is None:
-                writer = pq.ParquetWriter(tmp, rows.schema, **_parquet_options(rows.schema, None, 1, None))
-            if rows.num_rows:
-                writer.write_table(rows, row_group_size=LISTING_GROUP)
-        if writer is None:
-            raise StoreError(f"no blocks to write {path}")
-        writer.close()
-
-    write_atomic(path, write, durable=False)
-    rows = pq.ParquetFile(path).metadata.num_rows
-    return {"file": name, "rows": rows, "bytes": path.stat().st_size, "sha256": sha256_of(path)}
-
-
-def write_listing_span(levels: dict[int, pa.Table], root: str | os.PathLike, table: str) -> dict:
-    """Write consecutive levels of a listing (each one's rows in key order) in one file, named for the first,
-    with a ``level`` column; its record (with ``file``, and ``levels``: the first and the last)."""
-    first = min(levels)
-    rows = pa.concat_tables([t.append_column("level", pa.array(np.full(t.num_rows, level, dtype=np.int32)))
-                             for level, t in sorted(levels.items())])
-    name = listing_name(first)
-    record = write_table(rows, table_dir(root, table) / name, durable=False, level=1, group=LISTING_SPAN)
-    return {"file": name, **record, "levels": [first, max(levels)]}
-
-
-def read_listing_span(root: str | os.PathLike, table: str, name: str) -> dict[int, pa.Table]:
-    """The levels a listing's file of several holds (``write_listing_span``), each one's rows in key order."""
-    rows = read_parquet([table_dir(root, table) / name])
-    levels = rows.column("level").to_numpy()
-    rows = rows.drop_columns(["level"])
-    cuts = np.flatnonzero(np.diff(levels)) + 1
-    starts, ends = [0, *cuts.tolist()], [*cuts.tolist(), len(levels)]
-    return {int(levels[a]): rows.slice(a, b - a) for a, b in zip(starts, ends) if b > a}
-
-
-def read_listing_level(root: str | os.PathLike, table: str, level: int) -> pa.Table:
-    return read_parquet([table_dir(root, table) / listing_name(level)])
-
-
-def read_listing_rows(root: str | os.PathLike, table: str, level: int, start: int, stop: int) -> tuple[int, pa.Table]:
-    """The row groups of a level's listing that hold its rows ``start`` to ``stop``, and the row the first
-    of them begins at: a task reads its part of a level, not the whole of it."""
-    path = table_dir(root, table) / listing_name(level)
-    try:
-        file = pq.ParquetFile(path)
-        sizes = [file.metadata.row_group(g).num_rows for g in range(file.metadata.num_row_groups)]
-        if not sizes:
-            return 0, file.read()
-        ends = np.cumsum(sizes)
-        first = min(int(np.searchsorted(ends, start, side="right")), len(sizes) - 1)
-        last = min(max(first, int(np.searchsorted(ends, stop - 1, side="right"))), len(sizes) - 1)
-        return int(ends[first] - sizes[first]), file.read_row_groups(range(first, last + 1))
-    except (OSError, pa.ArrowException) as e:
-        raise StoreError(f"cannot read {path}: {str(e).splitlines()[0]}") from None
-
-
-def remove_listing(root: str | os.PathLike, table: str) -> None:
-    """Delete a table's listing once its rows are built (they hold all it is needed for)."""
-    folder = table_dir(root, table) / LISTING
-    for path in sorted(folder.glob("*")):
-        path.unlink()
-    if folder.is_dir():
-        folder.rmdir()

@@ -12,7 +12,7 @@ from tablebase.store.commits import Head
 from tablebase.store.files import TABLE_NAME
 from tablebase.store.location import Folder, Location
 from tablebase.store.lock import LEASE, lock_at
-from tablebase.store.manifest import FILE_NAME
+from tablebase.store.manifest import FILE_NAME, Manifest
 from tablebase.store.placed import stored_name
 
 GRACE = 3600.0  # seconds: a reader that read the manifest before a commit has long finished with its files
@@ -68,24 +68,33 @@ def collect(location: Location, table: str, grace: float = GRACE, dry_run: bool 
             lock.release()
 
 
-def _collect(location: Location, table: str, grace: float, dry_run: bool) -> Collected:
-    manifest = Head(location, table).load()
+def clear_unrecorded(location: Location, table: str, manifest: Manifest) -> Collected:
+    """What a killed run of a build left, removed whatever its age: the files of the table that the store
+    writes and ``manifest`` (the one the build goes on from) does not record, and the uploads never completed.
+    Only under the table's build lock: no reader reads a file no manifest records, and no other build writes."""
+    return _collect(location, table, 0.0, False, manifest)
+
+
+def _collect(location: Location, table: str, grace: float, dry_run: bool,
+             manifest: Manifest | None = None) -> Collected:
+    if manifest is None:
+        manifest = Head(location, table).load()
     recorded = {stored_name(location, n, r) for n, r in manifest.records().items()} if manifest else set()
     files = location.list(f"{table}/")
     committed = files.get(f"{table}/{FILE_NAME}")
-    recent = committed is not None and committed.age < grace
+    recent = grace > 0 and committed is not None and committed.age < grace
     found = Collected(table)
     for path, entry in sorted(files.items()):
         name = path[len(table) + 1:]
         if name in recorded or not _OURS.search(name):
             continue
-        if recent or entry.age < grace:
+        if recent or (grace > 0 and entry.age < grace):
             found.kept += 1
             continue
         found.removed.append(name)
         found.bytes += entry.size
     uploads = getattr(location, "uploads", None)
-    stale = [(n, u) for n, u, age in uploads(f"{table}/") if age >= grace] if uploads else []
+    stale = [(n, u) for n, u, age in uploads(f"{table}/") if grace <= 0 or age >= grace] if uploads else []
     found.uploads = len(stale)
     if dry_run:
         return found

@@ -69,6 +69,10 @@ class Location:
     def flush(self, names: list[str]) -> None:
         """Make files written with ``durable=False`` durable, before anything records them."""
 
+    def upload(self, name: str, path: Path) -> None:
+        """Write a file whole from a local file (one too large to hold in memory)."""
+        raise NotImplementedError
+
     def read(self, name: str) -> bytes:
         """A file's bytes; StoreError in one line if there is none."""
         data = self.read_if_there(name)
@@ -142,6 +146,11 @@ class Folder(Location):
 
     def flush(self, names: list[str]) -> None:
         flush_to_disk(self.root / name for name in names)
+
+    def upload(self, name: str, path: Path) -> None:
+        import shutil  # only where a file is written from another
+
+        write_atomic(self.root / name, lambda tmp: shutil.copyfile(path, tmp))
 
     def read_if_there(self, name: str) -> bytes | None:
         try:

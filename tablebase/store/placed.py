@@ -13,11 +13,21 @@ import hashlib
 import os
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from tablebase.errors import DamagedTable, StoreError
 from tablebase.lazy import pa, pq
-from tablebase.store.files import intact, read_parquet, table_dir
+from tablebase.store.files import (
+    intact,
+    parquet_bytes,
+    read_parquet,
+    record_problems,
+    sha256_of,
+    table_dir,
+    write_atomic,
+)
+from tablebase.store.layout import Layout
 from tablebase.store.location import Folder, Location, located
 
 HASH_DIGITS = 16  # of the sha256 in a stored name: 64 bits, no two files of a table alike by chance
@@ -59,6 +69,40 @@ def put_file(place: Place, table: str, name: str, data: Any, rows: int = 0, dura
     return record
 
 
+def put_rows(rows: pa.Table, place: Place, table: str, name: str, durable: bool = True) -> dict[str, Any]:
+    """Write rows (sorted by level, then key) as one Parquet file of a table; its record (rows, bytes, sha256).
+    Statistics of ``key`` and ``level`` let readers skip row groups by either (``files.write_table``)."""
+    return put_file(place, table, name, parquet_bytes(rows, "key", statistics=["key", "level"]), rows.num_rows,
+                    durable)
+
+
+def put_written(place: Place, table: str, name: str, write: Any, rows: int | None = None,
+                durable: bool = True, record: Record | None = None) -> dict[str, Any]:
+    """Write one file of a table that ``write(path)`` writes to a local path (a stream of blocks, too large to
+    hold at once): in a folder atomically in place; for an object store to a local file first, then sent.
+    Its record (``record``, where the writer counted it as it went); ``rows``, if not given, read from the
+    file's Parquet footer."""
+    import tempfile  # only where a file is written
+
+    location = located(place)
+    if isinstance(location, Folder):
+        path = table_dir(location.root, table) / name
+        write_atomic(path, write, durable)
+        return dict(record) if record is not None else _record_of(path, rows)
+    with tempfile.TemporaryDirectory(prefix="tablebase-staged-") as staging:
+        path = Path(staging) / "file"
+        write(path)
+        record = dict(record) if record is not None else _record_of(path, rows)
+        location.upload(f"{table_prefix(table)}/{stored_name(location, name, record)}", path)
+    return record
+
+
+def _record_of(path: Path, rows: int | None) -> dict[str, Any]:
+    if rows is None:
+        rows = pq.ParquetFile(path).metadata.num_rows
+    return {"rows": rows, "bytes": path.stat().st_size, "sha256": sha256_of(path)}
+
+
 def flush(place: Place, table: str, names: list[str] | Any) -> None:
     """Make a table's files written with ``durable=False`` durable (a folder's; an object's PUT is)."""
     located(place).flush([f"{table_prefix(table)}/{name}" for name in names])
@@ -80,7 +124,36 @@ def file_there(place: Place, table: str, name: str, record: Record) -> bool:
     location = located(place)
     if isinstance(location, Folder):
         return intact(table_dir(location.root, table), name, dict(record))
+    return file_sized(location, table, name, record)
+
+
+def file_sized(place: Place, table: str, name: str, record: Record) -> bool:
+    """Whether a recorded file is where its record says, of its size (a look, not a read)."""
+    location = located(place)
     return location.size(f"{table_prefix(table)}/{stored_name(location, name, record)}") == record["bytes"]
+
+
+def file_problems(place: Place, table: str, name: str, record: Record) -> list[str]:
+    """How a recorded file differs from its record: missing, or its size, sha256 or rows (``files.record_problems``;
+    on an object store, read whole)."""
+    location = located(place)
+    if isinstance(location, Folder):
+        return record_problems(table_dir(location.root, table), name, dict(record))
+    data = location.read_if_there(f"{table_prefix(table)}/{stored_name(location, name, record)}")
+    if data is None:
+        return ["file is missing"]
+    problems = []
+    if len(data) != record["bytes"]:
+        problems.append(f"{len(data)} bytes, the manifest says {record['bytes']}")
+    if hashlib.sha256(data).hexdigest() != record["sha256"]:
+        problems.append("sha256 differs from the manifest")
+    try:
+        rows = pq.ParquetFile(pa.BufferReader(data)).metadata.num_rows
+    except (OSError, pa.ArrowException):
+        return problems
+    if rows != record["rows"]:
+        problems.append(f"{rows:,} rows, the manifest says {record['rows']:,}")
+    return problems
 
 
 def source(place: Place, table: str, name: str, record: Record | None = None) -> Any:
@@ -107,6 +180,16 @@ def read_files(place: Place, table: str, records: Mapping[str, Record], columns:
         return read_parquet([folder / name for name in records], columns, filters, dictionary)
     return _parquet_of(records, lambda name: open_file(location, table, name, records[name]), columns, filters,
                        dictionary)
+
+
+def read_level(place: Place, table: str, layout: Layout, level: int, records: Mapping[str, Record],
+               columns: list[str] | None = None) -> pa.Table:
+    """The stored rows of one level, from the pieces that hold it (``records``: the manifest's files)."""
+    held = layout.of_level(level)
+    files = {piece.name: records.get(piece.name, {}) for piece in held}
+    if held[0].first == held[0].last:
+        return read_files(place, table, files, columns)
+    return read_files(place, table, files, columns, filters=[("level", "=", level)])
 
 
 def read_found(place: Place, table: str, names: list[str], columns: list[str] | None = None,

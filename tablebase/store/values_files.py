@@ -11,20 +11,16 @@ here knows what a form is: the merge works on the columns ``id``, ``value``,
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from tablebase.errors import StoreError
 from tablebase.lazy import np, pa, pc, pq
 from tablebase.schema import VALUES
-from tablebase.store.files import (
-    ROW_GROUP,
-    read_parquet,
-    sha256_of,
-    table_dir,
-    write_atomic,
-)
+from tablebase.store.files import ROW_GROUP, table_dir
+from tablebase.store.location import Folder, located
+from tablebase.store.placed import Place, names_under, put_written, read_files, table_prefix
 
 FOLDER = "values"
 ID_SPACE = 1 << 63  # stable ids are 63-bit
@@ -45,9 +41,8 @@ def bucket_range(bucket: int, buckets: int) -> tuple[int, int]:
     return bucket * ID_SPACE // buckets, (bucket + 1) * ID_SPACE // buckets
 
 
-def write_values(rows: pa.Table, root: str | os.PathLike, table: str, name: str, durable: bool = True) -> dict:
-    """Write values rows (sorted by id) atomically; return the file's record (rows, bytes, sha256)."""
-    path = table_dir(root, table) / name
+def write_values(rows: pa.Table, root: Place, table: str, name: str, durable: bool = True) -> dict:
+    """Write values rows (sorted by id) whole; return the file's record (rows, bytes, sha256)."""
 
     def write(tmp: Path) -> None:
         pq.write_table(
@@ -63,19 +58,21 @@ def write_values(rows: pa.Table, root: str | os.PathLike, table: str, name: str,
             store_schema=False,
         )
 
-    write_atomic(path, write, durable)
-    return {"rows": rows.num_rows, "bytes": path.stat().st_size, "sha256": sha256_of(path)}
+    return put_written(root, table, name, write, rows.num_rows, durable)
 
 
-def values_on_disk(root: str | os.PathLike, table: str) -> set[str]:
-    """The names of every values file of a table that is on disk (pieces and merged files)."""
-    folder = table_dir(root, table)
-    return {str(p.relative_to(folder)) for p in folder.glob(f"{FOLDER}/**/*.parquet")}
+def values_on_disk(root: Place, table: str) -> set[str]:
+    """The names of every values file of a table that is where it lies (pieces and merged files)."""
+    return {name for name in names_under(root, table, FOLDER) if name.endswith(".parquet")}
 
 
-def remove_pieces(root: str | os.PathLike, table: str) -> None:
+def remove_pieces(root: Place, table: str) -> None:
     """Delete the pieces once the merged files are recorded."""
-    folder = table_dir(root, table)
+    location = located(root)
+    if not isinstance(location, Folder):
+        location.delete(sorted(location.list(f"{table_prefix(table)}/{FOLDER}/pieces/")))
+        return
+    folder = table_dir(location.root, table)
     for path in sorted(folder.glob(f"{FOLDER}/pieces/*")):
         path.unlink()
     if (folder / FOLDER / "pieces").is_dir():
@@ -89,14 +86,15 @@ def merged_files(values: dict[str, Any]) -> list[str] | None:
     return names if names and all(n in files for n in names) else None
 
 
-def read_values(paths: list[Path], low: int | None = None, high: int | None = None) -> pa.Table:
-    """Values rows of these files, only ids in ``[low, high)`` if given."""
+def read_values(root: Place, table: str, records: Mapping[str, Any], low: int | None = None,
+                high: int | None = None) -> pa.Table:
+    """Values rows of these recorded files, only ids in ``[low, high)`` if given."""
     filters = []
     if low:
         filters.append(("id", ">=", low))
     if high is not None and high < ID_SPACE:  # 2**63 itself is no int64
         filters.append(("id", "<", high))
-    return read_parquet(paths, filters=filters or None)
+    return read_files(root, table, records, filters=filters or None)
 
 
 def merge_values(pieces: list[pa.Table]) -> pa.Table:

@@ -12,14 +12,15 @@ writer gave (``read_work``), never found by a glob of the folder.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from tablebase.errors import StoreError
 from tablebase.lazy import pa
-from tablebase.store.files import LISTING, table_dir, write_atomic
+from tablebase.store.listing_files import LISTING
+from tablebase.store.location import located
+from tablebase.store.placed import Place, put_file, stored_name, table_prefix
 
 SUFFIX = ".arrow"
 _BYTES_KEY = b"tablebase.arrow_bytes"  # a file's rows' bytes in Arrow, for a step that sizes them unread
@@ -89,7 +90,7 @@ def _starting(records: Records, prefix: str) -> Records:
     return {name: records[name] for name in sorted(records) if name.startswith(prefix) and name.endswith(SUFFIX)}
 
 
-def write_work(rows: pa.Table, root: str | os.PathLike, table: str, name: str, durable: bool = False) -> Records:
+def write_work(rows: pa.Table, root: Place, table: str, name: str, durable: bool = False) -> Records:
     """Write a work file of the listing atomically: fast rather than small, its schema's metadata kept;
     ``durable`` if the manifest will record it as done. Its record, by its name.
 
@@ -102,12 +103,10 @@ def write_work(rows: pa.Table, root: str | os.PathLike, table: str, name: str, d
     sink = pa.BufferOutputStream()
     with pa.ipc.new_file(sink, sized.schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
         writer.write_table(sized)
-    data = sink.getvalue()
-    write_atomic(table_dir(root, table) / name, lambda tmp: Path(tmp).write_bytes(data), durable)
-    return {name: {"rows": rows.num_rows, "bytes": data.size, "sha256": hashlib.sha256(data).hexdigest()}}
+    return {name: put_file(root, table, name, sink.getvalue(), rows.num_rows, durable)}
 
 
-def read_work(root: str | os.PathLike, table: str, records: Records, columns: list[str] | None = None,
+def read_work(root: Place, table: str, records: Records, columns: list[str] | None = None,
               schema: pa.Schema | None = None) -> list[pa.Table]:
     """The work files these records name, in the order given, each a table (of ``columns`` only, if
     named; of ``schema``'s fields only, of their types, if given); a file missing, of other bytes than its
@@ -124,7 +123,7 @@ def read_work(root: str | os.PathLike, table: str, records: Records, columns: li
     return [rows.select(schema.names) for rows in tables]
 
 
-def work_metadata(root: str | os.PathLike, table: str, name: str, record: dict[str, Any]) -> tuple[dict[bytes, bytes],
+def work_metadata(root: Place, table: str, name: str, record: dict[str, Any]) -> tuple[dict[bytes, bytes],
                                                                                                     int]:
     """A work file's schema metadata and its rows' bytes in Arrow, its rows unread (its bytes checked)."""
     data = _checked(root, table, name, record)
@@ -135,7 +134,7 @@ def work_metadata(root: str | os.PathLike, table: str, name: str, record: dict[s
         raise StoreError(f"work file {name} of {table} does not say its rows' size") from None
 
 
-def work_problem(root: str | os.PathLike, table: str, name: str, record: dict[str, Any]) -> str | None:
+def work_problem(root: Place, table: str, name: str, record: dict[str, Any]) -> str | None:
     """Why a recorded work file cannot be read as recorded (missing, other bytes), or None."""
     try:
         _checked(root, table, name, record)
@@ -152,13 +151,15 @@ def recorded(results: Iterable[dict[str, Any]], key: str = "files") -> Records:
     return out
 
 
-def _checked(root: str | os.PathLike, table: str, name: str, record: dict[str, Any]) -> pa.Buffer:
+def _checked(root: Place, table: str, name: str, record: dict[str, Any]) -> pa.Buffer:
     """A recorded work file's bytes, if they are those its record names (their size, then their sha256)."""
-    path = table_dir(root, table) / name
+    location = located(root)
     try:
-        data = path.read_bytes()
+        data = location.read_if_there(f"{table_prefix(table)}/{stored_name(location, name, record)}")
     except OSError as e:
         raise StoreError(f"work file {name} of {table} cannot be read: {e.strerror or e}") from None
+    if data is None:
+        raise StoreError(f"work file {name} of {table} cannot be read: it is not there")
     if len(data) != record["bytes"] or hashlib.sha256(data).hexdigest() != record["sha256"]:
         raise StoreError(f"work file {name} of {table} is not the one its record names ({len(data):,} bytes, "
                          f"the record says {record['bytes']:,}, or other bytes)")

@@ -11,7 +11,6 @@ are this process's current ones, and the tasks on the workers are given them.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any, Callable
 
 from distributed import Client, Future, get_worker
@@ -30,26 +29,21 @@ from tablebase.listing import (
     level_rows,
     limits_set,
 )
-from tablebase.store import (
-    Manifest,
-    intact,
-    read_listing_rows,
-    read_listing_span,
-    remove_listing,
-    table_dir,
-)
+from tablebase.store import Manifest, file_there, read_listing_rows, read_listing_span, remove_listing
+from tablebase.store.listing_files import listing_name
+from tablebase.store.location import Location
 
 TOPIC = "tablebase-listing"
 
 
-def _record(listing: Listing, root: str | Path, table: str) -> dict[str, Any]:
+def _record(listing: Listing, root: Location, table: str) -> dict[str, Any]:
     """Write a listing's levels through the store; its record for the manifest."""
     return {"sizes": listing.sizes.tolist(), "move_names": listing.move_names, "max_moves": listing.max_moves,
             "mean_moves": listing.mean_moves, "files": written_levels(listing, root, table), "complete": True,
             "held_bytes": listing.held}
 
 
-def list_keys_on_worker(ref: str, params: dict[str, Any], root: str, table: str, run: str,
+def list_keys_on_worker(ref: str, params: dict[str, Any], root: Location, table: str, run: str,
                         limits: Limits) -> dict[str, Any]:
     """Dask task: list a keyed game's positions into the store, under the driver's limits; the listing's
     record for the manifest."""
@@ -65,7 +59,7 @@ def list_keys_on_worker(ref: str, params: dict[str, Any], root: str, table: str,
     return _record(listing, root, table)
 
 
-def whole(root: Path, manifest: Manifest) -> bool:
+def whole(root: Location, manifest: Manifest) -> bool:
     """Whether a manifest records a listing whose files are all there, whole (their sha256 checked).
 
     A finished table keeps the listing's sizes but not its files (its rows
@@ -75,8 +69,7 @@ def whole(root: Path, manifest: Manifest) -> bool:
     listing, files = manifest.listing, manifest.listing.get("files", {})
     if not listing.get("complete") or not files:
         return False
-    folder = table_dir(root, manifest.table)
-    return all(intact(folder, n, r) for n, r in files.items())
+    return all(file_there(root, manifest.table, n, r) for n, r in files.items())
 
 
 STOP_PATIENCE = 60.0  # seconds a stopped listing's running tasks are waited for
@@ -103,7 +96,7 @@ def _stop_tasks(client: Client, run: str, patience: float = STOP_PATIENCE) -> No
         time.sleep(0.05)
 
 
-def list_on_cluster(client: Client, root: Path, manifest: Manifest, builder: Builder, ref: str, run: str,
+def list_on_cluster(client: Client, root: Location, manifest: Manifest, builder: Builder, ref: str, run: str,
                     say: Callable[[str], None], timings: Timings | None = None, every: float = 1.0) -> None:
     """List the game's positions (unless a whole listing is recorded); record it. A plain game's search
     resumes at the step it had not recorded; the listing's sizes, move names and bound on moves stay in the
@@ -139,7 +132,7 @@ def list_on_cluster(client: Client, root: Path, manifest: Manifest, builder: Bui
         + ("" if held is None else f", holding about {held / 2**20:,.0f} MiB"))
 
 
-def _keys_on_a_worker(client: Client, root: Path, manifest: Manifest, ref: str, run: str,
+def _keys_on_a_worker(client: Client, root: Location, manifest: Manifest, ref: str, run: str,
                       say: Callable[[str], None], every: float = 1.0) -> None:
     """A keyed game's listing, by one task on a worker; its progress reaches here as Dask events, said at most
     once every ``every`` seconds (the worker says how far it is once a second)."""
@@ -153,32 +146,33 @@ def _keys_on_a_worker(client: Client, root: Path, manifest: Manifest, ref: str, 
     say("listing positions from the start positions on a worker")
     client.subscribe_topic(TOPIC, heard)
     try:
-        future = client.submit(list_keys_on_worker, ref, manifest.params, str(root), manifest.table, run,
+        future = client.submit(list_keys_on_worker, ref, manifest.params, root, manifest.table, run,
                                current_limits(), key=f"list-{manifest.table}-{run}", pure=False)
         manifest.listing = future.result()
     finally:
         client.unsubscribe_topic(TOPIC)
 
 
-def listed_from_store(builder: Builder, root: str | Path, table: str, listing: dict[str, Any]) -> Builder:
+def listed_from_store(builder: Builder, root: Location, table: str, listing: dict[str, Any]) -> Builder:
     """The builder over the game's recorded listing, levels read from the store as needed (a game that lists
     its own levels is its own keyed form: the builder as it is)."""
     if not builder.needs_listing:
         return builder
 
     # A file of several levels is read whole once, and its levels kept while the solve goes through them.
-    runs = {level: name for name, record in listing.get("files", {}).items() if "levels" in record
+    files = listing.get("files", {})
+    runs = {level: name for name, record in files.items() if "levels" in record
             for level in range(record["levels"][0], record["levels"][1] + 1)}
     held: dict[str, dict[int, Any]] = {}
 
     def part(level: int, start: int, stop: int) -> LevelRows:
         name = runs.get(level)
         if name is None:
-            first, rows = read_listing_rows(root, table, level, start, stop)
+            first, rows = read_listing_rows(root, table, level, start, stop, files.get(listing_name(level)))
             return level_rows(rows, first)
         if name not in held:
             held.clear()
-            held[name] = read_listing_span(root, table, name)
+            held[name] = read_listing_span(root, table, name, files[name])
         return level_rows(held[name][level])
 
     return builder.listed(listing.get("sizes"), listing.get("move_names"), part,

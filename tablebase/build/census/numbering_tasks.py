@@ -30,6 +30,7 @@ from tablebase.listing.ranges import (
 )
 from tablebase.listing.shares import coded, reads_back, share_first, share_moves, split_by
 from tablebase.store import write_listing_blocks, write_listing_level
+from tablebase.store.location import Location
 from tablebase.store.work import (
     Records,
     block_name,
@@ -57,7 +58,7 @@ LEVELS_AT_ONCE = 2  # levels ordered at once (each waits for the level this many
 
 
 # -- the tasks ---------------------------------------------------------------------------
-def survey(root: str, table: str, level: int, partition: int, shares: Records) -> dict[str, Any]:
+def survey(root: Location, table: str, level: int, partition: int, shares: Records) -> dict[str, Any]:
     """Dask task: a sample of a share's texts of a level (``shares``: its files' records), the moves its rows
     number, its first text by notation, if it has any, and its rows' bytes."""
     texts = [t.column("text") for t in read_work(root, table, shares, ["text"])]
@@ -76,13 +77,13 @@ def survey(root: str, table: str, level: int, partition: int, shares: Records) -
     return {"sample": picked, "moves": list(moves), "first": min(firsts, default=None), "bytes": held, "rss": rss()}
 
 
-def _coded_shares(root: str, table: str, shares: Records, ranked: list) -> list[pa.Table]:
+def _coded_shares(root: Location, table: str, shares: Records, ranked: list) -> list[pa.Table]:
     """Shares' rows (``shares``: their files' records), each's moves as codes, their metadata dropped."""
     code_of = {move: code for code, move in enumerate(ranked)}
     return [coded(t, code_of).replace_schema_metadata(None) for t in read_work(root, table, shares)]
 
 
-def route(root: str, table: str, level: int, partition: int, ranked: list, cuts: list[str], shares: Records,
+def route(root: Location, table: str, level: int, partition: int, ranked: list, cuts: list[str], shares: Records,
           after: Any = None) -> dict[str, Any]:
     """Dask task: a share's rows of a level (``shares``: its files' records), moves as codes, split by range of
     notation and written, a file for each range and each of the share's files (``routed_name``); each range's
@@ -105,7 +106,7 @@ def route(root: str, table: str, level: int, partition: int, ranked: list, cuts:
     return {"counts": counts, "rss": rss(), "files": files}
 
 
-def order_range(root: str, table: str, level: int, range_: int, ranked: list, counts: list[list[int]],
+def order_range(root: Location, table: str, level: int, range_: int, ranked: list, counts: list[list[int]],
                 sources: list[Records], first: int, reaches: list[int], partitions: int,
                 after: Any = None) -> dict[str, Any]:
     """Dask task: a range of a level in key order, written; its keys by owner, its questions by (level, owner),
@@ -142,7 +143,7 @@ def answer(level: int, keys: list[pa.Table], questions: list[np.ndarray]) -> lis
     return answers
 
 
-def assemble_range(root: str, table: str, level: int, range_: int, answers: list[tuple[int, int, np.ndarray]],
+def assemble_range(root: Location, table: str, level: int, range_: int, answers: list[tuple[int, int, np.ndarray]],
                    written: Records, whole: bool) -> dict[str, Any]:
     """Dask task: a range's rows as the level's file holds them (children as keys, from the owners'
     ``answers``, each at the place ``order_range`` wrote), once the range is ``written`` (its files' records):
@@ -159,7 +160,7 @@ def assemble_range(root: str, table: str, level: int, range_: int, answers: list
     return {**done, "files": write_work(level_table(block), root, table, block_name(level, range_))}
 
 
-def write_level(root: str, table: str, level: int, ranges: int, blocks: list[dict[str, Any]]) -> dict[str, Any]:
+def write_level(root: Location, table: str, level: int, ranges: int, blocks: list[dict[str, Any]]) -> dict[str, Any]:
     """Dask task: a level's listing file from its blocks (their records in the ``blocks`` results), in order;
     its record, the most moves, the parts."""
     given = recorded(blocks)
@@ -206,7 +207,7 @@ class RangeNumbering:
 
     def __init__(self, search: Any) -> None:
         self.search, self.client = search, search.client
-        self.root, self.table, self.run = search.root_text, search.table, search.run
+        self.root, self.table, self.run = search.root, search.table, search.run
         self.work = search.work  # the shares' records, each step's
         state = search.state
         self.partitions = state["partitions"]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from distributed import Client
@@ -28,7 +27,9 @@ from tablebase.build.progress.worker_events import listening
 from tablebase.builders import Builder
 from tablebase.listing import current_limits
 from tablebase.listing.game_limits import too_many
-from tablebase.store import Manifest, flush_to_disk, remove_listing, table_dir
+from tablebase.store import Manifest, remove_listing
+from tablebase.store.location import Location
+from tablebase.store.placed import flush
 from tablebase.store.work import Records, inbox_records, recorded, share_records, work_problem
 
 CHAIN = 64  # steps submitted at once: levels below a step are found without waiting for this process
@@ -46,13 +47,13 @@ class ShareSearch:
     listing in one process gives.
     """
 
-    def __init__(self, client: Client, root: Path, manifest: Manifest, builder: Builder, ref: str, run: str,
+    def __init__(self, client: Client, root: Location, manifest: Manifest, builder: Builder, ref: str, run: str,
                  say: Callable[[str], None], partitions: int | None = None, every: float = 1.0) -> None:
         self.client, self.root, self.manifest, self.builder, self.every = client, root, manifest, builder, every
         found = sum(manifest.listing.get("search", {}).get("found", {}).values())
         self.status = ListingStatus(say, every, found)  # its lines, at least one an interval
         self.say = self.status.say
-        self.table, self.root_text = manifest.table, str(root)
+        self.table = manifest.table
         self.game_args = (run, ref, manifest.params)
         self.run = run
         self.limits = current_limits()
@@ -154,7 +155,7 @@ class ShareSearch:
                          for name, record in inbox_records(self.work, lv, p, 0).items()}
                     for lv, r, _ in state["waiting"] if r == 0}
         self.serials += 1
-        task = self.client.submit(play_serially, *self.game_args, self.root_text, self.table, state["partitions"],
+        task = self.client.submit(play_serially, *self.game_args, self.root, self.table, state["partitions"],
                                   self.limits, by_level, sum(state["found"].values()), begin, SERIAL_LEVEL,
                                   self.every, symmetry=self.manifest.symmetry,
                                   key=f"serial-{self.table}-{self.run}-{self.serials}", pure=False)
@@ -218,7 +219,7 @@ class ShareSearch:
         the ``prior`` steps of this chain wrote to its inbox (their results)."""
         partitions = self.state["partitions"]
         tag = f"{self.table}-{level}-{round_}-{self.run}-{self.chains}"
-        expanding = [self.client.submit(expand_share, *self.game_args, self.root_text, self.table, level, p, round_,
+        expanding = [self.client.submit(expand_share, *self.game_args, self.root, self.table, level, p, round_,
                                         partitions, self.limits, inbox_records(self.work, level, p, round_),
                                         share_records(self.work, level, p, before=round_), above,
                                         [receiving[p] for receiving in prior], self.every,
@@ -234,7 +235,7 @@ class ShareSearch:
         for owner in range(partitions):
             pieces = [client.submit(item, s, "pieces", owner, key=f"pick-{tag}-{i}-{owner}", pure=False)
                       for i, s in enumerate(sources)]
-            receiving.append(client.submit(receive, self.root_text, self.table, owner, level, round_, pieces,
+            receiving.append(client.submit(receive, self.root, self.table, owner, level, round_, pieces,
                                            key=f"receive-{tag}-{owner}", **self._on(owner)))
         counts = [client.submit(counted, s, key=f"count-{tag}-{i}", pure=False) for i, s in enumerate(sources)]
         return receiving, counts
@@ -285,7 +286,7 @@ class ShareSearch:
         files = {}
         for record in records:
             files[record.pop("file")] = {k: record[k] for k in ("rows", "bytes", "sha256")}
-        flush_to_disk(table_dir(self.root, self.table) / name for name in files)
+        flush(self.root, self.table, list(files))
         peak = max([self.state["peak"], *(r["rss"] for r in records)])
         self.say(f"listed in {self.state['partitions']} shares; a worker's memory peaked at {peak / 2**20:,.0f} MiB")
         # Nothing measured is kept: the record is the same on any cluster.

@@ -21,6 +21,7 @@ from tablebase.lazy import np, pa, pc, psutil
 from tablebase.listing import Limits, limits_set
 from tablebase.listing.hashing import owners
 from tablebase.listing.shares import expand, fresh, routed
+from tablebase.store.location import Location
 from tablebase.store.work import Records, inbox_name, inbox_records, read_work, recorded, share_name, write_work
 
 START = "start"  # the source of the start positions in inbox names (``build/census/small_levels.py`` takes them)
@@ -41,7 +42,7 @@ def rss() -> int:
     return psutil.Process().memory_info().rss
 
 
-def expand_share(run: str, ref: str, params: dict[str, Any], root: str, table: str, level: int, partition: int,
+def expand_share(run: str, ref: str, params: dict[str, Any], root: Location, table: str, level: int, partition: int,
                  round_: int, partitions: int, limits: Limits, inbox: Records, seen: Records,
                  above: tuple[int, list[dict[str, Any]]] | None = None,
                  prior: list[dict[str, Any]] = (), every: float = float("inf"),
@@ -127,7 +128,7 @@ def counted(result: dict[str, Any]) -> dict[str, Any]:
     return {key: result.get(key, False) for key in ("found", "rss", "skipped", "files")}
 
 
-def receive(root: str, table: str, partition: int, level: int, round_: int,
+def receive(root: Location, table: str, partition: int, level: int, round_: int,
             pieces: list[pa.Table | None]) -> dict[str, Any]:
     """Dask task: an owner's pieces of one step (from every partition, in order) written to its inbox, a file
     per level reached; the rows of each, and the files' records. Positions of the level the step played go
@@ -140,7 +141,7 @@ def receive(root: str, table: str, partition: int, level: int, round_: int,
     return {"levels": levels, "skipped": False, "rss": rss(), "files": files}
 
 
-def _to_inbox(arrived: pa.Table, root: str, table: str, partition: int, level: int, round_: int,
+def _to_inbox(arrived: pa.Table, root: Location, table: str, partition: int, level: int, round_: int,
               source: str) -> tuple[dict[int, int], Records]:
     """Positions that reached a partition from ``source`` (a step that played ``level``, or the start),
     written to its inbox, a file per level reached; the rows of each, and the files' records. Positions of

@@ -10,7 +10,6 @@ it did as the steps in shares would have, read only by their records
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from tablebase.build.census.share_tasks import START, TRAVELLING, rss
@@ -22,8 +21,10 @@ from tablebase.listing.game_limits import too_many
 from tablebase.listing.levels import Listing, level_table
 from tablebase.listing.serial import SerialPlay, numbered
 from tablebase.listing.shares import FIRST_KEY, routed, starting
-from tablebase.store import flush_to_disk, table_dir, write_listing_level, write_listing_span
-from tablebase.store.files import LISTING_GROUP, LISTING_SPAN
+from tablebase.store import write_listing_level, write_listing_span
+from tablebase.store.listing_files import LISTING_GROUP, LISTING_SPAN
+from tablebase.store.location import Location
+from tablebase.store.placed import flush
 from tablebase.store.work import Records, inbox_name, read_work, share_name, write_work
 
 SERIAL_LEVEL = 2_048  # the most positions waiting at a level (copies counted) that the task plays by itself
@@ -32,7 +33,7 @@ SERIAL_HELD = 200_000  # start positions held in memory at most: beyond, they go
 SERIAL = "serial"  # the source of what a serial task leaves in the inboxes
 
 
-def play_serially(run: str, ref: str, params: dict[str, Any], root: str, table: str, partitions: int,
+def play_serially(run: str, ref: str, params: dict[str, Any], root: Location, table: str, partitions: int,
                   limits: Limits, inboxes: dict[int, Records], found: int, begin: bool,
                   level_most: int = SERIAL_LEVEL, every: float = float("inf"),
                   symmetry: bool = False) -> dict[str, Any]:
@@ -84,7 +85,7 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: str, table: 
     return _left(play, root, table, partitions, files, waiting, read)
 
 
-def _started(play: SerialPlay, batches: Any, root: str, table: str, partitions: int,
+def _started(play: SerialPlay, batches: Any, root: Location, table: str, partitions: int,
              waiting: dict[int, Records], files: Records) -> None:
     """The start positions, kept to be played here; beyond ``SERIAL_HELD`` of them, every one is written to its
     owner's inbox as it comes (``waiting``: their records, by level, are read when their level is played)."""
@@ -108,7 +109,7 @@ def _started(play: SerialPlay, batches: Any, root: str, table: str, partitions: 
             files.update(written)
 
 
-def _to_inboxes(positions: pa.Table, root: str, table: str, partitions: int, level: int, round_: int,
+def _to_inboxes(positions: pa.Table, root: Location, table: str, partitions: int, level: int, round_: int,
                 source: str) -> Records:
     """Positions of one level written to their owners' inboxes; the files' records."""
     files: Records = {}
@@ -118,7 +119,7 @@ def _to_inboxes(positions: pa.Table, root: str, table: str, partitions: int, lev
     return files
 
 
-def _left(play: SerialPlay, root: str, table: str, partitions: int, files: Records, waiting: dict[int, Records],
+def _left(play: SerialPlay, root: Location, table: str, partitions: int, files: Records, waiting: dict[int, Records],
           read: Records) -> dict[str, Any]:
     """What the search records of a serial task that did not play every level: the levels played, their rows in
     their owners' share files; the positions still waiting, in their owners' inboxes."""
@@ -141,14 +142,14 @@ def _left(play: SerialPlay, root: str, table: str, partitions: int, files: Recor
         written.update(mine)
         if mine:
             left[level, 0] = left.get(level, 0) + sum(r["rows"] for r in mine.values())
-    flush_to_disk(table_dir(root, table) / name for name in written)  # durable before the manifest records them
+    flush(root, table, list(written))  # durable before the manifest records them
     return {"played": {level: {"found": play.played[level].num_rows, "reaches": play.reaches[level]}
                        for level in play.played},
             "read": sorted(read), "waiting": [[level, r, n] for (level, r), n in sorted(left.items())],
             "files": written, "rss": rss()}
 
 
-def _listed(game: Any, play: SerialPlay, root: str, table: str, seconds: float | None) -> dict[str, Any]:
+def _listed(game: Any, play: SerialPlay, root: Location, table: str, seconds: float | None) -> dict[str, Any]:
     """Every level played here, numbered and written as the listing's level files: the listing's record."""
     listing = numbered(game, play.played, play.reaches, seconds)
     return {"sizes": listing.sizes.tolist(), "move_names": listing.move_names, "kept": [],
@@ -156,13 +157,13 @@ def _listed(game: Any, play: SerialPlay, root: str, table: str, seconds: float |
             "files": written_levels(listing, root, table), "complete": True}
 
 
-def written_levels(listing: Listing, root: str | Path, table: str) -> dict[str, dict[str, Any]]:
+def written_levels(listing: Listing, root: Location, table: str) -> dict[str, dict[str, Any]]:
     """A listing's levels written through the store, synced: a level of more than ``LISTING_GROUP`` positions in
     a file of its own, consecutive smaller ones together in files of at most ``LISTING_SPAN``. The files' records."""
     files: dict[str, dict[str, Any]] = {}
     run: dict[int, Any] = {}
 
-    def flush() -> None:
+    def close_span() -> None:
         if run:
             record = write_listing_span(run, root, table)
             files[record.pop("file")] = record
@@ -171,13 +172,13 @@ def written_levels(listing: Listing, root: str | Path, table: str) -> dict[str, 
     for level in sorted(listing.levels):
         rows = level_table(listing.levels[level])
         if rows.num_rows > LISTING_GROUP:
-            flush()
+            close_span()
             record = write_listing_level(rows, root, table, level)
             files[record.pop("file")] = record
             continue
         if sum(t.num_rows for t in run.values()) + rows.num_rows > LISTING_SPAN:
-            flush()
+            close_span()
         run[level] = rows
-    flush()
-    flush_to_disk(table_dir(root, table) / name for name in files)
+    close_span()
+    flush(root, table, list(files))
     return files

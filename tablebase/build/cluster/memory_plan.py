@@ -18,7 +18,7 @@ from tablebase.builders import Builder, Footprint
 from tablebase.errors import TablebaseError
 from tablebase.games import KeyedForm
 from tablebase.lazy import np
-from tablebase.store.files import LISTING_GROUP
+from tablebase.store.listing_files import LISTING_GROUP
 from tablebase.words import counted
 
 MIB = 2**20

@@ -61,13 +61,14 @@ def disk_room(disk: str | Path) -> int:
         return 0
 
 
-def values_name(root: str | Path, table: str, digest: str, params: dict[str, Any], wide: list[str]) -> str:
+def values_name(root: str, table: str, digest: str, params: dict[str, Any], wide: list[str]) -> str:
     """The name of a build's values folders on every run of it: what decides the values they hold.
 
     Named for the build, not for one run of it: a resumed build maps the values a killed run left on the
     machine and reads back only the parts they lack, where reading every solved level back is the longest
-    step of a resume (docs/scale.md). Folders of other builds that nobody holds are removed (``remove_unused``)."""
-    said = json.dumps([str(Path(root).resolve()), table, digest, params, sorted(wide)], sort_keys=True, default=str)
+    step of a resume (docs/scale.md). Folders of other builds that nobody holds are removed (``remove_unused``).
+    ``root``: where the table is written, a folder's absolute path or an object store's URL."""
+    said = json.dumps([str(root), table, digest, params, sorted(wide)], sort_keys=True, default=str)
     return hashlib.sha256(said.encode()).hexdigest()[:32]
 
 
