@@ -30,6 +30,8 @@ from tablebase.results import Exact, Figures, Line, Lookup, Move, Probe, Statist
 from tablebase.version import VERSION as __version__
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from tablebase.query import Tablebase
 
 _numba_cache()
@@ -37,8 +39,11 @@ _numba_cache()
 
 def open(root: "str | os.PathLike", games: "Iterable[str]" = (), *,  # noqa: A001 - mirrors the built-in on purpose
          memory_limit: "int | str | None" = None, threads: "int | None" = None,
-         timeout: "float | None" = DEFAULT_TIMEOUT, temp_directory: "str | os.PathLike | None" = None) -> "Tablebase":
-    """Open the tables under ``root`` for SQL (:meth:`Tablebase.sql`) and lookups.
+         timeout: "float | None" = DEFAULT_TIMEOUT, temp_directory: "str | os.PathLike | None" = None,
+         storage_options: "dict[str, Any] | None" = None) -> "Tablebase":
+    """Open the tables under ``root`` for SQL (:meth:`Tablebase.sql`) and lookups: a folder, or an object
+    store's ``s3://BUCKET/PREFIX`` (its address, region and credentials from the standard AWS variables and
+    files, or ``storage_options``: ``endpoint_url``, ``region``, ``access_key``, ... as ``--storage-option``).
 
     ``games``: games to trust for the folder's tables, each a reference as
     ``--game`` takes it (``path/to/file.py:Class``, ``module:Class``, a
@@ -51,7 +56,7 @@ def open(root: "str | os.PathLike", games: "Iterable[str]" = (), *,  # noqa: A00
     from tablebase.query import Tablebase
 
     return Tablebase(root, games, memory_limit=memory_limit, threads=threads, timeout=timeout,
-                     temp_directory=temp_directory)
+                     temp_directory=temp_directory, storage_options=storage_options)
 
 
 def __getattr__(name: str):

@@ -37,7 +37,7 @@ from tablebase.probe.format import Figure
 from tablebase.probe_writer import figures_of, segment_of_rows, write_keys_file, write_segments
 from tablebase.solve import Solver
 from tablebase.store import Layout, Manifest, Plan, with_levels
-from tablebase.store.location import Folder, Location
+from tablebase.store.location import Folder, Location, located
 from tablebase.store.placed import flush, names_under, put_rows, read_files, read_found
 
 compile_all()  # building compiles the games' functions (a program that only reads runs them as Python)
@@ -101,7 +101,7 @@ def warm_up(run: str, root: Location, table: str, ref: str, params: dict[str, An
     """Make the run's solver (loading compiled code) before the first slice needs it; numba compiling what
     it does not find in its cache is told to the driver (``worker_events.Compiling``)."""
     with _one_at_a_time, worker_events.Compiling(run, every):
-        _solver(run, root, table, ref, params, values)
+        _solver(run, located(root), table, ref, params, values)
 
 
 def release(run: str, values: str, disk: str | None) -> None:
@@ -233,6 +233,7 @@ def solve_slices(
     as often (``worker_events.Report``), as does a part of a level as it is solved (``worker_events.solve_part_told``)
     and numba compiling the game's functions (``worker_events.Compiling``); never if the driver says nothing.
     """
+    root = located(root)
     if _recorded_already(root, table, slices):
         return []
     with _one_at_a_time, worker_events.Compiling(run, every):
@@ -341,6 +342,7 @@ def index_values(run: str, root: Location, table: str, ref: str, params: dict[st
 
     A level this machine does not hold (solved on another host) is read back first, as for solving.
     """
+    root = located(root)
     with _one_at_a_time:
         state = _solver(run, root, table, ref, params, values)
         solver, game = state.solver, state.solver.game

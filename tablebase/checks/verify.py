@@ -14,7 +14,6 @@ import os
 import time
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from typing import Callable, Iterable
 
 from tablebase.builders import Builder, builder_of
@@ -24,15 +23,11 @@ from tablebase.games import KeyedForm
 from tablebase.jit import compile_all
 from tablebase.kinds import Trust
 from tablebase.lazy import np, pa, pc
-from tablebase.store import (
-    Manifest,
-    Piece,
-    record_problems,
-    rows_on_disk,
-    table_dir,
-    with_levels,
-)
+from tablebase.store import Manifest, Piece, with_levels
 from tablebase.store.footers import MEMORY_CAP, footer, footer_problem, read_decoded
+from tablebase.store.layout import ROWS
+from tablebase.store.location import Location, located
+from tablebase.store.placed import Place, file_problems, names_under, source
 
 compile_all()  # building compiles the games' functions (a program that only reads runs them as Python)
 
@@ -51,14 +46,15 @@ class Problem:
         return f"{where}: {self.what}"
 
 
-def _check_files(root: Path, m: Manifest) -> tuple[list[Problem], set[str]]:
-    """Manifest records against the files on disk; returns problems and the names of files present."""
+def _check_files(root: Place, m: Manifest) -> tuple[list[Problem], set[str]]:
+    """Manifest records against the files where the table lies; returns problems and the names of files
+    present."""
     problems, present = [], set()
-    folder = table_dir(root, m.table)
-    for name in sorted(rows_on_disk(root, m.table) - set(m.files)):
+    rows = {name for name in names_under(root, m.table, ROWS) if name.endswith(".parquet")}
+    for name in sorted(rows - set(m.files)):
         problems.append(Problem(m.table, name, None, "file is not in the manifest"))
     for name, record in sorted(m.files.items()):
-        found = record_problems(folder, name, record)
+        found = file_problems(root, m.table, name, record)
         problems += [Problem(m.table, name, None, what) for what in found]
         if found != ["file is missing"]:
             present.add(name)
@@ -134,7 +130,7 @@ def _compare(
     return problems
 
 
-def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None] = lambda s: None,
+def verify_table(root: str | os.PathLike | Location, table: str, say: Callable[[str], None] = lambda s: None,
                  games: Iterable[str] = ()) -> tuple[int, list[Problem]]:
     """Check one table; return the number of rows checked and the problems found.
 
@@ -146,7 +142,7 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
     an installed plugin, or one of ``games``, named by the user), never from
     where the table's manifest says.
     """
-    root = Path(root)
+    root = located(root)
     m = Manifest.load(root, table)
     game, changed = Trust(games).load(m)
     if changed:
@@ -168,7 +164,8 @@ def verify_table(root: str | os.PathLike, table: str, say: Callable[[str], None]
     parts: dict[int, tuple[list[pa.Table], list[pa.Table]]] = {}  # a level's parts so far: stored, derived
     levels_done = set(m.levels_done)
     for piece in m.layout().pieces:
-        stored = _read(root, table, piece.name, present, problems, _rows_by_rules(keyed, m, piece))
+        stored = _read(root, table, piece.name, m.files.get(piece.name), present, problems,
+                       _rows_by_rules(keyed, m, piece))
         count = piece.parts
         for level, size in m.plan.sizes(piece.first, piece.last):
             if level not in levels_done or level > keyed.max_level or keyed.level_size(level) != size:
@@ -230,21 +227,20 @@ def _rows_by_rules(keyed: KeyedForm, m: Manifest, piece: Piece) -> int | None:
     return count
 
 
-def _read(root: Path, table: str, name: str, present: set[str], problems: list[Problem],
+def _read(root: Place, table: str, name: str, record: dict | None, present: set[str], problems: list[Problem],
           rows: int | None) -> pa.Table | None:
     """A stored file of rows, or None if it is missing or damaged (the problem noted), or if its footer says
     it holds other than the ``rows`` the rules give its levels (None: the file is not read) or more than it
     may: a small file can expand (``store.footers``)."""
     if name not in present or rows is None:
         return None
-    path = table_dir(root, table) / name
     try:
-        metadata = footer(path)
+        metadata = footer(source(root, table, name, record), name)
         problem = footer_problem(metadata, {"rows": rows})
         if problem is not None:
             problems.append(Problem(table, name, None, problem.replace("its manifest records", "its levels hold")))
             return None
-        return read_decoded(path, MEMORY_CAP, f"{table} {name}")
+        return read_decoded(source(root, table, name, record), MEMORY_CAP, f"{table} {name}")
     except (StoreError, OverLimit) as e:
         problems.append(Problem(table, name, None, str(e)))
         return None
@@ -257,7 +253,7 @@ def _of_level(rows: pa.Table, level: int) -> pa.Table:
     return rows.slice(a, b - a)
 
 
-def _finish(checks: list, index: IndexCheck, checked: int, problems: list[Problem], root: Path, m: Manifest,
+def _finish(checks: list, index: IndexCheck, checked: int, problems: list[Problem], root: Place, m: Manifest,
             table: str, say: Callable[[str], None], whole: bool) -> tuple[int, list[Problem]]:
     """The files beside the rows, checked once every level is (a partizan table's values table, the
     probe index)."""

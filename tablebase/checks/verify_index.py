@@ -12,13 +12,15 @@ a damaged Parquet file is, one line each.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from tablebase.errors import StoreError
 from tablebase.lazy import np, pa
 from tablebase.probe import FILE_NAME, ProbeIndex
-from tablebase.store import Manifest, sha256_of, table_dir
+from tablebase.store import Manifest, table_dir
+from tablebase.store.location import Folder, located
+from tablebase.store.placed import Place, file_problems
+from tablebase.store.probed import probe_path
 
 MAX_LISTED = 5  # mismatches named one by one; the count says how many more
 SCAN = 1 << 22  # keys probed at a time when every segment is walked
@@ -30,29 +32,27 @@ Derive = Callable[[ProbeIndex, "np.ndarray"], dict[str, "pa.Array"]]
 class IndexCheck:
     """Fed each file of stored rows (``add``), it says what differs in the probe index (``problems``)."""
 
-    def __init__(self, root: Path, manifest: Manifest, say: Callable[[str], None],
+    def __init__(self, root: Place, manifest: Manifest, say: Callable[[str], None],
                  derive: Derive | None = None) -> None:
         self.found: Problems = []
         self.index: ProbeIndex | None = None
         self.manifest, self.derive = manifest, derive
         self.mismatches = 0
-        folder = table_dir(root, manifest.table)
+        location = located(root)
         if FILE_NAME not in manifest.probe:
-            if (folder / FILE_NAME).exists():
+            if isinstance(location, Folder) and (table_dir(location.root, manifest.table) / FILE_NAME).exists():
                 self._problem(FILE_NAME, "file is not in the manifest")
             elif manifest.complete:
                 say("no probe index recorded (tablebase index writes one)")
             return
-        for name, record in manifest.probe.items():
-            path = folder / name
-            if not path.is_file():
-                self._problem(name, "file is missing")
-            elif path.stat().st_size != record["bytes"]:
-                self._problem(name, f"{path.stat().st_size} bytes, the manifest says {record['bytes']}")
-            elif sha256_of(path) != record["sha256"]:
-                self._problem(name, "sha256 differs from the manifest")
+        for name, record in manifest.probe.items():  # (no footer to count rows by: they are not Parquet)
+            for what in file_problems(location, manifest.table, name, record):
+                self._problem(name, what)
         try:
-            self.index = ProbeIndex(folder / FILE_NAME)
+            found = probe_path(location, manifest)
+            if found is None:
+                raise StoreError(f"no probe index at {location.where(manifest.table)}/{FILE_NAME}")
+            self.index = found if isinstance(found, ProbeIndex) else ProbeIndex(found)
         except StoreError as e:
             self._problem(FILE_NAME, str(e))
             return

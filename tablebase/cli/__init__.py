@@ -46,6 +46,7 @@ def _add_verb(verbs: argparse._SubParsersAction, name: str, help: str,
     if name in READERS:
         reader = verbs.add_parser(name, help=help)
         output.db_option(reader)
+        storage.storage_option(reader)
         add(reader)
         reading.game_option(reader)
         if name in BOUNDED:

@@ -25,7 +25,10 @@ MEMORY_SHARE = 0.5  # of the memory available, what a table's values may take to
 
 def add_options(index: argparse.ArgumentParser) -> None:
     """The verb's options."""
+    from tablebase.cli.storage import storage_option
+
     db_option(index)
+    storage_option(index)
     index.add_argument("tables", nargs="*", metavar="TABLE", help="tables to index (default: every table)")
     index.add_argument("--force", action="store_true", help="write it again even where one is recorded")
     index.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -35,13 +38,15 @@ def add_options(index: argparse.ArgumentParser) -> None:
 
 def index(args: argparse.Namespace) -> int:
     from tablebase.store import Manifest, list_tables
+    from tablebase.store.location import Folder
 
-    root = Path(need_db(args))
-    if not root.is_dir():
-        raise StoreError(f"no tablebase folder at {root}")
+    root = need_db(args)
+    if isinstance(root, Folder) and not Path(root.root).is_dir():
+        raise StoreError(f"no tablebase folder at {root.url}")
+    root.check()
     names = args.tables or list_tables(root)
     if not names:
-        raise StoreError(f"no tables in {root}")
+        raise StoreError(f"no tables in {root.url}")
     for manifest in [Manifest.load(root, name) for name in dict.fromkeys(names)]:
         if not manifest.complete:
             raise StoreError(f"table {manifest.table} is not complete: finish its build (run the same build "
@@ -51,14 +56,14 @@ def index(args: argparse.Namespace) -> int:
     return 0
 
 
-def _index_one(args: argparse.Namespace, root: Path, name: str) -> None:
+def _index_one(args: argparse.Namespace, root: Any, name: str) -> None:
     """One table's probe index, written under its build lock and recorded in its manifest."""
     from tablebase.build.index_step import counting, index_whole
     from tablebase.build.progress.display import Progress, interval
     from tablebase.jit import compile_if_installed
     from tablebase.probe_writer import index_from_files, index_from_values_in_files
-    from tablebase.store import Manifest, table_dir
-    from tablebase.store.lock import BuildLock
+    from tablebase.store import Manifest
+    from tablebase.store.lock import lock_at
 
     def say(text: str) -> None:
         if not args.quiet:
@@ -66,8 +71,8 @@ def _index_one(args: argparse.Namespace, root: Path, name: str) -> None:
 
     began = time.perf_counter()
     compile_if_installed()
-    with BuildLock(table_dir(root, name)):
-        manifest = Manifest.load(root, name)  # as it is now that the table is ours
+    with lock_at(root, name):
+        manifest = Manifest.load(root, name, tagged=True)  # as it is now that the table is ours
         if index_whole(root, manifest) and _current(root, manifest) and not args.force:
             say("its probe index is there already (--force writes it again)")
             return
@@ -111,18 +116,18 @@ def _builder(args: argparse.Namespace, manifest: Any) -> tuple[Any, tuple[int, t
     return builder, (keyed.key_space, absent)
 
 
-def _columns(root: Path, manifest: Any) -> list[str]:
+def _columns(root: Any, manifest: Any) -> list[str]:
     from tablebase.lazy import pq
-    from tablebase.store import table_dir
+    from tablebase.store.placed import source
 
-    return pq.read_schema(table_dir(root, manifest.table) / min(manifest.files)).names
+    name = min(manifest.files)
+    return pq.read_schema(source(root, manifest.table, name, manifest.files[name])).names
 
 
-def _current(root: Path, manifest: Any) -> bool:
+def _current(root: Any, manifest: Any) -> bool:
     """Whether the recorded index is of the format this version writes."""
     from tablebase.probe.format import FILE_NAME, VERSION
-    from tablebase.store import table_dir
+    from tablebase.store.placed import stored_name
 
-    with open(table_dir(root, manifest.table) / FILE_NAME, "rb") as f:
-        head = f.read(10)
+    head = root.read_range(f"{manifest.table}/{stored_name(root, FILE_NAME, manifest.probe[FILE_NAME])}", 0, 10)
     return len(head) == 10 and int.from_bytes(head[8:10], "little") == VERSION

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tablebase.errors import TablebaseError, UsageError
+from tablebase.errors import TablebaseError
 
 FORMATS = ("table", "csv", "json", "parquet")
 DEFAULT_LIMIT = 100
@@ -28,24 +28,18 @@ DB_VARIABLE = "TABLEBASE_DB"
 
 def db_option(parser: argparse.ArgumentParser) -> None:
     """``--db``, by default the folder ``TABLEBASE_DB`` names."""
-    parser.add_argument("--db", default=os.environ.get(DB_VARIABLE), metavar="DIR",
-                        help=f"the tablebase folder (default: ${DB_VARIABLE})")
+    parser.add_argument("--db", default=os.environ.get(DB_VARIABLE), metavar="DIR|URL",
+                        help=f"the tablebase: a folder, or s3://BUCKET/PREFIX on an object store (default: "
+                             f"${DB_VARIABLE})")
 
 
-def need_db(args: argparse.Namespace) -> str:
+def need_db(args: argparse.Namespace) -> Any:
+    """Where ``--db`` names, with the command's ``--storage-option``s: a store ``Location``."""
     if not args.db:
-        raise TablebaseError(f"give the tablebase folder: --db DIR, or set {DB_VARIABLE}")
-    refuse_url(args.db, getattr(args, "verb", None) or "this verb")
-    return args.db
+        raise TablebaseError(f"give the tablebase: --db DIR or --db s3://BUCKET/PREFIX, or set {DB_VARIABLE}")
+    from tablebase.store.places import location_of, storage_options
 
-
-def refuse_url(where: str, verb: str) -> None:
-    """UsageError for a verb given a URL where it takes a folder: no folder is made of a URL's words."""
-    from tablebase.store.places import is_url
-
-    if is_url(where):
-        raise UsageError(f"{where}: tablebase {verb} takes a folder; of the verbs, only gc works on an object "
-                         "store so far")
+    return location_of(args.db, storage_options(getattr(args, "storage_option", None) or []))
 
 
 def format_options(parser: argparse.ArgumentParser) -> None:

@@ -11,6 +11,7 @@ out; the API's description is at /openapi.json.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -28,10 +29,12 @@ from tablebase.http.headers import with_headers
 from tablebase.http.limits import KEEP_ALIVE, SEARCH, BoundedBodies, SearchBudgets
 from tablebase.http.pages import explorer_routes
 from tablebase.kinds import Bounds
+from tablebase.store.location import Folder, Location
 from tablebase.version import VERSION
 
 #: what uvicorn's worker processes import to build their own app (it takes a name, not an app, to start them)
 FACTORY = "tablebase.http.app:app_from_environment"
+STORAGE_VARIABLE = "TABLEBASE_STORAGE_OPTIONS"
 
 
 class Served(FastAPI):
@@ -72,21 +75,29 @@ def create_app(root: str | os.PathLike | ServedFolder, games: list[str] | tuple[
 
 
 def app_from_environment() -> FastAPI:
-    """For uvicorn's worker processes: the folder comes from TABLEBASE_DB, the games named from TABLEBASE_GAMES
-    (one a line)."""
-    return create_app(os.environ["TABLEBASE_DB"], os.environ.get("TABLEBASE_GAMES", "").splitlines())
+    """For uvicorn's worker processes: the folder comes from TABLEBASE_DB (an object store's options from
+    TABLEBASE_STORAGE_OPTIONS, JSON), the games named from TABLEBASE_GAMES (one a line)."""
+    where: Any = os.environ["TABLEBASE_DB"]
+    options = json.loads(os.environ.get(STORAGE_VARIABLE) or "{}")
+    if options:
+        from tablebase.store.places import location_of
+
+        where = location_of(where, options)
+    return create_app(where, os.environ.get("TABLEBASE_GAMES", "").splitlines())
 
 
-def serving(root: str | os.PathLike, games: list[str] | tuple[str, ...] = ()) -> ServedFolder:
+def serving(root: str | os.PathLike | Location, games: list[str] | tuple[str, ...] = ()) -> ServedFolder:
     """The folder opened for serving; a TablebaseError if it is no tablebase, or holds no table, or a game
     named is bad."""
     folder = ServedFolder(root, games)
     if not folder.db._every_manifest:
-        raise TablebaseError(f"no tables in {root}: nothing to serve (tablebase build GAME ... --out {root} makes one)")
+        where = folder.db.root
+        raise TablebaseError(f"no tables in {where}: nothing to serve (tablebase build GAME ... --out {where} makes "
+                             "one)")
     return folder
 
 
-def serve(root: str | os.PathLike, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
+def serve(root: str | os.PathLike | Location, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
           ready: Callable[[str], None] = lambda url: None, games: list[str] | tuple[str, ...] = ()) -> None:
     """Serve ``root`` until stopped; with ``workers`` > 1, as that many processes sharing the port.
 
@@ -103,7 +114,10 @@ def serve(root: str | os.PathLike, host: str = "127.0.0.1", port: int = 8000, wo
     sock = listen(host, port)
     ready(url_of(sock))
     if workers > 1:
-        os.environ["TABLEBASE_DB"] = str(Path(root).resolve())
+        location = folder.db.location
+        os.environ["TABLEBASE_DB"] = str(Path(location.root).resolve()) if isinstance(location, Folder) else \
+            location.url
+        os.environ[STORAGE_VARIABLE] = json.dumps(getattr(location, "options", {}))
         os.environ["TABLEBASE_GAMES"] = "\n".join(games)  # the workers start in this working folder
         config = uvicorn.Config(FACTORY, factory=True, workers=workers, **server_options(KEEP_ALIVE, PROTOCOL))
         Multiprocess(config, sockets=[sock]).run()

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from tablebase.query.database import Tablebase
+from tablebase.store.location import Folder, Location
 
 # An absolute path of two parts or more: a slash not inside a word, a number ("1/2"), a URL or another path.
 _ABSOLUTE = re.compile(r"(?<![\w.~/:-])/(?:[^\s/'\"(),;:]+/)+[^\s/'\"(),;:]*")
@@ -30,12 +31,16 @@ class ServedFolder:
     absolute path in a message by its last part (a game's file, a file beside the folder).
     """
 
-    def __init__(self, root: str | os.PathLike, games: list[str] | tuple[str, ...] = ()) -> None:
+    def __init__(self, root: str | os.PathLike | Location, games: list[str] | tuple[str, ...] = ()) -> None:
         self.db = Tablebase(root, games)
         self.stopping = threading.Event()  # set when the server stops: searches under way stop
         self._locks = {name: threading.Lock() for name in self.db._every_manifest}
         self._connecting = threading.Lock()
-        where = Path(root)
+        if not isinstance(self.db.location, Folder):  # an object store: its URL names no path of this machine
+            self.name = self.db.location.url.rstrip("/").rpartition("/")[2]
+            self._spellings = [self.db.location.url.rstrip("/")]
+            return
+        where = Path(self.db.location.root)
         self.name = where.resolve().name or "/"
         # The folder's absolute spellings, longest first: the one given (symbolic links kept) and the real one.
         self._spellings = sorted({str(where.absolute()), str(where.resolve())} - {"/"}, key=len, reverse=True)

@@ -32,7 +32,7 @@ from tablebase.http.trail import page_of, query, steps, trail_of
 from tablebase.http.verdicts import move_verdict, position_verdict
 from tablebase.query.views import quote_name
 from tablebase.results import Statistic
-from tablebase.store import table_dir
+from tablebase.store.manifest import FILE_NAME
 
 STAT_ROWS = 40  # rows of a statistic shown under its chart
 MOVES_SHOWN = 200  # moves listed unless all are asked for: Wythoff 1024 has 1,300 from one position
@@ -95,8 +95,8 @@ class Explorer:
     def tables(self) -> HTMLResponse:
         listed = []
         for row in self.db.tables():
-            manifest = table_dir(self.db.root, row["table"]) / "_manifest.json"
-            built = datetime.fromtimestamp(manifest.stat().st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+            written = self.db.location.modified(f"{row['table']}/{FILE_NAME}") or 0.0
+            built = datetime.fromtimestamp(written, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
             listed.append({**row, "built": built,
                            "params": ", ".join(f"{k.replace('_', '-')} {v}" for k, v in row["params"].items())})
         return self.page("tables.html", tables=listed, folder=self.folder.name)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar
 
 from tablebase.errors import PositionError, TablebaseError
@@ -23,6 +22,7 @@ from tablebase.kinds.lines import Choose, best_line, by_figure, side_named
 from tablebase.lazy import np, pa
 from tablebase.listed import LevelRows, ListedKeyedGame, ListedPlainGame
 from tablebase.store import LoadedRows, Manifest
+from tablebase.store.location import Location
 from tablebase.store.probed import Derive, ProbedRows
 
 #: the rows of a level of a listing from ``start`` to ``stop`` (perhaps more): a built table's notation
@@ -37,7 +37,7 @@ class StoredTable:
     a partizan table), for as long as the table is open.
     """
 
-    root: Path
+    root: Location  # where the table lies: a folder or an object store
     name: str
     manifest: Manifest
     kind: Kind  # bound to the game's keyed form

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any, cast
@@ -36,6 +36,7 @@ from tablebase.query.statistics import FIGURES_SHOWN, named_queries, table_stati
 from tablebase.query.views import as_view, make_views, quote_name, view_files, view_schema
 from tablebase.results import Line, Lookup, Probe, Statistic
 from tablebase.store import LoadedRows, Manifest, list_tables, read_level
+from tablebase.store.location import Folder, Location
 from tablebase.store.probed import ProbedRows, probe_path
 
 __all__ = ["DEFAULT_TIMEOUT", "QueryError", "Tablebase", "named_queries", "open_tablebase", "quote_name"]
@@ -57,18 +58,25 @@ class Tablebase:
     where a private folder for DuckDB's spills is made and removed again.
     """
 
-    def __init__(self, root: str | os.PathLike, games: Iterable[str] = (), *,
+    def __init__(self, root: str | os.PathLike | Location, games: Iterable[str] = (), *,
                  memory_limit: int | str | None = None, threads: int | None = None,
-                 timeout: float | None = DEFAULT_TIMEOUT, temp_directory: str | os.PathLike | None = None) -> None:
-        self.root = Path(root)
-        if not self.root.is_dir():
-            raise StoreError(f"no tablebase folder at {self.root}")
+                 timeout: float | None = DEFAULT_TIMEOUT, temp_directory: str | os.PathLike | None = None,
+                 storage_options: Mapping[str, Any] | None = None) -> None:
+        #: where the tables are: a folder, or an object store (``s3://BUCKET/PREFIX``, ``storage_options``)
+        self.location = _place(root, storage_options)
+        #: the folder's path or the store's URL, as the user gave it
+        self.root = self.location.url
+        if isinstance(self.location, Folder):
+            if not Path(self.location.root).is_dir():
+                raise StoreError(f"no tablebase folder at {self.root}")
+        else:
+            self.location.check()
         self._limits = Limits.of(memory_limit, threads, timeout, temp_directory)
         #: what a lookup may search beyond a table (a board larger than its parts): the same bounds as SQL
         self._search = Bounds(self._limits.timeout, self._limits.memory)
         self._trust = Trust(games)
         # A manifest is read when its table is first asked for: a lookup in a folder of many tables reads one.
-        self._names = list_tables(self.root)
+        self._names = list_tables(self.location)
         self._manifests: dict[str, Manifest] = {}
         self._unreadable: dict[str, str] = {}
         self._read_all = False
@@ -120,7 +128,7 @@ class Tablebase:
         with self._loading:
             if table not in self._manifests and table not in self._unreadable:
                 try:
-                    manifest = Manifest.load(self.root, table)
+                    manifest = Manifest.load(self.location, table)
                     known_kind(manifest.kind)
                     self._manifests[table] = manifest
                 except TablebaseError as e:
@@ -151,11 +159,11 @@ class Tablebase:
 
                 # a plain game's notation, from the table's own rows
                 def texts(level: int, start: int, stop: int) -> LevelRows:
-                    return LevelRows(texts=read_level(self.root, table, layout(), level, ["position"])
+                    return LevelRows(texts=read_level(self.location, table, layout(), level, m.files, ["position"])
                                      .column("position").combine_chunks())
 
                 kind = kind_of(game, m.symmetry, m.listing, texts)
-                self._stored[table] = StoredTable(self.root, table, m, kind, lambda: self._rows(table),
+                self._stored[table] = StoredTable(self.location, table, m, kind, lambda: self._rows(table),
                                                   changed=changed, search=self._search)
             return self._stored[table]
 
@@ -169,9 +177,9 @@ class Tablebase:
         """The DuckDB database of the folder's views, sandboxed before any view is made; opened on first use."""
         with self._loading:
             if self._session is None:
-                session = Session(self.root, view_files(self.root, self._every_manifest), self._limits)
+                session = Session(self.location, view_files(self.location, self._every_manifest), self._limits)
                 try:
-                    make_views(session, self.root, self._every_manifest, lambda table: self._spelt(session, table))
+                    make_views(session, self.location, self._every_manifest, lambda table: self._spelt(session, table))
                 except BaseException:
                     session.close()
                     raise
@@ -212,7 +220,7 @@ class Tablebase:
         """The named statistics of queries/*.sql that apply to this table, plus storage figures
         (each query within the time limit): each with its name (the query file's, a stable key for
         programs), its title (for people) and its rows."""
-        return table_statistics(self.root, self._manifest(table), table, lambda query: self.sql(query, timeout))
+        return table_statistics(self.location, self._manifest(table), table, lambda query: self.sql(query, timeout))
 
     # -- lookups ----------------------------------------------------------------
     def _rows(self, table: str) -> Rows:
@@ -225,9 +233,9 @@ class Tablebase:
         with self._loading:
             if table not in self._loaded:
                 kind, manifest = self._stored_table(table).kind, self._manifest(table)
-                path = probe_path(self.root, manifest)
+                path = probe_path(self.location, manifest)
                 if path is None:
-                    self._loaded[table] = LoadedRows(self.root, table, manifest, kind.spell, self._limits.memory)
+                    self._loaded[table] = LoadedRows(self.location, table, manifest, kind.spell, self._limits.memory)
                 else:
                     self._loaded[table] = ProbedRows(path, kind.spell, kind.keyed.levels_of, kind.columns(),
                                                       kind.derive())
@@ -309,7 +317,7 @@ class Tablebase:
             compile_if_installed()  # the game's reader compiled: worth its compiling for a large batch
         schema = stored.loaded.get("view_schema")
         if schema is None:
-            schema = stored.loaded["view_schema"] = view_schema(self.root, stored.manifest)
+            schema = stored.loaded["view_schema"] = view_schema(self.location, stored.manifest)
         if not with_positions:
             schema = schema.remove(schema.get_field_index("position"))
         if columns is not None:
@@ -338,6 +346,17 @@ class Tablebase:
         self.close()
 
 
+def _place(root: str | os.PathLike | Location, options: Mapping[str, Any] | None) -> Location:
+    """Where a reader's tables are: a folder's path, read as it always was, or a URL (``store.places``)."""
+    if isinstance(root, Location):
+        return root
+    if options or "://" in os.fspath(root):
+        from tablebase.store.places import location_of  # with the object store's module: only for a URL
+
+        return location_of(root, options)
+    return Folder(root)
+
+
 def _warned(stored: StoredTable, result: dict[str, Any]) -> dict[str, Any]:
     """A lookup's result, with a warning if the game's rules may no longer be the table's."""
     if stored.changed:
@@ -345,6 +364,6 @@ def _warned(stored: StoredTable, result: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def open_tablebase(root: str | os.PathLike, games: Iterable[str] = (), **limits: Any) -> Tablebase:
+def open_tablebase(root: str | os.PathLike | Location, games: Iterable[str] = (), **limits: Any) -> Tablebase:
     """Open the tables built under ``root`` for SQL and lookups (see :class:`Tablebase`)."""
     return Tablebase(root, games, **limits)

@@ -21,6 +21,7 @@ from tablebase.errors import DamagedTable, StoreError, TablebaseError, UsageErro
 from tablebase.lazy import pa, psutil
 from tablebase.query import DEFAULT_TIMEOUT
 from tablebase.store.footers import refused
+from tablebase.store.location import Folder, Location
 
 if TYPE_CHECKING:
     import duckdb  # imported by a session's methods: a program that only probes never pays for its import
@@ -107,13 +108,18 @@ def parquet_source(paths: Iterable[Path]) -> str:
 
 
 class Session:
-    """One DuckDB database in a sandbox, for the tables of one folder; queries run under ``limits``.
+    """One DuckDB database in a sandbox, for the tables of one folder or object store; queries run under
+    ``limits``.
 
     ``files`` are the exact files views may read (beside everything inside
-    ``root``). ``broken`` maps a view that could not be made to why: a query
-    that names it gets that reason instead of "does not exist". ``owners``
-    maps each file a view reads to its table (``own``): an error DuckDB
-    meets while it reads a file refuses that file's table in one line.
+    ``root``). An object store's files DuckDB reads through pyarrow's S3
+    filesystem, registered with it in fsspec's wrapper (``s3://`` paths):
+    the same client, address and credentials as the rest of the reader,
+    and nothing to download at run time, as DuckDB's httpfs would be.
+    ``broken`` maps a view that could not be made to why: a query that
+    names it gets that reason instead of "does not exist". ``owners`` maps
+    each file a view reads to its table (``own``): an error DuckDB meets
+    while it reads a file refuses that file's table in one line.
 
     The sandbox is set before any view is made: DuckDB may read only inside the tablebase folder (and the
     exact files the views name), write nothing, and change none of these settings. Paths reach SQL only
@@ -121,7 +127,7 @@ class Session:
     a string nor match other files.
     """
 
-    def __init__(self, root: Path, files: Iterable[Path], limits: Limits) -> None:
+    def __init__(self, root: Location, files: Iterable[str], limits: Limits) -> None:
         import tempfile  # with random and more, as DuckDB below: not for a program that only looks positions up
 
         self.limits = limits
@@ -146,8 +152,9 @@ class Session:
         # Removed at exit at the latest (also if what follows is interrupted), the connection closed first.
         self._finalizer = weakref.finalize(self, _close, self.con, self.temp)
         # Globs read through brackets are checked by their pattern too: those patterns are allowed exactly.
+        files = list(files)
         patterns = sorted({glob_escaped(p) for p in files} - {str(p) for p in files})
-        self.con.execute("SET allowed_directories = $1", [[str(root.resolve()) + os.sep]])
+        self.con.execute("SET allowed_directories = $1", [[_top(root, self.con)]])
         if patterns:
             self.con.execute("SET allowed_paths = $1", [patterns])
         self.con.execute("SET enable_external_access = false")
@@ -252,7 +259,20 @@ class Session:
         self._finalizer()
 
 
-def damaged(table: str, why: str, root: Path) -> DamagedTable:
+def _top(root: Location, con: duckdb.DuckDBPyConnection) -> str:
+    """The one directory DuckDB may read under: the folder, or the object store's prefix (its filesystem
+    registered with the connection)."""
+    if isinstance(root, Folder):
+        return str(Path(root.root).resolve()) + os.sep
+    try:
+        from fsspec.implementations.arrow import ArrowFSWrapper  # a dependency of Dask, and of the s3 extra
+    except ImportError:
+        raise UsageError("SQL over an object store needs fsspec: pip install 'tablebase[s3]'") from None
+    con.register_filesystem(ArrowFSWrapper(root.fs))
+    return f"s3://{root.path('')}"
+
+
+def damaged(table: str, why: str, root: object) -> DamagedTable:
     """The one line that refuses a table (or a summary) whose files DuckDB cannot read as they are."""
     return refused(root, table, _first_line(why))
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from pathlib import Path
 
 from tablebase.errors import StoreError
 from tablebase.games.base import table_name
@@ -22,6 +21,8 @@ from tablebase.lazy import pa, pq
 from tablebase.query.sql import Session, damaged, parquet_source
 from tablebase.store import Manifest, table_dir
 from tablebase.store.footers import refused
+from tablebase.store.location import Folder, Location
+from tablebase.store.placed import source, sql_path
 
 SUMMARIES = "_summaries"  # as build/summary.py writes them
 
@@ -31,16 +32,17 @@ def quote_name(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def view_files(root: Path, manifests: dict[str, Manifest]) -> list[Path]:
+def view_files(root: Location, manifests: dict[str, Manifest]) -> list[str]:
     """Every file a view may read: each table's rows and its artifacts' files."""
-    return [table_dir(root, name) / file for name, m in manifests.items() for file in _files(m)]
+    return [sql_path(root, name, file, record) for name, m in manifests.items() for file, record in _files(m).items()]
 
 
-def _files(m: Manifest) -> list[str]:
-    return [*m.files, *(f for a in kind_named(m.kind).artifacts for f in a.files(m))]
+def _files(m: Manifest) -> dict[str, dict]:
+    """A table's files that views read, by name: its rows and its artifacts' files, each with its record."""
+    return {**m.files, **{f: r for a in kind_named(m.kind).artifacts for f, r in a.files(m).items()}}
 
 
-def make_views(session: Session, root: Path, manifests: dict[str, Manifest],
+def make_views(session: Session, root: Location, manifests: dict[str, Manifest],
                spelt: Callable[[str], str]) -> None:
     """A view per table, then its artifacts' views; ``spelt(table)`` is the SQL that spells a compact
     table's positions from its keys. What cannot be made is noted in ``session.broken``.
@@ -53,7 +55,7 @@ def make_views(session: Session, root: Path, manifests: dict[str, Manifest],
         if not m.files:
             session.broken[name] = StoreError(f"table {name} has no rows yet")
             continue
-        session.own(name, [table_dir(root, name) / file for file in _files(m)])
+        session.own(name, [sql_path(root, name, file, record) for file, record in _files(m).items()])
         try:
             files = _source(root, name, m)(sorted(m.files))
         except StoreError as e:
@@ -63,11 +65,10 @@ def make_views(session: Session, root: Path, manifests: dict[str, Manifest],
         # Every file holds a level column; DuckDB skips files and row groups by its statistics.
         _made(session, name, [name], f"CREATE VIEW {quote_name(name)} AS SELECT key, {position} AS position, level, "
               f"* EXCLUDE (key, {'' if m.compact else 'position, '}level) FROM {files}")
-    for path in summary_files(root):  # a job's summaries: a view each, unless a table has the name
-        if path.stem not in manifests:
-            session.own(path.stem, [path])
-            _made(session, path.stem, [path.stem],
-                  f"CREATE VIEW {quote_name(path.stem)} AS SELECT * FROM {parquet_source([path])}")
+    for view, path in summary_files(root).items():  # a job's summaries: a view each, unless a table has the name
+        if view not in manifests:
+            session.own(view, [path])
+            _made(session, view, [view], f"CREATE VIEW {quote_name(view)} AS SELECT * FROM {parquet_source([path])}")
     for name, m in manifests.items():
         if name in session.broken:  # its artifacts' views would only say the same
             continue
@@ -93,13 +94,13 @@ def _made(session: Session, table: str, views: list[str], statement: str) -> Non
         session.broken.update((view, damaged(table, str(e), session.root)) for view in views)
 
 
-def view_schema(root: Path, m: Manifest) -> pa.Schema:
+def view_schema(root: Location, m: Manifest) -> pa.Schema:
     """The Arrow schema of ``SELECT * FROM <table>``, from the footer of the first file the view reads (DuckDB
     takes the types of the first): ``key``, ``position`` (spelt from the key in a compact table), ``level``,
     then the figures in the files' order, texts as plain strings."""
     name = sorted(m.files)[0]
     try:
-        stored = pq.read_schema(table_dir(root, m.table) / name)
+        stored = pq.read_schema(source(root, m.table, name, m.files[name]))
     except (OSError, pa.ArrowException) as e:
         raise refused(root, m.table, f"its file {name} cannot be read: {str(e).splitlines()[0]}") from None
     plain = {f.name: f.type.value_type if pa.types.is_dictionary(f.type) else f.type for f in stored}
@@ -117,18 +118,31 @@ def as_view(rows: pa.Table, schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def summary_files(root: Path) -> list[Path]:
-    """The summaries jobs wrote in the folder (``build/summary.py``), each a file of its own name."""
-    return sorted(p for p in (root / SUMMARIES).glob("*.parquet") if p.is_file() and not p.is_symlink()
-                  and table_name([p.stem]) == p.stem)
+def summary_files(root: Location) -> dict[str, str]:
+    """The summaries jobs wrote where the tables are (``build/summary.py``), each a file of its own name: where
+    DuckDB reads each, by its view's name."""
+    if isinstance(root, Folder):
+        return {p.stem: str(p) for p in sorted((root.root / SUMMARIES).glob("*.parquet"))
+                if p.is_file() and not p.is_symlink() and table_name([p.stem]) == p.stem}
+    found = {}
+    for name in sorted(root.list(f"{SUMMARIES}/")):
+        stem = name[len(SUMMARIES) + 1:].removesuffix(".parquet")
+        if name.endswith(".parquet") and table_name([stem]) == stem:
+            found[stem] = f"s3://{root.path(name)}"
+    return found
 
 
-def _source(root: Path, table: str, m: Manifest) -> Callable[[list[str]], str]:
-    """The SQL that reads exactly these files of a table; DamagedTable naming the first that is missing or not
-    of the size its manifest records (a stat each, as the check that it is there costs anyway)."""
-    folder, records = table_dir(root, table), m.records()
+def _source(root: Location, table: str, m: Manifest) -> Callable[[list[str]], str]:
+    """The SQL that reads exactly these files of a table; in a folder, DamagedTable naming the first that is
+    missing or not of the size its manifest records (a stat each, as the check that it is there costs anyway).
+    On an object store such a file is refused as DuckDB reads it (``Session.owners``): a look at each would
+    cost a request."""
+    records = m.records()
+    if not isinstance(root, Folder):
+        return lambda names: parquet_source(sql_path(root, table, n, records.get(n)) for n in names)
+    folder = table_dir(root.root, table)
 
-    def source(names: list[str]) -> str:
+    def reading(names: list[str]) -> str:
         for name in names:
             try:
                 found = os.stat(folder / name)
@@ -141,5 +155,5 @@ def _source(root: Path, table: str, m: Manifest) -> Callable[[list[str]], str]:
                                             f"{records[name]['bytes']:,}")
         return parquet_source(folder / n for n in names)
 
-    return source
+    return reading
 

@@ -11,7 +11,6 @@ import re
 import time
 import weakref
 from collections.abc import Callable
-from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 from tablebase.errors import StoreError
@@ -160,6 +159,13 @@ class Bucket(Location):
     def input_file(self, name: str) -> Any:
         return self._call("read", name, lambda: self.fs.open_input_file(self.path(name)))
 
+    def read_range(self, name: str, offset: int, length: int) -> bytes:
+        def get() -> bytes:  # one ranged GET
+            with self.fs.open_input_file(self.path(name)) as source:
+                return source.read_at(length, offset)
+
+        return self._call("read", name, get)
+
     def read_tagged(self, name: str) -> Tagged | None:
         def get() -> Tagged | None:
             try:
@@ -216,6 +222,12 @@ class Bucket(Location):
 
         info = self._call("look at", name, lambda: self.fs.get_file_info(self.path(name)))
         return info.size if info.type == pyarrow.fs.FileType.File else None
+
+    def modified(self, name: str) -> float | None:
+        import pyarrow.fs
+
+        info = self._call("look at", name, lambda: self.fs.get_file_info(self.path(name)))
+        return info.mtime_ns / 1e9 if info.type == pyarrow.fs.FileType.File else None
 
     def check(self) -> None:
         import pyarrow.fs
@@ -336,6 +348,8 @@ def _code(error: Exception) -> str | None:
 def _now(answer: dict) -> float:
     """The time by the store's clock, from an answer's ``Date``: ages of its objects are measured by it, so that
     no two hosts' clocks need agree. This host's where the answer has none."""
+    from email.utils import parsedate_to_datetime  # only where a store answered
+
     try:
         return parsedate_to_datetime(answer["ResponseMetadata"]["HTTPHeaders"]["date"]).timestamp()
     except (KeyError, TypeError, ValueError):

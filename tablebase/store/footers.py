@@ -11,11 +11,12 @@ its rows take once read, weighed against the reader's budget before it reads.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tablebase.errors import DamagedTable, OverLimit
 from tablebase.lazy import pa, pc, pq
-from tablebase.store.files import table_dir
 from tablebase.store.manifest import Manifest
+from tablebase.store.placed import Place, source
 
 TEXT_PER_ROW = 4096  # bytes of a text column a row may take on average ...
 TEXT_SLACK = 1 << 20  # ... beyond this much in each row group
@@ -23,12 +24,13 @@ MEMORY_CAP = 4 * 2**30  # bytes a reader loads of a table, unless it is told ano
 VALUE_BYTES = 8  # the least a value of a column takes once read (a key, a code into a dictionary, a figure)
 
 
-def footer(path: Path) -> pq.FileMetaData:
-    """A file's footer; DamagedTable naming the file if it cannot be read."""
+def footer(path: Any, name: object = None) -> pq.FileMetaData:
+    """A file's footer (from a path, or a file opened by ranges: ``placed.source``); DamagedTable naming the file
+    (``name``, else its path) if it cannot be read."""
     try:
         return pq.read_metadata(path)
     except (OSError, pa.ArrowException) as e:
-        raise DamagedTable(f"cannot read {path}: {str(e).splitlines()[0]}") from None
+        raise DamagedTable(f"cannot read {name or path}: {str(e).splitlines()[0]}") from None
 
 
 def footer_problem(metadata: pq.FileMetaData, record: dict | None = None) -> str | None:
@@ -55,13 +57,13 @@ def expanded(metadata: pq.FileMetaData) -> int:
     return size + sum(metadata.row_group(g).total_byte_size for g in range(metadata.num_row_groups))
 
 
-def checked_footers(root: Path, manifest: Manifest) -> int:
+def checked_footers(root: Place, manifest: Manifest) -> int:
     """The bytes a table's rows take loaded (``expanded``), from each file's footer; DamagedTable, in one line,
     unless every footer holds the rows its record says and no longer text than a table's (``footer_problem``)."""
-    folder, size = table_dir(root, manifest.table), 0
+    size = 0
     for name, record in sorted(manifest.files.items()):
         try:
-            metadata = footer(folder / name)
+            metadata = footer(source(root, manifest.table, name, record), name)
         except DamagedTable:
             raise refused(root, manifest.table, f"its file {name} has no footer that can be read") from None
         problem = footer_problem(metadata, record)
@@ -71,9 +73,11 @@ def checked_footers(root: Path, manifest: Manifest) -> int:
     return size
 
 
-def refused(root: Path, table: str, why: str) -> DamagedTable:
-    """The one line that refuses a damaged table, saying why and what says more."""
-    return DamagedTable(f"table {table} is damaged and refused: {why}; tablebase verify --db {root} {table} says "
+def refused(root: object, table: str, why: str) -> DamagedTable:
+    """The one line that refuses a damaged table, saying why and what says more (``root``: where the tables are,
+    a folder's path, a URL or a ``Location``)."""
+    where = getattr(root, "url", root)
+    return DamagedTable(f"table {table} is damaged and refused: {why}; tablebase verify --db {where} {table} says "
                         "what else")
 
 

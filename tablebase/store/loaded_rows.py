@@ -9,14 +9,13 @@ queries.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from tablebase.errors import DamagedTable, OverLimit
 from tablebase.lazy import np, pa, pq
-from tablebase.store.files import read_parquet, table_dir
 from tablebase.store.footers import MEMORY_CAP, checked_footers
 from tablebase.store.manifest import Manifest
+from tablebase.store.placed import Place, read_files, source
 
 Spell = Callable[["np.ndarray"], "pa.Array"]  # keys -> their positions' notation
 
@@ -24,7 +23,7 @@ Spell = Callable[["np.ndarray"], "pa.Array"]  # keys -> their positions' notatio
 class LoadedRows:
     """Every stored row of one table, sorted by key, columns as numpy arrays."""
 
-    def __init__(self, root: Path, table: str, manifest: Manifest, spell: Spell, budget: int = MEMORY_CAP) -> None:
+    def __init__(self, root: Place, table: str, manifest: Manifest, spell: Spell, budget: int = MEMORY_CAP) -> None:
         """Every row of the table loaded, if its files' footers say they hold the rows the manifest records and
         that those take at most ``budget`` bytes loaded (else DamagedTable, or OverLimit, in one line)."""
         self.table = table
@@ -34,16 +33,15 @@ class LoadedRows:
             self.keys = np.empty(0, dtype=np.int64)
             self.columns: dict[str, tuple[np.ndarray, list | None]] = {}
             return
-        folder = table_dir(root, table)
         size = checked_footers(root, manifest)
         if size > budget:
             raise OverLimit(f"table {table} would take about {size / 2**20:,.0f} MiB loaded without a probe index, "
                             f"more than the memory limit of {budget / 2**20:,.0f} MiB: write its index (tablebase "
-                            f"index --db {root} {table}) or give a higher memory limit")
+                            f"index --db {getattr(root, 'url', root)} {table}) or give a higher memory limit")
         try:
-            schema = pq.read_schema(folder / names[0])
+            schema = pq.read_schema(source(root, table, names[0], manifest.files[names[0]]))
         except (OSError, pa.ArrowException) as e:
-            raise DamagedTable(f"cannot read {folder / names[0]}: {str(e).splitlines()[0]}") from None
+            raise DamagedTable(f"cannot read {names[0]} of {table}: {str(e).splitlines()[0]}") from None
         if "key" not in schema.names:  # every other file is read for the columns of this one, or refused
             raise DamagedTable(f"table {table}: its file {names[0]} has no column 'key'")
         # Positions are not kept: they are re-spelt from keys when asked for.
@@ -53,7 +51,7 @@ class LoadedRows:
         pieces: dict[str, list[np.ndarray]] = {name: [] for name in wanted}
         gaps: dict[str, list[np.ndarray]] = {name: [] for name in wanted}  # where a figure is null
         for name in names:
-            data = read_parquet([folder / name], wanted, dictionary=texts)
+            data = read_files(root, table, {name: manifest.files[name]}, wanted, dictionary=texts)
             for column in wanted:
                 values = data.column(column).combine_chunks()
                 gaps[column].append(values.is_null().to_numpy(zero_copy_only=False))

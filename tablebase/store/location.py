@@ -84,6 +84,11 @@ class Location:
         """A file's bytes, None if there is none."""
         raise NotImplementedError
 
+    def read_range(self, name: str, offset: int, length: int) -> bytes:
+        """``length`` bytes of a file from ``offset`` (fewer at its end)."""
+        with self.input_file(name) as source:
+            return source.read_at(length, offset)
+
     def folders(self, prefix: str = "") -> list[str]:
         """The names of the folders right under a prefix (a folder's name ending in ``/``, or empty for the top)."""
         raise NotImplementedError
@@ -118,6 +123,10 @@ class Location:
 
     def size(self, name: str) -> int | None:
         """A file's size in bytes, None if there is none."""
+        raise NotImplementedError
+
+    def modified(self, name: str) -> float | None:
+        """When a file was last written (seconds since the epoch), None if there is none."""
         raise NotImplementedError
 
     def check(self) -> None:
@@ -231,6 +240,12 @@ class Folder(Location):
     def size(self, name: str) -> int | None:
         try:
             return (self.root / name).stat().st_size
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def modified(self, name: str) -> float | None:
+        try:
+            return (self.root / name).stat().st_mtime
         except (FileNotFoundError, NotADirectoryError):
             return None
 

@@ -170,6 +170,15 @@ def source(place: Place, table: str, name: str, record: Record | None = None) ->
         raise DamagedTable(f"{location.where(table)}: {name} is missing (its manifest records it)") from None
 
 
+def sql_path(place: Place, table: str, name: str, record: Record | None = None) -> str:
+    """Where DuckDB reads a recorded file: a folder's path, or ``s3://BUCKET/KEY`` through the filesystem a
+    reader's session registers (``query.sql.Session``)."""
+    location = located(place)
+    if isinstance(location, Folder):
+        return str(table_dir(location.root, table) / name)
+    return f"s3://{location.path(table_prefix(table) + '/' + stored_name(location, name, record or {}))}"
+
+
 def read_files(place: Place, table: str, records: Mapping[str, Record], columns: list[str] | None = None,
                filters: Any = None, dictionary: list[str] | None = None) -> pa.Table:
     """Recorded files of rows read and put together, in the order given (``files.read_parquet``); on an object
@@ -182,11 +191,12 @@ def read_files(place: Place, table: str, records: Mapping[str, Record], columns:
                        dictionary)
 
 
-def read_level(place: Place, table: str, layout: Layout, level: int, records: Mapping[str, Record],
+def read_level(place: Place, table: str, layout: Layout, level: int, records: Mapping[str, Record] | None = None,
                columns: list[str] | None = None) -> pa.Table:
-    """The stored rows of one level, from the pieces that hold it (``records``: the manifest's files)."""
+    """The stored rows of one level, from the pieces that hold it (``records``: the manifest's files, which an
+    object store's are read by)."""
     held = layout.of_level(level)
-    files = {piece.name: records.get(piece.name, {}) for piece in held}
+    files = {piece.name: (records or {}).get(piece.name, {}) for piece in held}
     if held[0].first == held[0].last:
         return read_files(place, table, files, columns)
     return read_files(place, table, files, columns, filters=[("level", "=", level)])

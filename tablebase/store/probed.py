@@ -20,30 +20,39 @@ from tablebase.probe import FILE_NAME, ProbeIndex
 from tablebase.probe.format import BOOLEAN, FLOAT, TEXT
 from tablebase.store.files import table_dir
 from tablebase.store.loaded_rows import Spell
+from tablebase.store.location import Folder, located
 from tablebase.store.manifest import Manifest
+from tablebase.store.placed import Place
 
 Levels = Callable[["np.ndarray"], "np.ndarray"]
 #: the figures found by probing the children, for many keys: (the index, keys) -> {figure: column}
 Derive = Callable[[ProbeIndex, "np.ndarray"], dict[str, "pa.Array"]]
 
 
-def probe_path(root: Path, manifest: Manifest) -> Path | None:
-    """Where a table's probe index is, or None if the table has none (built before indexes, or not complete)."""
+def probe_path(root: Place, manifest: Manifest) -> Path | ProbeIndex | None:
+    """Where a table's probe index is, or None if the table has none (built before indexes, or not complete):
+    a folder's path, or on an object store the index read through the local cache (``index_reads``)."""
     if FILE_NAME not in manifest.probe:
         return None
-    path = table_dir(root, manifest.table) / FILE_NAME
+    location = located(root)
+    if not isinstance(location, Folder):
+        from tablebase.store.index_reads import stored_index  # only for an object store
+
+        return stored_index(location, manifest)
+    path = table_dir(location.root, manifest.table) / FILE_NAME
     return path if path.is_file() else None
 
 
 class ProbedRows:
     """A table's rows from its probe index: ``row(key)`` and ``rows(keys)`` as ``LoadedRows`` gives them.
 
-    ``columns``: the table's figures in the order of its rows (the index gives them in that order, with
-    those it derives by the children where ``derive`` finds them)."""
+    ``path``: the index's directory, or the index opened (``probe_path``). ``columns``: the table's figures
+    in the order of its rows (the index gives them in that order, with those it derives by the children where
+    ``derive`` finds them)."""
 
-    def __init__(self, path: Path, spell: Spell, levels: Levels, columns: list[str],
+    def __init__(self, path: Path | ProbeIndex, spell: Spell, levels: Levels, columns: list[str],
                  derive: Derive | None = None) -> None:
-        self.index = ProbeIndex(path)
+        self.index = path if isinstance(path, ProbeIndex) else ProbeIndex(path)
         self.spell, self.levels, self.derive = spell, levels, derive
         self.columns = [c for c in columns if c in self.index.names or c in self.index.by_children]
 
