@@ -91,6 +91,9 @@ def _parsed(options: Mapping[str, Any]) -> dict[str, Any]:
         if kind is None:
             raise UsageError(f"unknown storage option {key!r}: the options are {', '.join(OPTIONS)}")
         parsed[key] = _as(kind, key, value)
+    if ("access_key" in parsed) != ("secret_key" in parsed):
+        raise UsageError("storage options access_key and secret_key go together: give both, or neither (then the "
+                         "AWS variables and files give them)")
     return parsed
 
 

@@ -1,0 +1,154 @@
+"""A table built on an object store (a real S3-protocol server, tests/object_store.py) and read from it: the same
+files, byte for byte, as the same build in a folder, and the same answers from every verb that reads.
+
+The oracle of what the store holds is botocore's own listing of the bucket, each key's 16 hex digits of sha256
+taken off by a pattern of this file's own; the oracle of the answers is the same command run on the folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+from helpers import assert_clean_error, tablebase
+from object_store import BUCKET
+
+pytestmark = pytest.mark.slow  # builds on a cluster, commands in other processes, a server
+
+HASHED = re.compile(r"^(.*)\.([0-9a-f]{16})(\.[a-z]+)?$")
+
+
+def plain_files(server, prefix: str) -> dict[str, bytes]:
+    """Every object under a prefix, by the name a folder would hold it under; each key's digits checked to be
+    the first 16 of its bytes' sha256 (the manifest and the lock have none)."""
+    found = {}
+    for key, data in server.keys(prefix + "/").items():
+        name = key[len(prefix) + 1:]
+        leaf = name.rpartition("/")[2]
+        hashed = HASHED.match(leaf)
+        if hashed and leaf not in ("_manifest.json", ".lock"):
+            assert hashlib.sha256(data).hexdigest()[:16] == hashed.group(2), name
+            name = name[: len(name) - len(leaf)] + hashed.group(1) + (hashed.group(3) or "")
+        assert name not in found, f"{name} lies under two names"
+        found[name] = data
+    return found
+
+
+def folder_files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.fixture
+def built(s3, tmp_path, monkeypatch):
+    """Chomp 10x10 built by the command on the store and in a folder, each by a local cluster of its own."""
+    monkeypatch.setenv("TABLEBASE_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "tb"
+    for out in (folder, s3.url):
+        done = tablebase("build", "chomp", "--rows", "10", "--cols", "10", "--out", out, "--quiet", timeout=600)
+        assert done.returncode == 0, done.stderr
+    return folder, s3
+
+
+def test_a_build_on_the_store_is_the_folders_byte_for_byte_and_answers_alike(built):
+    folder, s3 = built
+    stored, local = plain_files(s3.server, s3.prefix), folder_files(folder)
+    assert sorted(stored) == sorted(local)  # nothing more, no lock left, no file of another name
+    assert [name for name in local if stored[name] != local[name]] == []
+    assert any(name.startswith("chomp_10x10/rows/") for name in local)
+    for args in (["query", "SELECT outcome, count(*) AS n FROM chomp_10x10 GROUP BY ALL ORDER BY 1", "--json"],
+                 ["query", "SELECT * FROM chomp_10x10 WHERE level = 37 ORDER BY key", "--format", "csv"],
+                 ["lookup", "chomp_10x10", "10 9 9 4", "--json"],
+                 ["lookup", "chomp_10x10", "--line", "7 7 5 3", "--json"]):
+        there, here = tablebase(*args, "--db", s3.url), tablebase(*args, "--db", folder)
+        assert there.returncode == here.returncode == 0, there.stderr
+        assert there.stdout == here.stdout and there.stdout.strip()
+
+
+def test_verify_stats_and_tables_read_the_store_as_the_folder(built):
+    folder, s3 = built
+    verified = tablebase("verify", "--db", s3.url, "chomp_10x10", "--quiet")
+    assert verified.returncode == 0, verified.stderr
+    assert "184,755 rows verified, no problems" in verified.stdout
+    for args in (["stats", "chomp_10x10", "--json"], ["tables", "--json"]):
+        there, here = tablebase(*args, "--db", s3.url), tablebase(*args, "--db", folder)
+        assert there.returncode == 0, there.stderr
+        assert json.loads(there.stdout) == json.loads(here.stdout)
+
+
+def test_verify_finds_a_damaged_object_on_the_store(built):
+    """An object of the table written over with other bytes under its name: verify names it."""
+    _, s3 = built
+    client = s3.server.client()
+    key = next(k for k in s3.server.keys(s3.prefix + "/") if "/rows/" in k)
+    client.put_object(Bucket=BUCKET, Key=key, Body=b"not the rows")
+    verified = tablebase("verify", "--db", s3.url, "chomp_10x10", "--quiet")
+    assert verified.returncode == 1
+    name = HASHED.match(key.rpartition("/")[2]).group(1)
+    assert f"chomp_10x10 rows/{name}.parquet: " in verified.stdout
+
+
+def test_the_python_api_reads_the_store(built, tmp_path):
+    import numpy as np
+
+    import tablebase as tb_api
+    from tablebase.store.index_reads import READS_VARIABLE
+
+    folder, s3 = built
+    positions = ["10 9 9 4", "7 7 5 3", "1", "2 1", "10 10 10 10 10 10 10 10 10 10"]
+    with tb_api.open(folder) as here:
+        want_sql = here.sql("SELECT level, count(*) AS n, sum(grundy) AS g FROM chomp_10x10 GROUP BY ALL ORDER BY 1")
+        want = [here.lookup("chomp_10x10", p) for p in positions]
+        want_many = here.lookup_many("chomp_10x10", positions)
+        want_line = here.line("chomp_10x10", "7 7 5 3")
+    for reads in ("cache", "ranges"):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv(READS_VARIABLE, reads)
+            with tb_api.open(s3.url) as there:
+                assert there.sql("SELECT level, count(*) AS n, sum(grundy) AS g FROM chomp_10x10 GROUP BY ALL "
+                                 "ORDER BY 1").equals(want_sql)
+                assert [there.lookup("chomp_10x10", p) for p in positions] == want
+                assert there.lookup_many("chomp_10x10", positions).equals(want_many)
+                assert there.line("chomp_10x10", "7 7 5 3") == want_line
+                assert there.probe("chomp_10x10", (7, 7, 5, 3), columns=["grundy"]) == \
+                    {"grundy": want[1]["grundy"]}
+                keys = np.arange(0, 184_755, 7, dtype=np.int64)
+                assert there.index("chomp_10x10").rows(keys, with_positions=False).equals(
+                    tb_api.open(folder).index("chomp_10x10").rows(keys, with_positions=False))
+    cached = [p for p in (tmp_path / "cache" / "indexes").rglob("*") if p.is_file()]
+    assert sorted(p.name for p in cached) == ["keys-0000000000000.tbs", "probe.tbi"]
+    assert {p.name: p.read_bytes() for p in cached} == {
+        p.name: p.read_bytes() for p in (folder / "chomp_10x10").rglob("*.tb?")}
+
+
+def test_the_explorer_and_the_api_serve_the_store(built):
+    from served import get, running
+
+    from tablebase.http.app import create_app
+
+    folder, s3 = built
+    answers = {}
+    for where in (folder, s3.url):
+        with running(create_app(str(where))) as url:
+            answers[str(where)] = [get(f"{url}{path}") for path in (
+                "/tables", "/tables/chomp_10x10/lookup?position=10%209%209%204",
+                "/tables/chomp_10x10/probe?position=7%207%205%203")]
+            status, page = get(f"{url}/tables/chomp_10x10/position?position=7%207%205%203")
+            assert status == 200 and b"7 7 5 3" in page
+            status, page = get(f"{url}/")
+            assert status == 200 and b"chomp_10x10" in page and s3.server.endpoint.encode() not in page
+    there, here = answers[s3.url], answers[str(folder)]
+    assert [status for status, _ in there] == [200, 200, 200]
+    assert there == here
+
+
+def test_a_reader_given_refused_credentials_or_no_bucket_says_so_in_one_line(s3, tmp_path):
+    bad = tablebase("tables", "--db", s3.url, "--storage-option", f"access_key={s3.server.access_key}",
+                    "--storage-option", "secret_key=wrong")
+    assert_clean_error(bad, "refused the credentials")
+    half = tablebase("tables", "--db", s3.url, "--storage-option", "secret_key=wrong")
+    assert_clean_error(half, "access_key and secret_key go together")
+    missing = tablebase("query", "--db", "s3://no-such-bucket/t", "SELECT 1")
+    assert_clean_error(missing, "has no bucket 'no-such-bucket'")
