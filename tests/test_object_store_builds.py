@@ -152,3 +152,52 @@ def test_a_reader_given_refused_credentials_or_no_bucket_says_so_in_one_line(s3,
     assert_clean_error(half, "access_key and secret_key go together")
     missing = tablebase("query", "--db", "s3://no-such-bucket/t", "SELECT 1")
     assert_clean_error(missing, "has no bucket 'no-such-bucket'")
+
+
+def options_of(s3) -> dict[str, str]:
+    """The store's address and credentials as storage options: they travel with the tasks to the session's
+    workers, whose processes began before the test set the AWS variables."""
+    env = s3.server.env()
+    return {"endpoint_url": env["AWS_ENDPOINT_URL"], "access_key": env["AWS_ACCESS_KEY_ID"],
+            "secret_key": env["AWS_SECRET_ACCESS_KEY"], "region": env["AWS_REGION"]}
+
+
+def test_a_plain_game_listed_in_shares_is_built_on_the_store_as_in_a_folder(s3, scheduler, tmp_path, monkeypatch):
+    """Cram listed by the workers in three shares (every level in shares, numbered in ranges): its work files
+    and level files go through the store (seen there while it builds) and are gone once it is built; the
+    table is the folder's byte for byte."""
+    import threading
+
+    from tablebase.build import build_tables
+    from tablebase.build.census import numbering_tasks, rounds
+    from tablebase.build.jobs import spec_for
+    from tablebase.store.places import location_of
+
+    monkeypatch.setattr(rounds, "SERIAL_LEVEL", 0)
+    monkeypatch.setattr(numbering_tasks, "RANGE_ROWS", 1)
+    spec = spec_for(str(Path(__file__).resolve().parent.parent / "examples" / "cram.py") + ":Cram",
+                    {"rows": 3, "cols": 5})
+    seen: set[str] = set()
+    stop = threading.Event()
+
+    def watch() -> None:  # botocore's listing of the bucket, while the build runs
+        client = s3.server.client()
+        while not stop.is_set():
+            listed = client.list_objects_v2(Bucket=BUCKET, Prefix=f"{s3.prefix}/{spec.name}/_listing/")
+            seen.update(item["Key"].rpartition("/")[2] for item in listed.get("Contents", []))
+            stop.wait(0.02)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        list(build_tables([spec], location_of(s3.url, options_of(s3)), scheduler=scheduler, quiet=True))
+    finally:
+        stop.set()
+        watcher.join()
+    list(build_tables([spec], tmp_path / "tb", scheduler=scheduler, quiet=True))
+    kinds = {HASHED.match(leaf).group(1).split("-")[0] for leaf in seen if HASHED.match(leaf)}
+    assert {"inbox", "share", "level"} <= kinds, sorted(seen)
+    stored, local = plain_files(s3.server, s3.prefix), folder_files(tmp_path / "tb")
+    assert sorted(stored) == sorted(local) and not any("/_listing/" in name for name in stored)
+    assert [name for name in local if stored[name] != local[name]] == []
+    assert "s3:" not in {p.name for p in Path.cwd().iterdir()}  # no folder was made of the URL's words

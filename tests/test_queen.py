@@ -27,6 +27,7 @@ from tablebase.solve.impartial import ImpartialSolver
 from tablebase.solve.names import move_names
 from tablebase.solve.queen import QueenSolver
 from tablebase.store import Manifest, read_level
+from tablebase.store.places import location_of
 
 
 def test_wythoff_gets_the_queen_solver_and_other_games_do_not():
@@ -121,25 +122,28 @@ def _planned(root, game, partition_rows):
     return manifest
 
 
-def test_a_worker_that_did_not_solve_the_lower_levels_reads_them_from_the_store(tmp_path):
-    """Through the task code: a second run (a fresh solver) reads levels another run wrote,
-    from runs of small levels and from parts of large ones."""
+def test_a_worker_that_did_not_solve_the_lower_levels_reads_them_from_the_store(place):
+    """Through the task code: a second run (a fresh solver) reads levels another run wrote, from runs of small
+    levels and from parts of large ones; on an object store, by their plain names in a listing, no record of
+    them having reached it."""
     top = 30
     game = make_game("wythoff", {"max": top})
     table = game.table
     generic = levels_solved(ImpartialSolver(game), game)
-    manifest = _planned(tmp_path, game, partition_rows=40)
+    location = location_of(place.url)
+    manifest = _planned(location, game, partition_rows=40)
     layout = manifest.layout()
     assert any(len(p.levels) > 1 for p in layout.pieces) and any(p.parts > 1 for p in layout.pieces)
     tasks = [task for step in schedule(manifest, layout) for task in step]
     half = next(i for i, task in enumerate(tasks) if task[0][1] >= 33)
-    solve_slices("first", str(tmp_path), table, "wythoff", {"max": top}, [s for t in tasks[:half] for s in t])
-    records = solve_slices("second", str(tmp_path), table, "wythoff", {"max": top},
+    first = solve_slices("first", location, table, "wythoff", {"max": top}, [s for t in tasks[:half] for s in t])
+    records = solve_slices("second", location, table, "wythoff", {"max": top},
                            [s for t in tasks[half:] for s in t])
     solved = {lvl for r in records for lvl in layout.named(r["file"]).levels}
     assert sorted(solved) == list(range(33, game.max_level + 1))
+    written = {r["file"]: r for r in first + records}
     for level in range(game.max_level + 1):
-        stored = read_level(tmp_path, table, layout, level).drop_columns(["level"])
+        stored = read_level(location, table, layout, level, written).drop_columns(["level"])
         assert stored.equals(plain(generic[level])), level
 
 
