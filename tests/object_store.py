@@ -167,3 +167,77 @@ def seen(location: Any, table: str) -> tuple[int, list[int]] | None:
 def keys_of(generation: int, parts: int = 2) -> list[int]:
     """The keys a generation's files hold (``write_parts``): the oracle of what a reader sees."""
     return [generation * 1000 + 10 * part + i for part in range(parts) for i in range(10)]
+
+
+class Proxy:
+    """A TCP proxy on loopback in front of the S3 server, to make it slow as a store far away can be: an answer
+    held back ``delay`` seconds (only the first ``delayed`` answers, if set; only every ``every``-th, if set),
+    what a client sends cut to ``rate`` bytes a second. ``answers`` counts the answers it held back or let
+    through, ``held`` those it held back; ``asked`` records when each request began (monotonic seconds).
+    Stopped with ``close``."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.delay, self.delayed, self.every, self.rate = 0.0, None, None, None
+        self.held = 0
+        self.answers, self.asked = 0, []
+        self._lock = threading.Lock()
+        self._listener = socket.socket()
+        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._listener.bind(("127.0.0.1", 0))
+        self._listener.listen(64)
+        self.port = self._listener.getsockname()[1]
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self._open = True
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while self._open:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            try:
+                server = socket.create_connection(("127.0.0.1", self.target))
+            except OSError:
+                client.close()
+                continue
+            answering = [False]  # within an answer on this connection: only its first bytes wait
+            threading.Thread(target=self._pipe, args=(client, server, True, answering), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(server, client, False, answering), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket, asking: bool, answering: list[bool]) -> None:
+        try:
+            while True:
+                data = source.recv(1 << 16)
+                if not data:
+                    break
+                if asking:
+                    if data[:4] in (b"GET ", b"PUT ", b"POST", b"HEAD", b"DELE"):
+                        answering[0] = False
+                        with self._lock:
+                            self.asked.append(time.monotonic())
+                    if self.rate:
+                        time.sleep(len(data) / self.rate)
+                elif not answering[0]:
+                    answering[0] = True
+                    with self._lock:
+                        self.answers += 1
+                        wait = self.delay if (self.delayed is None or self.answers <= self.delayed) and (
+                            self.every is None or self.answers % self.every == 0) else 0.0
+                        self.held += wait > 0
+                    time.sleep(wait)
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, sink):
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                end.close()
+
+    def close(self) -> None:
+        self._open = False
+        self._listener.close()

@@ -111,11 +111,11 @@ class Session:
     """One DuckDB database in a sandbox, for the tables of one folder or object store; queries run under
     ``limits``.
 
-    ``files`` are the exact files views may read (beside everything inside
-    ``root``). An object store's files DuckDB reads through pyarrow's S3
-    filesystem, registered with it in fsspec's wrapper (``s3://`` paths):
-    the same client, address and credentials as the rest of the reader,
-    and nothing to download at run time, as DuckDB's httpfs would be.
+    ``files`` are the exact files views may read, with their sizes (beside
+    everything inside ``root``). An object store's files DuckDB reads through a filesystem
+    registered with it (``store_files.py``, ``s3://`` paths): the reader's
+    own client, address, credentials and retries, and nothing to download
+    at run time, as DuckDB's httpfs would be.
     ``broken`` maps a view that could not be made to why: a query that
     names it gets that reason instead of "does not exist". ``owners`` maps
     each file a view reads to its table (``own``): an error DuckDB meets
@@ -127,7 +127,7 @@ class Session:
     a string nor match other files.
     """
 
-    def __init__(self, root: Location, files: Iterable[str], limits: Limits) -> None:
+    def __init__(self, root: Location, files: dict[str, int], limits: Limits) -> None:
         import tempfile  # with random and more, as DuckDB below: not for a program that only looks positions up
 
         self.limits = limits
@@ -152,9 +152,8 @@ class Session:
         # Removed at exit at the latest (also if what follows is interrupted), the connection closed first.
         self._finalizer = weakref.finalize(self, _close, self.con, self.temp)
         # Globs read through brackets are checked by their pattern too: those patterns are allowed exactly.
-        files = list(files)
         patterns = sorted({glob_escaped(p) for p in files} - {str(p) for p in files})
-        self.con.execute("SET allowed_directories = $1", [[_top(root, self.con)]])
+        self.con.execute("SET allowed_directories = $1", [[_top(root, self.con, files)]])
         if patterns:
             self.con.execute("SET allowed_paths = $1", [patterns])
         self.con.execute("SET enable_external_access = false")
@@ -259,16 +258,16 @@ class Session:
         self._finalizer()
 
 
-def _top(root: Location, con: duckdb.DuckDBPyConnection) -> str:
+def _top(root: Location, con: duckdb.DuckDBPyConnection, files: dict[str, int]) -> str:
     """The one directory DuckDB may read under: the folder, or the object store's prefix (its filesystem
     registered with the connection)."""
     if isinstance(root, Folder):
         return str(Path(root.root).resolve()) + os.sep
     try:
-        from fsspec.implementations.arrow import ArrowFSWrapper  # a dependency of Dask, and of the s3 extra
+        from tablebase.query.store_files import StoreFiles  # fsspec: a dependency of Dask, and of the s3 extra
     except ImportError:
         raise UsageError("SQL over an object store needs fsspec: pip install 'tablebase[s3]'") from None
-    con.register_filesystem(ArrowFSWrapper(root.fs))
+    con.register_filesystem(StoreFiles(root, files))
     return f"s3://{root.path('')}"
 
 

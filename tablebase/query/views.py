@@ -32,9 +32,10 @@ def quote_name(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def view_files(root: Location, manifests: dict[str, Manifest]) -> list[str]:
-    """Every file a view may read: each table's rows and its artifacts' files."""
-    return [sql_path(root, name, file, record) for name, m in manifests.items() for file, record in _files(m).items()]
+def view_files(root: Location, manifests: dict[str, Manifest]) -> dict[str, int]:
+    """Every file a view may read, with its size: each table's rows and its artifacts' files."""
+    return {sql_path(root, name, file, record): record["bytes"] for name, m in manifests.items()
+            for file, record in _files(m).items()}
 
 
 def _files(m: Manifest) -> dict[str, dict]:

@@ -1,0 +1,142 @@
+"""Faults of an object store during a build, on a real S3-protocol server (tests/object_store.py): the store
+away for seconds, slow past its timeouts, an upload cut off, credentials refused. Each build ends in the table
+a folder gets, byte for byte, or in one line that says what happened (and nothing written where it says so).
+
+The oracle of what the store holds is botocore's listing of the bucket (``test_object_store_builds``'s own
+reading of it); the oracle of the table is the same command's build in a folder.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+from helpers import assert_clean_error, tablebase
+from object_store import BUCKET, Proxy
+from test_object_store_builds import folder_files, plain_files
+
+pytestmark = pytest.mark.slow  # builds in other processes, a server taken away
+
+CHOMP = ["chomp", "--rows", "10", "--cols", "10", "--partition-rows", "2000"]
+
+
+@pytest.fixture
+def in_folder(tmp_path):
+    """The undisturbed build, in a folder: what a disturbed one on the store must end as."""
+    folder = tmp_path / "tb"
+    done = tablebase("build", *CHOMP, "--out", folder, "--quiet", timeout=600)
+    assert done.returncode == 0, done.stderr
+    return folder_files(folder)
+
+
+def _building(*args: object) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "tablebase", "build", *map(str, args), "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _recorded(s3, table: str) -> int:
+    """How many files of rows the table's committed manifest records (botocore's read of it)."""
+    import json
+
+    try:
+        got = s3.server.client().get_object(Bucket=BUCKET, Key=f"{s3.prefix}/{table}/_manifest.json")
+    except Exception:  # not committed yet
+        return 0
+    return len(json.loads(got["Body"].read())["files"])
+
+
+def test_the_store_away_for_seconds_mid_build_is_waited_for(s3, in_folder):
+    """The server stopped for 4 s while the workers write parts: every request waits, backing off, and the
+    build goes on to the table the folder has."""
+    build = _building(*CHOMP, "--out", s3.url)
+    deadline = time.monotonic() + 300
+    while _recorded(s3, "chomp_10x10") < 20:
+        assert build.poll() is None, build.stderr.read()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert _recorded(s3, "chomp_10x10") < 164  # mid-build: parts are still to come
+    with s3.server.down(4):
+        time.sleep(4)
+    out, err = build.communicate(timeout=600)
+    assert build.returncode == 0, err
+    assert plain_files(s3.server, s3.prefix) == in_folder
+
+
+def test_a_slow_store_is_waited_for_through_timeouts_and_retries_that_back_off(s3, in_folder):
+    """Every fifth answer of the store held back past the request timeout: each such request times out and is
+    sent again, and the build is the folder's. A reader's request that keeps timing out is tried again with
+    growing pauses between the tries, until it is answered."""
+    proxy = Proxy(s3.server.port)
+    try:
+        proxy.delay, proxy.every = 2.5, 5
+        slow = ["--storage-option", f"endpoint_url={proxy.endpoint}", "--storage-option", "request_timeout=1"]
+        done = tablebase("build", *CHOMP, "--out", s3.url, "--quiet", *slow, timeout=900)
+        assert done.returncode == 0, done.stderr
+        assert proxy.held >= 10
+        assert plain_files(s3.server, s3.prefix) == in_folder
+
+        import tablebase as api
+
+        proxy.every, proxy.delay = None, 0.0
+        with api.open(s3.url, storage_options={"endpoint_url": proxy.endpoint, "request_timeout": 1}) as tb:
+            assert tb.tables()[0]["table"] == "chomp_10x10"  # the store has answered this reader once
+            proxy.delay, proxy.delayed, proxy.answers, proxy.asked = 4.0, 5, 0, []
+            assert tb.sql("SELECT count(*) AS n FROM chomp_10x10").column("n").to_pylist() == [184_755]
+        tries = proxy.asked[:6]
+        assert len(proxy.asked) >= 6
+        pauses = [b - a - 1.0 for a, b in zip(tries, tries[1:])]  # what was waited beyond each timeout
+        assert pauses[-1] > pauses[0], pauses
+    finally:
+        proxy.close()
+
+
+def test_an_upload_cut_off_mid_build_is_never_seen_and_the_build_resumes(s3, tmp_path):
+    """The build killed while it sends the probe index's file of Chomp 13x13 (a multipart upload, every upload
+    slowed so that it is caught on the way): no object of it appears, no manifest records it, the table reads as unfinished; the same
+    command ends the table, and the upload left behind is aborted."""
+    import signal
+
+    proxy = Proxy(s3.server.port)
+    proxy.rate = 4 << 20  # bytes a second: the index's file of about 12 MB is seconds on the way
+    try:
+        build = subprocess.Popen(
+            [sys.executable, "-m", "tablebase", "build", "chomp", "--rows", "13", "--cols", "13", "--out", s3.url,
+             "--quiet", "--storage-option", f"endpoint_url={proxy.endpoint}"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        deadline = time.monotonic() + 600
+        index = f"{s3.prefix}/chomp_13x13/probe/keys-"
+        while not any(key.startswith(index) for key in s3.server.uploads(s3.prefix)):
+            assert build.poll() is None, build.stderr.read()
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        import os
+
+        os.killpg(build.pid, signal.SIGKILL)
+        build.wait()
+    finally:
+        proxy.close()
+    assert not any(key.startswith(index) for key in s3.server.keys(s3.prefix + "/")), (
+        sorted(k for k in s3.server.keys(s3.prefix + "/") if "/probe" in k), s3.server.uploads(s3.prefix))
+    assert any(key.startswith(index) for key in s3.server.uploads(s3.prefix))
+    listed = tablebase("tables", "--db", s3.url, "--json")
+    assert listed.returncode == 0 and '"complete": false' in listed.stdout
+    again = tablebase("build", "chomp", "--rows", "13", "--cols", "13", "--out", s3.url, "--quiet", timeout=900)
+    assert again.returncode == 0, again.stderr
+    assert s3.server.uploads(s3.prefix) == []
+    looked = tablebase("lookup", "--db", s3.url, "chomp_13x13", "13 13 5 3", "--json")
+    assert looked.returncode == 0, looked.stderr
+
+
+def test_refused_credentials_stop_a_build_in_one_line_writing_nothing(s3, tmp_path):
+    env = s3.server.env()
+    for options in ([f"access_key={env['AWS_ACCESS_KEY_ID']}", "secret_key=wrong"],
+                    ["access_key=AKIANOSUCHKEY0000000", "secret_key=wrong"]):
+        done = tablebase("build", "chomp", "--rows", "5", "--cols", "5", "--out", s3.url,
+                         *(word for option in options for word in ("--storage-option", option)))
+        assert_clean_error(done, "refused the credentials")
+    assert s3.server.keys(s3.prefix + "/") == {} and s3.server.uploads(s3.prefix) == []
+    missing = tablebase("build", "chomp", "--rows", "5", "--cols", "5", "--out", "s3://no-such-bucket/t")
+    assert_clean_error(missing, "has no bucket 'no-such-bucket'")
+    assert not (tmp_path / "s3:").exists()
