@@ -59,7 +59,10 @@ class Hosts:
 
     def __init__(self, workers: int = 2, tag: str | None = None, subnet: str = "10.77.0",
                  memory_limit: str | None = None, shm_size: str = "256m", worker_env: dict | None = None,
-                 scheduler_env: dict | None = None) -> None:
+                 scheduler_env: dict | None = None, private_tmp: bool = False) -> None:
+        """``private_tmp``: the workers and the driver each under a /tmp of their own too (a tmpfs), so that
+        hosts that write to an object store share no folder they write to."""
+        self.private_tmp = private_tmp
         self.tag = tag or f"{os.getpid() % 10000:04d}"
         self.subnet, self.memory_limit, self.shm_size = subnet, memory_limit, shm_size
         self.worker_env, self.scheduler_env = worker_env or {}, scheduler_env or {}
@@ -103,6 +106,13 @@ class Hosts:
             _ip("netns", "del", ns, check=False)
         _ip("link", "del", self.bridge, check=False)
 
+    def reach_from_here(self, last: int = 254) -> str:
+        """An address of this machine's own namespace on the hosts' bridge (``subnet.last``), where a server
+        that the hosts reach (an object store) listens."""
+        address = f"{self.subnet}.{last}"
+        _ip("addr", "add", f"{address}/24", "dev", self.bridge)
+        return address
+
     def link(self, host: str, up: bool) -> None:
         """Pull a host's cable out (or plug it back in): its packets go nowhere, nothing is closed."""
         _ip("link", "set", self.hosts[host][2], "up" if up else "down")
@@ -126,8 +136,11 @@ class Hosts:
     def command(self, host: str, argv: Sequence[str], private_shm: bool = False) -> list[str]:
         """``argv`` as run on ``host``; with ``private_shm``, under a /dev/shm of its own."""
         prefix = ["ip", "netns", "exec", self.hosts[host][0]]
-        if private_shm:
-            mount = f"mount -t tmpfs -o size={self.shm_size} tmpfs /dev/shm && exec \"$@\""
+        mounts = [f"mount -t tmpfs -o size={self.shm_size} tmpfs /dev/shm"] if private_shm else []
+        if self.private_tmp and host != "sched":
+            mounts.append("mount -t tmpfs -o size=2g tmpfs /tmp")
+        if mounts:
+            mount = " && ".join(mounts) + " && exec \"$@\""
             prefix += ["unshare", "--mount", "--propagation", "private", "sh", "-c", mount, "sh"]
         return prefix + [str(a) for a in argv]
 

@@ -26,15 +26,17 @@ REGION = "us-east-1"
 
 
 class S3Server:
-    def __init__(self) -> None:
+    """``address``: where it listens (loopback by default; the bridge of ``tests/hosts.py``'s hosts for them)."""
+
+    def __init__(self, address: str = "127.0.0.1") -> None:
         from moto.server import ThreadedMotoServer
 
-        with socket.socket() as probe:  # a free port on loopback
-            probe.bind(("127.0.0.1", 0))
+        with socket.socket() as probe:  # a free port
+            probe.bind((address, 0))
             self.port = probe.getsockname()[1]
-        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self.endpoint = f"http://{address}:{self.port}"
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # a line a request, in every failure's report
-        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
+        self._server = ThreadedMotoServer(ip_address=address, port=self.port, verbose=False)
         self._server.start()
         self._up = True
         iam = self._client("iam", "setup", "setup")
