@@ -175,14 +175,15 @@ class Proxy:
     """A TCP proxy on loopback in front of the S3 server, to make it slow as a store far away can be: an answer
     held back ``delay`` seconds (only the first ``delayed`` answers, if set; only every ``every``-th, if set),
     what a client sends cut to ``rate`` bytes a second. ``answers`` counts the answers it held back or let
-    through, ``held`` those it held back; ``asked`` records when each request began (monotonic seconds).
-    Stopped with ``close``."""
+    through, ``held`` those it held back; ``asked`` records when each request began (monotonic seconds);
+    ``sent`` and ``received`` count the bytes a client sent and was sent. Stopped with ``close``."""
 
     def __init__(self, port: int) -> None:
         self.target = port
         self.delay, self.delayed, self.every, self.rate = 0.0, None, None, None
         self.held = 0
         self.answers, self.asked = 0, []
+        self.sent = self.received = 0
         self._lock = threading.Lock()
         self._listener = socket.socket()
         self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -214,6 +215,11 @@ class Proxy:
                 data = source.recv(1 << 16)
                 if not data:
                     break
+                with self._lock:
+                    if asking:
+                        self.sent += len(data)
+                    else:
+                        self.received += len(data)
                 if asking:
                     if data[:4] in (b"GET ", b"PUT ", b"POST", b"HEAD", b"DELE"):
                         answering[0] = False
