@@ -94,8 +94,9 @@ def test_a_slow_store_is_waited_for_through_timeouts_and_retries_that_back_off(s
 
 def test_an_upload_cut_off_mid_build_is_never_seen_and_the_build_resumes(s3, tmp_path):
     """The build killed while it sends the probe index's file of Chomp 13x13 (a multipart upload, every upload
-    slowed so that it is caught on the way): no object of it appears, no manifest records it, the table reads as unfinished; the same
-    command ends the table, and the upload left behind is aborted."""
+    slowed so that it is caught on the way): no object of it appears, no manifest records it, the table reads
+    as unfinished; the same command ends the table, and the upload left behind is aborted."""
+    import os
     import signal
 
     proxy = Proxy(s3.server.port)
@@ -111,8 +112,6 @@ def test_an_upload_cut_off_mid_build_is_never_seen_and_the_build_resumes(s3, tmp
             assert build.poll() is None, build.stderr.read()
             assert time.monotonic() < deadline
             time.sleep(0.02)
-        import os
-
         os.killpg(build.pid, signal.SIGKILL)
         build.wait()
     finally:
