@@ -3,4 +3,4 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY tablebase ./tablebase
 COPY jobs ./jobs
-RUN pip install --no-cache-dir .
+RUN pip install --no-cache-dir '.[build]'

@@ -76,3 +76,63 @@ def test_a_real_cluster_builds_the_same_files_as_a_local_cluster(tmp_path, clust
     assert local.returncode == 0, local.stderr
     for table in ("chomp_4x4", "wythoff_n30"):
         assert file_hashes(tmp_path / "local" / table) == file_hashes(tmp_path / "remote" / table)
+
+
+def test_the_compose_files_commands_build_on_its_object_store(tmp_path, s3_server):
+    """docker-compose.yml's services as processes on loopback (images cannot be pulled here): its store is the
+    tests' S3 server, and each other service runs its own command with its own environment, names of hosts
+    made addresses. The build writes to the store only (no volume is shared), the tables of a folder's build
+    of the same job, byte for byte."""
+    import os
+    import re
+    import shlex
+
+    import yaml
+    from test_object_store_builds import folder_files, plain_files
+
+    compose = yaml.safe_load((Path(__file__).resolve().parent.parent / "docker-compose.yml").read_text())
+    services = compose["services"]
+    assert "volumes" not in compose and not any("volumes" in s for s in services.values())
+    address = f"tcp://127.0.0.1:{free_port()}"
+    prefix = f"compose-{os.getpid()}"
+
+    def local(command: str | list[str]) -> list[str]:
+        words = shlex.split(command) if isinstance(command, str) else list(command)
+        return [w.replace("tcp://scheduler:8786", address).replace("0.0.0.0", "127.0.0.1")
+                .replace("8786", address.rsplit(":", 1)[1]).replace("s3://tables/quick", f"s3://tables/{prefix}")
+                for w in words]
+
+    def env_of(service: str) -> dict[str, str]:
+        given = services[service]["environment"]
+        assert given["AWS_ENDPOINT_URL"] == "http://store:5000"
+        return {**os.environ, **s3_server.env()}  # its store's address and keys: the tests' server's
+
+    procs = []
+    try:
+        made = subprocess.run(local(services["bucket"]["command"]), env=env_of("bucket"), capture_output=True,
+                              text=True, timeout=120)
+        assert made.returncode == 0, made.stderr
+        procs.append(subprocess.Popen(local(services["scheduler"]["command"]), env=env_of("scheduler"),
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for _ in range(services["worker"]["deploy"]["replicas"]):
+            procs.append(subprocess.Popen(local(services["worker"]["command"]), env=env_of("worker"),
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_for_workers(address, 2)
+        build = local(services["build"]["command"])
+        assert build[:2] == ["tablebase", "build"] and any(w.startswith("s3://") for w in build)
+        done = subprocess.run([sys.executable, "-m", "tablebase", *build[1:]], env=env_of("build"),
+                              cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            p.wait(timeout=30)
+    job = re.search(r"--job (\S+)", services["build"]["command"]).group(1)
+    here = tablebase("build", "--job", Path(__file__).resolve().parent.parent / job, "--out", tmp_path / "local",
+                     "--quiet")
+    assert here.returncode == 0, here.stderr
+    tables = [json.loads(line)["table"] for line in here.stdout.splitlines()]
+    assert len(tables) == 8
+    for table in tables:
+        assert plain_files(s3_server, f"{prefix}/{table}") == folder_files(tmp_path / "local" / table), table

@@ -6,6 +6,10 @@ working folder holding the checkout's ``examples/``, ``jobs/`` and
 (README.md first, then docs/ in order of name). A command must exit 0 unless
 its own comment says otherwise (``# exits 2``).
 
+Commands that name ``s3://tables/...`` run against the S3-protocol server the
+tests start (``tests/object_store.py``), its address and keys in the standard
+AWS variables, as a reader's would be.
+
 A few commands do not run here, each for the reason given in ``SKIPPED``
 (installs, the test suite itself, benchmarks, servers, clusters); a few run
 with a smaller size than the document's, where its own would take minutes
@@ -108,7 +112,7 @@ def _expected(text: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+def folder(tmp_path_factory: pytest.TempPathFactory, s3_server) -> tuple[Path, dict[str, str]]:
     here = tmp_path_factory.mktemp("docs")
     for name in LINKED:
         (here / name).symlink_to(ROOT / name)
@@ -117,8 +121,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, st
     (here / package / "__init__.py").write_text("")
     shutil.copy(ROOT / source, here / package / module)
     (here / "octal_codes_small.toml").write_text(SMALL_OCTAL_JOB)
-    env = {**os.environ, "PYTHONPATH": str(here), "PATH": f"{Path(sys.executable).parent}{os.pathsep}"
-                                                          f"{os.environ['PATH']}"}
+    env = {**os.environ, **s3_server.env(), "PYTHONPATH": str(here),
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     for _, command in BUILT_FIRST:
         subprocess.run(["bash", "-c", command], cwd=here, env=env, check=True, capture_output=True, timeout=600)
     return here, env

@@ -6,7 +6,7 @@ only what it records (``load``, ``placed.open_file``), and lists nothing (docs/f
 from __future__ import annotations
 
 from tablebase.errors import StoreError
-from tablebase.store.location import Conflict, Location
+from tablebase.store.location import Location
 from tablebase.store.manifest import FILE_NAME, Manifest
 from tablebase.store.placed import table_prefix
 
@@ -37,16 +37,9 @@ class Head:
         """Commit: every file the manifest records must be written already (``placed.put_file``)."""
         if manifest.table != self.table:
             raise StoreError(f"the manifest of {manifest.table} is not {self.table}'s")
-        data = manifest.text().encode()
-        try:
-            if self.tag is None:
-                self.tag = self.location.create(self.name, data)
-            else:
-                self.tag = self.location.replace(self.name, data, self.tag)
-        except Conflict:
-            raise Conflict(f"{self.location.where(self.table)} was committed by another build since this one "
-                           "read it; this one stops (run it again to go on from that commit)") from None
         manifest.tag = self.tag
+        manifest.save(self.location)
+        self.tag = manifest.tag
 
 
 def load(location: Location, table: str) -> Manifest | None:

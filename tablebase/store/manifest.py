@@ -14,7 +14,7 @@ from tablebase.lazy import np
 from tablebase.schema import FORMAT, JSON_TYPES, MANIFEST
 from tablebase.store.files import escapes, first_outside, table_dir
 from tablebase.store.layout import Layout, Plan
-from tablebase.store.location import Folder, Location, located
+from tablebase.store.location import Conflict, Folder, Location, located
 
 FILE_NAME = "_manifest.json"
 
@@ -80,12 +80,15 @@ class Manifest:
     def save(self, place: str | os.PathLike | Location) -> None:
         """Commit the manifest where its table lies, only over the version it was read as (``tag``) or, if it
         was read as none, only where there is none: ``Conflict`` in one line if another build committed
-        meanwhile (``commits.Head``). Every file it records must be written already."""
-        from tablebase.store.commits import Head  # which imports this module
-
-        head = Head(located(place), self.table)
-        head.tag = self.tag
-        head.save(self)
+        meanwhile (``commits.Head`` says why). Every file it records must be written already."""
+        location = located(place)
+        name = f"{table_dir('', self.table)}/{FILE_NAME}"
+        data = self.text().encode()
+        try:
+            self.tag = location.create(name, data) if self.tag is None else location.replace(name, data, self.tag)
+        except Conflict:
+            raise Conflict(f"{location.where(self.table)} was committed by another build since this one read it; "
+                           "this one stops (run it again to go on from that commit)") from None
 
     def text(self) -> str:
         """The manifest as its file holds it."""
