@@ -54,7 +54,7 @@ from tablebase.errors import BuildError
 from tablebase.solve.figures import FIGURES, FigureOverflow
 from tablebase.store import Manifest, remove_listing
 from tablebase.store.garbage import clear_unrecorded
-from tablebase.store.location import Folder, Location
+from tablebase.store.location import Folder, Location, located
 from tablebase.words import counted
 
 VALUES_FOLDER = ".values"  # under the output folder: values too large for memory, while a build runs
@@ -65,13 +65,13 @@ STORE_VALUES_FOLDER = "tablebase-values"
 WIDE_KEYS = 1 << 16
 
 
-def build_table(client: Client, root: Location, spec: TableSpec, partition_rows: int | None = None,
+def build_table(client: Client, root: Location | Path, spec: TableSpec, partition_rows: int | None = None,
                 every: float = 1.0, scratch: Path | None = None, worker: int | None = None) -> BuildSummary:
     """Build (or finish building) one table; return the summary of the run.
 
     ``partition_rows`` fixes the partition size; by default it is planned from
     the workers' memory. A table being resumed keeps the size it was begun with.
-    ``root``: the folder or object store the table is written to.
+    ``root``: the folder (a path, or its ``Location``) or object store the table is written to.
     ``scratch``: where values too large for memory are mapped from (by default
     under ``root``; for an object store, under each machine's temporary
     folder). ``worker``: the index of the worker (among the cluster's,
@@ -83,6 +83,7 @@ def build_table(client: Client, root: Location, spec: TableSpec, partition_rows:
     the files written so far (solve/figures.py).
     """
     timings = Timings()
+    root = located(root)
     whole = built_already(root, spec, partition_rows)
     if whole is not None:
         Progress(spec.name, 1, 0, every=every).say(
@@ -113,10 +114,11 @@ def build_table(client: Client, root: Location, spec: TableSpec, partition_rows:
         return build.summary()
 
 
-def plan_table(client: Client, root: Location, spec: TableSpec, partition_rows: int | None = None,
+def plan_table(client: Client, root: Location | Path, spec: TableSpec, partition_rows: int | None = None,
                scratch: Path | None = None) -> MemoryPlan | None:
     """The memory plan a build of the table would make on this cluster, without building (``--dry-run``);
     None if the table is built already (``built_already``): a build would do nothing."""
+    root = located(root)
     if built_already(root, spec, partition_rows) is not None:
         return None
     build = TableBuild(client, root, spec, float("inf"), frozenset(), scratch)
