@@ -26,17 +26,13 @@ REGION = "us-east-1"
 
 
 class S3Server:
-    """``address``: where it listens (loopback by default; the bridge of ``tests/hosts.py``'s hosts for them)."""
-
-    def __init__(self, address: str = "127.0.0.1") -> None:
+    def __init__(self) -> None:
         from moto.server import ThreadedMotoServer
 
-        with socket.socket() as probe:  # a free port
-            probe.bind((address, 0))
-            self.port = probe.getsockname()[1]
-        self.endpoint = f"http://{address}:{self.port}"
+        self.port = _free_port("127.0.0.1")
+        self.endpoint = f"http://127.0.0.1:{self.port}"
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # a line a request, in every failure's report
-        self._server = ThreadedMotoServer(ip_address=address, port=self.port, verbose=False)
+        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
         self._server.start()
         self._up = True
         iam = self._client("iam", "setup", "setup")
@@ -83,6 +79,20 @@ class S3Server:
         listed = self.client().list_multipart_uploads(Bucket=BUCKET, Prefix=prefix)
         return [u["Key"] for u in listed.get("Uploads", [])]
 
+    @contextmanager
+    def also_on(self, address: str) -> Iterator[str]:
+        """The same server also listening at another address (the bridge of ``tests/hosts.py``'s hosts) while
+        the block runs: its endpoint there. moto keeps one state a process, so the bucket and user are these."""
+        from moto.server import ThreadedMotoServer
+
+        port = _free_port(address)
+        other = ThreadedMotoServer(ip_address=address, port=port, verbose=False)
+        other.start()
+        try:
+            yield f"http://{address}:{port}"
+        finally:
+            other.stop()
+
     def stop(self) -> None:
         if self._up:
             self._server.stop()
@@ -114,6 +124,12 @@ class S3Server:
             except OSError:
                 time.sleep(0.1)
         raise TimeoutError(f"the S3 server at {self.endpoint} did not come back")
+
+
+def _free_port(address: str) -> int:
+    with socket.socket() as probe:
+        probe.bind((address, 0))
+        return probe.getsockname()[1]
 
 
 def write_parts(location: Any, table: str, generation: int, parts: int = 2) -> dict[str, dict]:

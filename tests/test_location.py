@@ -175,10 +175,12 @@ def test_a_store_away_for_seconds_is_waited_for(s3):
 
 
 @pytest.mark.slow
-def test_the_verbs_that_take_a_folder_refuse_a_url_in_one_line(tmp_path):
-    for args in (["tables", "--db", "s3://tables/t"], ["query", "--db", "s3://tables/t", "SELECT 1"],
-                 ["build", "chomp", "--rows", "2", "--cols", "2", "--out", "s3://tables/t"]):
+def test_the_verbs_take_a_url_and_make_no_folder_of_its_words(s3, tmp_path):
+    """A reading verb and a build given an object store's URL go there (a bucket that is not there is one
+    line), and make no folder of the URL's words where they run."""
+    for args in (["tables", "--db", "s3://no-such-bucket/t"], ["query", "--db", "s3://no-such-bucket/t", "SELECT 1"],
+                 ["build", "chomp", "--rows", "2", "--cols", "2", "--out", "s3://no-such-bucket/t"]):
         result = subprocess.run([sys.executable, "-m", "tablebase", *args], capture_output=True, text=True,
                                 cwd=tmp_path, timeout=120)
-        assert_clean_error(result, "s3://tables/t", "takes a folder")
+        assert_clean_error(result, "s3://no-such-bucket/t", "has no bucket 'no-such-bucket'")
     assert os.listdir(tmp_path) == []  # no folder made of the URL's words

@@ -115,8 +115,8 @@ def test_the_python_api_reads_the_store(built, tmp_path):
                 assert there.probe("chomp_10x10", (7, 7, 5, 3), columns=["grundy"]) == \
                     {"grundy": want[1]["grundy"]}
                 keys = np.arange(0, 184_755, 7, dtype=np.int64)
-                assert there.index("chomp_10x10").rows(keys, with_positions=False).equals(
-                    tb_api.open(folder).index("chomp_10x10").rows(keys, with_positions=False))
+                assert there._rows("chomp_10x10").rows(keys, with_positions=False).equals(
+                    tb_api.open(folder)._rows("chomp_10x10").rows(keys, with_positions=False))
     cached = [p for p in (tmp_path / "cache" / "indexes").rglob("*") if p.is_file()]
     assert sorted(p.name for p in cached) == ["keys-0000000000000.tbs", "probe.tbi"]
     assert {p.name: p.read_bytes() for p in cached} == {

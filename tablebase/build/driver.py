@@ -11,7 +11,6 @@ resumes where it stopped; finish the kind's artifacts; write the probe index
 
 from __future__ import annotations
 
-import tempfile
 import uuid
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -54,12 +53,9 @@ from tablebase.errors import BuildError
 from tablebase.solve.figures import FIGURES, FigureOverflow
 from tablebase.store import Manifest, remove_listing
 from tablebase.store.garbage import clear_unrecorded
-from tablebase.store.location import Folder, Location, located
+from tablebase.store.location import Location, located
 from tablebase.words import counted
 
-VALUES_FOLDER = ".values"  # under the output folder: values too large for memory, while a build runs
-# ... or, for a build on an object store, under this machine's temporary folder: values stay on each host's disk
-STORE_VALUES_FOLDER = "tablebase-values"
 # A table of at most this many keys holds its figures wide from the start: the byte a key that holding them
 # narrow saves there is not worth starting the build again when a figure does not fit (solve/figures.py).
 WIDE_KEYS = 1 << 16
@@ -139,7 +135,7 @@ class TableBuild:
         self.wide = wide  # the figures held at their bound's type, the others in one byte
         self.builder: Builder = spec.builder
         #: where each machine maps values too large for memory from, if the plan says so
-        self.disk = str(scratch if scratch is not None else values_folder(root))
+        self.disk = str(scratch if scratch is not None else shared_values.disk_folder(root))
         #: the values' folders are named for the build, not the run: a resumed build maps what a killed run left
         self.values_name = shared_values.values_name(root.url, spec.name, spec.source.digest, spec.game.params,
                                                      sorted(wide))
@@ -384,14 +380,6 @@ class TableBuild:
             solving.update((f.key, sorted({level for s in slices for level in (s[0].first, s[0].last)}))
                            for f, slices in zip(below, dealt))
         return solving
-
-
-def values_folder(root: Location) -> Path:
-    """Where values too large for memory are mapped from by default: under the output folder (each machine
-    its own copy there), or for an object store under each machine's temporary folder."""
-    if isinstance(root, Folder):
-        return Path(root.root) / VALUES_FOLDER
-    return Path(tempfile.gettempdir()) / STORE_VALUES_FOLDER
 
 
 def _finish(client: Client, root: Location, manifest: Manifest, artifact: ArtifactBuild, run: str, say: Any) -> None:

@@ -114,7 +114,7 @@ def serve(root: str | os.PathLike | Location, host: str = "127.0.0.1", port: int
     sock = listen(host, port)
     ready(url_of(sock))
     if workers > 1:
-        location = folder.db.location
+        location = folder.db._location
         os.environ["TABLEBASE_DB"] = str(Path(location.root).resolve()) if isinstance(location, Folder) else \
             location.url
         os.environ[STORAGE_VARIABLE] = json.dumps(getattr(location, "options", {}))

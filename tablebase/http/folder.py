@@ -36,11 +36,11 @@ class ServedFolder:
         self.stopping = threading.Event()  # set when the server stops: searches under way stop
         self._locks = {name: threading.Lock() for name in self.db._every_manifest}
         self._connecting = threading.Lock()
-        if not isinstance(self.db.location, Folder):  # an object store: its URL names no path of this machine
-            self.name = self.db.location.url.rstrip("/").rpartition("/")[2]
-            self._spellings = [self.db.location.url.rstrip("/")]
+        if not isinstance(self.db._location, Folder):  # an object store: its URL names no path of this machine
+            self.name = self.db._location.url.rstrip("/").rpartition("/")[2]
+            self._spellings = [self.db._location.url.rstrip("/")]
             return
-        where = Path(self.db.location.root)
+        where = Path(self.db._location.root)
         self.name = where.resolve().name or "/"
         # The folder's absolute spellings, longest first: the one given (symbolic links kept) and the real one.
         self._spellings = sorted({str(where.absolute()), str(where.resolve())} - {"/"}, key=len, reverse=True)

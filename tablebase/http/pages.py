@@ -95,7 +95,7 @@ class Explorer:
     def tables(self) -> HTMLResponse:
         listed = []
         for row in self.db.tables():
-            written = self.db.location.modified(f"{row['table']}/{FILE_NAME}") or 0.0
+            written = self.db._location.modified(f"{row['table']}/{FILE_NAME}") or 0.0
             built = datetime.fromtimestamp(written, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
             listed.append({**row, "built": built,
                            "params": ", ".join(f"{k.replace('_', '-')} {v}" for k, v in row["params"].items())})

@@ -63,20 +63,20 @@ class Tablebase:
                  timeout: float | None = DEFAULT_TIMEOUT, temp_directory: str | os.PathLike | None = None,
                  storage_options: Mapping[str, Any] | None = None) -> None:
         #: where the tables are: a folder, or an object store (``s3://BUCKET/PREFIX``, ``storage_options``)
-        self.location = _place(root, storage_options)
+        self._location = _place(root, storage_options)
         #: the folder's path or the store's URL, as the user gave it
-        self.root = self.location.url
-        if isinstance(self.location, Folder):
-            if not Path(self.location.root).is_dir():
+        self.root = self._location.url
+        if isinstance(self._location, Folder):
+            if not Path(self._location.root).is_dir():
                 raise StoreError(f"no tablebase folder at {self.root}")
         else:
-            self.location.check()
+            self._location.check()
         self._limits = Limits.of(memory_limit, threads, timeout, temp_directory)
         #: what a lookup may search beyond a table (a board larger than its parts): the same bounds as SQL
         self._search = Bounds(self._limits.timeout, self._limits.memory)
         self._trust = Trust(games)
         # A manifest is read when its table is first asked for: a lookup in a folder of many tables reads one.
-        self._names = list_tables(self.location)
+        self._names = list_tables(self._location)
         self._manifests: dict[str, Manifest] = {}
         self._unreadable: dict[str, str] = {}
         self._read_all = False
@@ -128,7 +128,7 @@ class Tablebase:
         with self._loading:
             if table not in self._manifests and table not in self._unreadable:
                 try:
-                    manifest = Manifest.load(self.location, table)
+                    manifest = Manifest.load(self._location, table)
                     known_kind(manifest.kind)
                     self._manifests[table] = manifest
                 except TablebaseError as e:
@@ -159,11 +159,11 @@ class Tablebase:
 
                 # a plain game's notation, from the table's own rows
                 def texts(level: int, start: int, stop: int) -> LevelRows:
-                    return LevelRows(texts=read_level(self.location, table, layout(), level, m.files, ["position"])
+                    return LevelRows(texts=read_level(self._location, table, layout(), level, m.files, ["position"])
                                      .column("position").combine_chunks())
 
                 kind = kind_of(game, m.symmetry, m.listing, texts)
-                self._stored[table] = StoredTable(self.location, table, m, kind, lambda: self._rows(table),
+                self._stored[table] = StoredTable(self._location, table, m, kind, lambda: self._rows(table),
                                                   changed=changed, search=self._search)
             return self._stored[table]
 
@@ -177,9 +177,9 @@ class Tablebase:
         """The DuckDB database of the folder's views, sandboxed before any view is made; opened on first use."""
         with self._loading:
             if self._session is None:
-                session = Session(self.location, view_files(self.location, self._every_manifest), self._limits)
+                session = Session(self._location, view_files(self._location, self._every_manifest), self._limits)
                 try:
-                    make_views(session, self.location, self._every_manifest, lambda table: self._spelt(session, table))
+                    make_views(session, self._location, self._every_manifest, lambda table: self._spelt(session, table))
                 except BaseException:
                     session.close()
                     raise
@@ -220,7 +220,7 @@ class Tablebase:
         """The named statistics of queries/*.sql that apply to this table, plus storage figures
         (each query within the time limit): each with its name (the query file's, a stable key for
         programs), its title (for people) and its rows."""
-        return table_statistics(self.location, self._manifest(table), table, lambda query: self.sql(query, timeout))
+        return table_statistics(self._location, self._manifest(table), table, lambda query: self.sql(query, timeout))
 
     # -- lookups ----------------------------------------------------------------
     def _rows(self, table: str) -> Rows:
@@ -233,9 +233,9 @@ class Tablebase:
         with self._loading:
             if table not in self._loaded:
                 kind, manifest = self._stored_table(table).kind, self._manifest(table)
-                path = probe_path(self.location, manifest)
+                path = probe_path(self._location, manifest)
                 if path is None:
-                    self._loaded[table] = LoadedRows(self.location, table, manifest, kind.spell, self._limits.memory)
+                    self._loaded[table] = LoadedRows(self._location, table, manifest, kind.spell, self._limits.memory)
                 else:
                     self._loaded[table] = ProbedRows(path, kind.spell, kind.keyed.levels_of, kind.columns(),
                                                       kind.derive())
@@ -317,7 +317,7 @@ class Tablebase:
             compile_if_installed()  # the game's reader compiled: worth its compiling for a large batch
         schema = stored.loaded.get("view_schema")
         if schema is None:
-            schema = stored.loaded["view_schema"] = view_schema(self.location, stored.manifest)
+            schema = stored.loaded["view_schema"] = view_schema(self._location, stored.manifest)
         if not with_positions:
             schema = schema.remove(schema.get_field_index("position"))
         if columns is not None:

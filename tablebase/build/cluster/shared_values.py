@@ -16,9 +16,12 @@ import json
 import os
 import shutil
 import socket
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from tablebase.store.location import Folder, Location
 
 SHARED_MEMORY = Path("/dev/shm")
 PREFIX = "tablebase-"
@@ -59,6 +62,20 @@ def disk_room(disk: str | Path) -> int:
         return shutil.disk_usage(path).free
     except OSError:
         return 0
+
+
+VALUES_FOLDER = ".values"  # under the output folder: values too large for memory, while a build runs
+# ... or, for a build on an object store, under each machine's temporary folder: values stay on each host's disk
+STORE_VALUES_FOLDER = "tablebase-values"
+
+
+def disk_folder(root: Location) -> Path:
+    """Where values too large for memory are mapped from by default (``--scratch`` names another): under the
+    output folder (each machine its own copy there), or for an object store under each machine's temporary
+    folder."""
+    if isinstance(root, Folder):
+        return Path(root.root) / VALUES_FOLDER
+    return Path(tempfile.gettempdir()) / STORE_VALUES_FOLDER
 
 
 def values_name(root: str, table: str, digest: str, params: dict[str, Any], wide: list[str]) -> str:
