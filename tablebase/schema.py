@@ -30,7 +30,7 @@ HELD = {
     "": "every table",
     "text": "all but compact tables",
     "whole": "all but tables of components",
-    "misere": "games that keep misère outcomes, but not in tables of components",
+    "misere": "tables built with `--misere`, and Nim's",
     "scores": "games that score",
     "passes": "games that pass",
 }
@@ -96,6 +96,10 @@ IMPARTIAL = Columns("impartial", (
     Column("remoteness", _FIGURE, "moves to the end, the winner hurrying and the loser delaying", "whole"),
     Column("best_move", ("string",), "a quickest win, or a longest defence (ties to the smallest move code); in a "
            "table of components, a won position's first move by code to a sum of value 0; null where there is none"),
+    Column("misere_remoteness", _FIGURE, "`remoteness` in misère play, where a position without moves is won in 0 "
+           "moves: even exactly where the player to move wins", "misere"),
+    Column("misere_best_move", ("string",), "`best_move` in misère play: a quickest misère win, or a longest "
+           "defence (ties to the smallest move code); null where there is no move", "misere"),
 ))
 
 PARTIZAN = Columns("partizan", (
@@ -196,6 +200,8 @@ MANIFEST = (
           "segment file's `segments`)"),
     Field("figures", "object", "what the rows say of the game as a whole (an octal table's period and rare values)"),
     Field("symmetry", "boolean", "whether the table keeps one position of each orbit; saved only where true"),
+    Field("misere", "boolean", "whether the rows hold misère figures beside normal play's (`--misere`, or Nim); "
+          "saved only where true"),
 )
 
 #: the Python type each JSON type is read as

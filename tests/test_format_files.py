@@ -31,6 +31,12 @@ TABLES = [
     (f"{EXAMPLES}/kayles.py:Kayles", {"max": 6}, "impartial", {"whole": False, "misere": False}, pa.uint8()),
     ("octal", {"code": "0.137", "max": 100}, "impartial", {"whole": False, "misere": False}, pa.uint32()),
     (f"{EXAMPLES}/cram.py:Cram", {"rows": 2, "cols": 3}, "impartial", {"whole": True, "misere": False}, pa.uint8()),
+    # --misere: a dense game of the bites' solver, a plain game, and one of components (built whole)
+    ("chomp", {"rows": 4, "cols": 4, "misere": True}, "impartial", {"whole": True, "misere": True}, pa.uint8()),
+    (f"{EXAMPLES}/cram.py:Cram", {"rows": 2, "cols": 3, "misere": True}, "impartial", {"whole": True, "misere": True},
+     pa.uint8()),
+    (f"{EXAMPLES}/kayles.py:Kayles", {"max": 6, "misere": True}, "impartial", {"whole": True, "misere": True},
+     pa.uint8()),
     ("domineering", {"max_cells": 4}, "partizan", {}, None),
     (f"{EXAMPLES}/toads_and_frogs.py:ToadsAndFrogs", {"cells": 3}, "partizan", {}, None),
     ("tanhinmin", {"max_card": 2, "max_hand": 2}, "scored", {"scores": True, "passes": True}, None),
@@ -41,7 +47,7 @@ FIGURES = ("grundy", "remoteness")  # of the type the game's bound asks for
 
 
 def _named(table: tuple) -> str:
-    return f"{Path(table[0]).stem}-{table[2]}"
+    return f"{Path(table[0]).stem}-{table[2]}" + ("-misere" if table[1].get("misere") else "")
 
 
 def _expected(kind: str, held: dict[str, bool], compact: bool, figure: pa.DataType | None) -> pa.Schema:
@@ -63,7 +69,8 @@ def _check_files(root: Path, spec: TableSpec, kind: str, held: dict[str, bool], 
     saved = json.loads((folder / "_manifest.json").read_text())
     fields = {f.name: f for f in schema.MANIFEST}
     assert set(saved) <= set(fields), "fields the schema does not have"
-    assert set(fields) - set(saved) <= {"symmetry"}, "only symmetry is left out where false"
+    assert set(fields) - set(saved) <= {"symmetry", "misere"}, "only symmetry and misere are left out where false"
+    assert saved.get("misere", False) == held.get("misere", False)
     for name, value in saved.items():
         assert isinstance(value, schema.JSON_TYPES[fields[name].type]), name
     assert saved["format"] == schema.FORMAT and saved["kind"] == kind and saved["compact"] == compact

@@ -13,7 +13,7 @@ from tablebase.build.plan import level_sizes
 from tablebase.builders import Builder, builder_of
 from tablebase.errors import TablebaseError, UsageError
 from tablebase.games import Game, GameSource, find_game, load_game
-from tablebase.games.base import table_name
+from tablebase.games.base import MISERE, table_name
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,11 @@ class TableSpec:
     def with_symmetry(self, named: bool) -> "TableSpec":
         """The spec of the table reduced by the game's symmetry; ``named``: its name was given, and is kept."""
         return dataclasses.replace(self, symmetry=True, name=self.name if named else reduced_name(self.game.table))
+
+    def with_misere(self) -> "TableSpec":
+        """The spec of the same table with misère figures kept (``--misere``): its name does not change (a
+        game that cannot keep them refuses the option in one line)."""
+        return dataclasses.replace(self, game=type(self.game)(**{**self.game.params, MISERE: True}))
 
 
 SYMMETRY_SUFFIX = "_symmetry"
@@ -95,6 +100,7 @@ def read_job(path: str | Path) -> tuple[list[TableSpec], dict]:
         partition_rows = 100000        # optional
         compact = true                 # optional, for every table: no position text in the files
         symmetry = true                # optional, for every table: one position of each orbit (the game's canonical)
+        misere = true                  # optional, for every table: misère figures too (impartial games)
         [storage]                      # optional: the object store's options, for --out s3://BUCKET/PREFIX
         endpoint_url = "http://127.0.0.1:9000"   # (store.places.OPTIONS; each --storage-option overrides one)
         [[table]]
@@ -104,6 +110,7 @@ def read_job(path: str | Path) -> tuple[list[TableSpec], dict]:
         name = "chomp_small"           # optional table name
         compact = false                # optional, for this table
         symmetry = false               # optional, for this table
+        misere = false                 # optional, for this table
 
         [[table]]
         game = "octal"
@@ -124,11 +131,11 @@ def read_job(path: str | Path) -> tuple[list[TableSpec], dict]:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise UsageError(f"cannot read job file {path}: {e}") from None
     settings = {k: v for k, v in data.items() if k != "table"}
-    unknown = set(settings) - {"partition_rows", "compact", "symmetry", "storage"}
+    unknown = set(settings) - {"partition_rows", "compact", "symmetry", MISERE, "storage"}
     if unknown:
         raise UsageError(
             f"{path}: unknown setting {sorted(unknown)[0]!r} (settings: partition_rows, compact, symmetry, "
-            "[storage], [[table]])"
+            "misere, [storage], [[table]])"
         )
     if not isinstance(settings.get("storage", {}), dict):
         raise UsageError(f"{path}: 'storage' is a table of the object store's options, [storage]")
@@ -146,7 +153,9 @@ def read_job(path: str | Path) -> tuple[list[TableSpec], dict]:
         summary = entry.pop("summary", None)
         compact = entry.pop("compact", settings.get("compact", False))
         symmetry = entry.pop("symmetry", settings.get("symmetry", False))
-        for key, value in (("compact", compact), ("symmetry", symmetry)):
+        if MISERE in settings:
+            entry.setdefault(MISERE, settings[MISERE])  # a game's option: it travels with the others
+        for key, value in (("compact", compact), ("symmetry", symmetry), (MISERE, entry.get(MISERE, False))):
             if not isinstance(value, bool):
                 raise UsageError(f"{path}: table {i}: '{key}' must be true or false")
         try:

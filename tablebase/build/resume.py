@@ -19,7 +19,8 @@ def fresh_manifest(spec: TableSpec, partition_rows: int) -> Manifest:
     game = spec.game
     return Manifest(table=spec.name, game=game.name, kind=game.kind, params=game.params,
                     version=VERSION, partition_rows=partition_rows,
-                    source=spec.source.as_record(), compact=spec.compact, symmetry=spec.symmetry)
+                    source=spec.source.as_record(), compact=spec.compact, symmetry=spec.symmetry,
+                    misere=game.misere)
 
 
 def resumable(root: Location, spec: TableSpec, partition_rows: int | None) -> Manifest | None:

@@ -112,17 +112,19 @@ class ImpartialBuilder(Builder):
     @property
     def indexed_from_values(self) -> bool:
         """The solvers that hold every figure the index stores in arrays over the key space: the generic one
-        and the bites' (not the queen's, the heaps' or the sums')."""
+        and the bites' (not the queen's, the heaps' or the sums'); not where misère figures are kept, whose
+        best misère move the index stores from the rows."""
         game = self.keyed
         return (game.key_space is not None and not self.heap_sequence and not self.sums
-                and not (game.queen is not None and not game.misere))
+                and not game.misere and game.queen is None)
 
     @property
     def parts_in_key_order(self) -> bool:
         return super().parts_in_key_order or self.heap_sequence  # a block of heaps a level
 
     def oracle(self) -> Callable[[int], dict[str, Any]]:
-        """Grundy value (mex), remoteness and misère outcome from the definitions, by recursion on keys.
+        """Grundy value (mex), remoteness and misère outcome and remoteness from the definitions, by recursion
+        on keys.
 
         A game with components is searched whole instead: each stored part's value from its moves to
         whole positions, never split, so that a ``components`` that does not describe the rules shows.
@@ -143,9 +145,11 @@ class ImpartialBuilder(Builder):
             lost = [c["remoteness"] for c in children if c["grundy"] == 0]
             remoteness = 0 if not children else 1 + (min(lost) if lost else max(c["remoteness"] for c in children))
             found = {"grundy": grundy, "outcome": "N" if grundy else "P", "remoteness": remoteness}
-            if game.misere:
-                wins = not children or any(c["misere_outcome"] == "P" for c in children)
-                found["misere_outcome"] = "N" if wins else "P"
+            if game.misere:  # who cannot move wins, in 0 moves
+                lost = [c["misere_remoteness"] for c in children if c["misere_outcome"] == "P"]
+                found["misere_outcome"] = "N" if lost or not children else "P"
+                found["misere_remoteness"] = 0 if not children else 1 + (
+                    min(lost) if lost else max(c["misere_remoteness"] for c in children))
             memo[key] = found
             return found
 

@@ -37,6 +37,9 @@ def _build_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--symmetry", action="store_true",
                         help="keep one position of each orbit under the game's symmetry (its canonical(position)); "
                              "the table's name ends in _symmetry")
+    parser.add_argument("--misere", action="store_true",
+                        help="an impartial game's rows keep misère figures too (who cannot move wins): outcome, "
+                             "remoteness and best move (docs/misere.md)")
     parser.add_argument("--scratch", help="folder on local disk for values too large for memory (default: "
                                           "under --out, or the temporary folder for an object store; removed "
                                           "when the build ends)")
@@ -176,11 +179,13 @@ def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | No
         if args.symmetry:  # a table named in the job keeps its name
             named = {s.name for s in specs if s.name != s.game.table}
             specs = [s if s.symmetry else s.with_symmetry(s.name in named) for s in specs]
+        if args.misere:
+            specs = [s.with_misere() for s in specs]
         if args.table:
             raise TablebaseError("--table names one table; with --job give each table a 'name'")
     else:
         cls, source = found
-        game = cls(**_params(args, cls))
+        game = cls(**_params(args, cls), **({"misere": True} if args.misere else {}))
         spec = TableSpec(game, source, args.table or game.table, bool(args.compact))
         specs = [spec.with_symmetry(bool(args.table)) if args.symmetry else spec]
     options = storage_options(args.storage_option)

@@ -110,6 +110,11 @@ _NOT_IN_NAMES = re.compile(r"[^a-z0-9]+")
 #: refused above this: a game with a million levels is already one with a million steps of solving.
 MAX_LEVEL = 2**20 - 1
 
+#: the option every impartial game takes without declaring it: keep misère figures beside normal play's
+#: (``--misere``, docs/misere.md). Kept in ``params`` only where asked, so that it travels to the workers
+#: and into the manifest with the game's own options; it names no part of the table.
+MISERE = "misere"
+
 
 def table_name(parts: Iterable[str]) -> str:
     """A SQL identifier of these parts: lower case, each run of other characters one underscore."""
@@ -156,15 +161,21 @@ class Game(ABC):
     numeric: ClassVar[bool] = False
     move_notation: ClassVar[str] = ""
     options: ClassVar[tuple[Option, ...]] = ()
+    #: the table keeps misère figures beside normal play's: an impartial game's own (Nim), or its table's
+    #: (``misere`` among the options, ``misere_option``); never another kind's
+    misere: bool = False
 
     def __init__(self, **params: Any) -> None:
         self.params = self.check_params(params)
+        if self.params.get(MISERE):
+            self.misere = True  # this table's, over the class's default
 
     # -- parameters -----------------------------------------------------------
     @classmethod
     def check_params(cls, params: dict[str, Any]) -> dict[str, Any]:
         """Validate and normalise build options; raise TablebaseError naming the problem."""
         params = {k.replace("-", "_"): v for k, v in params.items()}
+        misere = cls.misere_option(params.pop(MISERE, None))
         known = {o.key for o in cls.options}
         unknown = sorted(set(params) - known)
         if unknown:
@@ -189,7 +200,23 @@ class Game(ABC):
             else:
                 value = str(value)
             out[o.key] = value
-        return out
+        return {**out, **misere}
+
+    @classmethod
+    def misere_option(cls, value: Any) -> dict[str, bool]:
+        """The ``misere`` option as ``params`` keeps it: ``{"misere": True}``, or nothing where it is not asked
+        or the game keeps misère figures anyway (Nim); refused in one line for a game that cannot have them."""
+        if value is None or value is False:
+            return {}
+        if value is not True:
+            raise UsageError(f"{cls.name}: misere must be true or false, got {value!r}")
+        if cls.kind != "impartial":
+            raise UsageError(f"{cls.name}: --misere is for impartial games, and this game is {cls.kind}")
+        if cls.keyed and getattr(cls, "sums", False):
+            raise UsageError(f"{cls.name}: --misere is refused: its table holds parts of sums, and a sum's misère "
+                             "outcome is not found from its parts' (an octal game's sums in misère play: "
+                             "tablebase misere CODE, docs/misere.md)")
+        return {} if cls.misere else {MISERE: True}
 
     @classmethod
     def variants(cls, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -216,12 +243,13 @@ class Game(ABC):
     @property
     def table(self) -> str:
         """The default table name, a SQL identifier: the game's name and its options."""
-        return table_name([self.name] + [f"{k}{v}" for k, v in self.params.items()])
+        return table_name([self.name] + [f"{k}{v}" for k, v in self.params.items() if k != MISERE])
 
     @property
     def bounds(self) -> str:
         """What the table holds, in words, for error messages."""
-        return ", ".join(f"{k.replace('_', '-')} {v}" for k, v in self.params.items()) or "every position"
+        said = [f"{k.replace('_', '-')} {v}" for k, v in self.params.items() if k != MISERE]
+        return ", ".join(said) or "every position"
 
     # -- pictures -------------------------------------------------------------------
     def draw(self, position: str) -> Picture:

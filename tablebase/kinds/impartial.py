@@ -31,7 +31,10 @@ def declares_components(game: object) -> bool:
 
 def in_components(game: Game | type[Game]) -> bool:
     """Whether a game's moves lead to sums of stored components (a plain game's ``components``, a keyed one's
-    ``sums``): its table stores components only."""
+    ``sums``): its table stores components only. Not where misère figures are kept: a sum's are not found from
+    its parts', so such a table holds whole positions (a keyed game with sums refuses ``--misere``)."""
+    if game.misere:
+        return False
     return declares_components(game) or bool(game.keyed and game.sums)
 
 
@@ -47,7 +50,7 @@ class ListedImpartialGame(ListedPlainGame):
 
     @property
     def sums(self) -> bool:
-        return declares_components(self.game)
+        return in_components(self.game)
 
     def plays(self) -> list[Callable[[Any], Any]]:
         game = self.game
@@ -78,9 +81,9 @@ class Impartial(Kind):
 
     @classmethod
     def columns_of(cls, game: Game | type[Game]) -> list[str]:
-        # A table of components holds what a sum of them determines: neither remoteness nor misère outcomes.
+        # A table of components holds what a sum of them determines: neither remoteness nor misère figures.
         sums = in_components(game)
-        return IMPARTIAL.names(text=True, whole=not sums, misere=game.misere and not sums)
+        return IMPARTIAL.names(text=True, whole=not sums, misere=bool(game.misere) and not sums)
 
     def by_children(self, index: Any, wanted: frozenset[str] | None = None
                     ) -> Callable[[int, dict[str, Any]], dict[str, Any]] | None:

@@ -18,7 +18,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from tablebase.games import ImpartialForm
 from tablebase.games.loops import children_of, compiled_loop
 from tablebase.jit import compile_all
-from tablebase.lazy import np, pa, pc
+from tablebase.lazy import np, pa
 from tablebase.solve import LevelByLevel, Place
 from tablebase.solve.figures import check, held_dtypes
 from tablebase.solve.kernels import DENSE, DENSE_RUN
@@ -58,11 +58,15 @@ def slowest_move(n, child, moves, remoteness):
 
 @numba.njit(cache=True)
 def _settle(n, child, moves, grundy, remoteness, misere, seen, use_misere):
-    """Grundy value, remoteness, best move and misère win of one position.
+    """Grundy value, remoteness and best move of one position; and, where ``use_misere``, its misère
+    remoteness and best misère move (else 0 and NO_MOVE).
 
     Remoteness is the number of moves to the end when the winner hurries and the loser delays (Winning
     Ways). The best move of a won position goes to a lost child of least remoteness; of a lost position, to
     the child of greatest remoteness; ties go to the smallest move code, so the choice is deterministic.
+    Misère play (who cannot move wins) has the same rules on its own figures, a position without moves
+    being won in 0 moves: a misère remoteness is even exactly where the player to move wins, so it is
+    the misère outcome too, and ``misere`` holds it alone.
 
     ``child[:n]`` index the children in ``grundy`` and ``remoteness``. The two
     are kept apart because every child's Grundy value is read but only a lost
@@ -71,12 +75,12 @@ def _settle(n, child, moves, grundy, remoteness, misere, seen, use_misere):
     than n) holds the Grundy values of 128 and more (see ``mex_of``).
     """
     if n == 0:
-        return 0, 0, NO_MOVE, True
+        return 0, 0, NO_MOVE, 0, NO_MOVE
     low = np.uint64(0)
     high = np.uint64(0)
     spill = False
-    misere_win = False
     win, win_r = NO_MOVE, 0  # quickest move to a lost child
+    mis_win, mis_win_r = NO_MOVE, 0  # the same in misère play
     for i in range(n):
         c = child[i]
         g = grundy[c]
@@ -94,23 +98,34 @@ def _settle(n, child, moves, grundy, remoteness, misere, seen, use_misere):
             m = moves[i]
             if win == NO_MOVE or r < win_r or (r == win_r and m < win):
                 win, win_r = m, r
-        if use_misere and not misere[c]:
-            misere_win = True
+        if use_misere:
+            mr = misere[c]
+            if mr & 1:  # the child is lost in misère play
+                m = moves[i]
+                if mis_win == NO_MOVE or mr < mis_win_r or (mr == mis_win_r and m < mis_win):
+                    mis_win, mis_win_r = m, mr
     mex = mex_of(low, high, seen)
     if spill:
         for i in range(n):
             g = grundy[child[i]]
             if 128 <= g < n:
                 seen[g] = False
+    mis_r, mis_best = 0, NO_MOVE
+    if use_misere:
+        if mis_win != NO_MOVE:
+            mis_r, mis_best = mis_win_r + 1, mis_win
+        else:
+            mis_best, mis_r = slowest_move(n, child, moves, misere)
+            mis_r += 1
     if mex > 0:
-        return mex, win_r + 1, win, misere_win
+        return mex, win_r + 1, win, mis_r, mis_best
     # Lost: the slowest move of all (a second pass, needed only for lost positions).
     hold, hold_r = slowest_move(n, child, moves, remoteness)
-    return 0, hold_r + 1, hold, misere_win
+    return 0, hold_r + 1, hold, mis_r, mis_best
 
 
 @numba.njit(cache=True)
-def _solve_sparse(offsets, child, moves, grundy, remoteness, misere, out_g, out_r, out_best, out_mis):
+def _solve_sparse(offsets, child, moves, grundy, remoteness, misere, out_g, out_r, out_best, out_mr, out_mbest):
     most = 0
     for t in range(offsets.shape[0] - 1):
         most = max(most, offsets[t + 1] - offsets[t])
@@ -118,13 +133,14 @@ def _solve_sparse(offsets, child, moves, grundy, remoteness, misere, out_g, out_
     use_misere = misere.shape[0] > 0
     for t in range(offsets.shape[0] - 1):
         a, b = offsets[t], offsets[t + 1]
-        out_g[t], out_r[t], out_best[t], out_mis[t] = _settle(
+        out_g[t], out_r[t], out_best[t], out_mr[t], out_mbest[t] = _settle(
             b - a, child[a:b], moves[a:b], grundy, remoteness, misere, seen, use_misere
         )
 
 
 class KnownValues:
-    """The Grundy values, remoteness and misère outcomes of positions solved so far.
+    """The Grundy values, remoteness and misère remoteness (which is the misère outcome too) of positions
+    solved so far.
 
     Dense games keep arrays indexed by key; sparse games keep arrays sorted by key.
     ``wide``: which figures a dense game holds at their bound's type, the others
@@ -142,20 +158,24 @@ class KnownValues:
         self.keys = np.empty(0, dtype=np.int64)
         self.grundy = self._array("grundy", size, self.held["grundy"])
         self.remoteness = self._array("remoteness", size, self.held["remoteness"])
-        self.misere = self._array("misere", size if game.misere else 0, np.bool_)
-        self.with_misere = game.misere
+        # held as the remoteness is: their bound is the same, the longest play
+        self.misere = self._array("misere", size if game.misere else 0, self.held["remoteness"])
+        self.with_misere = bool(game.misere)
         self.levels: set[int] = set()
 
     @staticmethod
     def bytes_per_key(game: ImpartialForm, wide: frozenset[str] | None = None) -> int:
         """Bytes of the values held for each key (``wide`` as for the arrays)."""
         held = held_dtypes(game, wide)
-        return sum(np.dtype(t).itemsize for t in held.values()) + (1 if game.misere else 0)
+        return sum(np.dtype(t).itemsize for t in held.values()) + (
+            np.dtype(held["remoteness"]).itemsize if game.misere else 0)
 
-    def check(self, grundy: np.ndarray, remoteness: np.ndarray) -> None:
+    def check(self, grundy: np.ndarray, remoteness: np.ndarray, misere: np.ndarray | None = None) -> None:
         """Raise ``FigureOverflow`` if figures solved or read back do not fit the arrays' types."""
         check("grundy", grundy, self.held["grundy"])
         check("remoteness", remoteness, self.held["remoteness"])
+        if misere is not None:
+            check("remoteness", misere, self.held["remoteness"])
 
     def _array(self, name: str, size: int, dtype) -> np.ndarray:
         """Zeros, in this process's memory or mapped from a file that other processes map too."""
@@ -172,7 +192,7 @@ class KnownValues:
         self, keys: np.ndarray, grundy: np.ndarray, remoteness: np.ndarray, misere: np.ndarray | None
     ) -> None:
         if self.dense:
-            self.check(grundy, remoteness)  # before any is written: a value that does not fit never wraps
+            self.check(grundy, remoteness, misere)  # before any is written: a value that does not fit never wraps
             self.grundy[keys] = grundy
             self.remoteness[keys] = remoteness
             if self.with_misere:
@@ -184,7 +204,7 @@ class KnownValues:
         self.grundy = np.concatenate([self.grundy, grundy.astype(self.held["grundy"])])[order]
         self.remoteness = np.concatenate([self.remoteness, remoteness.astype(self.held["remoteness"])])[order]
         if self.with_misere:
-            self.misere = np.concatenate([self.misere, misere.astype(np.bool_)])[order]
+            self.misere = np.concatenate([self.misere, misere.astype(self.held["remoteness"])])[order]
 
     def index(self, keys: np.ndarray) -> np.ndarray:
         """Where each key's values are; every key must be known."""
@@ -200,15 +220,16 @@ def solve(game: ImpartialForm, keys: np.ndarray, known: KnownValues, fresh: bool
     """Solve the positions ``keys`` (all of one level) from the values of lower levels.
 
     Returns arrays: grundy, remoteness, best_move (move code or -1), and, for
-    games that keep misère outcomes, misere_win.
+    games that keep misère figures, misere_remoteness and misere_best_move.
     """
     keys = np.ascontiguousarray(keys, dtype=np.int64)
     n = len(keys)
     out_g = np.empty(n, dtype=known.dtype)
     out_r = np.empty(n, dtype=known.dtype)
     out_best = np.empty(n, dtype=np.int64)
-    out_mis = np.empty(n, dtype=np.bool_)
-    values = (known.grundy, known.remoteness, known.misere, out_g, out_r, out_best, out_mis)
+    out_mr = np.empty(n, dtype=known.dtype)
+    out_mbest = np.empty(n, dtype=np.int64)
+    values = (known.grundy, known.remoteness, known.misere, out_g, out_r, out_best, out_mr, out_mbest)
     compiled = game.compiled_moves
     if known.dense and compiled is not None:
         compiled_loop(DENSE, compiled.kernel, fresh)(keys, compiled.make_args(), game.max_moves, *values)
@@ -217,7 +238,7 @@ def solve(game: ImpartialForm, keys: np.ndarray, known: KnownValues, fresh: bool
         _solve_sparse(offsets, known.index(child_keys), moves, *values)
     rows = {"grundy": out_g, "remoteness": out_r, "best_move": out_best}
     if known.with_misere:
-        rows["misere_win"] = out_mis
+        rows["misere_remoteness"], rows["misere_best_move"] = out_mr, out_mbest
     return rows
 
 
@@ -233,7 +254,7 @@ class ImpartialSolver(LevelByLevel):
         self.fresh = fresh
         self.known = KnownValues(game, place, wide)
         self.load_compiled()
-        self.columns = ["key", "grundy", "remoteness"] + (["misere_outcome"] if game.misere else [])
+        self.columns = ["key", "grundy", "remoteness"] + (["misere_remoteness"] if game.misere else [])
 
     def load_compiled(self) -> None:
         """Load the compiled loop now, not in the first task."""
@@ -251,11 +272,7 @@ class ImpartialSolver(LevelByLevel):
     def remember(self, level: int, rows: pa.Table | None, whole: bool = True) -> None:
         """Take in stored rows of a level (None: none); ``whole``: the level is now complete."""
         if rows is not None and rows.num_rows:
-            misere = (
-                pc.equal(rows["misere_outcome"].cast(pa.string()), "N").to_numpy(zero_copy_only=False)
-                if self.game.misere
-                else None
-            )
+            misere = rows["misere_remoteness"].to_numpy() if self.game.misere else None
             self.known.add(
                 rows["key"].to_numpy(), rows["grundy"].to_numpy(), rows["remoteness"].to_numpy(), misere
             )
@@ -274,16 +291,16 @@ class ImpartialSolver(LevelByLevel):
         keys = np.ascontiguousarray(np.concatenate([k for _, k in levels]), dtype=np.int64)
         n = len(keys)
         out = {"grundy": np.empty(n, dtype=known.dtype), "remoteness": np.empty(n, dtype=known.dtype),
-               "best_move": np.empty(n, dtype=np.int64)}
-        out_mis = np.empty(n, dtype=np.bool_)
+               "best_move": np.empty(n, dtype=np.int64), "misere_remoteness": np.empty(n, dtype=known.dtype),
+               "misere_best_move": np.empty(n, dtype=np.int64)}
         compiled_loop(DENSE_RUN, compiled.kernel, self.fresh)(
             keys, compiled.make_args(), self.game.max_moves, known.grundy, known.remoteness, known.misere,
-            out["grundy"], out["remoteness"], out["best_move"], out_mis)
+            out["grundy"], out["remoteness"], out["best_move"], out["misere_remoteness"], out["misere_best_move"])
         # The loop wrote each figure into the arrays as it went: one that did not fit wrapped there, and
         # the run is given up before any file is written from it (the build starts again, held wide).
-        known.check(out["grundy"], out["remoteness"])
-        if known.with_misere:
-            out["misere_win"] = out_mis
+        known.check(out["grundy"], out["remoteness"], out["misere_remoteness"] if known.with_misere else None)
+        if not known.with_misere:
+            del out["misere_remoteness"], out["misere_best_move"]
         known.levels.update(level for level, _ in levels)
         marks = np.repeat(np.array([level for level, _ in levels], dtype=np.int32), [len(k) for _, k in levels])
         return impartial_rows(self.game, keys, out, compact), marks

@@ -19,14 +19,14 @@ from {moves_module} import {moves_name} as moves
 
 
 @numba.njit(cache={cache})
-def loop(keys, args, max_moves, grundy, remoteness, misere, out_g, out_r, out_best, out_mis):
+def loop(keys, args, max_moves, grundy, remoteness, misere, out_g, out_r, out_best, out_mr, out_mbest):
     child = np.empty(max_moves + 1, dtype=np.int64)
     codes = np.empty(max_moves + 1, dtype=np.int64)
     seen = np.zeros(max_moves + 2, dtype=np.bool_)
     use_misere = misere.shape[0] > 0
     for t in range(keys.shape[0]):
         n = moves(keys[t], args, child, codes)
-        out_g[t], out_r[t], out_best[t], out_mis[t] = _settle(
+        out_g[t], out_r[t], out_best[t], out_mr[t], out_mbest[t] = _settle(
             n, child, codes, grundy, remoteness, misere, seen, use_misere
         )
 <record>'''
@@ -39,7 +39,7 @@ DENSE_RUN = _DENSE_LOOP.replace("<record>", """\
         grundy[keys[t]] = out_g[t]
         remoteness[keys[t]] = out_r[t]
         if use_misere:
-            misere[keys[t]] = out_mis[t]
+            misere[keys[t]] = out_mr[t]
 """)
 
 SCORED_SCAN = '''

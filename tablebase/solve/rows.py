@@ -41,10 +41,13 @@ def impartial_rows(game: ImpartialForm, keys: np.ndarray, solved: dict[str, np.n
         columns["position"] = texts.to_arrow() if texts is not None else positions_array(game, keys)
     columns["grundy"] = pa.array(solved["grundy"])
     columns["outcome"] = outcome_array(solved["grundy"] > 0)
-    if "misere_win" in solved:
-        columns["misere_outcome"] = outcome_array(solved["misere_win"])
+    if "misere_remoteness" in solved:  # even where the player to move wins
+        columns["misere_outcome"] = outcome_array(solved["misere_remoteness"] % 2 == 0)
     columns["remoteness"] = pa.array(solved["remoteness"])
     columns["best_move"] = move_array(game, solved["best_move"])
+    if "misere_remoteness" in solved:
+        columns["misere_remoteness"] = pa.array(solved["misere_remoteness"])
+        columns["misere_best_move"] = move_array(game, solved["misere_best_move"])
     return pa.table(columns)
 
 

@@ -53,6 +53,9 @@ class Manifest:
     #: the table keeps one position of each orbit under the game's symmetry (``--symmetry``): saved only
     #: then, so that a reader that does not know the field refuses such a table rather than read it as whole
     symmetry: bool = False
+    #: the rows hold misère figures beside normal play's (``--misere``, or a game that always keeps them):
+    #: saved only then
+    misere: bool = False
 
     def __post_init__(self) -> None:
         #: the tag of the version of the manifest this one was read as or saved as, which its next save is
@@ -73,7 +76,8 @@ class Manifest:
 
     def same_build(self, other: "Manifest") -> bool:
         """Whether a build of ``other`` may continue this one: the same game, rules and settings."""
-        keys = ("table", "game", "kind", "params", "version", "partition_rows", "format", "compact", "symmetry")
+        keys = ("table", "game", "kind", "params", "version", "partition_rows", "format", "compact", "symmetry",
+                "misere")
         same_rules = self.source.get("digest") == other.source.get("digest")
         return same_rules and all(getattr(self, k) == getattr(other, k) for k in keys)
 
@@ -95,8 +99,9 @@ class Manifest:
         # Fields as they are: dataclasses.asdict deep-copies every file record first,
         # which would be most of a save's time for a table of thousands of files.
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _BULKY}
-        if not self.symmetry:
-            del data["symmetry"]
+        for flag in ("symmetry", "misere"):
+            if not data[flag]:
+                del data[flag]
         # A game may have a million levels (a subtraction game up to a million): its plan and
         # levels done are kept as ranges, each on one line, where a level per line would make each save slow.
         bulky = {"levels_done": _ranges(self.levels_done), "plan": self.plan.spans}
