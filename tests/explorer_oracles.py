@@ -64,7 +64,11 @@ def said_of_move(move: dict) -> str:
     if move.get("score"):
         text += f", by a score of {abs(move['score'])}"
     if "misere_outcome" in move:
-        text += " (misère: " + ("wins" if move["misere_outcome"] == "P" else "loses") + ")"
+        text += " (misère: " + ("wins" if move["misere_outcome"] == "P" else "loses")
+        if "misere_remoteness" in move:  # the count after the move: one more than the child's
+            n = move["misere_remoteness"] + 1
+            text += f" in {n} move" + ("s" if n != 1 else "")
+        text += ")"
     return text
 
 

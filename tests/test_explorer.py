@@ -41,7 +41,7 @@ GAMES = [
     ("chomp", {"rows": 3, "cols": 4}),
     ("nim", {"heaps": 2, "max_heap": 7}),
     ("wythoff", {"max": 12}),
-    ("subtraction", {"max": 12, "set": "1,3,4"}),
+    ("subtraction", {"max": 12, "set": "1,3,4", "misere": True}),  # misère figures beside normal play's
     ("fibonacci-nim", {"max": 10}),
     ("green-hackenbush", {"max_edges": 4}),
     ("hackenbush", {"max_edges": 3, "shape": "tree", "colors": "BRG"}),
@@ -391,8 +391,10 @@ def test_the_outcome_and_each_move_are_said_in_words(client, tables):
         said = unescape(re.search(r'<p class="headline" id="verdict-outcome">(.*?)</p>', html).group(1))
         assert said == said_of_position(row), (name, position)
         if "misere_outcome" in row:
+            soon = "at once" if row["misere_remoteness"] == 0 else f"in {row['misere_remoteness']} move" + (
+                "s" if row["misere_remoteness"] != 1 else "")
             assert "In misère play (a player who cannot move wins), the player to move " + \
-                ("wins" if row["misere_outcome"] == "N" else "loses") in unescape(html)
+                ("wins " if row["misere_outcome"] == "N" else "loses ") + soon + "." in unescape(html)
         shown = [unescape(s) for s in re.findall(r'<td class="said">(.*?)</td>', html)]
         assert shown == [said_of_move(m) for m in row["moves"][:len(shown)]], (name, position)
 

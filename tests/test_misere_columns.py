@@ -9,6 +9,7 @@ them from the rules, memoised, and shares no code with the solver.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from functools import reduce
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import rows_of
 from example_oracles import CramRules
-from oracles import nim_moves
+from oracles import chomp_board, chomp_moves, nim_moves
 from test_games import CASES
 
 import tablebase
@@ -153,6 +154,23 @@ def test_every_reader_gives_the_misere_figures(built):
                 assert move["misere_remoteness"] == stored[move["position"]]["misere_remoteness"]
         batch = tb.lookup_many(table, ["5 5 5 5", "1"]).to_pylist()
         assert [r["misere_remoteness"] for r in batch] == [stored["5 5 5 5"]["misere_remoteness"], 0]
+
+
+def test_the_catalogue_gives_the_share_of_misere_p_positions_and_verify_checks_it(built, tmp_path):
+    root, table = built("chomp", rows=4, cols=5, misere=True)
+    misere = Misere(chomp_moves)
+    rows = rows_of(root, table)
+    lost = sum(not misere(chomp_board(r["position"]))[0] for r in rows)
+    assert 0 < lost < len(rows)
+    with tablebase.open(root) as tb:
+        shown = next(t for t in tb.tables() if t["table"] == table)
+    assert shown["misere"] == {"p_positions": lost, "p_share": round(lost / len(rows), 6)}
+    shutil.copytree(root / table, tmp_path / table)
+    manifest = tmp_path / table / "_manifest.json"
+    manifest.write_text(manifest.read_text().replace(f'"p_positions": {lost},', f'"p_positions": {lost + 1},'))
+    result = subprocess.run([sys.executable, "-m", "tablebase", "verify", "--db", str(tmp_path), table],
+                            capture_output=True, text=True)
+    assert result.returncode != 0 and f"misere recorded {{'p_positions': {lost + 1}" in result.stdout + result.stderr
 
 
 # -- what may ask for misère figures, in the fast tier ---------------------------------------------------

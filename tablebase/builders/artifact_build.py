@@ -2,7 +2,8 @@
 
 The one artifact with files today is a partizan table's values table
 (``values_build.py``); an octal table's period and rare values are one without
-files, kept in the manifest (``heap_figures.py``). The build and verify
+files, kept in the manifest (``heap_figures.py``), and so are the misère
+P-positions of a table with misère figures (``misere_figures.py``). The build and verify
 handle every artifact alike, through these two interfaces, so neither names a
 kind; how a reader sees an artifact's files is ``tablebase.kinds.artifacts``.
 """

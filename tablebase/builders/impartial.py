@@ -15,6 +15,7 @@ from typing import Any
 
 from tablebase.builders.builder import Builder, Footprint, Wide
 from tablebase.builders.heap_figures import HeapFigures
+from tablebase.builders.misere_figures import MisereFigures
 from tablebase.games import ImpartialForm, SumMoves
 from tablebase.games.loops import children_of
 from tablebase.kinds.impartial import Impartial, in_components
@@ -26,7 +27,7 @@ from tablebase.solve import Place, Solver
 
 class ImpartialBuilder(Builder):
     kind_class = Impartial
-    artifacts = (HeapFigures(),)
+    artifacts = (HeapFigures(), MisereFigures())
 
     @cached_property
     def sums(self) -> bool:

@@ -43,8 +43,10 @@ def position_verdict(row: dict[str, Any]) -> Verdict:
         return Verdict([FIRST[outcome]] if outcome in FIRST else [], "")
     said = [_player_to_move(row)] if outcome in ("N", "P", "D") else []
     if row.get("misere_outcome") in ("N", "P"):
+        misere = row.get("misere_remoteness")
+        soon = "" if misere is None else " at once" if misere == 0 else f" in {_plural(misere, ('move', 'moves'))}"
         said.append(f"In misère play (a player who cannot move wins), the player to move "
-                    f"{'wins' if row['misere_outcome'] == 'N' else 'loses'}.")
+                    f"{'wins' if row['misere_outcome'] == 'N' else 'loses'}{soon}.")
     counts = [name for name in READINGS if row.get(name) is not None]
     return Verdict(said, READINGS[counts[0]] if counts and outcome != "D" else "")
 
@@ -82,7 +84,9 @@ def move_verdict(move: dict[str, Any]) -> str:
     score = move.get("score")
     words += _by(None if score is None else score if again else -score)
     if move.get("misere_outcome") in ("N", "P"):
-        words += f" (misère: {'wins' if move['misere_outcome'] == 'P' else 'loses'})"
+        misere = move.get("misere_remoteness")
+        soon = "" if misere is None else f" in {_plural(misere + 1, ('move', 'moves'))}"
+        words += f" (misère: {'wins' if move['misere_outcome'] == 'P' else 'loses'}{soon})"
     return words
 
 

@@ -57,20 +57,27 @@ def table_statistics(root: Path, m: Manifest, table: str, sql: Callable[[str], p
     return out + figures_statistics(m.figures)
 
 
-FIGURES_SHOWN = ("period",)  # of a manifest's figures, those the catalogue of tables shows
+#: of a manifest's figures, those the catalogue of tables shows: an octal table's period, and the misère
+#: P-positions' count and share of a table with misère figures
+FIGURES_SHOWN = ("period", "misere")
 
 
 def figures_statistics(figures: dict[str, Any]) -> list[Statistic]:
-    """What the build found of the game as a whole (an octal table's period and rare values), as
-    statistics: one row of figures, and the rare heaps with their values where the manifest lists them."""
-    if not figures:
-        return []
+    """What the build found of the game as a whole (an octal table's period and rare values, the misère
+    P-positions of a table with misère figures), as statistics: a row of figures each, and the rare heaps with
+    their values where the manifest lists them."""
+    out = []
+    if "misere" in figures:
+        out.append(Statistic("misere", "positions lost in misère play (P): their count and share",
+                             pa.Table.from_pylist([figures["misere"]])))
+    if "heaps" not in figures:
+        return out
     period, rare = figures.get("period") or {}, figures.get("rare") or {}
     row = {"heaps": figures.get("heaps"), "preperiod": period.get("preperiod"), "period": period.get("period"),
            "proven_at": period.get("proven_at"), "largest": figures.get("largest"),
            "largest_heap": figures.get("largest_heap"), "rare_mask": rare.get("mask"), "rare_count": rare.get("count")}
-    out = [Statistic("figures", "period (null while unproven), largest value and rare values of the heaps",
-                     pa.Table.from_pylist([row]))]
+    out.append(Statistic("figures", "period (null while unproven), largest value and rare values of the heaps",
+                         pa.Table.from_pylist([row])))
     if "heaps" in rare:
         out.append(Statistic("rare_values", "rare values: the heaps whose value is rare, by the mask",
                              pa.table({"heap": pa.array(rare["heaps"], pa.int64()),
