@@ -37,9 +37,7 @@ def _build_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--symmetry", action="store_true",
                         help="keep one position of each orbit under the game's symmetry (its canonical(position)); "
                              "the table's name ends in _symmetry")
-    parser.add_argument("--misere", action="store_true",
-                        help="an impartial game's rows keep misère figures too (who cannot move wins): outcome, "
-                             "remoteness and best move (docs/misere.md)")
+    _misere_option(parser)
     parser.add_argument("--scratch", help="folder on local disk for values too large for memory (default: "
                                           "under --out, or the temporary folder for an object store; removed "
                                           "when the build ends)")
@@ -90,7 +88,14 @@ def _parse_game_verb(verb: str, argv: list[str], extra: Any) -> tuple[argparse.N
 
 
 def _params(args: argparse.Namespace, cls: Any) -> dict[str, Any]:
-    return {o.key: getattr(args, o.key) for o in cls.options}
+    """The game's options as given, with ``misere`` where ``--misere`` asks for misère figures."""
+    return {**{o.key: getattr(args, o.key) for o in cls.options}, **({"misere": True} if args.misere else {})}
+
+
+def _misere_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--misere", action="store_true",
+                        help="an impartial game's rows keep misère figures too (who cannot move wins): outcome, "
+                             "remoteness and best move (docs/misere.md)")
 
 
 def build(argv: list[str]) -> int:
@@ -185,7 +190,7 @@ def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | No
             raise TablebaseError("--table names one table; with --job give each table a 'name'")
     else:
         cls, source = found
-        game = cls(**_params(args, cls), **({"misere": True} if args.misere else {}))
+        game = cls(**_params(args, cls))
         spec = TableSpec(game, source, args.table or game.table, bool(args.compact))
         specs = [spec.with_symmetry(bool(args.table)) if args.symmetry else spec]
     options = storage_options(args.storage_option)
@@ -196,6 +201,7 @@ def _build_job(argv: list[str]) -> tuple[argparse.Namespace, list[Any], int | No
 
 
 def _check_options(parser: argparse.ArgumentParser) -> None:
+    _misere_option(parser)
     parser.add_argument("--scratch", help="folder on local disk for values too large for memory (default: "
                                           "under --out, or the temporary folder for an object store; removed "
                                           "when the build ends)")
