@@ -17,8 +17,9 @@ pytestmark = pytest.mark.slow  # the command, run as a user runs it
 
 @pytest.fixture
 def table_copy(built, tmp_path):
-    """A built Nim table copied to a folder of its own, to damage."""
-    root, table = built("nim", heaps=3, max_heap=7, partition_rows=16)
+    """A built Chomp table copied to a folder of its own, to damage (one without misère figures: its index is
+    written from the values in key order)."""
+    root, table = built("chomp", rows=4, cols=5, partition_rows=16)
     shutil.copytree(root / table, tmp_path / table)
     return tmp_path, table
 

@@ -24,11 +24,12 @@ FIGURE = "misere"
 
 def misere_figures(root: str, table: str) -> dict[str, Any]:
     """On a worker: the misère P-positions of a built table and their share, read back a file at a time."""
-    manifest = Manifest.load(root, table)
-    folder, lost = table_dir(root, table), 0
-    for name in manifest.files:
-        lost += _lost(read_parquet([folder / name], ["misere_outcome"]).column("misere_outcome"))
-    return _figures(lost, manifest.positions)
+    manifest = Manifest.load(root, table)  # as last saved: its plan names every file, its records may lag
+    folder, lost, positions = table_dir(root, table), 0, 0
+    for piece in manifest.layout().pieces:
+        outcomes = read_parquet([folder / piece.name], ["misere_outcome"]).column("misere_outcome")
+        lost, positions = lost + _lost(outcomes), positions + len(outcomes)
+    return _figures(lost, positions)
 
 
 def _lost(outcomes: Any) -> int:
