@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 class Figures(TypedDict, total=False):
     """A position's stored figures, those of its table's kind.
 
-    Impartial rows give ``grundy``, ``outcome``, ``remoteness``, ``best_move`` (and Nim's
-    ``misere_outcome``); a sum of parts gives no remoteness; partizan rows give the CGT ``value`` in
+    Impartial rows give ``grundy``, ``outcome``, ``remoteness``, ``best_move`` (and, in a table built with
+    ``--misere`` or of Nim, ``misere_outcome``, ``misere_remoteness``, ``misere_best_move``); a sum of parts
+    gives no remoteness; partizan rows give the CGT ``value`` in
     CGSuite notation with its exact ``mean``, ``temperature`` and stops as ``Fraction``s (``lookup_many``
     and SQL give them as doubles), and ``exact()`` turns any row with a value into the value as a
     ``tablebase.cgt`` game; scored rows give ``outcome``, ``score``, ``plies`` and passes.
@@ -37,6 +38,8 @@ class Figures(TypedDict, total=False):
     remoteness: int
     best_move: str | None
     misere_outcome: str
+    misere_remoteness: int
+    misere_best_move: str | None
     parts: int  # a sum of this many stored parts
     # partizan
     value: str
