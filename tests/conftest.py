@@ -51,6 +51,8 @@ def built(tmp_path_factory, scheduler):
             # The same table with another partition size is another build: once its name is taken,
             # under a name of its own.
             name = spec_for(game, params).name
+            if params.get("misere"):  # misère figures do not change a table's name: one apart from the same without
+                name += "_misere"
             if any(built_name == name for _, built_name in cache.values()):
                 name = f"{name}_p{partition_rows or 0}"
             spec = spec_for(game, params, name)
