@@ -11,23 +11,23 @@ tables have no such figure: every step here does nothing for them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from tablebase.builders.artifact_build import ArtifactBuild, ArtifactCheck, Say
 from tablebase.lazy import pa, pc
 from tablebase.solve import Solver
-from tablebase.store import Manifest, Piece, read_parquet, table_dir
+from tablebase.store import Manifest, Piece, read_files
+from tablebase.store.placed import Place
 
 FIGURE = "misere"
 
 
-def misere_figures(root: str, table: str) -> dict[str, Any]:
+def misere_figures(root: Place, manifest: Manifest) -> dict[str, Any]:
     """On a worker: the misère P-positions of a built table and their share, read back a file at a time."""
-    manifest = Manifest.load(root, table)  # as last saved: its plan names every file, its records may lag
-    folder, lost, positions = table_dir(root, table), 0, 0
+    lost, positions = 0, 0
     for piece in manifest.layout().pieces:
-        outcomes = read_parquet([folder / piece.name], ["misere_outcome"]).column("misere_outcome")
+        record = {piece.name: manifest.files[piece.name]}
+        outcomes = read_files(root, manifest.table, record, ["misere_outcome"]).column("misere_outcome")
         lost, positions = lost + _lost(outcomes), positions + len(outcomes)
     return _figures(lost, positions)
 
@@ -47,7 +47,7 @@ def _rows_whole(manifest: Manifest) -> bool:
 class MisereFigures(ArtifactBuild):
     """The manifest's ``figures["misere"]``: no files, one finishing task."""
 
-    def prepare(self, root: Path, manifest: Manifest) -> None:
+    def prepare(self, root: Place, manifest: Manifest) -> None:
         manifest.figures.pop(FIGURE, None)  # counted again once the table is whole
 
     def piece(self, solver: Solver, rows: pa.Table, root: str, table: str, piece: Piece, durable: bool) -> None:
@@ -56,12 +56,12 @@ class MisereFigures(ArtifactBuild):
     def record(self, manifest: Manifest, record: dict | None) -> None:
         pass
 
-    def finishing_tasks(self, root: Path, manifest: Manifest) -> list[tuple[str, Callable, tuple]]:
+    def finishing_tasks(self, root: Place, manifest: Manifest) -> list[tuple[str, Callable, tuple]]:
         if not manifest.misere or FIGURE in manifest.figures or not _rows_whole(manifest):
             return []
-        return [("misere-figures", misere_figures, (str(root), manifest.table))]
+        return [("misere-figures", misere_figures, (root, manifest))]
 
-    def finished(self, root: Path, manifest: Manifest, records: list[dict], say: Say) -> None:
+    def finished(self, root: Place, manifest: Manifest, records: list[dict], say: Say) -> None:
         if records:
             manifest.figures = {**manifest.figures, FIGURE: records[0]}
             say(f"{records[0]['p_positions']:,} positions lost in misère play (P), a share of "
@@ -85,7 +85,7 @@ class MisereCheck(ArtifactCheck):
             self.lost += _lost(derived.column("misere_outcome"))
         self.positions += derived.num_rows
 
-    def problems(self, root: Path, manifest: Manifest) -> list[tuple[str, str]]:
+    def problems(self, root: Place, manifest: Manifest) -> list[tuple[str, str]]:
         if not manifest.misere:
             return []
         recorded, found = manifest.figures.get(FIGURE), _figures(self.lost, self.positions)
