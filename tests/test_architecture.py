@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "tablebase"
 PAGE = (ROOT / "docs" / "architecture.md").read_text()
-FOUNDATION = {"errors", "words", "version", "jit", "lazy", "threads", "scoped", "schema"}
+FOUNDATION = {"errors", "spelling", "version", "jit", "lazy", "threads", "scoped", "schema"}
 
 
 def _modules() -> dict[str, Path]:

@@ -191,7 +191,7 @@ def test_the_folder_may_come_from_tablebase_db(db):
     result = tablebase("tables", "--json", env={**os.environ, "TABLEBASE_DB": str(db)})
     assert result.returncode == 0 and json.loads(result.stdout)[0]["table"] == "chomp_4x5"
     assert_clean_error(tablebase("tables", env={k: v for k, v in os.environ.items() if k != "TABLEBASE_DB"}),
-                       "--db DIR, or set TABLEBASE_DB")
+                       "--db DIR or --db s3://BUCKET/PREFIX, or set TABLEBASE_DB")
 
 
 def test_stats_json_is_keyed_by_names_that_stay(db):

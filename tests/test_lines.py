@@ -23,7 +23,7 @@ from test_tanhinmin import final_score, moves, read
 
 import tablebase
 from tablebase.http.app import create_app
-from tablebase.words import as_text
+from tablebase.spelling import as_text
 
 
 @pytest.fixture(scope="module")

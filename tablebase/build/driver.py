@@ -51,10 +51,10 @@ from tablebase.build.tasks import measure_notation, release, solve_slices, warm_
 from tablebase.builders import ArtifactBuild, Builder
 from tablebase.errors import BuildError
 from tablebase.solve.figures import FIGURES, FigureOverflow
+from tablebase.spelling import counted
 from tablebase.store import Manifest, remove_listing
 from tablebase.store.garbage import clear_unrecorded
 from tablebase.store.location import Location, located
-from tablebase.words import counted
 
 # A table of at most this many keys holds its figures wide from the start: the byte a key that holding them
 # narrow saves there is not worth starting the build again when a figure does not fit (solve/figures.py).

@@ -36,10 +36,10 @@ from tablebase.probe_writer import (
     segments_of_table,
     write_index_directory,
 )
+from tablebase.spelling import counted
 from tablebase.store import Manifest
 from tablebase.store.location import Location
 from tablebase.store.placed import file_sized
-from tablebase.words import counted
 
 if TYPE_CHECKING:
     from tablebase.games import KeyedGame

@@ -30,6 +30,7 @@ from typing import Any
 from tablebase.builders.artifact_build import ArtifactBuild, ArtifactCheck, Say
 from tablebase.errors import StoreError
 from tablebase.lazy import np, pa, pc
+from tablebase.spelling import counted
 from tablebase.store import Manifest, Piece, file_there
 from tablebase.store.placed import Place, file_problems
 from tablebase.store.values_files import (
@@ -44,7 +45,6 @@ from tablebase.store.values_files import (
     values_on_disk,
     write_values,
 )
-from tablebase.words import counted
 
 MERGE_ROWS = 2_000_000  # piece rows per merge task: a few hundred MiB of Arrow rows to sort
 MAX_LISTED = 5  # problems of one kind named one by one; the count says how many more

@@ -28,7 +28,7 @@ from tablebase.cli.output import (
     table_text,
 )
 from tablebase.errors import TablebaseError
-from tablebase.words import as_text, counted
+from tablebase.spelling import as_text, counted
 
 EXIT_INTERRUPTED = 130
 

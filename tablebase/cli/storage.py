@@ -16,7 +16,7 @@ from typing import Any
 from tablebase.cli.common import one_line
 from tablebase.cli.output import DB_VARIABLE
 from tablebase.errors import StoreError, TablebaseError
-from tablebase.words import counted
+from tablebase.spelling import counted
 
 
 def storage_option(parser: argparse.ArgumentParser) -> None:

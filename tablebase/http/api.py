@@ -27,7 +27,7 @@ from tablebase.http.limits import (
     MAX_TABLE_NAME,
     TABLE_NAME,
 )
-from tablebase.words import as_text
+from tablebase.spelling import as_text
 
 Position = Annotated[str, StringConstraints(max_length=MAX_POSITION)]
 Table = Annotated[str, PathParam(description="a table's name", pattern=TABLE_NAME, max_length=MAX_TABLE_NAME)]

@@ -30,7 +30,7 @@ from tablebase.games import (
 from tablebase.games.base import MAX_LEVEL
 from tablebase.lazy import np, pa
 from tablebase.listed.level_rows import LevelRows, distinct, gather
-from tablebase.words import shown
+from tablebase.spelling import shown
 
 PARTS_KEPT = 2  # parts of a listing kept in memory at once: the solvers need only the part they solve
 

@@ -20,7 +20,7 @@ from tablebase.games.plain import MAX_SCORE
 from tablebase.lazy import pa
 from tablebase.listed import level_of
 from tablebase.listing.game_limits import Watch, game_frame
-from tablebase.words import shown
+from tablebase.spelling import shown
 
 _NOT_GIVEN = object()
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from tablebase.errors import StoreError, TablebaseError
 from tablebase.lazy import np
-from tablebase.words import shown
+from tablebase.spelling import shown
 
 _PLAIN = (int, float, str, bool, type(None))
 

@@ -46,7 +46,7 @@ from typing import Any
 from tablebase.errors import TablebaseError
 from tablebase.lazy import import_all
 from tablebase.scoped import scoped
-from tablebase.words import shown
+from tablebase.spelling import shown
 
 SECONDS = 10.0  # a position's share of the game's code, by default: far above any sane game's, below a user's patience
 PLAIN_POSITIONS = 20_000_000  # about 20 GB of a plain game's listing: the most a large laptop holds

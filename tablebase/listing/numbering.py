@@ -24,7 +24,7 @@ from tablebase.listed import LevelRows, distinct, gather
 from tablebase.listing.checked import game_failed, read_back, spelt
 from tablebase.listing.game_limits import Watch, watched
 from tablebase.listing.levels import Listing
-from tablebase.words import shown
+from tablebase.spelling import shown
 
 
 def int64s(values: array) -> np.ndarray:

@@ -18,7 +18,7 @@ from distributed import Client, Future, wait
 from distributed.client import FuturesCancelledError
 
 from tablebase.build.cluster import allocator
-from tablebase.words import counted
+from tablebase.spelling import counted
 
 PAUSED_PATIENCE = 60.0  # seconds a worker may stay paused for memory before it is restarted
 

@@ -18,8 +18,8 @@ from tablebase.builders import Builder, Footprint
 from tablebase.errors import TablebaseError
 from tablebase.games import KeyedForm
 from tablebase.lazy import np
+from tablebase.spelling import counted
 from tablebase.store.listing_files import LISTING_GROUP
-from tablebase.words import counted
 
 MIB = 2**20
 GIB = 2**30

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from tablebase.build.progress.eta import Work
-from tablebase.words import counted
+from tablebase.spelling import counted
 
 TERMINAL_EVERY = 1.0  # seconds between status lines at a terminal
 LOG_EVERY = 10.0  # in a log or a pipe, where a line a second of an hour's build would be thousands of lines

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import tablebase
+from tablebase.spelling import as_text
 from tablebase.store.manifest import FILE_NAME
-from tablebase.words import as_text
 
 pytestmark = pytest.mark.slow  # other processes
 
@@ -46,7 +46,7 @@ def reading(root: Path, chomp: str, domineering: str) -> str:
     """A program that reads: open, probe, lookup, a batch; it prints what it found as JSON."""
     return f"""
 import json, tablebase
-from tablebase.words import as_text
+from tablebase.spelling import as_text
 tb = tablebase.open({str(root)!r})
 found = [tb.probe({chomp!r}, "4 4 3 1"), tb.lookup({chomp!r}, "4 4 3 1"), tb.lookup({domineering!r}, "..|..|.."),
          tb.lookup_many({chomp!r}, ["4 4 3 1", "2 2"]).to_pylist()]

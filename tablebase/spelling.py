@@ -1,4 +1,4 @@
-"""How the program says things: counts in messages, exact figures in text.
+"""How the program spells things: counts in messages, exact figures in text.
 
 ``counted(1, "file")`` is "1 file", ``counted(1001, "level")`` "1,001 levels";
 ``shown`` is a value (a game's position) cut to fit a one-line message;

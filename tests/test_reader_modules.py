@@ -32,7 +32,7 @@ ASKED = {"chomp": ("4 4 3 1", None), "cram": ("...|...|...", None), "domineering
 READER = """
 import json, sys
 import tablebase
-from tablebase.words import as_text
+from tablebase.spelling import as_text
 tb = tablebase.open({root!r}, games=[{cram!r}])
 found = {{}}
 for name, (table, text, first) in {asked!r}.items():
