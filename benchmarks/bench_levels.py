@@ -24,6 +24,8 @@ memory 20 times a second, which took about 2% from the builds on 2 cores.
 What it measures, and the targets (2 cores, 24 GiB; the figures of a run are in its output and its log):
 
     chomp 13x13                             command / loop process <= 1, table / loop <= 2, <= 3 bytes a position
+    chomp 2x2 (a build's fixed cost)        13x13's command less it, against the loop process less its own
+                                            start (a 2x2 loop process): the work alone, two cores against one
     chomp 15x15 --compact                   command / loop process <= 1, index / command <= 0.1,
                                             Parquet and index <= 3 bytes a position
     subtraction --set 1,3,4 --max 1000000   command / Chomp 13x13 command      target <= 1
@@ -163,7 +165,7 @@ def build(args: list[str], sampled: bool = True) -> dict:
 
 
 #: the builds whose ratios are taken against Chomp 13x13: repeated, and their medians compared
-REPEATED = ("chomp13", "chomp15c", "subtraction", "wythoff")
+REPEATED = ("chomp13", "chomp15c", "subtraction", "wythoff", "chomp2")
 
 
 def median_run(runs: list[dict], sampled: dict) -> dict:
@@ -174,6 +176,7 @@ def median_run(runs: list[dict], sampled: dict) -> dict:
 
 
 BUILDS = {
+    "chomp2": ["chomp", "--rows", "2", "--cols", "2"],
     "chomp13": ["chomp", "--rows", "13", "--cols", "13"],
     "chomp15c": ["chomp", "--rows", "15", "--cols", "15", "--compact"],
     "subtraction": ["subtraction", "--set", "1,3,4", "--max", "1000000"],
@@ -198,11 +201,12 @@ def main() -> None:
     _check_reference()
     repeated = [name for name in names if name in REPEATED]
     loop_runs: list[float] = []
-    processes: dict[int, list[float]] = {13: [], 15: []}
+    processes: dict[int, list[float]] = {13: [], 15: [], 2: []}
+    sides = [13] + [15] * ("chomp15c" in names) + [2] * ("chomp2" in names)
     samples: dict[str, list[dict]] = {name: [] for name in repeated}
     for _ in range(max(args.repeat, 1)):
         loop_runs.append(reference_grundy(13, 13)[1])
-        for side in processes if "chomp15c" in names else [13]:
+        for side in sides:
             processes[side].append(reference_process(side, side))
         for name in repeated:
             samples[name].append(build(BUILDS[name], sampled=False))
@@ -233,6 +237,11 @@ def main() -> None:
                command_per_loop_process=chomp["command"] / process[13], target_command="<= 1",
                bytes_per_position=(chomp["bytes"] + chomp["index_bytes"]) / chomp["positions"],
                target_bytes="<= 3")
+    if chomp and "chomp2" in runs:
+        fixed, loop_start = runs["chomp2"]["command"], process[2]
+        report("chomp 13x13 less the fixed costs / loop process less its start", fixed_command_s=fixed,
+               loop_process_start_s=loop_start,
+               work=(chomp["command"] - fixed) / (process[13] - loop_start), target="<= 1")
     if "chomp15c" in runs:
         c15 = runs["chomp15c"]
         report("chomp 15x15 --compact / loop", command_per_loop_process=c15["command"] / process[15],
