@@ -197,7 +197,7 @@ MANIFEST = (
     Field("compact", "boolean", "whether the files leave out the position text"),
     Field("listing", "object", "a game the engine lists: its levels' sizes, move names and work files"),
     Field("probe", "object", "the probe index: each file by name, with its `rows`, `bytes`, `sha256` (and a "
-          "segment file's `segments`)"),
+          "segment file's `segments` until the directory is written)"),
     Field("figures", "object", "what the rows say of the game as a whole (an octal table's period and rare values; "
           "`misere`: the misère P-positions' `p_positions` and `p_share`)"),
     Field("symmetry", "boolean", "whether the table keeps one position of each orbit; saved only where true"),

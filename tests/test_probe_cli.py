@@ -10,6 +10,7 @@ import pytest
 from helpers import assert_clean_error, tablebase
 
 from tablebase.probe import FILE_NAME
+from tablebase.probe.format import read_directory
 from tablebase.store import Manifest
 
 pytestmark = pytest.mark.slow  # the command, run as a user runs it
@@ -91,6 +92,28 @@ def test_index_writes_the_index_of_a_table_built_before_it(table_copy):
     forced = tablebase("index", "--db", root, table, "--quiet")
     assert forced.returncode == 0 and json.loads(forced.stdout)["table"] == table and not forced.stderr
     assert path.read_bytes() == built[path.relative_to(root / table)]
+
+
+def test_the_manifest_leaves_the_segments_to_the_directory_and_reads_an_older_one_alike(table_copy):
+    """Once the directory is written, the manifest records each segment file by its rows, bytes and sha256
+    alone; a manifest written before, which lists every segment too, is read and verified the same."""
+    root, table = table_copy
+    manifest = Manifest.load(root, table)
+    files = {name: record for name, record in manifest.probe.items() if name != FILE_NAME}
+    assert files and all(set(record) == {"rows", "bytes", "sha256"} for record in files.values())
+    answer = tablebase("lookup", "--db", root, table, "4 3 1", "--json")
+    assert answer.returncode == 0, answer.stderr
+
+    data = (root / table / FILE_NAME).read_bytes()
+    directory = read_directory(data, FILE_NAME)
+    for i in range(directory.segments):
+        last, offset, length, file, crc = directory.entry(data, i)
+        record = manifest.probe[f"probe/{directory.names[file]}"]
+        record.setdefault("segments", []).append([directory.first(data, i), last, offset, length, crc])
+    manifest.save(root)
+    assert "segments" in (root / table / "_manifest.json").read_text()
+    assert tablebase("verify", "--db", root, table, "--quiet").returncode == 0
+    assert tablebase("lookup", "--db", root, table, "4 3 1", "--json").stdout == answer.stdout
 
 
 def test_index_refuses_bad_input_in_one_line_and_writes_nothing(table_copy, tmp_path):

@@ -25,6 +25,7 @@ from tablebase.probe.format import (
     SPARSE,
     TWO_WIDTHS,
     U64,
+    read_directory,
 )
 from tablebase.probe_writer import (
     figures_of,
@@ -230,6 +231,32 @@ def test_a_damaged_directory_is_refused_on_open(tmp_path, where, what):
     path = tmp_path / "bad" / FILE_NAME
     data = bytearray(path.read_bytes())
     data[where] ^= 0x01 if where != 10 else 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match=what):
+        ProbeIndex(path)
+
+
+# Each edit of a directory's segment entries, with its CRC-32 made right again, as a crafted folder would:
+# (segment, field, new value; fields: 0 its last key, 1 offset, 2 length, 3 file) and the segment refused.
+ENTRY_EDITS = [(1, "first", 1000, "segment 1"), (1, 0, 200, "segment 1"), (2, 1, 4, "segment 2"),
+               (0, 3, 7, "segment 0"), (3, 2, 8, "segment 3 of 8 bytes"), (0, 0, 64, "segment 0")]
+
+
+@pytest.mark.parametrize("segment, field, value, what", ENTRY_EDITS)
+def test_a_directory_whose_segments_disagree_is_refused_on_open(tmp_path, monkeypatch, segment, field, value, what):
+    from tablebase.probe_writer import whole
+    monkeypatch.setattr(whole, "SEGMENT_KEYS", 64)  # four segments of a small table
+    synthetic_table(tmp_path, "crafted", mixed_rows(np.arange(256, dtype=np.int64)))
+    path = tmp_path / "crafted" / FILE_NAME
+    data = bytearray(path.read_bytes())
+    directory = read_directory(bytes(data), "crafted")
+    assert directory.segments == 4
+    ProbeIndex(path).close()  # whole, it opens
+    if field == "first":
+        struct.pack_into("<Q", data, directory.firsts + 8 * segment, value)
+    else:
+        struct.pack_into("<Q", data, directory.entries + 32 * segment + 8 * field, value)
+    struct.pack_into("<I", data, len(data) - 4, zlib.crc32(data[: len(data) - 4]))
     path.write_bytes(bytes(data))
     with pytest.raises(StoreError, match=what):
         ProbeIndex(path)

@@ -11,6 +11,7 @@ integers do not wrap, so a sum or product of fields is compared as it is.
 from __future__ import annotations
 
 import json
+import operator
 import re
 import struct
 import zlib
@@ -233,8 +234,18 @@ def _file_name(data: Any, at: int, where: str) -> str:
 
 
 def _check_segments(data: Any, d: Directory, where: str) -> None:
-    """First keys ascending, each segment's keys below the next's, its file named, its offset aligned."""
+    """First keys ascending, each segment's keys below the next's, its file named, its offset aligned.
+
+    Every segment is checked at once by loops that run in C (a large index has thousands, and opening it
+    comes before the first probe); only a directory that fails is gone through again to name the segment."""
     keys = struct.unpack_from(f"<{d.segments}Q", data, d.firsts) if d.segments else ()
+    fields = struct.unpack_from(f"<{4 * d.segments}Q", data, d.entries) if d.segments else ()
+    lasts, offsets, lengths, files = fields[0::4], fields[1::4], fields[2::4], fields[3::4]
+    if not d.segments or (
+            not any(map(operator.lt, lasts, keys)) and not any(map(operator.ge, lasts, keys[1:]))
+            and max(map((0xFFFFFFFF).__and__, files)) < len(d.names) and not any(map((7).__and__, offsets))
+            and min(lengths) >= SEGMENT.size + TAIL):
+        return
     entries = struct.iter_unpack("<QQQII", data[d.entries : d.entries + ENTRY.size * d.segments])
     for i, (last, offset, length, file, _) in enumerate(entries):
         first = keys[i]

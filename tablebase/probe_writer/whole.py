@@ -2,7 +2,8 @@
 
 A build writes segments from what its workers hold (``sources.py``) and
 records each file with its segments in the manifest; the directory is
-written last, from those records alone (``write_index_directory``). For a
+written last, from those records alone (``write_index_directory``), which
+then leave their segments out. For a
 table built without an index, or a game whose keys do not come level by
 level, the segments are made here from the table's Parquet files
 (``index_from_files``, ``index_from_values_in_files``).
@@ -80,7 +81,8 @@ def lacking_segments(manifest: Manifest) -> list[str]:
     """The files of rows whose segment of the probe index is not recorded (a table begun by an older build)."""
     layout = manifest.layout()
     return [name for name in sorted(manifest.files)
-            if (piece := layout.named(name)) is not None and piece.segment_name not in manifest.probe]
+            if (piece := layout.named(name)) is not None
+            and "segments" not in manifest.probe.get(piece.segment_name, {})]
 
 
 def segment_of_file(root: Place, table: str, figures: Sequence[Figure], records: Mapping[str, Any], name: str,
@@ -210,10 +212,16 @@ def write_keys_file(root: Place, table: str, keys: tuple[int, int], grundy: np.n
 
 
 def write_index_directory(root: Place, manifest: Manifest, figures: Sequence[Figure]) -> None:
-    """The directory naming every segment file the manifest records, recorded in the manifest."""
+    """The directory naming every segment file the manifest records, recorded in the manifest.
+
+    The segment files' lists of segments are then left out of their records: the directory holds them, and
+    its own record's sha256 vouches for it, while the lists made most of a large table's manifest, which
+    every reader parses before its first probe."""
     about = {"table": manifest.table, "game": manifest.game, "kind": manifest.kind, "params": manifest.params}
     prefix = f"{SEGMENTS}/"
     files = {name[len(prefix):]: record for name, record in manifest.probe.items() if name.startswith(prefix)}
     manifest.probe[FILE_NAME] = write_directory(root, manifest.table, about, figures, manifest.positions, files)
+    for name, record in files.items():
+        manifest.probe[prefix + name] = {key: value for key, value in record.items() if key != "segments"}
 
 
