@@ -234,10 +234,8 @@ def _file_name(data: Any, at: int, where: str) -> str:
 
 
 def _check_segments(data: Any, d: Directory, where: str) -> None:
-    """First keys ascending, each segment's keys below the next's, its file named, its offset aligned.
-
-    Every segment is checked at once by loops that run in C (a large index has thousands, and opening it
-    comes before the first probe); only a directory that fails is gone through again to name the segment."""
+    """First keys ascending, each segment's keys below the next's, its file named, its offset aligned: all at
+    once by loops in C (opening comes before a first probe), then, if one fails, one by one to name it."""
     keys = struct.unpack_from(f"<{d.segments}Q", data, d.firsts) if d.segments else ()
     fields = struct.unpack_from(f"<{4 * d.segments}Q", data, d.entries) if d.segments else ()
     lasts, offsets, lengths, files = fields[0::4], fields[1::4], fields[2::4], fields[3::4]
