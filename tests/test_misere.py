@@ -17,6 +17,7 @@ from octal_oracles import oracle_moves
 from tablebase.errors import OverLimit, UsageError
 from tablebase.games.octal_code import OctalCodeError
 from tablebase.misere import QuotientTooLarge, misere_quotient
+from tablebase.misere.quotient import grown_quotient
 
 # Kayles, Dawson's Kayles, 0.75, 0.31, Dawson's chess, Guiles (0.15), Daisies (4.7: breaking a heap in
 # two without taking), and games of Nim's family (0.3 She-loves-me, 0.33 and 0.333 subtraction games).
@@ -173,3 +174,13 @@ def test_bounds_and_bad_input_are_one_line_errors():
     with pytest.raises(UsageError):
         q.winning_move((1, "2"))
     assert q.outcome(()) == "N" and q.winning_move(()) is None
+
+
+def test_a_quotient_refused_at_a_heap_keeps_the_heaps_before_it():
+    """``grown_quotient``: where the bounds refuse heap 27 of Kayles (its quotient grows to 40 elements there),
+    the quotient of heaps 0..26 and the one line; every sum of those heaps of 20 tokens as the brute force."""
+    q, why = grown_quotient("0.77", 30, max_order=36)
+    assert q.heaps == 26 and why is not None and "heaps 0..27 is larger than 36 elements (40)" in why
+    brute = Misere("0.77")
+    assert [p for p in sums(TOTAL, TOTAL) if q.outcome(p) != brute.outcome(p)] == []
+    assert grown_quotient("0.77", 12)[1] is None

@@ -16,6 +16,9 @@ from tablebase.lazy import np, psutil
 
 MAX_DIGITS = 64  # removals of up to 64 tokens: longer codes are typos, not games
 MAX_THREE_HEAPS = 2_000_000  # three-heap splits keep a pair set per heap and run the plain loop
+#: the most heaps a misère quotient is grown to (``tablebase.misere``; an octal table's ``--misere-heaps``): its
+#: marking recurses once a heap, and beyond a few hundred heaps the search is hopeless anyway
+MISERE_MAX_HEAPS = 400
 
 #: games known by name, and the code each stands for (Grundy's game has none)
 NAMED = {

@@ -7,14 +7,17 @@
 
 ``misere_quotient`` grows the quotient heap by heap (``quotient.py``), each candidate proved by a finite
 check (``check.py``) and reduced (``monoid.py``); a sum is answered by multiplying its heaps' elements.
+``grown_quotient`` keeps what was found where a heap is refused, as an octal table keeps it (``stored.py``).
 """
 
 from tablebase.misere.quotient import (
     DEFAULT_MAX_ORDER,
     MisereQuotient,
     QuotientTooLarge,
+    grown_quotient,
     heap_options,
     misere_quotient,
 )
 
-__all__ = ["DEFAULT_MAX_ORDER", "MisereQuotient", "QuotientTooLarge", "heap_options", "misere_quotient"]
+__all__ = ["DEFAULT_MAX_ORDER", "MisereQuotient", "QuotientTooLarge", "grown_quotient", "heap_options",
+           "misere_quotient"]

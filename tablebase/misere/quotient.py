@@ -12,11 +12,10 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from tablebase.errors import OverLimit, UsageError
-from tablebase.games.octal_code import OctalCode, parse_code
+from tablebase.games.octal_code import MISERE_MAX_HEAPS, OctalCode, parse_code
 from tablebase.misere.check import SearchTooLarge, first_failure, mark, transitions
 from tablebase.misere.monoid import Cyclic, Product, Table, TooLarge, closure, reduce_table
 
-MAX_HEAPS = 400  # the marking recurses once a heap; beyond a few hundred heaps the search is hopeless anyway
 DEFAULT_MAX_ORDER = 2000  # elements of a quotient
 CANDIDATE_FACTOR = 10  # a candidate (a product not yet reduced) may hold this many times more
 REDUCED_FACTOR = 2  # and, reduced, this many times more (its table holds the square)
@@ -144,30 +143,52 @@ def misere_quotient(code: str | OctalCode, heaps: int, max_order: int = DEFAULT_
     elements;
     ``OctalCodeError`` for a code that names no game; ``UsageError`` for a heap bound out of range.
     """
+    quotient, refused = grown_quotient(code, heaps, max_order, max_held)
+    if refused is not None:
+        raise QuotientTooLarge(refused)
+    return quotient
+
+
+def grown_quotient(code: str | OctalCode, heaps: int, max_order: int = DEFAULT_MAX_ORDER,
+                   max_held: int = DEFAULT_MAX_HELD) -> tuple[MisereQuotient, str | None]:
+    """``misere_quotient`` grown as far as its bounds allow: (the quotient of heaps 0..n, None) where it reaches
+    ``heaps``, else (the quotient of the heaps before the one refused, the one line that says why), so that a
+    table keeps what was found. ``OctalCodeError`` and ``UsageError`` as ``misere_quotient``."""
     rules = parse_code(code)
-    if not isinstance(heaps, int) or isinstance(heaps, bool) or not 0 <= heaps <= MAX_HEAPS:
-        raise UsageError(f"heaps {heaps!r}: give a bound from 0 to {MAX_HEAPS}")
+    if not isinstance(heaps, int) or isinstance(heaps, bool) or not 0 <= heaps <= MISERE_MAX_HEAPS:
+        raise UsageError(f"heaps {heaps!r}: give a bound from 0 to {MISERE_MAX_HEAPS}")
     options = [heap_options(rules, n) for n in range(heaps + 1)]
     state = _State(Table([[0]]), set(), [0])
     changed: list[int] = []
     bounds = _Bounds(max_order, max_order * CANDIDATE_FACTOR, max_order * REDUCED_FACTOR, max_held)
     for n in range(1, heaps + 1):
+        # _grow replaces the table and the P-portion where it changes them, and appends heap n's element
+        before = _State(state.table, state.p, list(state.images))
         try:
-            if _grow(state, options, n, bounds):
-                changed.append(n)
+            grew = _grow(state, options, n, bounds)
         except _Stuck as e:
-            raise QuotientTooLarge(f"octal {rules}: {e.args[0]} at heap {n} (the quotient of heaps 0..{n - 1} "
-                                   f"has {state.table.order} elements); give a smaller --heaps") from None
+            return _quotient(rules, before, options[:n], changed), (
+                f"octal {rules}: {e.args[0]} at heap {n} (the quotient of heaps 0..{n - 1} has "
+                f"{before.table.order} elements); give a smaller --heaps")
         if state.table.order > max_order:
-            raise QuotientTooLarge(f"octal {rules}: the misère quotient of heaps 0..{n} is larger than "
-                                   f"{max_order} elements ({state.table.order})")
+            return _quotient(rules, before, options[:n], changed), (
+                f"octal {rules}: the misère quotient of heaps 0..{n} is larger than {max_order} elements "
+                f"({state.table.order})")
+        if grew:
+            changed.append(n)
+    return _quotient(rules, state, options, changed), None
+
+
+def _quotient(rules: OctalCode, state: _State, options: list[list[tuple[int, ...]]],
+              changed: list[int]) -> MisereQuotient:
+    """The quotient ``state`` holds, its elements numbered by their shortest sums (fewest heaps, then smallest
+    heaps), the identity first."""
     words = _shortest_words(state, options)
-    # elements numbered by their shortest sums (fewest heaps, then smallest heaps), the identity first
     order = sorted(range(state.table.order), key=lambda x: (len(words[x]), words[x]))
     label = {x: i for i, x in enumerate(order)}
     mul = tuple(tuple(label[state.table.mul[x][y]] for y in order) for x in order)
     return MisereQuotient(
-        code=rules.text, heaps=heaps, mul=mul, p_portion=frozenset(label[x] for x in state.p),
+        code=rules.text, heaps=len(options) - 1, mul=mul, p_portion=frozenset(label[x] for x in state.p),
         heap_element=tuple(label[x] for x in state.images), words=tuple(words[x] for x in order),
         changed_at=tuple(changed), options=tuple(tuple(o) for o in options))
 
