@@ -203,6 +203,10 @@ MANIFEST = (
     Field("symmetry", "boolean", "whether the table keeps one position of each orbit; saved only where true"),
     Field("misere", "boolean", "whether the rows hold misère figures beside normal play's (`--misere`, or Nim); "
           "saved only where true"),
+    Field("quotient", "object", "an octal table built with `--misere`: its misère quotient's file (`files`, by "
+          "name: `rows`, `bytes`, `sha256`), the heaps `asked` for and the `heaps` it covers, its `order`, "
+          "`p_portion_size`, `stable_from`, and why it stops short of the heaps asked for (`refused`, else null); "
+          "saved only where built"),
 )
 
 #: the Python type each JSON type is read as

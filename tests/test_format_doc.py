@@ -16,7 +16,7 @@ import pytest
 
 from tablebase import schema as code
 from tablebase.probe import format as probe_format
-from tablebase.store import layout, listing_files, lock, manifest, values_files
+from tablebase.store import layout, listing_files, lock, manifest, quotient_file, values_files
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "format.md"
 COLUMNS_HEADER = ["column", "Arrow type", "held in", "meaning"]
@@ -117,5 +117,6 @@ def test_the_folders_files_are_named_as_the_code_names_them(doc):
     paths = " ".join(path for path, *_ in folder)
     values = values_files.FOLDER
     for name in (manifest.FILE_NAME, f"{layout.ROWS}/", f"{values}/part-", f"{values}/pieces/", probe_format.FILE_NAME,
-                 f"{layout.SEGMENTS}/keys-", f"{listing_files.LISTING}/", lock.LOCK_NAME, ".tmp-"):
+                 f"{layout.SEGMENTS}/keys-", f"{listing_files.LISTING}/", lock.LOCK_NAME, ".tmp-",
+                 quotient_file.QUOTIENT):
         assert name in paths, f"{name!r} is not in the folder's table"

@@ -23,20 +23,25 @@ from tablebase.kinds import kind_named
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
+# The conditions an impartial table's columns are held under: whole positions, or parts of sums; misère figures
+# in the rows; an octal table's genus symbols (beside its misère quotient, with --misere).
+WHOLE = {"whole": True, "misere": False, "genus": False}
+PARTS = {"whole": False, "misere": False, "genus": False}
+MISERE = {"whole": True, "misere": True, "genus": False}
 # (game, options, kind, the conditions that hold for its table, the type of its Grundy values and remoteness)
 TABLES = [
-    ("chomp", {"rows": 4, "cols": 4}, "impartial", {"whole": True, "misere": False}, pa.uint8()),
-    ("nim", {"heaps": 3, "max_heap": 4}, "impartial", {"whole": True, "misere": True}, pa.uint8()),
-    ("green-hackenbush", {"max_edges": 4}, "impartial", {"whole": True, "misere": False}, pa.uint8()),
-    (f"{EXAMPLES}/kayles.py:Kayles", {"max": 6}, "impartial", {"whole": False, "misere": False}, pa.uint8()),
-    ("octal", {"code": "0.137", "max": 100}, "impartial", {"whole": False, "misere": False}, pa.uint32()),
-    (f"{EXAMPLES}/cram.py:Cram", {"rows": 2, "cols": 3}, "impartial", {"whole": True, "misere": False}, pa.uint8()),
+    ("chomp", {"rows": 4, "cols": 4}, "impartial", WHOLE, pa.uint8()),
+    ("nim", {"heaps": 3, "max_heap": 4}, "impartial", MISERE, pa.uint8()),
+    ("green-hackenbush", {"max_edges": 4}, "impartial", WHOLE, pa.uint8()),
+    (f"{EXAMPLES}/kayles.py:Kayles", {"max": 6}, "impartial", PARTS, pa.uint8()),
+    ("octal", {"code": "0.137", "max": 100}, "impartial", PARTS, pa.uint32()),
+    (f"{EXAMPLES}/cram.py:Cram", {"rows": 2, "cols": 3}, "impartial", WHOLE, pa.uint8()),
     # --misere: a dense game of the bites' solver, a plain game, and one of components (built whole)
-    ("chomp", {"rows": 4, "cols": 4, "misere": True}, "impartial", {"whole": True, "misere": True}, pa.uint8()),
-    (f"{EXAMPLES}/cram.py:Cram", {"rows": 2, "cols": 3, "misere": True}, "impartial", {"whole": True, "misere": True},
-     pa.uint8()),
-    (f"{EXAMPLES}/kayles.py:Kayles", {"max": 6, "misere": True}, "impartial", {"whole": True, "misere": True},
-     pa.uint8()),
+    ("chomp", {"rows": 4, "cols": 4, "misere": True}, "impartial", MISERE, pa.uint8()),
+    (f"{EXAMPLES}/cram.py:Cram", {"rows": 2, "cols": 3, "misere": True}, "impartial", MISERE, pa.uint8()),
+    (f"{EXAMPLES}/kayles.py:Kayles", {"max": 6, "misere": True}, "impartial", MISERE, pa.uint8()),
+    # an octal table's --misere: its rows add the heaps' genus symbols, its misère quotient lies beside them
+    ("octal", {"code": "0.137", "max": 100, "misere": True}, "impartial", {**PARTS, "genus": True}, pa.uint32()),
     ("domineering", {"max_cells": 4}, "partizan", {}, None),
     (f"{EXAMPLES}/toads_and_frogs.py:ToadsAndFrogs", {"cells": 3}, "partizan", {}, None),
     ("tanhinmin", {"max_card": 2, "max_hand": 2}, "scored", {"scores": True, "passes": True}, None),
@@ -69,7 +74,9 @@ def _check_files(root: Path, spec: TableSpec, kind: str, held: dict[str, bool], 
     saved = json.loads((folder / "_manifest.json").read_text())
     fields = {f.name: f for f in schema.MANIFEST}
     assert set(saved) <= set(fields), "fields the schema does not have"
-    assert set(fields) - set(saved) <= {"symmetry", "misere"}, "only symmetry and misere are left out where false"
+    assert set(fields) - set(saved) <= {"symmetry", "misere", "quotient"}, \
+        "only symmetry, misere and quotient are left out where false (or empty)"
+    assert bool(saved.get("quotient")) == held.get("genus", False)  # an octal table built with --misere
     assert saved.get("misere", False) == held.get("misere", False)
     for name, value in saved.items():
         assert isinstance(value, schema.JSON_TYPES[fields[name].type]), name
@@ -109,4 +116,4 @@ def test_a_builds_files_are_the_schemas(built, table):
 def test_a_compact_tables_files_are_the_schemas_without_position(scheduler, tmp_path):
     spec = spec_for("chomp", {"rows": 4, "cols": 4}, compact=True)
     list(build_tables([spec], tmp_path, scheduler=scheduler, quiet=True))
-    _check_files(tmp_path, spec, "impartial", {"whole": True, "misere": False}, pa.uint8())
+    _check_files(tmp_path, spec, "impartial", WHOLE, pa.uint8())

@@ -186,7 +186,6 @@ def test_misere_is_an_option_of_every_impartial_game_and_names_no_other_table():
 
 
 @pytest.mark.parametrize("ref, params, words", [
-    ("octal", {"code": "0.77", "max": 10}, "tablebase misere CODE"),
     ("domineering", {"max_cells": 4}, "--misere is for impartial games"),
     ("chomp", {"rows": 2, "cols": 2, "misere": "yes"}, "misere must be true or false"),
 ])
@@ -204,11 +203,3 @@ def test_a_job_file_asks_for_misere_figures_for_all_or_one_table(tmp_path):
     job.write_text('[[table]]\ngame = "domineering"\nmax_cells = 3\nmisere = true\n')
     with pytest.raises(UsageError, match="table 1: domineering: --misere is for impartial games"):
         read_job(job)
-
-
-@pytest.mark.slow
-def test_the_build_command_refuses_misere_for_octal_in_one_line(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "tablebase", "build", "octal", "--code", "0.77", "--max", "9",
-                             "--misere", "--out", str(tmp_path / "tb")], capture_output=True, text=True)
-    assert result.returncode != 0 and len(result.stderr.strip().splitlines()) == 1, result.stderr
-    assert "tablebase misere CODE" in result.stderr and not (tmp_path / "tb" / "octal_0_77_n9").exists()

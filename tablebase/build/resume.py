@@ -78,14 +78,16 @@ def _piece_of_segment(name: str) -> str:
 
 def built_already(root: Location, spec: TableSpec, partition_rows: int | None) -> Manifest | None:
     """The manifest of the same build if that build ended whole and every file it records (rows, the kind's
-    artifacts, the probe index) is there as recorded: a build of it again has nothing to do. Else None.
+    artifacts, the probe index, an octal table's misère quotient) is there as recorded: a build of it again has
+    nothing to do. Else None.
 
     Said before anything is listed or planned: a plain game's listing (a minute and more) was made again
     only to find every partition built."""
     old = resumable(root, spec, partition_rows)
     if old is None or not old.complete or not old.probe:
         return None
-    recorded = [old.files, old.probe, *(artifact.files(old) for artifact in spec.builder.kind_class.artifacts)]
+    recorded = [old.files, old.probe, old.quotient.get("files", {}),
+                *(artifact.files(old) for artifact in spec.builder.kind_class.artifacts)]
     if not all(file_there(root, spec.name, name, record) for files in recorded for name, record in files.items()):
         return None
     return old

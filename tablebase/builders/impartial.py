@@ -16,6 +16,7 @@ from typing import Any
 from tablebase.builders.builder import Builder, Footprint, Wide
 from tablebase.builders.heap_figures import HeapFigures
 from tablebase.builders.misere_figures import MisereFigures
+from tablebase.builders.misere_quotient import MisereQuotientBuild
 from tablebase.games import ImpartialForm, SumMoves
 from tablebase.games.loops import children_of
 from tablebase.kinds.impartial import Impartial, in_components
@@ -27,7 +28,7 @@ from tablebase.solve import Place, Solver
 
 class ImpartialBuilder(Builder):
     kind_class = Impartial
-    artifacts = (HeapFigures(), MisereFigures())
+    artifacts = (HeapFigures(), MisereFigures(), MisereQuotientBuild())
 
     @cached_property
     def sums(self) -> bool:

@@ -231,10 +231,11 @@ def tables(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows))
     elif rows:
-        # Figures only some tables have (an octal table's period) are a column of every row, as JSON.
-        from tablebase.query.statistics import FIGURES_SHOWN
+        # Figures only some tables have (an octal table's period, its misère quotient) are a column of every
+        # row, as JSON.
+        from tablebase.query.statistics import FIGURES_SHOWN, QUOTIENT_SHOWN
 
-        extra = [k for k in FIGURES_SHOWN if any(k in r for r in rows)]
+        extra = [k for k in (*FIGURES_SHOWN, QUOTIENT_SHOWN) if any(k in r for r in rows)]
         sys.stdout.write(dicts_text([{**r, "params": json.dumps(r["params"]),
                                       **{k: json.dumps(r[k]) if k in r else "" for k in extra}} for r in rows]))
     else:

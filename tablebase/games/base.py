@@ -164,10 +164,13 @@ class Game(ABC):
     #: the table keeps misère figures beside normal play's: an impartial game's own (Nim), or its table's
     #: (``misere`` among the options, ``misere_option``); never another kind's
     misere: bool = False
+    #: a game whose table holds parts of sums answers ``--misere`` with a misère quotient of its parts kept
+    #: beside its rows (the octal games, docs/misere.md), not with misère figures in its rows
+    misere_quotient: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         self.params = self.check_params(params)
-        if self.params.get(MISERE):
+        if self.params.get(MISERE) and not self.misere_quotient:
             self.misere = True  # this table's, over the class's default
 
     # -- parameters -----------------------------------------------------------
@@ -212,7 +215,7 @@ class Game(ABC):
             raise UsageError(f"{cls.name}: misere must be true or false, got {value!r}")
         if cls.kind != "impartial":
             raise UsageError(f"{cls.name}: --misere is for impartial games, and this game is {cls.kind}")
-        if cls.keyed and getattr(cls, "sums", False):
+        if cls.keyed and getattr(cls, "sums", False) and not cls.misere_quotient:
             raise UsageError(f"{cls.name}: --misere is refused: its table holds parts of sums, and a sum's misère "
                              "outcome is not found from its parts' (an octal game's sums in misère play: "
                              "tablebase misere CODE, docs/misere.md)")

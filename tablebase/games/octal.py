@@ -17,11 +17,18 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from tablebase.errors import PositionError, UsageError
-from tablebase.games.base import Option
+from tablebase.games.base import MISERE, Option
 from tablebase.games.capabilities import SumMoves
 from tablebase.games.drawing import Picture, heaps
 from tablebase.games.heaps import SingleHeap
-from tablebase.games.octal_code import OctalCode, OctalCodeError, check_size, parse_code, values_key
+from tablebase.games.octal_code import (
+    MISERE_MAX_HEAPS,
+    OctalCode,
+    OctalCodeError,
+    check_size,
+    parse_code,
+    values_key,
+)
 from tablebase.lazy import np
 
 BLOCK_BITS = 16
@@ -31,6 +38,10 @@ TAKE_BITS = 7  # k <= 64 < 128
 SIDE_BITS = 21  # a and b of a move to three heaps (three-heap codes stop at 2,000,000 heaps)
 MAX_CODES = 65_536  # codes one job entry may stand for
 MAX_LISTED_MOVES = 2_000_000  # moves a lookup lists at most; a bigger heap is read without its moves
+#: the heaps 0..M whose misère quotient a table built with ``--misere`` keeps, unless ``--misere-heaps`` says:
+#: the quotients of the codes of docs/misere.md stay within a few seconds to here (Dawson's Kayles' to heap 30
+#: takes about forty)
+MISERE_HEAPS = 20
 
 
 def move_code(k: int, a: int = 0, b: int = 0) -> int:
@@ -89,6 +100,14 @@ def expand_codes(pattern: str) -> list[str]:
     return list(found)
 
 
+def misere_heaps(params: dict[str, Any]) -> int | None:
+    """The heaps 0..M whose misère quotient an octal table keeps, by its options: M = the least of its largest
+    heap and ``misere_heaps`` (``MISERE_HEAPS`` if not given); None for a table built without ``--misere``."""
+    if not params.get(MISERE):
+        return None
+    return min(int(params["max"]), int(params.get("misere_heaps", MISERE_HEAPS)))
+
+
 class Octal(SingleHeap):
     """An octal game's table of heap values. The values are computed in order of heaps by the compiled
     sparse-space solver (``solve/octal_table.py`` over ``solve/octal.py``), not move by move, since a heap
@@ -104,9 +123,12 @@ class Octal(SingleHeap):
     options = (
         Option("code", str, "the game's code: 0.137, .16, 4.07, hexadecimal 0.f, kayles, grundy"),
         Option("max", int, "the largest heap"),
+        Option("misere-heaps", int, f"with --misere: the misère quotient of heaps 0..M is kept beside the table "
+               f"(default {MISERE_HEAPS}, at most the largest heap; docs/misere.md)", required=False),
     )
     top_limit: ClassVar[int] = 4_000_000_000
     sums: ClassVar[bool] = True
+    misere_quotient: ClassVar[bool] = True
     #: the heaps' values are solved in order by the octal solver (kinds/impartial.py asks for it)
     heap_sequence: ClassVar[bool] = True
 
@@ -128,6 +150,10 @@ class Octal(SingleHeap):
         except OctalCodeError as e:
             raise UsageError(f"octal: {e}") from None
         self.params["code"] = self.code.text
+        if "misere_heaps" in self.params:
+            if not self.params.get(MISERE):
+                raise UsageError("octal: --misere-heaps is for a table built with --misere")
+            self.int_param("misere_heaps", 0, MISERE_MAX_HEAPS)
         self.rule = self.code.text
         # A bound, for the engine's buffers and types: the moves of the largest heap.
         self.max_moves = len(self.code.whole) + len(self.code.take) + len(self.code.split2) * (self.top // 2 + 1)

@@ -36,7 +36,7 @@ def position_verdict(row: dict[str, Any]) -> Verdict:
       L or R (that side wins, whoever moves first), N (whoever moves first wins)
       or P (whoever moves first loses);
     - ``misere_outcome``: the outcome in misère play, where a player who cannot
-      move wins.
+      move wins; ``misere_note``: why a sum's is unknown.
     """
     outcome = row.get("outcome")
     if "best_left" in row:
@@ -47,6 +47,8 @@ def position_verdict(row: dict[str, Any]) -> Verdict:
         soon = "" if misere is None else " at once" if misere == 0 else f" in {_plural(misere, ('move', 'moves'))}"
         said.append(f"In misère play (a player who cannot move wins), the player to move "
                     f"{'wins' if row['misere_outcome'] == 'N' else 'loses'}{soon}.")
+    elif row.get("misere_note"):
+        said.append(f"In misère play (a player who cannot move wins), {row['misere_note']}.")
     counts = [name for name in READINGS if row.get(name) is not None]
     return Verdict(said, READINGS[counts[0]] if counts and outcome != "D" else "")
 

@@ -9,7 +9,9 @@ A sum is written as its parts' notation joined by " + ", which reads back;
 a game may also read a sum in its own notation (Kayles' "5 3").
 
 What a sum does not determine is absent, not guessed: remoteness and a
-lost position's best move.
+lost position's best move. An octal table that keeps a misère quotient
+answers the sum's misère outcome and a winning misère move beside
+(``misere_sums.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 from tablebase.errors import PositionError
 from tablebase.games import ImpartialForm
+from tablebase.kinds.misere_sums import Rest, misere_answer, quotient_of, winning_move
 from tablebase.lazy import np
 
 SEPARATOR = " + "
@@ -71,9 +74,16 @@ def sum_lookup(table: Any, text: str, moves: bool = True) -> dict[str, Any]:
         result["best_move"] = table.rows().row(parts[0], result["level"]).get("best_move")
     else:
         result["parts"] = len(parts)
+    quotient = quotient_of(table)
+    if quotient is not None:
+        result.update(misere_answer(quotient, parts))
+        won = winning_move(quotient, parts)
+        if won is not None:
+            result["misere_best_move"] = _move_leaving(game, parts, *won)
     if not moves and single:
         return result
     listed = []
+    misere_rest = None if quotient is None else Rest(quotient, parts)
     for i, (part, value) in enumerate(zip(parts, values)):
         side = game.sum_moves(np.array([part], dtype=np.int64))
         rest = total ^ value
@@ -85,10 +95,12 @@ def sum_lookup(table: Any, text: str, moves: bool = True) -> dict[str, Any]:
             for v in child_values[a:b]:
                 left ^= v
             after = parts[:i] + children[a:b] + parts[i + 1:]
-            name = game.move_name(int(side.moves[j]))
-            listed.append(((left != 0, i, int(side.moves[j])), {
-                "move": name if single else f"{name} in {game.format_positions(np.array([part])).to_strings()[0]}",
-                "position": spell_sum(game, after), "grundy": left, "outcome": "N" if left else "P"}))
+            entry = {"move": _move_name(game, parts, i, int(side.moves[j])), "position": spell_sum(game, after),
+                     "grundy": left, "outcome": "N" if left else "P"}
+            misere = None if misere_rest is None else misere_rest.outcome(i, children[a:b])
+            if misere is not None:
+                entry["misere_outcome"] = misere
+            listed.append(((left != 0, i, int(side.moves[j])), entry))
     # Best first: the moves that leave a sum of value 0 (they win), then the rest; each in move order.
     result["moves"] = [entry for _, entry in sorted(listed, key=lambda m: m[0])]
     if not single:  # a won sum's best move: the first that wins; a lost one has none worth naming
@@ -96,3 +108,21 @@ def sum_lookup(table: Any, text: str, moves: bool = True) -> dict[str, Any]:
     if not moves:
         del result["moves"]
     return result
+
+
+def _move_name(game: ImpartialForm, parts: list[int], i: int, move: int) -> str:
+    """A move in part ``i`` of a sum: its name, and in a sum of several parts the part it is made in."""
+    name = game.move_name(move)
+    if len(parts) == 1:
+        return name
+    return f"{name} in {game.format_positions(np.array([parts[i]], dtype=np.int64)).to_strings()[0]}"
+
+
+def _move_leaving(game: ImpartialForm, parts: list[int], i: int, left: list[int]) -> str | None:
+    """The name of the move in part ``i`` that leaves the parts ``left`` (sorted), or None if none does."""
+    side = game.sum_moves(np.array([parts[i]], dtype=np.int64))
+    children = side.keys.tolist()
+    for j in range(len(side.moves)):
+        if sorted(children[int(side.starts[j]):int(side.starts[j + 1])]) == left:
+            return _move_name(game, parts, i, int(side.moves[j]))
+    return None

@@ -29,10 +29,17 @@ from tablebase.kinds import (
     kind_of,
     known_kind,
 )
+from tablebase.kinds.misere_sums import answers_of
 from tablebase.lazy import pa
 from tablebase.listed import LevelRows
 from tablebase.query.sql import DEFAULT_TIMEOUT, Limits, QueryError, Session
-from tablebase.query.statistics import FIGURES_SHOWN, named_queries, table_statistics
+from tablebase.query.statistics import (
+    FIGURES_SHOWN,
+    QUOTIENT_SHOWN,
+    named_queries,
+    quotient_figures,
+    table_statistics,
+)
 from tablebase.query.views import as_view, make_views, quote_name, view_files, view_schema
 from tablebase.results import Line, Lookup, Probe, Statistic
 from tablebase.store import LoadedRows, Manifest, list_tables, read_level
@@ -95,7 +102,8 @@ class Tablebase:
         return [{"table": name, "game": m.game, "origin": self._trust.origin(m), "params": m.params,
                  "levels": len(m.plan), "levels_done": len(m.levels_done), "positions": m.positions, "bytes": m.bytes,
                  "complete": m.complete, **({"symmetry": True} if m.symmetry else {}),
-                 **{k: m.figures[k] for k in FIGURES_SHOWN if k in m.figures}}
+                 **{k: m.figures[k] for k in FIGURES_SHOWN if k in m.figures},
+                 **({QUOTIENT_SHOWN: quotient_figures(m)} if m.quotient else {})}
                 for name, m in self._every_manifest.items()]
 
     @property
@@ -272,7 +280,7 @@ class Tablebase:
         kept until ``close``, which closes the index it reads."""
         stored = self._stored_table(table)
         if wanted is not None:
-            unknown = sorted(wanted - set(stored.kind.columns()))
+            unknown = sorted(wanted - set(stored.kind.columns()) - set(answers_of(stored.manifest)))
             if unknown:
                 raise UsageError(f"{table}: no column {unknown[0]!r}; its columns are "
                                  f"{', '.join(stored.kind.columns())}")
@@ -320,6 +328,8 @@ class Tablebase:
             schema = stored.loaded["view_schema"] = view_schema(self._location, stored.manifest)
         if not with_positions:
             schema = schema.remove(schema.get_field_index("position"))
+        for name in answers_of(stored.manifest):  # a sum's misère answers, from the quotient beside the rows
+            schema = schema.append(pa.field(name, pa.string()))
         if columns is not None:
             unknown = sorted(set(columns) - set(schema.names))
             if unknown:

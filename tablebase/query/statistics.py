@@ -54,12 +54,23 @@ def table_statistics(root: Path, m: Manifest, table: str, sql: Callable[[str], p
         }
     )
     out.append(Statistic("storage", "storage on disk", storage))
+    if m.quotient:
+        out.append(Statistic(QUOTIENT_SHOWN, "the misère quotient kept beside the table: its order, P-portion, the "
+                             "heaps it covers and the heap it is stable from (observed)",
+                             pa.Table.from_pylist([quotient_figures(m)])))
     return out + figures_statistics(m.figures)
 
 
 #: of a manifest's figures, those the catalogue of tables shows: an octal table's period, and the misère
 #: P-positions' count and share of a table with misère figures
 FIGURES_SHOWN = ("period", "misere")
+#: the name the catalogue and the statistics give an octal table's misère quotient
+QUOTIENT_SHOWN = "misere_quotient"
+
+
+def quotient_figures(m: Manifest) -> dict[str, Any]:
+    """What the manifest says of a table's misère quotient, its file's record aside."""
+    return {k: v for k, v in m.quotient.items() if k != "files"}
 
 
 def figures_statistics(figures: dict[str, Any]) -> list[Statistic]:

@@ -16,7 +16,7 @@ from tablebase.store.manifest import FILE_NAME, Manifest
 from tablebase.store.placed import stored_name
 
 GRACE = 3600.0  # seconds: a reader that read the manifest before a commit has long finished with its files
-_OURS = re.compile(r"^(rows|values|probe|_listing)/|^probe(\.[0-9a-f]+)?\.tbi$|(^|/)\.[^/]+\.tmp-[^/]+$")
+_OURS = re.compile(r"^(rows|values|probe|_listing|misere)/|^probe(\.[0-9a-f]+)?\.tbi$|(^|/)\.[^/]+\.tmp-[^/]+$")
 _TABLE = re.compile(TABLE_NAME)
 
 
@@ -49,7 +49,7 @@ def collect(location: Location, table: str, grace: float = GRACE, dry_run: bool 
     one line if a build holds it; a dry run takes nothing, and only checks).
 
     A file goes when the manifest does not record it, the store writes such
-    names (under ``rows/``, ``values/``, ``probe/``, ``_listing/``, the probe
+    names (under ``rows/``, ``values/``, ``probe/``, ``_listing/``, ``misere/``, the probe
     index's directory, or a temporary name; a person's own file stays), it
     is older than ``grace``, and so is the manifest: a reader that read the
     manifest before the last commit may still be reading what it named. On

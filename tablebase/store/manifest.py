@@ -56,6 +56,9 @@ class Manifest:
     #: the rows hold misère figures beside normal play's (``--misere``, or a game that always keeps them):
     #: saved only then
     misere: bool = False
+    #: an octal table built with ``--misere``: its misère quotient's file (``files``) and what it says (the heaps
+    #: asked for and covered, order, P-portion's size, where it last grew, why it stopped short): saved only then
+    quotient: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         #: the tag of the version of the manifest this one was read as or saved as, which its next save is
@@ -99,7 +102,7 @@ class Manifest:
         # Fields as they are: dataclasses.asdict deep-copies every file record first,
         # which would be most of a save's time for a table of thousands of files.
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _BULKY}
-        for flag in ("symmetry", "misere"):
+        for flag in ("symmetry", "misere", "quotient"):  # a table without them is as it was before them
             if not data[flag]:
                 del data[flag]
         # A game may have a million levels (a subtraction game up to a million): its plan and
@@ -145,9 +148,10 @@ class Manifest:
 
     def records(self) -> dict[str, dict[str, Any]]:
         """Every file the manifest records, by name (rows, bytes, sha256): rows, the listing's (and its work
-        files'), the values table's files and pieces, the probe index."""
+        files'), the values table's files and pieces, the probe index, the misère quotient."""
         return {**self.files, **self.listing.get("files", {}), **self.listing.get("work", {}),
-                **self.values.get("files", {}), **self.values.get("pieces", {}), **self.probe}
+                **self.values.get("files", {}), **self.values.get("pieces", {}), **self.probe,
+                **self.quotient.get("files", {})}
 
     @classmethod
     def load_if_exists(cls, place: str | os.PathLike | Location, table: str,
@@ -212,7 +216,7 @@ def _check_fields(data: dict[str, Any], table: str) -> None:
         raise ValueError("the game's name or source holds characters that cannot be shown")
     records = [data.get("files", {}), data.get("listing", {}).get("files", {}), data.get("listing", {}).get("work", {}),
                data.get("values", {}).get("files", {}), data.get("values", {}).get("pieces", {}),
-               data.get("probe", {})]
+               data.get("probe", {}), data.get("quotient", {}).get("files", {})]
     for held in records:
         if not isinstance(held, dict):
             raise ValueError("a record of files is not a mapping")
