@@ -24,10 +24,11 @@ class Figures(TypedDict, total=False):
     Impartial rows give ``grundy``, ``outcome``, ``remoteness``, ``best_move`` (and, in a table built with
     ``--misere`` or of Nim, ``misere_outcome``, ``misere_remoteness``, ``misere_best_move``); a sum of parts
     gives no remoteness, and an octal table built with ``--misere`` answers a sum's ``misere_outcome`` and
-    ``misere_best_move`` from its misère quotient (null, with ``misere_note``, beyond its heaps); partizan
-    rows give the CGT ``value`` in CGSuite notation with its exact ``mean``, ``temperature`` and stops as
-    ``Fraction``s (``lookup_many`` and SQL give them as doubles), and ``exact()`` turns any row with a value
-    into the value as a ``tablebase.cgt`` game; scored rows give ``outcome``, ``score``, ``plies`` and passes.
+    ``misere_best_move`` from its misère quotient (null, with ``misere_note``, beyond its heaps) and a heap's
+    ``genus``; partizan rows give the CGT ``value`` in CGSuite notation with its exact ``mean``,
+    ``temperature`` and stops as ``Fraction``s (``lookup_many`` and SQL give them as doubles), and ``exact()``
+    turns any row with a value into the value as a ``tablebase.cgt`` game; scored rows give ``outcome``,
+    ``score``, ``plies`` and passes.
     """
 
     key: int | None  # None for a sum of several stored parts
@@ -42,6 +43,7 @@ class Figures(TypedDict, total=False):
     misere_remoteness: int
     misere_best_move: str | None
     misere_note: str | None  # a sum beyond the heaps of an octal table's misère quotient: why it has no outcome
+    genus: str | None  # an octal heap's genus symbol, in a table built with --misere (null beyond its bound)
     parts: int  # a sum of this many stored parts
     # partizan
     value: str

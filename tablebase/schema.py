@@ -31,6 +31,7 @@ HELD = {
     "text": "all but compact tables",
     "whole": "all but tables of components",
     "misere": "tables built with `--misere`, and Nim's",
+    "genus": "octal tables built with `--misere`",
     "scores": "games that score",
     "passes": "games that pass",
 }
@@ -100,6 +101,9 @@ IMPARTIAL = Columns("impartial", (
            "moves: even exactly where the player to move wins", "misere"),
     Column("misere_best_move", ("string",), "`best_move` in misère play: a quickest misère win, or a longest "
            "defence (ties to the smallest move code); null where there is no move", "misere"),
+    Column("genus", ("string",), "the heap's genus symbol (Conway's g^γ0γ1...: its Grundy value, then the misère "
+           "Grundy values of it plus 0, 1, 2... nim-heaps of 2, to where they alternate) for heaps 0..G (G the least "
+           "of 20 and the misère quotient's heaps, docs/misere.md); null beyond", "genus"),
 ))
 
 PARTIZAN = Columns("partizan", (

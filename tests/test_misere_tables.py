@@ -17,8 +17,8 @@ import pytest
 from fastapi.testclient import TestClient
 from helpers import assert_clean_error
 from helpers import tablebase as run
-from misere_oracles import Misere, sums
-from octal_oracles import oracle_moves
+from misere_oracles import Misere, misere_grundy_with_twos, sums
+from octal_oracles import brute_heaps, oracle_moves
 
 import tablebase
 from tablebase.build.jobs import spec_for
@@ -191,6 +191,29 @@ def test_the_build_command_refuses_misere_heaps_alone_in_one_line(tmp_path):
     result = run("build", "octal", "--code", "0.77", "--max", "9", "--misere-heaps", "5", "--out", tmp_path / "tb")
     assert_clean_error(result, "--misere-heaps is for a table built with --misere")
     assert not (tmp_path / "tb" / "octal_0_77_n9").exists()
+
+
+def genus_by_definition(code: str, heap: int, g: int) -> str:
+    """Conway's genus g^γ0γ1... of a heap from the oracles' own recursions: γk the misère Grundy value of the
+    heap plus k nim-heaps of 2 (k = 0..6), written to the first place from which they alternate (at least γ1),
+    with commas where a γ has two digits (Winning Ways, ch. 13: 0^120, 2^20)."""
+    gammas = [misere_grundy_with_twos(code, heap, k) for k in range(7)]
+    shown = next(s for s in range(2, 8) if all(gammas[k] == gammas[k - 2] for k in range(s, 7)))
+    parts = [str(x) for x in gammas[:shown]]
+    return f"{g}^" + ("," if any(len(p) > 1 for p in parts) else "").join(parts)
+
+
+@pytest.mark.parametrize("code", ["0.77", "0.75"])
+def test_the_genus_column_is_each_heaps_genus_by_its_definition(built, code):
+    """Heaps 0..11 (the quotient's heaps with --misere-heaps 11): each row's genus against the definition played
+    out by the oracles; null beyond; in SQL and in a heap's lookup alike."""
+    root, table = built("octal", code=code, max=30, misere=True, misere_heaps=11)
+    grundy = brute_heaps(code, 30)
+    with tablebase.open(root) as tb:
+        rows = tb.sql(f"SELECT key, genus FROM {table} ORDER BY key").to_pylist()
+        assert tb.probe(table, "7")["genus"] == genus_by_definition(code, 7, grundy[7])
+    assert [r["genus"] for r in rows[:12]] == [genus_by_definition(code, n, grundy[n]) for n in range(12)]
+    assert [r["genus"] for r in rows[12:]] == [None] * 19
 
 
 @pytest.mark.slow

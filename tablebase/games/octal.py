@@ -42,6 +42,8 @@ MAX_LISTED_MOVES = 2_000_000  # moves a lookup lists at most; a bigger heap is r
 #: the quotients of the codes of docs/misere.md stay within a few seconds to here (Dawson's Kayles' to heap 30
 #: takes about forty)
 MISERE_HEAPS = 20
+#: the genus symbols a table built with ``--misere`` keeps go no further than this heap (``genus_heaps``)
+GENUS_HEAPS = 20
 
 
 def move_code(k: int, a: int = 0, b: int = 0) -> int:
@@ -106,6 +108,14 @@ def misere_heaps(params: dict[str, Any]) -> int | None:
     if not params.get(MISERE):
         return None
     return min(int(params["max"]), int(params.get("misere_heaps", MISERE_HEAPS)))
+
+
+def genus_heaps(params: dict[str, Any]) -> int | None:
+    """The heaps 0..G whose genus symbols an octal table keeps in its ``genus`` column: G = the least of its
+    quotient's heaps (``misere_heaps``) and ``GENUS_HEAPS``, since each symbol is found by playing sums out;
+    None for a table built without ``--misere``."""
+    heaps = misere_heaps(params)
+    return None if heaps is None else min(heaps, GENUS_HEAPS)
 
 
 class Octal(SingleHeap):

@@ -81,9 +81,11 @@ class Impartial(Kind):
 
     @classmethod
     def columns_of(cls, game: Game | type[Game]) -> list[str]:
-        # A table of components holds what a sum of them determines: neither remoteness nor misère figures.
+        # A table of components holds what a sum of them determines: neither remoteness nor misère figures; an
+        # octal table built with --misere adds its heaps' genus symbols (its quotient lies beside, not in, its rows).
         sums = in_components(game)
-        return IMPARTIAL.names(text=True, whole=not sums, misere=bool(game.misere) and not sums)
+        genus = bool(getattr(game, "misere_quotient", False) and getattr(game, "params", {}).get("misere"))
+        return IMPARTIAL.names(text=True, whole=not sums, misere=bool(game.misere) and not sums, genus=genus)
 
     def by_children(self, index: Any, wanted: frozenset[str] | None = None
                     ) -> Callable[[int, dict[str, Any]], dict[str, Any]] | None:

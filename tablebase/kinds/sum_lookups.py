@@ -71,7 +71,10 @@ def sum_lookup(table: Any, text: str, moves: bool = True) -> dict[str, Any]:
         "level": game.level_of(parts[0]) if single else None, "grundy": total, "outcome": "N" if total else "P",
     }
     if single:
-        result["best_move"] = table.rows().row(parts[0], result["level"]).get("best_move")
+        row = table.rows().row(parts[0], result["level"])
+        result["best_move"] = row.get("best_move")
+        if "genus" in row:  # an octal table built with --misere
+            result["genus"] = row["genus"]
     else:
         result["parts"] = len(parts)
     quotient = quotient_of(table)

@@ -6,14 +6,16 @@ heaps, its index and its look for a period between blocks, so that many
 blocks cost what one call costs. Each row holds what a sum of heaps does not
 spoil: the Grundy value, the outcome, and a won heap's best move
 (``best_moves``); remoteness and misère outcomes of sums are not determined
-by their parts, and the table has neither.
+by their parts, and the table has neither. A table built with ``--misere``
+adds each heap's genus symbol (Conway's, ``misere/genus.py``) for the heaps
+``genus_heaps`` names, null beyond them.
 """
 
 from __future__ import annotations
 
 import numba
 
-from tablebase.games.octal import SIDE_BITS, TAKE_BITS, THREE
+from tablebase.games.octal import SIDE_BITS, TAKE_BITS, THREE, genus_heaps
 from tablebase.lazy import np, pa
 from tablebase.solve import LevelByLevel
 from tablebase.solve.octal import (
@@ -92,6 +94,7 @@ class OctalSolver(LevelByLevel):
         self.known = 0  # heaps 0..known-1 have values, computed or taken in
         self.moved = False  # values were taken in past the run's own: it must start again from them
         self.group = None if fresh else game.work_group
+        self._genera: list[str] | None = None  # the genus symbols of a table built with --misere, found once
         if self.group is not None and self.group in _LAST:
             values, known = _LAST[self.group]
             self._take_in(values[: min(known, game.top + 1)], 0)
@@ -154,7 +157,19 @@ class OctalSolver(LevelByLevel):
         best = np.empty(hi - lo, dtype=np.int64)
         whole, take, split2, split3 = code.arrays()
         best_moves(g, lo, hi, whole, take, split2, split3, code.distinct, best)
-        return part_rows(self.game, keys, g[lo:hi].astype(np.uint32), best, compact)
+        rows = part_rows(self.game, keys, g[lo:hi].astype(np.uint32), best, compact)
+        heaps = genus_heaps(self.game.params)
+        return rows if heaps is None else rows.append_column("genus", self._genus(heaps, lo, hi))
+
+    def _genus(self, heaps: int, lo: int, hi: int) -> pa.Array:
+        """The genus symbols of heaps lo..hi-1: those up to ``heaps`` found once (by their definition, a few
+        seconds at most), null beyond."""
+        if self._genera is None:
+            from tablebase.misere.genus import genera
+
+            self._genera = [row["genus"] for row in genera(self.code, heaps)]
+        found = self._genera[lo:hi]
+        return pa.array(found + [None] * (hi - lo - len(found)), pa.string())
 
 
 RARE_LISTED = 10_000  # rare heaps listed in a manifest at most; past that only their count
