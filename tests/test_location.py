@@ -175,6 +175,20 @@ def test_a_store_away_for_seconds_is_waited_for(s3):
 
 
 @pytest.mark.slow
+def test_a_copy_of_a_place_in_a_process_the_store_answered_waits_an_outage_out(s3):
+    """A place sent to a process (pickled, as Dask sends a task's arguments) where the store has answered
+    already: an outage longer than a first contact's 5 s is waited out, as by the place it was copied from."""
+    import pickle
+
+    location = location_of(s3.url)
+    location.write("t/rows/a.parquet", b"before")  # this process has been answered
+    copy = pickle.loads(pickle.dumps(location))
+    with s3.server.down(15):  # past what a first contact waits, tries of its own included
+        copy.write("t/rows/b.parquet", b"during")
+    assert s3.server.keys(s3.prefix + "/t/rows/b") == {f"{s3.prefix}/t/rows/b.parquet": b"during"}
+
+
+@pytest.mark.slow
 def test_the_verbs_take_a_url_and_make_no_folder_of_its_words(s3, tmp_path):
     """A reading verb and a build given an object store's URL go there (a bucket that is not there is one
     line), and make no folder of the URL's words where they run."""

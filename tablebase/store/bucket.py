@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 from tablebase.errors import StoreError
 from tablebase.store.location import Conflict, Entry, Location, Tagged
 
+# An outage of a store's restart or failover is waited out, and a lock renewal that waits this long still
+# lands within its lease (lock.LEASE less the quarter between renewals): a waiting build keeps its lock.
 RETRY_SECONDS = 60.0
 FIRST_CONTACT_SECONDS = 5.0
 DELETES = 1000  # keys a DeleteObjects request takes at most
@@ -37,6 +39,9 @@ CONFLICT = {"PreconditionFailed", "ConditionalRequestConflict", "412", "409"}
 MISSING = {"NoSuchKey", "404", "NotFound"}
 _ARROW_CODE = re.compile(r"AWS Error (\w+)")
 _LIVE: weakref.WeakSet = weakref.WeakSet()  # every Bucket of this process, whose clients a fork must not keep
+# The stores (by address) that have answered this process: a Bucket that Dask unpickles for each task is new, and
+# would otherwise give a worker that has long been writing there only a first contact's wait in an outage.
+_ANSWERED: set[str] = set()
 
 
 class Bucket(Location):
@@ -56,13 +61,12 @@ class Bucket(Location):
             "AWS_DEFAULT_REGION") or _profile("region") or ("us-east-1" if self.endpoint else None)
         self._fs: Any = None
         self._client: Any = None
-        self._answered = False  # whether the store has answered this process yet
         _LIVE.add(self)
 
     def __getstate__(self) -> dict[str, Any]:
         """A Bucket sent to a worker (Dask pickles a task's arguments) travels without its clients: each process
         makes its own at first use, on its own host, from the same options and that host's AWS variables."""
-        return {**self.__dict__, "_fs": None, "_client": None, "_answered": False}
+        return {**self.__dict__, "_fs": None, "_client": None}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -270,25 +274,26 @@ class Bucket(Location):
             try:
                 result = action()
             except FileNotFoundError:
-                self._answered = True
+                _ANSWERED.add(self._address())
                 raise
             except Exception as error:
                 code = _code(error)
                 if code is None:
                     raise
                 if code not in UNANSWERED:
-                    self._answered = True
+                    _ANSWERED.add(self._address())
                     raise self._refusal(error, code, what, name) from None
                 now = time.monotonic()
                 waited_from = now if waited_from is None else waited_from
-                limit = self.retry_seconds if self._answered else min(self.retry_seconds, FIRST_CONTACT_SECONDS)
+                answered = self._address() in _ANSWERED
+                limit = self.retry_seconds if answered else min(self.retry_seconds, FIRST_CONTACT_SECONDS)
                 if now + delay - waited_from > limit:
                     raise StoreError(f"{self.where(name)}: cannot {what} it: the store at {self._address()} did not "
                                      f"answer in {now - waited_from:.0f} s ({_detail(error)})") from None
                 time.sleep(delay)
                 delay = min(delay * 2, 2.0)
                 continue
-            self._answered = True
+            _ANSWERED.add(self._address())
             return result
 
     def _refusal(self, error: Exception, code: str, what: str, name: str) -> StoreError:
