@@ -93,6 +93,11 @@ class S3Server:
         finally:
             other.stop()
 
+    @property
+    def up(self) -> bool:
+        """Whether the server is serving now (``down`` stops it for a while)."""
+        return self._up
+
     def stop(self) -> None:
         if self._up:
             self._server.stop()

@@ -21,9 +21,9 @@ pytestmark = pytest.mark.slow  # builds on a cluster, commands in other processe
 HASHED = re.compile(r"^(.*)\.([0-9a-f]{16})(\.[a-z]+)?$")
 
 
-def plain_files(server, prefix: str) -> dict[str, bytes]:
-    """Every object under a prefix, by the name a folder would hold it under; each key's digits checked to be
-    the first 16 of its bytes' sha256 (the manifest and the lock have none)."""
+def objects(server, prefix: str) -> dict[str, tuple[str, bytes]]:
+    """Every object under a prefix, by key: the name a folder would hold it under, and its bytes; each key's
+    digits checked to be the first 16 of its bytes' sha256 (the manifest and the lock have none)."""
     found = {}
     for key, data in server.keys(prefix + "/").items():
         name = key[len(prefix) + 1:]
@@ -32,9 +32,48 @@ def plain_files(server, prefix: str) -> dict[str, bytes]:
         if hashed and leaf not in ("_manifest.json", ".lock"):
             assert hashlib.sha256(data).hexdigest()[:16] == hashed.group(2), name
             name = name[: len(name) - len(leaf)] + hashed.group(1) + (hashed.group(3) or "")
+        found[key] = (name, data)
+    return found
+
+
+def plain_files(server, prefix: str) -> dict[str, bytes]:
+    """Every object under a prefix, by the name a folder would hold it under (``objects``)."""
+    found: dict[str, bytes] = {}
+    for name, data in objects(server, prefix).values():
         assert name not in found, f"{name} lies under two names"
         found[name] = data
     return found
+
+
+def recorded(manifest: dict) -> dict[str, str]:
+    """Every file a manifest records, by name, with its sha256, wherever in the manifest its record lies (the
+    rows', the probe index's, a values table's...): docs/format.md's records, read here without the store's
+    code."""
+    found = {}
+
+    def walk(node: object) -> None:
+        inside = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in inside:
+            if isinstance(value, dict) and isinstance(value.get("sha256"), str):
+                found[value.get("file", key)] = value["sha256"]
+            else:
+                walk(value)
+
+    walk(manifest)
+    return found
+
+
+def against_manifest(server, prefix: str, table: str) -> tuple[set[str], set[str]]:
+    """A table's objects against its committed manifest, both read by botocore: the keys of the objects the
+    manifest does not record (its own aside), and the names of the files it records that no object holds
+    whole."""
+    found = objects(server, f"{prefix}/{table}")
+    manifest = json.loads(found[f"{prefix}/{table}/_manifest.json"][1])
+    wanted = recorded(manifest)
+    held = {(name, hashlib.sha256(data).hexdigest()) for name, data in found.values()}
+    extra = {key for key, (name, data) in found.items()
+             if name != "_manifest.json" and wanted.get(name) != hashlib.sha256(data).hexdigest()}
+    return extra, {name for name, sha256 in wanted.items() if (name, sha256) not in held}
 
 
 def folder_files(root: Path) -> dict[str, bytes]:

@@ -1,6 +1,7 @@
 """Faults of an object store during a build, on a real S3-protocol server (tests/object_store.py): the store
-away for seconds, slow past its timeouts, an upload cut off, credentials refused. Each build ends in the table
-a folder gets, byte for byte, or in one line that says what happened (and nothing written where it says so).
+away for 30 s (waited for within the default budget; past a shorter one, a stop in one line and a resume),
+slow past its timeouts, an upload cut off, credentials refused. Each build ends in the table a folder gets,
+byte for byte, or in one line that says what happened (and nothing written where it says so).
 
 The oracle of what the store holds is botocore's listing of the bucket (``test_object_store_builds``'s own
 reading of it); the oracle of the table is the same command's build in a folder.
@@ -8,6 +9,8 @@ reading of it); the oracle of the table is the same command's build in a folder.
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -16,7 +19,7 @@ from types import SimpleNamespace
 import pytest
 from helpers import assert_clean_error, tablebase
 from object_store import BUCKET, Proxy
-from test_object_store_builds import folder_files, plain_files
+from test_object_store_builds import against_manifest, folder_files, plain_files
 
 pytestmark = pytest.mark.slow  # builds in other processes, a server taken away
 
@@ -33,8 +36,9 @@ def in_folder(tmp_path):
 
 
 def _building(*args: object) -> subprocess.Popen:
+    """``tablebase build ARGS --quiet`` started, in a process group of its own (its cluster's processes too)."""
     return subprocess.Popen([sys.executable, "-m", "tablebase", "build", *map(str, args), "--quiet"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
 def _recorded(s3, table: str) -> int:
@@ -48,20 +52,46 @@ def _recorded(s3, table: str) -> int:
     return len(json.loads(got["Body"].read())["files"])
 
 
-def test_the_store_away_for_seconds_mid_build_is_waited_for(s3, in_folder):
-    """The server stopped for 4 s while the workers write parts: every request waits, backing off, and the
-    build goes on to the table the folder has."""
-    build = _building(*CHOMP, "--out", s3.url)
+def _mid_build(s3, build: subprocess.Popen, table: str = "chomp_10x10") -> None:
+    """Until the table's committed manifest records 20 files of rows, the build still running."""
     deadline = time.monotonic() + 300
-    while _recorded(s3, "chomp_10x10") < 20:
+    while _recorded(s3, table) < 20:
         assert build.poll() is None, build.stderr.read()
         assert time.monotonic() < deadline
         time.sleep(0.05)
+
+
+def test_the_store_away_for_30_s_mid_build_is_waited_for(s3, in_folder):
+    """The server stopped for 30 s while the workers write parts: every request waits, backing off, within the
+    default budget (``bucket.RETRY_SECONDS``), and the build goes on to the table the folder has."""
+    build = _building(*CHOMP, "--out", s3.url)
+    _mid_build(s3, build)
     assert _recorded(s3, "chomp_10x10") < 164  # mid-build: parts are still to come
-    with s3.server.down(4):
-        time.sleep(4)
+    with s3.server.down(30):
+        time.sleep(30)
+    assert build.poll() is None, build.stderr.read()  # it waited the outage out
     out, err = build.communicate(timeout=600)
     assert build.returncode == 0, err
+    assert plain_files(s3.server, s3.prefix) == in_folder
+
+
+def test_the_store_away_past_a_shorter_budget_stops_the_build_in_one_line_and_it_resumes(s3, in_folder):
+    """The same outage, the build given 5 s to wait (``retry_seconds=5``): it stops in one line while the store
+    is away; the manifest it committed last names only files that are there, whole; the same command then
+    ends the table the folder has."""
+    budget = ["--storage-option", "retry_seconds=5"]
+    build = _building(*CHOMP, "--out", s3.url, *budget)
+    _mid_build(s3, build)
+    with s3.server.down(30):
+        out, err = build.communicate(timeout=120)
+        away = not s3.server.up
+    assert away  # it stopped while the store was still away
+    assert_clean_error(subprocess.CompletedProcess(build.args, build.returncode, out, err), "did not answer in",
+                       "run the same command again to resume")
+    assert _recorded(s3, "chomp_10x10") >= 20
+    assert against_manifest(s3.server, s3.prefix, "chomp_10x10")[1] == set()  # nothing it names is missing
+    again = tablebase("build", *CHOMP, "--out", s3.url, "--quiet", *budget, timeout=600)
+    assert again.returncode == 0, again.stderr
     assert plain_files(s3.server, s3.prefix) == in_folder
 
 
@@ -102,9 +132,6 @@ def test_an_upload_cut_off_mid_build_is_never_seen_and_the_build_resumes(s3, tmp
     """The build killed while it sends the probe index's file of Chomp 13x13 (a multipart upload, every upload
     slowed so that it is caught on the way): no object of it appears, no manifest records it, the table reads
     as unfinished; the same command ends the table, and the upload left behind is aborted."""
-    import os
-    import signal
-
     proxy = Proxy(s3.server.port)
     proxy.rate = 4 << 20  # bytes a second: the index's file of about 12 MB is seconds on the way
     try:

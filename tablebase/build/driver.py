@@ -49,7 +49,7 @@ from tablebase.build.resume import built_already, resumed
 from tablebase.build.summary import BuildSummary
 from tablebase.build.tasks import measure_notation, release, solve_slices, warm_up
 from tablebase.builders import ArtifactBuild, Builder
-from tablebase.errors import BuildError
+from tablebase.errors import BuildError, StoreError
 from tablebase.solve.figures import FIGURES, FigureOverflow
 from tablebase.spelling import counted
 from tablebase.store import Manifest, remove_listing
@@ -100,11 +100,14 @@ def build_table(client: Client, root: Location | Path, spec: TableSpec, partitio
                 build.write_index()
                 build.release_values()
         except FigureOverflow as e:
+            build.close()
             wide |= {e.figure}
             build.say(f"{e}: holding it wide and starting again from the files written")
             continue
-        finally:
-            build.close()
+        except BaseException:
+            build.close(failed=True)
+            raise
+        build.close()
         timings.stop()
         build.say(timings.line())
         return build.summary()
@@ -258,13 +261,19 @@ class TableBuild:
         if seconds is not None:
             self.timings.add("index", seconds)
 
-    def close(self) -> None:
-        """Whatever happened: the manifest saved as it stands, tasks left cancelled, the workers' state freed."""
+    def close(self, failed: bool = False) -> None:
+        """Whatever happened: the manifest saved as it stands, tasks left cancelled, the workers' state freed.
+        After a failure (``failed``), a store that will not take the manifest keeps the last one committed,
+        and the failure is what is said."""
         manifest = self.manifest
         manifest.complete = self.whole()
         if manifest.complete and manifest.listing.get("files"):
             manifest.listing["files"] = {}  # the rows hold all that lookups need of it
-        manifest.save(self.root)
+        try:
+            manifest.save(self.root)
+        except StoreError:
+            if not failed:
+                raise
         if manifest.complete:
             remove_listing(self.root, self.spec.name)
         if self.client.status == "running":  # not after the scheduler was lost

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tablebase.build.cluster.failures import disk_full
+from tablebase.build.cluster.failures import RESUME, disk_full
 from tablebase.build.cluster.memory_plan import MemoryPlan, shareable_bytes
 from tablebase.build.cluster.start import (
     cluster_workers,
@@ -29,7 +29,7 @@ from tablebase.build.summary import BuildSummary
 from tablebase.errors import TablebaseError, UsageError
 from tablebase.kinds import kind_named
 from tablebase.store import Manifest, list_tables
-from tablebase.store.location import Folder, Location, located
+from tablebase.store.location import Folder, Location, Unanswered, located
 from tablebase.store.lock import lock_at
 
 
@@ -89,6 +89,8 @@ def build_tables(
                     if e.errno == errno.ENOSPC:
                         raise disk_full(e, spec.name, out.url) from None
                     raise
+                except Unanswered as e:  # a worker's request or the driver's, past the wait for the store
+                    raise Unanswered(f"{e}; {RESUME}") from None
 
             # Workers in threads of this process share one solver's state: no use building side by side.
             side = 1 if threads else _side_by_side(specs, len(cluster_workers(client).addresses))

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from tablebase.errors import StoreError
-from tablebase.store.location import Conflict, Entry, Location, Tagged
+from tablebase.store.location import Conflict, Entry, Location, Tagged, Unanswered
 
 # An outage of a store's restart or failover is waited out, and a lock renewal that waits this long still
 # lands within its lease (lock.LEASE less the quarter between renewals): a waiting build keeps its lock.
@@ -288,7 +288,7 @@ class Bucket(Location):
                 answered = self._address() in _ANSWERED
                 limit = self.retry_seconds if answered else min(self.retry_seconds, FIRST_CONTACT_SECONDS)
                 if now + delay - waited_from > limit:
-                    raise StoreError(f"{self.where(name)}: cannot {what} it: the store at {self._address()} did not "
+                    raise Unanswered(f"{self.where(name)}: cannot {what} it: the store at {self._address()} did not "
                                      f"answer in {now - waited_from:.0f} s ({_detail(error)})") from None
                 time.sleep(delay)
                 delay = min(delay * 2, 2.0)

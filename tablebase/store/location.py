@@ -23,6 +23,10 @@ class Conflict(StoreError):
     the version read (``replace``)."""
 
 
+class Unanswered(StoreError):
+    """The store did not answer for as long as it is waited for (``retry_seconds``)."""
+
+
 @dataclass(frozen=True)
 class Entry:
     """A listed file: its size in bytes and its age in seconds (since it was last written)."""

@@ -167,8 +167,14 @@ class LeasedLock:
         self.acquire()
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.release()
+    def __exit__(self, kind, *exc) -> None:
+        try:
+            self.release()
+        except StoreError:
+            if kind is None:
+                raise
+            # After a failure (the store away, say), the failure is what is said: the lock left behind is
+            # stale once its process is gone, or its lease is out.
 
     def _renew(self) -> None:
         while not self._stop.wait(self.lease / 4):
