@@ -129,6 +129,65 @@ def test_verify_finds_a_damaged_object_on_the_store(built):
     assert f"chomp_10x10 rows/{name}.parquet: " in verified.stdout
 
 
+def test_index_writes_on_the_store_the_index_a_build_writes(built):
+    """The table on the store without its probe index, as a table built before indexes is (the index's objects
+    deleted and its manifest recording none, by botocore); ``tablebase index --db s3://...`` then makes the
+    store hold the folder's build byte for byte again, lookups through it answer as the folder's, and verify
+    checks it."""
+    folder, s3 = built
+    client, table = s3.server.client(), f"{s3.prefix}/chomp_10x10"
+    for key in s3.server.keys(table + "/"):
+        if key.startswith(f"{table}/probe"):
+            client.delete_object(Bucket=BUCKET, Key=key)
+    manifest = json.loads(s3.server.keys(f"{table}/_manifest.json")[f"{table}/_manifest.json"])
+    assert manifest["probe"]
+    client.put_object(Bucket=BUCKET, Key=f"{table}/_manifest.json", Body=json.dumps({**manifest, "probe": {}}))
+    assert not any(name.startswith("chomp_10x10/probe") for name in plain_files(s3.server, s3.prefix))
+    indexed = tablebase("index", "--db", s3.url, "--quiet", timeout=600)
+    assert indexed.returncode == 0, indexed.stderr
+    assert json.loads(indexed.stdout)["table"] == "chomp_10x10"
+    stored, local = plain_files(s3.server, s3.prefix), folder_files(folder)
+    assert sorted(stored) == sorted(local) and [name for name in local if stored[name] != local[name]] == []
+    for args in (["lookup", "chomp_10x10", "10 9 9 4", "--json"], ["lookup", "chomp_10x10", "1", "--json"],
+                 ["lookup", "chomp_10x10", "--line", "7 7 5 3", "--json"]):
+        there, here = tablebase(*args, "--db", s3.url), tablebase(*args, "--db", folder)
+        assert there.returncode == here.returncode == 0, there.stderr
+        assert there.stdout == here.stdout and there.stdout.strip()
+    verified = tablebase("verify", "--db", s3.url, "chomp_10x10", "--quiet")
+    assert verified.returncode == 0 and "184,755 rows verified, no problems" in verified.stdout, verified.stdout
+
+
+def test_a_table_with_misere_figures_built_on_the_store_is_the_folders(s3, tmp_path):
+    """Chomp 5x6 with ``--misere`` in small partitions (many files, the misère P-positions counted over them
+    all by reading the store): the store's files are the folder's byte for byte, every reader answers alike,
+    and the count it shows is the brute force's from the definitions."""
+    from oracles import chomp_board, chomp_moves
+    from test_misere_columns import Misere
+
+    folder = tmp_path / "tb"
+    for out in (folder, s3.url):
+        done = tablebase("build", "chomp", "--rows", "5", "--cols", "6", "--partition-rows", "40", "--misere",
+                         "--out", out, "--quiet", timeout=600)
+        assert done.returncode == 0, done.stderr
+    stored, local = plain_files(s3.server, s3.prefix), folder_files(folder)
+    assert len([name for name in local if "/rows/" in name]) > 3
+    assert sorted(stored) == sorted(local) and [name for name in local if stored[name] != local[name]] == []
+    answers = {}
+    for where in (s3.url, folder):
+        answers[where] = [tablebase(*args, "--db", where) for args in (
+            ["query", "SELECT position, misere_outcome, misere_remoteness, misere_best_move FROM chomp_5x6 "
+                      "ORDER BY key", "--json", "--limit", "0"],
+            ["lookup", "chomp_5x6", "6 6 4 2 1", "--json"], ["tables", "--json"], ["stats", "chomp_5x6", "--json"])]
+        assert [a.returncode for a in answers[where]] == [0, 0, 0, 0], [a.stderr for a in answers[where]]
+    assert [a.stdout for a in answers[s3.url]] == [a.stdout for a in answers[folder]]
+    misere = Misere(chomp_moves)
+    rows = json.loads(answers[s3.url][0].stdout)
+    assert len(rows) == 461  # C(11, 5) - 1: every board of at most 5 rows of at most 6, the poisoned square on
+    lost = sum(not misere(chomp_board(row["position"]))[0] for row in rows)
+    shown = json.loads(answers[s3.url][2].stdout)
+    assert shown[0]["misere"]["p_positions"] == lost and 0 < lost < len(rows)
+
+
 def test_the_python_api_reads_the_store(built, tmp_path):
     import numpy as np
 
