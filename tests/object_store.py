@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import socket
 import threading
 import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 BUCKET = "tables"
@@ -192,18 +194,41 @@ def keys_of(generation: int, parts: int = 2) -> list[int]:
     return [generation * 1000 + 10 * part + i for part in range(parts) for i in range(10)]
 
 
+@dataclass
+class Exchange:
+    """One client's connection through the proxy, as the proxy saw it: the client's port, and of the last
+    request begun on it its line, the length of its body (``x-amz-decoded-content-length`` where it is sent in
+    aws-chunked framing, which adds to it, else ``Content-Length``), the bytes of its body passed on so far,
+    whether the store began to answer it; whether the connection has closed."""
+
+    port: int
+    line: str = ""
+    length: int | None = None
+    body: int = 0
+    answered: bool = False
+    closed: bool = False
+
+    def cut(self) -> bool:
+        """Whether its last request was cut off: the connection closed before the whole body was passed on
+        and before any answer."""
+        return self.closed and not self.answered and self.length is not None and self.body < self.length
+
+
 class Proxy:
     """A TCP proxy on loopback in front of the S3 server, to make it slow as a store far away can be: an answer
     held back ``delay`` seconds (only the first ``delayed`` answers, if set; only every ``every``-th, if set),
-    what a client sends cut to ``rate`` bytes a second. ``answers`` counts the answers it held back or let
-    through, ``held`` those it held back; ``asked`` records when each request began (monotonic seconds);
-    ``sent`` and ``received`` count the bytes a client sent and was sent. Stopped with ``close``."""
+    what a client sends cut to ``rate`` bytes a second (only in requests whose line holds ``slowed``, if set).
+    ``answers`` counts the answers it held back or let through, ``held`` those it held back; ``asked`` records
+    when each request began (monotonic seconds); ``sent`` and ``received`` count the bytes a client sent and
+    was sent; ``exchanges`` holds each connection's ``Exchange``. Stopped with ``close``."""
 
     def __init__(self, port: int) -> None:
         self.target = port
         self.delay, self.delayed, self.every, self.rate = 0.0, None, None, None
+        self.slowed: str | None = None
         self.held = 0
         self.answers, self.asked = 0, []
+        self.exchanges: list[Exchange] = []
         self.sent = self.received = 0
         self._lock = threading.Lock()
         self._listener = socket.socket()
@@ -227,10 +252,15 @@ class Proxy:
                 client.close()
                 continue
             answering = [False]  # within an answer on this connection: only its first bytes wait
-            threading.Thread(target=self._pipe, args=(client, server, True, answering), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(server, client, False, answering), daemon=True).start()
+            exchange = Exchange(client.getpeername()[1])
+            with self._lock:
+                self.exchanges.append(exchange)
+            threading.Thread(target=self._pipe, args=(client, server, True, answering, exchange), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(server, client, False, answering, exchange),
+                             daemon=True).start()
 
-    def _pipe(self, source: socket.socket, sink: socket.socket, asking: bool, answering: list[bool]) -> None:
+    def _pipe(self, source: socket.socket, sink: socket.socket, asking: bool, answering: list[bool],
+              exchange: Exchange) -> None:
         try:
             while True:
                 data = source.recv(1 << 16)
@@ -244,12 +274,22 @@ class Proxy:
                 if asking:
                     if data[:4] in (b"GET ", b"PUT ", b"POST", b"HEAD", b"DELE"):
                         answering[0] = False
+                        head, _, body = data.partition(b"\r\n\r\n")
+                        length = re.search(rb"(?im)^x-amz-decoded-content-length:\s*(\d+)", head) or re.search(
+                            rb"(?im)^content-length:\s*(\d+)", head)
+                        exchange.line = head.split(b"\r\n", 1)[0].decode("latin-1")
+                        exchange.length = int(length.group(1)) if length else None
+                        exchange.body, exchange.answered = len(body), False
                         with self._lock:
                             self.asked.append(time.monotonic())
-                    if self.rate:
+                    else:
+                        exchange.body += len(data)
+                    if self.rate and (self.slowed is None or self.slowed in exchange.line):
                         time.sleep(len(data) / self.rate)
+                elif data.startswith(b"HTTP/1.1 100 "):  # "go on" to a client that waits to send its body
+                    pass
                 elif not answering[0]:
-                    answering[0] = True
+                    answering[0] = exchange.answered = True
                     with self._lock:
                         self.answers += 1
                         wait = self.delay if (self.delayed is None or self.answers <= self.delayed) and (
@@ -260,6 +300,7 @@ class Proxy:
         except OSError:
             pass
         finally:
+            exchange.closed = True
             for end in (source, sink):
                 try:
                     end.shutdown(socket.SHUT_RDWR)

@@ -1,7 +1,8 @@
 """Faults of an object store during a build, on a real S3-protocol server (tests/object_store.py): the store
 away for 30 s (waited for within the default budget; past a shorter one, a stop in one line and a resume),
-slow past its timeouts, an upload cut off, credentials refused. Each build ends in the table a folder gets,
-byte for byte, or in one line that says what happened (and nothing written where it says so).
+slow past its timeouts, an upload cut off by a killed build, a worker killed while it uploads, credentials
+refused. Each build ends in the table a folder gets, byte for byte, or in one line that says what happened
+(and nothing written where it says so).
 
 The oracle of what the store holds is botocore's listing of the bucket (``test_object_store_builds``'s own
 reading of it); the oracle of the table is the same command's build in a folder.
@@ -41,6 +42,19 @@ def _building(*args: object) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
+def _stopped(build: subprocess.Popen) -> None:
+    """A build that is still running killed with its cluster (a test that failed midway)."""
+    if build.poll() is None:
+        os.killpg(build.pid, signal.SIGKILL)
+        build.wait()
+
+
+def _listed(s3, under: str) -> int:
+    """How many objects lie under a folder of the test's prefix (botocore's listing)."""
+    listed = s3.server.client().list_objects_v2(Bucket=BUCKET, Prefix=f"{s3.prefix}/{under}")
+    return listed["KeyCount"]
+
+
 def _recorded(s3, table: str) -> int:
     """How many files of rows the table's committed manifest records (botocore's read of it)."""
     import json
@@ -50,6 +64,16 @@ def _recorded(s3, table: str) -> int:
     except Exception:  # not committed yet
         return 0
     return len(json.loads(got["Body"].read())["files"])
+
+
+def _ends(process) -> set[tuple[int, int]]:
+    """The (local, remote) ports of a process's TCP connections on loopback; none for one gone meanwhile."""
+    import psutil
+
+    try:
+        return {(c.laddr.port, c.raddr.port) for c in process.net_connections("tcp") if c.raddr}
+    except psutil.Error:
+        return set()
 
 
 def _mid_build(s3, build: subprocess.Popen, table: str = "chomp_10x10") -> None:
@@ -172,3 +196,52 @@ def test_refused_credentials_stop_a_build_in_one_line_writing_nothing(s3, tmp_pa
     missing = tablebase("build", "chomp", "--rows", "5", "--cols", "5", "--out", "s3://no-such-bucket/t")
     assert_clean_error(missing, "has no bucket 'no-such-bucket'")
     assert not (tmp_path / "s3:").exists()
+
+
+def test_a_worker_killed_while_it_uploads_leaves_nothing_half_written_and_the_build_goes_on(s3, tmp_path):
+    """Chomp 13x13's probe index file (about 12 MB, one multipart upload from the worker that writes it) sent
+    at 2 MB/s through the proxy; that worker, found by the connection the proxy sees it send on among the
+    build's processes, killed (SIGKILL) with a part of the file on the way. The part is cut off and the upload
+    never completes, so no object of it appears; Dask runs the task again on a worker, and the build ends in the
+    table a folder gets, byte for byte, the bucket holding what its manifest records and nothing else: the
+    killed worker's upload is aborted before the build ends."""
+    import re
+    import urllib.parse
+
+    import psutil
+
+    table, game = "chomp_13x13", ["chomp", "--rows", "13", "--cols", "13"]
+    folder = tmp_path / "tb"
+    done = tablebase("build", *game, "--out", folder, "--quiet", timeout=600)
+    assert done.returncode == 0, done.stderr
+    proxy = Proxy(s3.server.port)
+    proxy.rate, proxy.slowed = 2 << 20, f"/{table}/probe/keys-"
+    build = _building(*game, "--out", s3.url, "--storage-option", f"endpoint_url={proxy.endpoint}")
+    try:
+        deadline = time.monotonic() + 600
+        while not (sending := [e for e in proxy.exchanges if proxy.slowed in e.line and "partNumber=" in e.line
+                               and e.body and not e.answered and not e.closed]):
+            assert build.poll() is None, build.stderr.read()
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        exchange = sending[0]
+        owners = [p for p in psutil.Process(build.pid).children(recursive=True)
+                  if (exchange.port, proxy.port) in _ends(p)]
+        assert len(owners) == 1, owners  # a worker of the build's cluster, not the build's own process
+        owners[0].send_signal(signal.SIGKILL)
+        while not exchange.closed:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        key = urllib.parse.unquote(re.match(r"PUT /[^/]+/([^?]+)\?", exchange.line).group(1))
+        assert exchange.cut(), exchange  # the part was on its way, and no more of it went
+        # Before the task run again can have sent its own part at this rate: the upload begun, no object.
+        assert key in s3.server.uploads(s3.prefix) and _listed(s3, key[len(s3.prefix) + 1:]) == 0
+        proxy.rate = None
+        out, err = build.communicate(timeout=600)
+    finally:
+        _stopped(build)
+        proxy.close()
+    assert build.returncode == 0, err
+    assert plain_files(s3.server, s3.prefix) == folder_files(folder)
+    assert against_manifest(s3.server, s3.prefix, table) == (set(), set())
+    assert s3.server.uploads(s3.prefix) == []  # the killed worker's, aborted once the index was written

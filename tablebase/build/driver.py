@@ -247,7 +247,6 @@ class TableBuild:
         self.manifest.levels_done = self.collector.finished()
         for artifact in self.builder.artifacts:
             _finish(self.client, self.root, self.manifest, artifact, self.run, self.progress.say)
-        clear_unrecorded(self.root, self.spec.name, self.manifest)  # what this run's killed writers left
 
     def release_values(self) -> None:
         """Values mapped from disk are let go of and their files removed once the index is written."""
@@ -256,10 +255,12 @@ class TableBuild:
             self.client.run(release, self.run, self.values_name, self.disk, on_error="ignore")
 
     def write_index(self) -> None:
-        """The probe index (``index_step.write_index``), timed for the summary."""
+        """The probe index (``index_step.write_index``), timed for the summary; then what this run's killed
+        writers left is removed, a worker's killed while it sent a file of the index among them."""
         seconds = write_index(self)
         if seconds is not None:
             self.timings.add("index", seconds)
+        clear_unrecorded(self.root, self.spec.name, self.manifest)
 
     def close(self, failed: bool = False) -> None:
         """Whatever happened: the manifest saved as it stands, tasks left cancelled, the workers' state freed.
