@@ -1,8 +1,8 @@
 """Faults of an object store during a build, on a real S3-protocol server (tests/object_store.py): the store
 away for 30 s (waited for within the default budget; past a shorter one, a stop in one line and a resume),
-slow past its timeouts, an upload cut off by a killed build, a worker killed while it uploads, credentials
-refused. Each build ends in the table a folder gets, byte for byte, or in one line that says what happened
-(and nothing written where it says so).
+slow past its timeouts, an upload cut off by a killed build, a worker killed while it uploads, ``gc`` after a
+killed build, credentials refused. Each build ends in the table a folder gets, byte for byte, or in one line
+that says what happened (and nothing written where it says so).
 
 The oracle of what the store holds is botocore's listing of the bucket (``test_object_store_builds``'s own
 reading of it); the oracle of the table is the same command's build in a folder.
@@ -245,3 +245,40 @@ def test_a_worker_killed_while_it_uploads_leaves_nothing_half_written_and_the_bu
     assert plain_files(s3.server, s3.prefix) == folder_files(folder)
     assert against_manifest(s3.server, s3.prefix, table) == (set(), set())
     assert s3.server.uploads(s3.prefix) == []  # the killed worker's, aborted once the index was written
+
+
+def test_gc_removes_exactly_what_a_killed_build_left(s3):
+    """A build killed (SIGKILL) once files it wrote are not yet in its committed manifest: what it left is those
+    files, its lock and any upload begun, by botocore's listing against the manifest; ``gc --dry-run`` names
+    exactly those files, ``gc`` removes them, aborts the uploads and takes the lock away, and every object the
+    manifest records stays as it was."""
+    table = "chomp_10x10"
+    build = _building(*CHOMP, "--out", s3.url)
+    try:
+        _mid_build(s3, build)
+        deadline = time.monotonic() + 300
+        while _listed(s3, f"{table}/rows/") <= _recorded(s3, table):  # until files are written and not recorded
+            assert build.poll() is None, build.stderr.read()
+            assert time.monotonic() < deadline
+    finally:
+        os.killpg(build.pid, signal.SIGKILL)
+        build.wait()
+    left, missing = against_manifest(s3.server, s3.prefix, table)
+    assert missing == set() and any("/rows/" in key for key in left)
+    lock = f"{s3.prefix}/{table}/.lock"
+    assert lock in left
+    files = s3.server.keys(s3.prefix + "/")
+    uploads = s3.server.uploads(s3.prefix)
+    garbage = left - {lock}
+    dry = tablebase("gc", "--db", s3.url, "--grace", "0", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert set(dry.stdout.splitlines()[:-1]) == {key[len(s3.prefix) + 1:] for key in garbage}
+    assert s3.server.keys(s3.prefix + "/") == files
+    done = tablebase("gc", "--db", s3.url, "--grace", "0")
+    assert done.returncode == 0, done.stderr
+    size = sum(len(files[key]) for key in garbage)
+    assert f"{table}: removed {len(garbage)} files ({size:,} bytes)" in done.stdout
+    assert (f"aborted {len(uploads)} upload" in done.stdout) == bool(uploads)
+    after = s3.server.keys(s3.prefix + "/")
+    assert after == {key: data for key, data in files.items() if key not in left}
+    assert s3.server.uploads(s3.prefix) == [] and against_manifest(s3.server, s3.prefix, table) == (set(), set())
