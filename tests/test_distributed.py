@@ -78,6 +78,23 @@ def test_a_real_cluster_builds_the_same_files_as_a_local_cluster(tmp_path, clust
         assert file_hashes(tmp_path / "local" / table) == file_hashes(tmp_path / "remote" / table)
 
 
+def test_the_compose_files_store_and_the_tests_server_refuse_a_write_over_another_version():
+    """The compose file's store is moto's published image, and the tests' server moto from PyPI, each of a
+    version that refuses a PUT whose If-Match is not the object's ETag: 5.1.5 and later, by moto's changelog
+    (5.1.4 wrote over any version, and a commit or a lock renewal over another build's went through)."""
+    import re
+
+    import yaml
+
+    top = Path(__file__).resolve().parent.parent
+    image = yaml.safe_load((top / "docker-compose.yml").read_text())["services"]["store"]["image"]
+    name, _, tag = image.partition(":")
+    assert name == "motoserver/moto" and re.fullmatch(r"\d+\.\d+\.\d+", tag), image
+    assert tuple(map(int, tag.split("."))) >= (5, 1, 5), image
+    pin = re.search(r'"moto\[server\]>=([\d.]+)"', (top / "pyproject.toml").read_text()).group(1)
+    assert tuple(map(int, pin.split("."))) >= (5, 1, 5), pin
+
+
 def test_the_compose_files_commands_build_on_its_object_store(tmp_path, s3_server):
     """docker-compose.yml's services as processes on loopback (images cannot be pulled here): its store is the
     tests' S3 server, and each other service runs its own command with its own environment, names of hosts
