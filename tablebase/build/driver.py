@@ -1,12 +1,10 @@
 """The build driver: a table's levels become partitions, partitions become Dask tasks, tasks become files.
 
-``build_table`` is a short sequence of steps (``TableBuild``): resume what an
-earlier run left; list the positions of a game that does not list them itself
-(census/entry.py); plan the memory and the files; submit every step of solving
-tasks at once, each waiting for the step below inside the scheduler; collect
-each partition's record into the manifest as it goes, so that a killed build
-resumes where it stopped; finish the kind's artifacts; write the probe index
-(index_step.py); and clean up, whatever happened.
+``build_table`` is a short sequence of steps (``TableBuild``): resume what an earlier run left; list the
+positions of a game that does not list them itself (census/entry.py); plan the memory and the files; submit
+every step of solving tasks at once, each waiting for the step below inside the scheduler; collect each
+partition's record into the manifest as it goes, so that a killed build resumes where it stopped; finish the
+kind's artifacts; write the probe index (index_step.py); and clean up, whatever happened.
 """
 
 from __future__ import annotations
