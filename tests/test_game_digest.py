@@ -89,3 +89,32 @@ def test_a_folder_with_more_code_than_a_digest_may_cover_is_refused(tmp_path):
         find_game(f"{game}:Take")
     said = str(caught.value)
     assert "\n" not in said and "more folders or files of code than a game's digest may cover" in said, said
+
+
+def test_the_engines_digest_is_kept_between_processes_and_changes_with_a_byte_of_it(tmp_path, monkeypatch):
+    """The built-in games' digest (this package's games, listing, solvers and kinds) is kept in the cache
+    folder by the files' paths, times and sizes, so a reader's first probe does not hash them all again; a
+    kept entry that is not a digest is not believed, and a changed file is a new entry with a new digest.
+    The oracle is the digest computed with no cache at all."""
+    from tablebase.games import registry
+
+    package = tmp_path / "package"
+    for part in registry._ENGINE:
+        for source in (Path(registry._PACKAGE) / part).glob("*.py"):
+            (package / part).mkdir(parents=True, exist_ok=True)
+            (package / part / source.name).write_bytes(source.read_bytes())
+    monkeypatch.setattr(registry, "_PACKAGE", str(package))
+    monkeypatch.setenv("TABLEBASE_CACHE", str(tmp_path / "cache"))
+    registry._cached_digest.cache_clear()
+    uncached = registry._digest_of(sorted(str(p) for part in registry._ENGINE for p in (package / part).glob("*.py")))
+
+    assert registry._builtin_digest() == uncached
+    (kept,) = (tmp_path / "cache" / "digests").iterdir()
+    assert kept.read_text() == uncached
+    kept.write_text("not a digest")
+    registry._cached_digest.cache_clear()
+    assert registry._builtin_digest() == uncached and kept.read_text() == uncached
+
+    _write(package / "games" / "chomp.py", (package / "games" / "chomp.py").read_text() + "\n# one more line\n")
+    changed = registry._builtin_digest()
+    assert changed != uncached and len(list((tmp_path / "cache" / "digests").iterdir())) == 2

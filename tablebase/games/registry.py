@@ -15,6 +15,7 @@ import importlib
 import importlib.machinery
 import importlib.util
 import os
+import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from typing import Any
 
 from tablebase.errors import UsageError
 from tablebase.games.base import Game
+from tablebase.jit import cache_folder
 from tablebase.version import VERSION
 
 ENTRY_POINTS = "tablebase.games"
@@ -43,6 +45,7 @@ KIND_NAMES = ("impartial", "partizan", "scored")
 _PACKAGE = Path(__file__).resolve().parent.parent
 # The parts of this package that decide a built-in game's rows: its digest.
 _ENGINE = ("games", "listing", "solve", "kinds")
+_HEX64 = re.compile("[0-9a-f]{64}")
 MAX_CODE_FILES = 1000  # files of code a game's folder (with the folders under it) may hold for its digest
 MAX_CODE_FOLDERS = 1000  # folders Python could import from, walked to find them
 _CODE = tuple(importlib.machinery.all_suffixes())  # .py, .pyc and extension modules: what an import may run
@@ -273,14 +276,38 @@ def _cached_digest(paths: tuple[str, ...], root: str | None, *stamp: int) -> str
 
 
 def _builtin_digest(parts: tuple[str, ...] = _ENGINE) -> str:
-    """The digest of this package's sources in ``parts``. A table's first probe computes it, so it
-    lists each folder once with ``os.scandir`` and reads each file once: pathlib's walk costs more."""
+    """The digest of this package's sources in ``parts``. A table's first probe needs it, so it lists each
+    folder once with ``os.scandir``, and a digest found before for the same files, by their paths, times and
+    sizes, is read back from the cache folder rather than every file being read and hashed again (the folder
+    is trusted as the compiled code numba keeps there is)."""
     paths = []
     for part in parts:
         with os.scandir(os.path.join(_PACKAGE, part)) as entries:
             paths += [entry.path for entry in entries if entry.name.endswith(".py")]
     paths.sort(key=_parts)
-    return _cached_digest(tuple(paths), None, *[os.stat(p).st_mtime_ns for p in paths])
+    stats = [os.stat(p) for p in paths]
+    stamps = [(p, st.st_mtime_ns, st.st_size) for p, st in zip(paths, stats)]
+    kept = cache_folder() / "digests" / hashlib.sha256(repr(stamps).encode()).hexdigest()
+    try:
+        digest = kept.read_text()
+        if _HEX64.fullmatch(digest):
+            return digest
+    except (OSError, UnicodeDecodeError):
+        pass
+    digest = _cached_digest(tuple(paths), None, *[st.st_mtime_ns for st in stats])
+    _keep(kept, digest)
+    return digest
+
+
+def _keep(path: Path, text: str) -> None:
+    """Write a small file of the cache whole or not at all; a cache that cannot be written is no error."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        temporary.write_text(text)
+        os.replace(temporary, path)
+    except OSError:
+        pass
 
 
 def source_digest(module_name: str) -> str:
