@@ -219,8 +219,11 @@ def test_a_worker_killed_while_it_uploads_leaves_nothing_half_written_and_the_bu
     build = _building(*game, "--out", s3.url, "--storage-option", f"endpoint_url={proxy.endpoint}")
     try:
         deadline = time.monotonic() + 600
+        # A part with seconds of its body still to go at this rate (the file's last part is small, and may be
+        # sent whole before the kill lands), so that the kill lands with the part on its way.
         while not (sending := [e for e in proxy.exchanges if proxy.slowed in e.line and "partNumber=" in e.line
-                               and e.body and not e.answered and not e.closed]):
+                               and e.body and not e.answered and not e.closed
+                               and e.length is not None and e.length - e.body > 3 << 20]):
             assert build.poll() is None, build.stderr.read()
             assert time.monotonic() < deadline
             time.sleep(0.02)
