@@ -25,6 +25,15 @@ def cache_folder() -> Path:
     return Path(os.environ.get("TABLEBASE_CACHE") or Path.home() / ".cache" / "tablebase")
 
 
+def write_cached(path: Path, text: str) -> None:
+    """Write one file of the cache folder whole or not at all (OSError if it cannot be written): other
+    processes may read it at any moment."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
 def numba_cache_outside_package() -> None:
     """Numba's cache in the cache folder, unless the user named one (``NUMBA_CACHE_DIR``).
 

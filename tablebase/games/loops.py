@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 import sys
 from functools import lru_cache
 from typing import Any, Callable
@@ -78,13 +77,9 @@ def compiled_loop(template: str, kernel: Any, fresh: bool = False) -> Callable:
     try:
         if fresh:
             raise OSError("compiled in memory")
-        folder = jit.cache_folder() / "kernels"
-        path = folder / f"{name}.py"
+        path = jit.cache_folder() / "kernels" / f"{name}.py"
         if not path.exists():
-            folder.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}")
-            tmp.write_text(template.format(cache=True, **fields))
-            os.replace(tmp, path)
+            jit.write_cached(path, template.format(cache=True, **fields))
         spec = importlib.util.spec_from_file_location(name, path)
         loaded = importlib.util.module_from_spec(spec)
         sys.modules[name] = loaded  # numba's cache finds the module again by name

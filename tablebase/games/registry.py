@@ -25,7 +25,7 @@ from typing import Any
 
 from tablebase.errors import UsageError
 from tablebase.games.base import Game
-from tablebase.jit import cache_folder
+from tablebase.jit import cache_folder, write_cached
 from tablebase.version import VERSION
 
 ENTRY_POINTS = "tablebase.games"
@@ -295,19 +295,11 @@ def _builtin_digest(parts: tuple[str, ...] = _ENGINE) -> str:
     except (OSError, UnicodeDecodeError):
         pass
     digest = _cached_digest(tuple(paths), None, *[st.st_mtime_ns for st in stats])
-    _keep(kept, digest)
-    return digest
-
-
-def _keep(path: Path, text: str) -> None:
-    """Write a small file of the cache whole or not at all; a cache that cannot be written is no error."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}")
-        temporary.write_text(text)
-        os.replace(temporary, path)
+        write_cached(kept, digest)
     except OSError:
-        pass
+        pass  # a cache that cannot be written is no error: the digest is found again next time
+    return digest
 
 
 def source_digest(module_name: str) -> str:
