@@ -141,7 +141,12 @@ def test_values_memory_cap_sends_a_small_tables_values_to_disk(monkeypatch):
     assert not planned(game, 65_536, fixed=False, limit=1024 * MIB, disk_room=10**9).on_disk
     monkeypatch.setenv("TABLEBASE_VALUES_MEMORY", "0")
     plan = planned(game, 65_536, fixed=False, limit=1024 * MIB, disk_room=10**9)
-    assert plan.on_disk and plan.peak == PROCESS_BASE + plan.read_back + plan.in_flight * plan.per_row
+    # One machine sharing the values: a part's file is written while the next part solves, two in flight.
+    assert plan.behind and plan.partitions == 2
+    assert plan.on_disk and plan.peak == PROCESS_BASE + plan.read_back + 2 * plan.in_flight * plan.per_row
+    # Machines that do not share: a level's files are read by the others, so they are written before it ends.
+    apart = planned(game, 65_536, fixed=False, limit=1024 * MIB, disk_room=10**9, machines=2)
+    assert not apart.behind and apart.peak == PROCESS_BASE + apart.read_back + apart.in_flight * apart.per_row
 
 
 def test_levels_are_cut_into_even_parts_that_cover_them():

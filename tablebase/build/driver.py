@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import uuid
 from contextlib import AbstractContextManager
+from errno import ENOSPC
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from tablebase.build.census.entry import list_on_cluster, listed_from_store
 from tablebase.build.cluster import shared_values
 from tablebase.build.cluster.failures import (
     LOST,
+    RESUME,
     RecordsLost,
     again_key,
     levels_named,
@@ -45,9 +47,9 @@ from tablebase.build.progress.display import Progress, Ticker, Timings, throttle
 from tablebase.build.progress.worker_events import listening
 from tablebase.build.resume import built_already, resumed
 from tablebase.build.summary import BuildSummary
-from tablebase.build.tasks import measure_notation, release, solve_slices, warm_up
+from tablebase.build.tasks import drained_writes, measure_notation, release, solve_slices, warm_up
 from tablebase.builders import ArtifactBuild, Builder
-from tablebase.errors import BuildError, StoreError
+from tablebase.errors import BuildError, StoreError, TablebaseError
 from tablebase.solve.figures import FIGURES, FigureOverflow
 from tablebase.spelling import counted
 from tablebase.store import Manifest, remove_listing
@@ -145,6 +147,7 @@ class TableBuild:
         self.pending: dict[str, Any] = {}  # solving tasks not yet collected
         self.dealt: dict[str, list] = {}  # each solving task's slices, to submit it again
         self.warming: list = []
+        self.behind = True  # files written behind the solving where the plan allows it (``_drain``)
 
     def prepare(self, partition_rows: int | None) -> None:
         """The steps before solving: resume, list, plan."""
@@ -155,7 +158,8 @@ class TableBuild:
     @property
     def values(self) -> dict[str, Any]:
         """What a worker needs to know of where and how wide it holds the values (build/tasks.py)."""
-        return {"disk": self.disk if self.memory.on_disk else None, "wide": sorted(self.wide), "name": self.values_name}
+        return {"disk": self.disk if self.memory.on_disk else None, "wide": sorted(self.wide), "name": self.values_name,
+                "behind": self.memory.behind and self.behind}
 
     # -- the steps ----------------------------------------------------------------
     def resume(self, partition_rows: int | None) -> None:
@@ -216,23 +220,43 @@ class TableBuild:
         with self.timings.step("solving"), listening(self.client, self.run, self.progress), \
                 Ticker(self.progress.heartbeat, self.every):
             self._warm_up()
-            solving = self._submit_steps()
-            for future in finishing(self.client, self.pending, self.run, self.progress.say):
-                try:
-                    records = self._records(future, solving)
-                except RecordsLost:
-                    self._report_failures(solving)  # a task's failure says more than a lost record
-                    if submitted_again(future.key, self.run):
-                        raise
-                    self._submit_again(future, solving)
-                    continue
-                except BuildError:
-                    self._report_failures(solving)
+            self._collect(self._submit_steps())
+            if self.values["behind"]:
+                self._drain()
+                if len(self.manifest.files) < len(self.layout.pieces):  # a lost worker's, never written
+                    self.behind = False
+                    self._collect(self._submit_steps())
+
+    def _collect(self, solving: dict[str, list[int]]) -> None:
+        """Each solving task's records, as it finishes; a task whose records were lost, submitted again."""
+        for future in finishing(self.client, self.pending, self.run, self.progress.say):
+            try:
+                records = self._records(future, solving)
+            except RecordsLost:
+                self._report_failures(solving)  # a task's failure says more than a lost record
+                if submitted_again(future.key, self.run):
                     raise
-                self.collector.add(records)
-                # Forgotten once the step above has started, so that a worker lost
-                # later does not make the scheduler compute it again.
-                del self.pending[future.key]
+                self._submit_again(future, solving)
+                continue
+            except BuildError:
+                self._report_failures(solving)
+                raise
+            self.collector.add(records)
+            # Forgotten once the step above has started, so that a worker lost
+            # later does not make the scheduler compute it again.
+            del self.pending[future.key]
+
+    def _drain(self) -> None:
+        """The records of the files the workers wrote behind their solving and have not handed back yet
+        (build/write_behind.py); a worker lost meanwhile has none to give."""
+        answers = self.client.run(drained_writes, self.run, on_error="return")
+        for worker, answer in sorted(answers.items()):
+            if isinstance(answer, BaseException):
+                if isinstance(answer, TablebaseError) or isinstance(answer, OSError) and answer.errno == ENOSPC:
+                    raise answer
+                raise BuildError(f"{self.spec.name}: writing the files of solved parts failed on {worker} "
+                                 f"({type(answer).__name__}: {answer}); {RESUME}")
+            self.collector.add(answer)
 
     def values_mapped(self) -> AbstractContextManager[None]:
         """While the block runs, the workers' memory limits allow for the values mapped from disk: from the
@@ -378,7 +402,7 @@ class TableBuild:
             below = [
                 self.client.submit(
                     solve_slices, *self.task_args, slices, self.spec.compact, below, self.values, self.every,
-                    key=f"solve-{self.spec.name}-{number}.{i}-{self.run}", pure=False,
+                    key=f"solve-{self.spec.name}-{number}.{i}{'' if self.behind else '-again'}-{self.run}", pure=False,
                     workers=[workers[i % len(workers)]], allow_other_workers=True,
                 )
                 for i, slices in enumerate(dealt)

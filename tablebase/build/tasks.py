@@ -15,7 +15,7 @@ import itertools
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from tablebase.build.cluster.memory_plan import notation_bytes
 from tablebase.build.plan import Slice
 from tablebase.build.progress import worker_events
 from tablebase.build.worker_game import builder_of_run
+from tablebase.build.write_behind import WriteBehind
 from tablebase.builders import ArtifactBuild, Builder
 from tablebase.errors import TablebaseError
 from tablebase.games import KeyedForm
@@ -62,6 +63,7 @@ class _Run:
 
 
 _state: dict[str, _Run] = {}
+_writers: dict[str, WriteBehind] = {}  # the run's files written behind its solving (write_behind.py)
 # A worker started with several threads runs tasks side by side; the solver's
 # memory of lower levels is shared, so a process solves one slice at a time.
 _one_at_a_time = threading.Lock()
@@ -109,6 +111,8 @@ def release(run: str, values: str, disk: str | None) -> None:
     take their room until the last mapping goes, and the probe index written next wants that room."""
     with _one_at_a_time:
         _state.pop(run, None)
+        if run in _writers:
+            _writers.pop(run).close()
     shared_values.remove(values, disk)
 
 
@@ -288,8 +292,11 @@ def _solve_slices(run: str, root: Location, table: str, ref: str, params: dict[s
     state = _solver(run, root, table, ref, params, values)
     state.records.update((r["file"], r) for records in after or [] for r in records or [])
     solver, game = state.solver, state.solver.game
-    records = []
+    behind = _writer(run) if values.get("behind") and solver.shared is not None else None
+    records: list[dict[str, Any]] = []
     pieces = [(piece, list(group)) for piece, group in itertools.groupby(slices, key=lambda s: s[0])]
+    single = len(pieces) == 1
+    durable = single or behind is not None  # else all synced at once, at the end
     for piece, group in pieces:
         began = time.perf_counter()
         sizes = state.plan.sizes(piece.first, piece.last)
@@ -307,24 +314,62 @@ def _solve_slices(run: str, root: Location, table: str, ref: str, params: dict[s
         state.held.mark(piece)
         rows = with_levels(rows, marks)
         solved = time.perf_counter()
-        record = put_rows(rows, root, table, piece.name, durable=len(pieces) == 1)
-        state.records[piece.name] = {"file": piece.name, **record}
-        # Files beside the rows, made from them (a partizan table's values table).
-        files = [a.piece(solver, rows, root, table, piece, len(pieces) == 1) for a in state.artifacts]
-        segment = _segment(state, rows, root, table, piece, len(pieces) == 1) if state.builder.parts_in_key_order \
-            and not state.builder.indexed_from_values else {}
-        records.append(
-            {"file": piece.name, **record, "pieces": files, "segment": segment,
-             "seconds": {"read": read - began, "solve": solved - read, "write": time.perf_counter() - solved}}
-        )
+        # Files beside the rows, made from them (a partizan table's values table), while the solver is as they left it.
+        files = [a.piece(solver, rows, root, table, piece, durable) for a in state.artifacts]
+        seconds = {"read": read - began, "solve": solved - read}
+        write = _piece_writer(state, rows, root, table, piece, files, seconds, durable)
+        if behind is None:
+            records.append(write())
+        else:
+            behind.put(lambda write=write: [write()])
         # A task may solve many parts: what Arrow kept from one would add to the next one's peak.
-        del rows
+        del rows, write
         allocator.hand_back_arrow_memory()
-    if len(pieces) > 1:  # many files synced at once, before the driver records them
+    if behind is not None:
+        return behind.finished()
+    if not single:  # many files synced at once, before the driver records them
         flush(root, table, [piece.name for piece, _ in pieces]
               + [f["file"] for r in records for f in r["pieces"] if f]
               + [name for r in records for name in r["segment"]])
     return records
+
+
+def _piece_writer(state: _Run, rows: Any, root: Location, table: str, piece: Any, files: list,
+                  seconds: dict[str, float], durable: bool) -> Callable[[], dict[str, Any]]:
+    """Writing a part's rows and its slice of the probe index: their record, once called. Written behind
+    (write_behind.py), every file is made durable on its own before its record is handed back."""
+
+    def write() -> dict[str, Any]:
+        began = time.perf_counter()
+        record = put_rows(rows, root, table, piece.name, durable=durable)
+        state.records[piece.name] = {"file": piece.name, **record}
+        segment = _segment(state, rows, root, table, piece, durable) if state.builder.parts_in_key_order \
+            and not state.builder.indexed_from_values else {}
+        return {"file": piece.name, **record, "pieces": files, "segment": segment,
+                "seconds": {**seconds, "write": time.perf_counter() - began}}
+
+    return write
+
+
+def _writer(run: str) -> WriteBehind:
+    """This process's writer for the run, made on the first call."""
+    if run not in _writers:
+        _close_writers()  # one build at a time per worker
+        _writers[run] = WriteBehind()
+    return _writers[run]
+
+
+def _close_writers() -> None:
+    for writer in _writers.values():
+        writer.close()
+    _writers.clear()
+
+
+def drained_writes(run: str) -> list[dict[str, Any]]:
+    """On a worker, once every level is solved: the records of the files it wrote behind and not yet handed
+    back (none if it wrote none)."""
+    writer = _writers.get(run)
+    return writer.drained() if writer is not None else []
 
 
 def _segment(state: _Run, rows: Any, root: Location, table: str, piece: Any, durable: bool) -> dict[str, Any]:

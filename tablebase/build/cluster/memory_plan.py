@@ -109,13 +109,19 @@ class MemoryPlan:
     on_disk: bool = False  # the values are one copy per machine on its local disk, in the page cache when hot
     machines: int = 1
     base: int = PROCESS_BASE  # a worker's own memory: its code, and what it held before the build began
+    #: a part's file is written while the next part solves (build/write_behind.py): two partitions at once
+    behind: bool = False
+
+    @property
+    def partitions(self) -> int:
+        return 2 if self.behind else 1
 
     @property
     def peak(self) -> int:
         """A worker's resident memory at its peak, values in memory included (what Dask measures); values
         on disk are left out: the page cache holds them, and gives them up when memory is short."""
         held = 0 if self.on_disk else self.values
-        return self.base + held + self.read_back + self.in_flight * self.per_row
+        return self.base + held + self.read_back + self.partitions * self.in_flight * self.per_row
 
     @property
     def machine_peak(self) -> int:
@@ -131,7 +137,8 @@ class MemoryPlan:
         rest = f"the worker {self.base / MIB:,.0f} MiB with what it held before, " if self.base > PROCESS_BASE else ""
         line = (
             f"memory per worker: about {self.peak / MIB:,.0f} MiB at peak ({rest}{values}, "
-            f"a partition of {self.in_flight:,} positions {self.in_flight * self.per_row / MIB:,.0f} MiB, "
+            f"a partition of {self.in_flight:,} positions {self.in_flight * self.per_row / MIB:,.0f} MiB"
+            f"{' (two: one written while the next solves)' if self.behind else ''}, "
             f"a level read back {self.read_back / MIB:,.0f} MiB); worker limit {limit}; "
             f"{counted(self.per_machine, 'worker')} on a machine: "
             f"about {self.machine_peak / MIB:,.0f} MiB"
@@ -169,9 +176,11 @@ def plan_memory(game: KeyedForm, footprint: Footprint, partition_rows: int, fixe
         listed = min(biggest_level, in_flight + LISTING_GROUP) * game.listed_bytes
         read_back = (in_flight if on_disk else biggest_level) * footprint.read_back + listed
         shared_copy = footprint.dense and (on_disk or workers.shared_room >= shared_values.HEADROOM * values)
+        # One machine whose workers share the values: no level's file is read before the build ends.
+        behind = shared_copy and workers.machines == 1 and not whole_levels
         return MemoryPlan(values, footprint.per_row, read_back, rows, limit, in_flight, shared_copy,
                           workers.per_machine, on_disk, workers.machines,
-                          PROCESS_BASE + max(0, workers.at_rest - FRESH_WORKER))
+                          PROCESS_BASE + max(0, workers.at_rest - FRESH_WORKER), behind)
 
     fits = not limit or USABLE * limit >= planned(SMALLEST, False).peak
     on_disk = footprint.mapped and values > 0 and (not fits or (cap is not None and values > cap))
@@ -186,7 +195,8 @@ def plan_memory(game: KeyedForm, footprint: Footprint, partition_rows: int, fixe
     if not limit:
         return plan
     smallest = planned(SMALLEST, on_disk)
-    per_row = footprint.per_row + (footprint.read_back if on_disk else 0)  # what a row more in flight costs
+    # What a row more in flight costs.
+    per_row = smallest.partitions * footprint.per_row + (footprint.read_back if on_disk else 0)
     room = USABLE * limit - (smallest.peak - smallest.in_flight * per_row)
     if room < smallest.in_flight * per_row:
         what = (f"its largest level, {biggest_level:,} positions solved whole" if whole_levels
