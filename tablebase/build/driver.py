@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import uuid
 from contextlib import AbstractContextManager
-from errno import ENOSPC
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +20,9 @@ from tablebase.build.census.entry import list_on_cluster, listed_from_store
 from tablebase.build.cluster import shared_values
 from tablebase.build.cluster.failures import (
     LOST,
-    RESUME,
     RecordsLost,
     again_key,
+    answered,
     levels_named,
     records_lost,
     records_of,
@@ -36,20 +35,14 @@ from tablebase.build.cluster.start import cluster_workers
 from tablebase.build.collector import Collector
 from tablebase.build.index_step import write_index
 from tablebase.build.jobs import TableSpec
-from tablebase.build.plan import (
-    deal,
-    default_partition_rows,
-    level_sizes,
-    plan,
-    schedule,
-)
+from tablebase.build.plan import deal, default_partition_rows, level_sizes, plan, schedule
 from tablebase.build.progress.display import Progress, Ticker, Timings, throttled
 from tablebase.build.progress.worker_events import listening
 from tablebase.build.resume import built_already, resumed
 from tablebase.build.summary import BuildSummary
 from tablebase.build.tasks import drained_writes, measure_notation, release, solve_slices, warm_up
 from tablebase.builders import ArtifactBuild, Builder
-from tablebase.errors import BuildError, StoreError, TablebaseError
+from tablebase.errors import BuildError, StoreError
 from tablebase.solve.figures import FIGURES, FigureOverflow
 from tablebase.spelling import counted
 from tablebase.store import Manifest, remove_listing
@@ -250,13 +243,8 @@ class TableBuild:
         """The records of the files the workers wrote behind their solving and have not handed back yet
         (build/write_behind.py); a worker lost meanwhile has none to give."""
         answers = self.client.run(drained_writes, self.run, on_error="return")
-        for worker, answer in sorted(answers.items()):
-            if isinstance(answer, BaseException):
-                if isinstance(answer, TablebaseError) or isinstance(answer, OSError) and answer.errno == ENOSPC:
-                    raise answer
-                raise BuildError(f"{self.spec.name}: writing the files of solved parts failed on {worker} "
-                                 f"({type(answer).__name__}: {answer}); {RESUME}")
-            self.collector.add(answer)
+        for records in answered(answers, self.spec.name, "writing the files of solved parts"):
+            self.collector.add(records)
 
     def values_mapped(self) -> AbstractContextManager[None]:
         """While the block runs, the workers' memory limits allow for the values mapped from disk: from the

@@ -114,3 +114,17 @@ def levels_named(levels: list[int] | None) -> str:
     if len(levels) == 1:
         return f"level {levels[0]}"
     return f"levels {levels[0]}-{levels[-1]}"
+
+
+def answered(answers: dict[str, Any], table: str, doing: str) -> list[Any]:
+    """What each worker gave back from a call on all of them (``Client.run(..., on_error="return")``), in
+    the workers' order; the first that raised, in one line (a full disk as itself: its caller names the
+    folder)."""
+    given = []
+    for worker, answer in sorted(answers.items()):
+        if isinstance(answer, BaseException):
+            if isinstance(answer, TablebaseError) or isinstance(answer, OSError) and answer.errno == errno.ENOSPC:
+                raise answer
+            raise BuildError(f"{table}: {doing} failed on {worker} ({type(answer).__name__}: {answer}); {RESUME}")
+        given.append(answer)
+    return given
