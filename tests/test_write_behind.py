@@ -105,3 +105,16 @@ def test_parts_a_worker_never_wrote_are_solved_again_into_the_same_files(tmp_pat
     assert again.complete and len(again.files) == len(whole.files) > 20
     assert again.files == whole.files  # every file: its rows' bytes and hash
     assert again.probe == whole.probe
+
+
+def test_a_workers_failed_write_is_one_line_naming_the_worker_and_a_full_disk_is_itself():
+    from tablebase.build.cluster.failures import answered
+    from tablebase.errors import BuildError
+
+    assert answered({"tcp://b": [2], "tcp://a": [1]}, "t", "writing") == [[1], [2]]
+    with pytest.raises(BuildError, match=r"^t: writing failed on tcp://b \(ValueError: bad\); files written so far"):
+        answered({"tcp://a": [1], "tcp://b": ValueError("bad")}, "t", "writing")
+    full = OSError(28, "No space left on device")
+    with pytest.raises(OSError) as raised:
+        answered({"tcp://a": full}, "t", "writing")
+    assert raised.value is full
