@@ -1,0 +1,147 @@
+"""Where a Chomp build's solving goes, on one core and without files: the order of the levels, or the figures.
+
+    python benchmarks/bench_solve_order.py               # Chomp 13x13
+    python benchmarks/bench_solve_order.py --sides 13,15
+
+Three loops over every bar, each in this process on one core, each compiled
+beforehand, none writing a file:
+
+    loop rank order      bench_levels' reference loop: Grundy values only, bars in lexicographic order
+    loop level order     the same values and the same moves, bars taken size by size, as a build must take
+                         them (every level below solved first); checked equal to the rank-order values
+    solver               the package's solver (solve/bites.py) over every level in turn: Grundy value,
+                         remoteness and best move of each bar, and with --texts the position text too
+
+The ratios say what costs what: level order against rank order is the price
+of the order; the solver against the level-order loop is the price of the
+figures beside the Grundy value. A build on two cores pays the solver's time
+shared by two, plus writing its files and the steps' waits (bench_levels).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from math import comb
+from pathlib import Path
+
+import numba
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from bench_levels import reference_grundy  # noqa: E402
+from common import report  # noqa: E402
+
+
+@numba.njit(cache=True)
+def _reference_grundy_by_size(rows: int, cols: int, choose: np.ndarray) -> np.ndarray:
+    """The same values as ``_reference_grundy``, taken in the order a build must take them: every bar of
+    one size (squares) before any larger one, each size's bars in lexicographic order.
+
+    The next bar of a size grows the last row that can take one more square while a row below it gives
+    one, and spreads what the rows below it hold as evenly as they allow (the lexicographically least).
+    """
+    R = rows
+    n = choose[cols + R, R]
+    grundy = np.zeros(n, dtype=np.uint16)
+    a = np.zeros(R, dtype=np.int64)
+    term = np.zeros(R, dtype=np.int64)
+    seen = np.zeros(4096, dtype=np.int64)
+    stamp = 0
+    for size in range(1, R * cols + 1):
+        left = size  # the least bar of this size: rows as even as they can be
+        for k in range(R):
+            a[k] = -(-left // (R - k))
+            left -= a[k]
+        if a[0] > cols:
+            continue
+        while True:
+            rank = 0
+            for k in range(R):
+                term[k] = choose[a[k] + R - k - 1, R - k]
+                rank += term[k]
+            stamp += 1
+            height = R
+            for c in range(a[0]):
+                while a[height - 1] <= c:
+                    height -= 1
+                child = rank
+                for r in range(height - 1, -1, -1):
+                    child += choose[c + R - r - 1, R - r] - term[r]
+                    if r == 0 and c == 0:
+                        break
+                    seen[grundy[child]] = stamp
+            g = 0
+            while seen[g] == stamp:
+                g += 1
+            grundy[rank] = g
+            # The next bar of this size.
+            below = 0  # squares in the rows after i
+            i = R - 1
+            found = False
+            while i >= 0:
+                if below >= 1 and a[i] < cols and (i == 0 or a[i] < a[i - 1]):
+                    slots = R - 1 - i
+                    rest = below - 1
+                    if -(-rest // slots) <= a[i] + 1:
+                        found = True
+                        break
+                below += a[i]
+                i -= 1
+            if not found:
+                break
+            a[i] += 1
+            rest = below - 1
+            for k in range(i + 1, R):
+                a[k] = -(-rest // (R - k))
+                rest -= a[k]
+    return grundy
+
+
+def level_order(rows: int, cols: int) -> tuple[np.ndarray, float]:
+    size = rows + cols + 2
+    choose = np.array([[comb(m, k) for k in range(size)] for m in range(size)], dtype=np.int64)
+    _reference_grundy_by_size(2, 2, choose)
+    began = time.perf_counter()
+    values = _reference_grundy_by_size(rows, cols, choose)
+    return values, time.perf_counter() - began
+
+
+def solver(side: int, texts: bool) -> float:
+    """The package's solver over every level of a side x side bar, one level after another, figures stored
+    as it goes (as a build's workers do); its seconds."""
+    from tablebase.games.registry import make_game
+    from tablebase.solve.bites import BiteSolver
+
+    game = make_game("chomp", {"rows": side, "cols": side})
+    solving = BiteSolver(game)
+    solving.load_compiled()
+    began = time.perf_counter()
+    for level in range(game.max_level + 1):
+        size = game.level_size(level)
+        if size:
+            solving.solve_arrays(None, spell=texts, part=(level, 0, size), store=True)
+    return time.perf_counter() - began
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sides", default="13", help="comma-separated sides of square bars (13 unless told)")
+    parser.add_argument("--texts", action="store_true", help="the solver spells the position texts too")
+    args = parser.parse_args()
+    for side in [int(s) for s in args.sides.split(",")]:
+        ranked, rank_s = reference_grundy(side, side)
+        by_size, level_s = level_order(side, side)
+        if not np.array_equal(ranked, by_size):
+            raise SystemExit(f"{side}x{side}: the level-order loop's values differ from the rank-order loop's")
+        solver_s = solver(side, args.texts)
+        report(f"chomp {side}x{side}", positions=comb(2 * side, side) - 1, loop_rank_order_s=rank_s,
+               loop_level_order_s=level_s, solver_s=solver_s, texts=args.texts,
+               level_order_per_rank_order=level_s / rank_s, solver_per_level_order=solver_s / level_s,
+               solver_per_rank_order=solver_s / rank_s)
+
+
+if __name__ == "__main__":
+    main()
