@@ -8,7 +8,8 @@ beforehand, none writing a file:
 
     loop rank order      bench_levels' reference loop: Grundy values only, bars in lexicographic order
     loop level order     the same values and the same moves, bars taken size by size, as a build must take
-                         them (every level below solved first); checked equal to the rank-order values
+                         them (every level below solved first); checked equal to the rank-order values;
+                         with its values held in 16 bits, as the rank-order loop holds them, and in 8
     solver               the package's solver (solve/bites.py) over every level in turn: Grundy value,
                          remoteness and best move of each bar, and with --texts the position text too
 
@@ -36,16 +37,15 @@ from common import report  # noqa: E402
 
 
 @numba.njit(cache=True)
-def _reference_grundy_by_size(rows: int, cols: int, choose: np.ndarray) -> np.ndarray:
+def _reference_grundy_by_size(rows: int, cols: int, choose: np.ndarray, grundy: np.ndarray) -> np.ndarray:
     """The same values as ``_reference_grundy``, taken in the order a build must take them: every bar of
     one size (squares) before any larger one, each size's bars in lexicographic order.
 
     The next bar of a size grows the last row that can take one more square while a row below it gives
     one, and spreads what the rows below it hold as evenly as they allow (the lexicographically least).
+    ``grundy``: zeros, one a bar, of the width the values are held in.
     """
     R = rows
-    n = choose[cols + R, R]
-    grundy = np.zeros(n, dtype=np.uint16)
     a = np.zeros(R, dtype=np.int64)
     term = np.zeros(R, dtype=np.int64)
     seen = np.zeros(4096, dtype=np.int64)
@@ -100,12 +100,15 @@ def _reference_grundy_by_size(rows: int, cols: int, choose: np.ndarray) -> np.nd
     return grundy
 
 
-def level_order(rows: int, cols: int) -> tuple[np.ndarray, float]:
+def level_order(rows: int, cols: int, dtype: type = np.uint16) -> tuple[np.ndarray, float]:
+    """The level-order loop's values and seconds, with values held in ``dtype`` (the rank-order loop's
+    16 bits, or the 8 a build holds Chomp's in)."""
     size = rows + cols + 2
     choose = np.array([[comb(m, k) for k in range(size)] for m in range(size)], dtype=np.int64)
-    _reference_grundy_by_size(2, 2, choose)
+    _reference_grundy_by_size(2, 2, choose, np.zeros(choose[4, 2], dtype=dtype))
+    grundy = np.zeros(choose[rows + cols, rows], dtype=dtype)
     began = time.perf_counter()
-    values = _reference_grundy_by_size(rows, cols, choose)
+    values = _reference_grundy_by_size(rows, cols, choose, grundy)
     return values, time.perf_counter() - began
 
 
@@ -134,12 +137,14 @@ def main() -> None:
     for side in [int(s) for s in args.sides.split(",")]:
         ranked, rank_s = reference_grundy(side, side)
         by_size, level_s = level_order(side, side)
-        if not np.array_equal(ranked, by_size):
+        narrow, narrow_s = level_order(side, side, np.uint8)
+        if not (np.array_equal(ranked, by_size) and np.array_equal(ranked, narrow)):
             raise SystemExit(f"{side}x{side}: the level-order loop's values differ from the rank-order loop's")
         solver_s = solver(side, args.texts)
         report(f"chomp {side}x{side}", positions=comb(2 * side, side) - 1, loop_rank_order_s=rank_s,
-               loop_level_order_s=level_s, solver_s=solver_s, texts=args.texts,
+               loop_level_order_s=level_s, loop_level_order_8_bits_s=narrow_s, solver_s=solver_s, texts=args.texts,
                level_order_per_rank_order=level_s / rank_s, solver_per_level_order=solver_s / level_s,
+               solver_per_level_order_8_bits=solver_s / narrow_s,
                solver_per_rank_order=solver_s / rank_s)
 
 
