@@ -57,11 +57,11 @@ def _reference_grundy_by_size(rows: int, cols: int, choose: np.ndarray, grundy: 
             left -= a[k]
         if a[0] > cols:
             continue
+        rank = 0
+        for k in range(R):
+            term[k] = choose[a[k] + R - k - 1, R - k]
+            rank += term[k]
         while True:
-            rank = 0
-            for k in range(R):
-                term[k] = choose[a[k] + R - k - 1, R - k]
-                rank += term[k]
             stamp += 1
             height = R
             for c in range(a[0]):
@@ -77,26 +77,24 @@ def _reference_grundy_by_size(rows: int, cols: int, choose: np.ndarray, grundy: 
             while seen[g] == stamp:
                 g += 1
             grundy[rank] = g
-            # The next bar of this size.
-            below = 0  # squares in the rows after i
+            # The next bar of this size: row i grows by one, the rows below it share what they held less one.
+            below = 0
             i = R - 1
-            found = False
-            while i >= 0:
-                if below >= 1 and a[i] < cols and (i == 0 or a[i] < a[i - 1]):
-                    slots = R - 1 - i
-                    rest = below - 1
-                    if -(-rest // slots) <= a[i] + 1:
-                        found = True
-                        break
+            while i >= 0 and not (below >= 1 and a[i] < cols and (i == 0 or a[i] < a[i - 1])
+                                  and below - 1 <= (R - 1 - i) * (a[i] + 1)):
                 below += a[i]
                 i -= 1
-            if not found:
+            if i < 0:
                 break
             a[i] += 1
-            rest = below - 1
-            for k in range(i + 1, R):
-                a[k] = -(-rest // (R - k))
-                rest -= a[k]
+            slots = R - 1 - i
+            even, more = (below - 1) // slots if slots else 0, (below - 1) % slots if slots else 0
+            for k in range(i, R):
+                if k > i:
+                    a[k] = even + (1 if k - i - 1 < more else 0)
+                rank -= term[k]
+                term[k] = choose[a[k] + R - k - 1, R - k]
+                rank += term[k]
     return grundy
 
 
