@@ -58,6 +58,32 @@ from common import PeakMemory, report  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@numba.njit(cache=True, inline="always")
+def grundy_of(a, rank, term, choose, grundy, seen, stamp):
+    """The Grundy value of bar ``a`` (of rank ``rank``, its rows' terms ``term``): the least value no bar one
+    bite leaves has, those marked in ``seen`` with ``stamp`` on the way.
+
+    Biting at (r, c) cuts rows r.. to at most c squares, so the bites of one
+    column c, taken from the lowest row longer than c upwards, each change the
+    rank by one more row's term: O(1) a move.
+    """
+    R = a.shape[0]
+    height = R
+    for c in range(a[0]):
+        while a[height - 1] <= c:
+            height -= 1
+        child = rank
+        for r in range(height - 1, -1, -1):
+            child += choose[c + R - r - 1, R - r] - term[r]
+            if r == 0 and c == 0:
+                break  # the poisoned square
+            seen[grundy[child]] = stamp
+    g = 0
+    while seen[g] == stamp:
+        g += 1
+    return g
+
+
 @numba.njit(cache=True)
 def _reference_grundy(rows: int, cols: int, choose: np.ndarray) -> np.ndarray:
     """Grundy values of every Chomp bar with ``rows`` rows of at most ``cols`` squares.
@@ -65,10 +91,8 @@ def _reference_grundy(rows: int, cols: int, choose: np.ndarray) -> np.ndarray:
     A bar is its row lengths a[0] >= a[1] >= ... (square (0, 0) is poisoned: a
     player who can only take it has lost). Bars are ranked in lexicographic
     order, rank(a) = sum_i C(a[i] + R - i - 1, R - i), so every bar a bite
-    leaves ranks below the bar bitten: one pass in rank order solves them all.
-    Biting at (r, c) cuts rows r.. to at most c squares, so the bites of one
-    column c, taken from the lowest row longer than c upwards, each change the
-    rank by one more row's term: O(1) a move.
+    leaves ranks below the bar bitten: one pass in rank order solves them all
+    (``grundy_of`` walks a bar's bites).
     """
     R = rows
     n = choose[cols + R, R]
@@ -88,20 +112,7 @@ def _reference_grundy(rows: int, cols: int, choose: np.ndarray) -> np.ndarray:
                 a[k] = 0
             term[k] = choose[a[k] + R - k - 1, R - k]
         stamp += 1
-        height = R
-        for c in range(a[0]):
-            while a[height - 1] <= c:
-                height -= 1
-            child = rank
-            for r in range(height - 1, -1, -1):
-                child += choose[c + R - r - 1, R - r] - term[r]
-                if r == 0 and c == 0:
-                    break  # the poisoned square
-                seen[grundy[child]] = stamp
-        g = 0
-        while seen[g] == stamp:
-            g += 1
-        grundy[rank] = g
+        grundy[rank] = grundy_of(a, rank, term, choose, grundy, seen, stamp)
     return grundy
 
 

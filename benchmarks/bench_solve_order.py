@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bench_levels import reference_grundy  # noqa: E402
+from bench_levels import grundy_of, reference_grundy  # noqa: E402
 from common import report  # noqa: E402
 
 
@@ -63,20 +63,7 @@ def _reference_grundy_by_size(rows: int, cols: int, choose: np.ndarray, grundy: 
             rank += term[k]
         while True:
             stamp += 1
-            height = R
-            for c in range(a[0]):
-                while a[height - 1] <= c:
-                    height -= 1
-                child = rank
-                for r in range(height - 1, -1, -1):
-                    child += choose[c + R - r - 1, R - r] - term[r]
-                    if r == 0 and c == 0:
-                        break
-                    seen[grundy[child]] = stamp
-            g = 0
-            while seen[g] == stamp:
-                g += 1
-            grundy[rank] = g
+            grundy[rank] = grundy_of(a, rank, term, choose, grundy, seen, stamp)
             # The next bar of this size: row i grows by one, the rows below it share what they held less one.
             below = 0
             i = R - 1
