@@ -171,7 +171,11 @@ def build(args: list[str], sampled: bool = True) -> dict:
     run = {"command": seconds, "table": sum(s["seconds"] for s in summaries),
            "index": sum(s.get("index_seconds", 0.0) for s in summaries),
            "positions": sum(s["positions"] for s in summaries), "bytes": sum(s["bytes"] for s in summaries),
-           "index_bytes": index_bytes, "plan_mib": max(s["memory_estimate_mib"] for s in summaries)}
+           "index_bytes": index_bytes, "plan_mib": max(s["memory_estimate_mib"] for s in summaries),
+           # The workers' own seconds, summed over them: a part's read, solve and write (a write made while
+           # the next part solves shares its core, so its seconds count that part's too).
+           **{f"worker_{phase}_s": sum(s.get("worker_seconds", {}).get(phase, 0.0) for s in summaries)
+              for phase in ("read", "solve", "write")}}
     return run | ({"peak_mib": memory.mib, "largest_mib": memory.largest / 2**20} if memory else {})
 
 
@@ -236,6 +240,7 @@ def main() -> None:
                bytes_per_position=run["bytes"] / max(run["positions"], 1),
                plan_mib_per_worker=run["plan_mib"], peak_mib_largest_process=run["largest_mib"],
                peak_mib_all=run["peak_mib"], runs=len(samples.get(name, [run])),
+               **{key: run[key] for key in ("worker_read_s", "worker_solve_s", "worker_write_s")},
                command=" ".join(["tablebase", "build", *BUILDS[name]]))
     for side in (16, 17):
         if f"chomp{side}" in names:

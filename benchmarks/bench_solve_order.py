@@ -11,7 +11,8 @@ beforehand, none writing a file:
                          them (every level below solved first); checked equal to the rank-order values;
                          with its values held in 16 bits, as the rank-order loop holds them, and in 8
     solver               the package's solver (solve/bites.py) over every level in turn: Grundy value,
-                         remoteness and best move of each bar, and with --texts the position text too
+                         remoteness and best move of each bar, and with --texts the position text too;
+                         then, apart, its rows made and encoded as a build's Parquet, in memory
 
 The ratios say what costs what: level order against rank order is the price
 of the order; the solver against the level-order loop is the price of the
@@ -97,21 +98,30 @@ def level_order(rows: int, cols: int, dtype: type = np.uint16) -> tuple[np.ndarr
     return values, time.perf_counter() - began
 
 
-def solver(side: int, texts: bool) -> float:
+def solver(side: int, texts: bool) -> tuple[float, float]:
     """The package's solver over every level of a side x side bar, one level after another, figures stored
-    as it goes (as a build's workers do); its seconds."""
+    as it goes (as a build's workers do): its seconds; and the seconds of making each level's rows and
+    encoding them as a build's Parquet file, in memory (the CPU of a build's writing, without the disk)."""
     from tablebase.games.registry import make_game
     from tablebase.solve.bites import BiteSolver
+    from tablebase.solve.rows import impartial_rows
+    from tablebase.store import with_levels
+    from tablebase.store.files import parquet_bytes
 
     game = make_game("chomp", {"rows": side, "cols": side})
     solving = BiteSolver(game)
     solving.load_compiled()
-    began = time.perf_counter()
+    solve_s = write_s = 0.0
     for level in range(game.max_level + 1):
         size = game.level_size(level)
         if size:
-            solving.solve_arrays(None, spell=texts, part=(level, 0, size), store=True)
-    return time.perf_counter() - began
+            began = time.perf_counter()
+            solved = solving.solve_arrays(None, spell=texts, part=(level, 0, size), store=True)
+            solved_at = time.perf_counter()
+            rows = impartial_rows(game, solved["keys"], solved, not texts, texts=solved.get("texts"))
+            parquet_bytes(with_levels(rows, np.full(size, level, dtype=np.int32)), "key", None, ["key", "level"])
+            solve_s, write_s = solve_s + solved_at - began, write_s + time.perf_counter() - solved_at
+    return solve_s, write_s
 
 
 def main() -> None:
@@ -125,9 +135,10 @@ def main() -> None:
         narrow, narrow_s = level_order(side, side, np.uint8)
         if not (np.array_equal(ranked, by_size) and np.array_equal(ranked, narrow)):
             raise SystemExit(f"{side}x{side}: the level-order loop's values differ from the rank-order loop's")
-        solver_s = solver(side, args.texts)
+        solver_s, write_s = solver(side, args.texts)
         report(f"chomp {side}x{side}", positions=comb(2 * side, side) - 1, loop_rank_order_s=rank_s,
                loop_level_order_s=level_s, loop_level_order_8_bits_s=narrow_s, solver_s=solver_s, texts=args.texts,
+               rows_and_parquet_s=write_s,
                level_order_per_rank_order=level_s / rank_s, solver_per_level_order=solver_s / level_s,
                solver_per_level_order_8_bits=solver_s / narrow_s,
                solver_per_rank_order=solver_s / rank_s)
