@@ -9,8 +9,9 @@ per worker. Here each task does nothing but hold its core for ``--work-ms``
 (a busy loop, 0 unless told) and return a small record; the run's seconds
 less the work are the waits, shared by the steps. The cluster is the one
 ``tablebase build`` starts on this machine (``dask_client``: two worker
-processes forked from the build's fork server). A build of Chomp 13x13 has
-92 steps; bench_levels times it.
+processes forked from the build's fork server), with Dask's send intervals
+set to zero as a build sets them, or kept (``--dask-intervals``). A build of
+Chomp 13x13 has 92 steps; bench_levels times it.
 """
 
 from __future__ import annotations
@@ -53,17 +54,22 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--work-ms", type=float, default=0.0, help="each task's busy time, in milliseconds")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--dask-intervals", action="store_true",
+                        help="keep Dask's send intervals, which a build sets to zero (build/cluster/streams.py)")
     args = parser.parse_args()
     from tablebase.build.cluster.start import dask_client
+    from tablebase.build.cluster.streams import send_at_once
 
     with dask_client() as client:
+        if not args.dask_intervals:
+            send_at_once(client)
         chain(client, 10, 0.0)  # the workers' first tasks and connections, outside the clock
         runs = [chain(client, args.steps, args.work_ms) for _ in range(args.repeat)]
         workers = len(client.scheduler_info()["workers"])
     seconds = statistics.median(runs)
     waits = seconds - args.steps * args.work_ms / 1000
-    report("steps", steps=args.steps, tasks_a_step=workers, work_ms=args.work_ms, seconds=seconds,
-           runs=len(runs), wait_a_step_ms=1000 * waits / args.steps)
+    report("steps", dask_intervals=args.dask_intervals, steps=args.steps, tasks_a_step=workers,
+           work_ms=args.work_ms, seconds=seconds, runs=len(runs), wait_a_step_ms=1000 * waits / args.steps)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from tablebase.build.cluster.lost_workers import finishing
 from tablebase.build.cluster.mapped_memory import mapped_values_allowed
 from tablebase.build.cluster.memory_plan import MemoryPlan, Workers, notation_bytes, plan_memory
 from tablebase.build.cluster.start import cluster_workers
+from tablebase.build.cluster.streams import send_at_once
 from tablebase.build.collector import Collector
 from tablebase.build.index_step import write_index
 from tablebase.build.jobs import TableSpec
@@ -144,6 +145,7 @@ class TableBuild:
 
     def prepare(self, partition_rows: int | None) -> None:
         """The steps before solving: resume, list, plan."""
+        send_at_once(self.client)
         self.resume(partition_rows)
         self.list_positions()
         self.plan()
