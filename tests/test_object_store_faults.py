@@ -42,6 +42,16 @@ def _building(*args: object) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
+def _building_slowly(s3, *args: object) -> tuple[subprocess.Popen, Proxy]:
+    """Chomp 10x10 built on the store, its files of rows sent through a proxy at 64 KB/s: unhindered the build
+    ends within a second or two, so a test that acts mid-build could find it done; so slowed it writes rows for
+    seconds, over several of its manifest's saves. The proxy is the caller's to close."""
+    proxy = Proxy(s3.server.port)
+    proxy.rate, proxy.slowed = 64 << 10, "/chomp_10x10/rows/"
+    build = _building(*CHOMP, "--out", s3.url, "--storage-option", f"endpoint_url={proxy.endpoint}", *args)
+    return build, proxy
+
+
 def _stopped(build: subprocess.Popen) -> None:
     """A build that is still running killed with its cluster (a test that failed midway)."""
     if build.poll() is None:
@@ -88,13 +98,17 @@ def _mid_build(s3, build: subprocess.Popen, table: str = "chomp_10x10") -> None:
 def test_the_store_away_for_30_s_mid_build_is_waited_for(s3, in_folder):
     """The server stopped for 30 s while the workers write parts: every request waits, backing off, within the
     default budget (``bucket.RETRY_SECONDS``), and the build goes on to the table the folder has."""
-    build = _building(*CHOMP, "--out", s3.url)
-    _mid_build(s3, build)
-    assert _recorded(s3, "chomp_10x10") < 164  # mid-build: parts are still to come
-    with s3.server.down(30):
-        time.sleep(30)
-    assert build.poll() is None, build.stderr.read()  # it waited the outage out
-    out, err = build.communicate(timeout=600)
+    build, proxy = _building_slowly(s3)
+    try:
+        _mid_build(s3, build)
+        assert _recorded(s3, "chomp_10x10") < 164  # mid-build: parts are still to come
+        with s3.server.down(30):
+            time.sleep(30)
+        assert build.poll() is None, build.stderr.read()  # it waited the outage out
+        out, err = build.communicate(timeout=600)
+    finally:
+        _stopped(build)
+        proxy.close()
     assert build.returncode == 0, err
     assert plain_files(s3.server, s3.prefix) == in_folder
 
@@ -104,11 +118,15 @@ def test_the_store_away_past_a_shorter_budget_stops_the_build_in_one_line_and_it
     is away; the manifest it committed last names only files that are there, whole; the same command then
     ends the table the folder has."""
     budget = ["--storage-option", "retry_seconds=5"]
-    build = _building(*CHOMP, "--out", s3.url, *budget)
-    _mid_build(s3, build)
-    with s3.server.down(30):
-        out, err = build.communicate(timeout=120)
-        away = not s3.server.up
+    build, proxy = _building_slowly(s3, *budget)
+    try:
+        _mid_build(s3, build)
+        with s3.server.down(30):
+            out, err = build.communicate(timeout=120)
+            away = not s3.server.up
+    finally:
+        _stopped(build)
+        proxy.close()
     assert away  # it stopped while the store was still away
     assert_clean_error(subprocess.CompletedProcess(build.args, build.returncode, out, err), "did not answer in",
                        "run the same command again to resume")
@@ -256,7 +274,7 @@ def test_gc_removes_exactly_what_a_killed_build_left(s3):
     exactly those files, ``gc`` removes them, aborts the uploads and takes the lock away, and every object the
     manifest records stays as it was."""
     table = "chomp_10x10"
-    build = _building(*CHOMP, "--out", s3.url)
+    build, proxy = _building_slowly(s3)
     try:
         _mid_build(s3, build)
         deadline = time.monotonic() + 300
@@ -266,6 +284,7 @@ def test_gc_removes_exactly_what_a_killed_build_left(s3):
     finally:
         os.killpg(build.pid, signal.SIGKILL)
         build.wait()
+        proxy.close()
     left, missing = against_manifest(s3.server, s3.prefix, table)
     assert missing == set() and any("/rows/" in key for key in left)
     lock = f"{s3.prefix}/{table}/.lock"
