@@ -32,7 +32,11 @@ scheduler's and its workers', added up; on a shared machine the fairer
 comparison), the command's peak memory, the largest worker's, and that
 worker's growth per position of its share: its peak less the peak of a
 worker building a tiny table of the same game (what a worker holds before
-any position).
+any position). The command's own summary splits its time: the listing's
+search (``expanding_s``: every position's moves played and its children
+sent to their owners, level by level; ``expanding_per_loop`` is that against
+1), its numbering by notation (``numbering_s``) and the solving
+(``solving_s``).
 """
 
 from __future__ import annotations
@@ -75,8 +79,8 @@ def options(params: dict) -> list[str]:
     return [word for key, value in params.items() for word in (f"--{key}", str(value))]
 
 
-def build(path: Path, cls: str, params: dict, out: Path, workers: int) -> tuple[float, PeakMemory, int]:
-    """The build command's time, its memory and the positions it built. Kayles' start positions are every
+def build(path: Path, cls: str, params: dict, out: Path, workers: int) -> tuple[float, PeakMemory, dict]:
+    """The build command's time, its memory and its summary (its last line). Kayles' start positions are every
     position: on a loaded machine they take more than the default limit of a call of the game's code."""
     began = time.perf_counter()
     with PeakMemory() as memory:
@@ -86,7 +90,7 @@ def build(path: Path, cls: str, params: dict, out: Path, workers: int) -> tuple[
     seconds = time.perf_counter() - began
     if done.returncode:
         sys.exit(done.stderr)
-    return seconds, memory, int(json.loads(done.stdout.splitlines()[-1])["positions"])
+    return seconds, memory, json.loads(done.stdout.splitlines()[-1])
 
 
 def every_position(game) -> list:
@@ -189,7 +193,8 @@ def main() -> None:
             del positions
             dask = cluster_start(args.workers)
             _, idle, _ = build(path, cls, tiny, folder / "tiny", args.workers)
-            command, memory, n = build(path, cls, params, folder / "out", args.workers)
+            command, memory, summary = build(path, cls, params, folder / "out", args.workers)
+            n, listing, numbering = summary["positions"], summary["listing_seconds"], summary["numbering_seconds"]
             # A local cluster's workers are the command's children or grandchildren (forked from its fork server).
             worker = max((peak for depth, peak in memory.by_depth.items() if depth >= 2), default=0)
             base = max((peak for depth, peak in idle.by_depth.items() if depth >= 2), default=0)
@@ -197,6 +202,8 @@ def main() -> None:
                    command_s=round(command, 2),
                    ratio=round(command / loop, 2), least_build_s=round(least, 2), least_shared_s=round(shared, 2),
                    cluster_start_s=round(dask, 2), bound_ratio=round((dask + shared) / loop, 2),
+                   expanding_s=round(listing - numbering, 2), numbering_s=round(numbering, 2),
+                   solving_s=summary["solving_seconds"], expanding_per_loop=round((listing - numbering) / loop, 2),
                    moves_loop_cpu_s=round(loop_cpu, 2),
                    command_cpu_s=round(memory.cpu_seconds, 2), cpu_ratio=round(memory.cpu_seconds / loop_cpu, 2),
                    command_mib=round(memory.by_depth.get(1, 0) / 2**20),

@@ -106,7 +106,8 @@ def test_a_resumed_listing_speaks_every_interval_and_its_seconds_are_the_summary
     built = next(line for _, line in said if "] built in " in line)
     assert re.search(r"built in ([\d.]+)s", built).group(1) == f"{summary['seconds']:.1f}", (built, summary)
     assert f"solving {summary['solving_seconds']:.1f}s" in built and f"listing {summary['listing_seconds']:.1f}s" \
-        in built, (built, summary)
+        f" (numbering {summary['numbering_seconds']:.1f}s)" in built, (built, summary)
+    assert 0 < summary["numbering_seconds"] <= summary["listing_seconds"], summary  # the listing's last part
     assert summary["seconds"] >= summary["listing_seconds"] + summary["solving_seconds"] + summary["index_seconds"]
 
 

@@ -306,7 +306,7 @@ class TableBuild:
             memory_estimate_mib=round(self.memory.peak / 2**20),
             worker_seconds={phase: round(seconds, 3) for phase, seconds in self.collector.busy.items()},
             index_seconds=self.timings.seconds("index"), listing_seconds=self.timings.seconds("listing"),
-            solving_seconds=self.timings.seconds("solving"))
+            numbering_seconds=self.timings.seconds("numbering"), solving_seconds=self.timings.seconds("solving"))
 
     # -- inside the steps ---------------------------------------------------------
     def whole(self) -> bool:

@@ -38,6 +38,7 @@ class BuildSummary:
     worker_seconds: dict[str, float]  # the workers' time reading lower levels, solving and writing
     index_seconds: float = 0.0  # the wall time of the build's last step: the probe index's segments left, its directory
     listing_seconds: float = 0.0  # the wall time of listing the positions of a game that does not list its own
+    numbering_seconds: float = 0.0  # the listing's last part: its positions numbered by notation, level by level
     solving_seconds: float = 0.0  # the wall time of the solving tasks, their reading back included
 
     def as_dict(self) -> dict[str, Any]:

@@ -113,7 +113,8 @@ def list_on_cluster(client: Client, root: Location, manifest: Manifest, builder:
             _keys_on_a_worker(client, root, manifest, ref, run, say, every)
         else:
             try:
-                manifest.listing = ShareSearch(client, root, manifest, builder, ref, run, say, every=every).listing()
+                manifest.listing = ShareSearch(client, root, manifest, builder, ref, run, say, every=every,
+                                               timings=timings).listing()
             except (BuildError, StoreError):
                 raise  # the cluster or the disk: what was found is kept, and the same command resumes
             except TablebaseError:

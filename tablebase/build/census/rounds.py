@@ -22,7 +22,7 @@ from tablebase.build.census.share_tasks import counted, expand_share, item, rece
 from tablebase.build.census.small_levels import SERIAL_LEVEL, play_serially
 from tablebase.build.cluster.failures import disk_full, records_of
 from tablebase.build.progress.census_lines import ListingStatus
-from tablebase.build.progress.display import Ticker
+from tablebase.build.progress.display import Ticker, Timings
 from tablebase.build.progress.worker_events import listening
 from tablebase.builders import Builder
 from tablebase.listing import current_limits
@@ -48,8 +48,10 @@ class ShareSearch:
     """
 
     def __init__(self, client: Client, root: Location, manifest: Manifest, builder: Builder, ref: str, run: str,
-                 say: Callable[[str], None], partitions: int | None = None, every: float = 1.0) -> None:
+                 say: Callable[[str], None], partitions: int | None = None, every: float = 1.0,
+                 timings: Timings | None = None) -> None:
         self.client, self.root, self.manifest, self.builder, self.every = client, root, manifest, builder, every
+        self.timings = timings if timings is not None else Timings()  # where the numbering's seconds go
         found = sum(manifest.listing.get("search", {}).get("found", {}).values())
         self.status = ListingStatus(say, every, found)  # its lines, at least one an interval
         self.say = self.status.say
@@ -282,7 +284,8 @@ class ShareSearch:
         sizes = [found.get(level, 0) for level in range(top + 1)]
         self.say(f"numbering {sum(sizes):,} positions in {sum(1 for n in sizes if n)} levels by notation")
         self.status.now_doing("numbering the positions", counting=False)
-        names, records = RangeNumbering(self).numbered()
+        with self.timings.step("numbering"):
+            names, records = RangeNumbering(self).numbered()
         files = {}
         for record in records:
             files[record.pop("file")] = {k: record[k] for k in ("rows", "bytes", "sha256")}

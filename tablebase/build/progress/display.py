@@ -280,7 +280,7 @@ class Timings:
     summary (``BuildSummary``) say the same figures. A build begun again (a figure held wide, solve/figures.py)
     adds to the steps it does again, and its whole counts from the first beginning."""
 
-    STEPS = ("listing", "solving", "index")
+    STEPS = ("listing", "numbering", "solving", "index")  # numbering: the last part of a plain game's listing
 
     def __init__(self, clock: Callable[[], float] = time.perf_counter) -> None:
         self.clock = clock
@@ -312,8 +312,11 @@ class Timings:
 
     def line(self) -> str:
         """The build's last line: its seconds and its steps', as its summary has them."""
-        steps = ", ".join(f"{'probe index' if name == 'index' else name} {self.seconds(name):.1f}s"
-                          for name in self.STEPS if self.spent[name] > 0)
+        shown = {"index": "probe index"}
+        steps = ", ".join(f"{shown.get(name, name)} {self.seconds(name):.1f}s"
+                          + (f" (numbering {self.seconds('numbering'):.1f}s)"
+                             if name == "listing" and self.spent["numbering"] > 0 else "")
+                          for name in self.STEPS if self.spent[name] > 0 and name != "numbering")
         return f"built in {self.seconds():.1f}s" + (f" ({steps})" if steps else "")
 
 
