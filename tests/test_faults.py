@@ -21,8 +21,8 @@ from test_distributed import DASK, free_port, wait_for_workers
 
 pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
 
-GAME = ["chomp", "--rows", "12", "--cols", "12"]  # 2,704,155 positions: long enough to be interrupted
-PARAMS = dict(rows=12, cols=12)
+GAME = ["chomp", "--rows", "13", "--cols", "13"]  # 10,400,599 positions: still building seconds after 40 parts
+PARAMS = dict(rows=13, cols=13)
 PARTITION_ROWS = 16000
 
 
@@ -112,7 +112,7 @@ def undisturbed(built):
 def test_driver_killed_mid_level_resumes_to_identical_files(tmp_path, undisturbed, on_disk):
     """With values on disk (as when they fit no worker), the resumed build maps the values files the killed
     one left on this machine and reads back only the parts they lack; once whole, it removes them."""
-    table = tmp_path / "chomp_12x12"
+    table = tmp_path / "chomp_13x13"
     env = {"TABLEBASE_VALUES_MEMORY": "0"} if on_disk else None
     proc = start_build(tmp_path, env=env)
     wait_for_files(table, 40, proc)
@@ -130,11 +130,11 @@ def test_driver_killed_mid_level_resumes_to_identical_files(tmp_path, undisturbe
     assert ("on each machine's disk" in err) == on_disk
     assert ("kept on this machine from the last run" in err) == on_disk
     assert file_hashes(table) == undisturbed
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["chomp_12x12"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chomp_13x13"]
 
 
 def test_ctrl_c_stops_cleanly_and_resumes(tmp_path, undisturbed):
-    table = tmp_path / "chomp_12x12"
+    table = tmp_path / "chomp_13x13"
     proc = start_build(tmp_path)
     wait_for_files(table, 40, proc)
     proc.send_signal(signal.SIGINT)
@@ -152,8 +152,8 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path, undisturbed):
 
 
 def test_a_second_build_is_refused_while_the_first_runs(tmp_path, built):
-    # A larger table than the other tests': Chomp 12x12 is built in about the time the second command takes
-    # to start, and this one must still be building when it asks for the table's lock.
+    # A larger table than the other tests': a smaller one can be built in about the time the second command
+    # takes to start, and this one must still be building when it asks for the table's lock.
     larger = ["chomp", "--rows", "14", "--cols", "14"]
     first = start_build(tmp_path, game=larger)
     wait_for_files(tmp_path / "chomp_14x14", 1, first)
@@ -180,16 +180,16 @@ def test_a_worker_killed_mid_level_does_not_change_the_table(tmp_path, undisturb
     try:
         wait_for_workers(address, 2)
         build = start_build(tmp_path, "--scheduler", address)
-        wait_for_files(tmp_path / "chomp_12x12", 40, build)
-        recorded = file_identities(tmp_path / "chomp_12x12")
+        wait_for_files(tmp_path / "chomp_13x13", 40, build)
+        recorded = file_identities(tmp_path / "chomp_13x13")
         kill_holding_awaited_results(address, workers[0], build)
         out, err = ended(build, address)
         assert build.returncode == 0, err
         assert workers[0].wait() == -signal.SIGKILL
-        assert file_hashes(tmp_path / "chomp_12x12") == undisturbed
-        now = file_identities(tmp_path / "chomp_12x12")
+        assert file_hashes(tmp_path / "chomp_13x13") == undisturbed
+        now = file_identities(tmp_path / "chomp_13x13")
         assert {name: now[name] for name in recorded} == recorded  # each written once: atomic writes rename
-        assert not list((tmp_path / "chomp_12x12").rglob("*.tmp-*"))
+        assert not list((tmp_path / "chomp_13x13").rglob("*.tmp-*"))
     finally:
         for p in workers + [scheduler]:
             if p.poll() is None:
@@ -210,13 +210,13 @@ def test_the_only_worker_restarted_by_its_nanny_mid_level_does_not_stall_the_bui
     try:
         wait_for_workers(address, 1)
         build = start_build(tmp_path, "--scheduler", address)
-        wait_for_files(tmp_path / "chomp_12x12", 40, build)
+        wait_for_files(tmp_path / "chomp_13x13", 40, build)
         worker, = [p for p in psutil.Process(nanny.pid).children() if "spawn_main" in " ".join(p.cmdline())]
         worker.kill()
         out, err = ended(build, address)
         assert build.returncode == 0, err
         assert "placed on the others" in err
-        assert file_hashes(tmp_path / "chomp_12x12") == undisturbed
+        assert file_hashes(tmp_path / "chomp_13x13") == undisturbed
     finally:
         for p in (nanny, scheduler):
             if p.poll() is None:
