@@ -8,6 +8,7 @@ import pytest
 
 from tablebase.errors import TablebaseError
 from tablebase.games import AGAIN
+from tablebase.listing.distinct import distinct_in_order
 from tablebase.listing.hashing import owners
 from tablebase.listing.ranges import asked, assembled
 
@@ -70,3 +71,27 @@ def test_a_child_on_a_level_not_asked_about_is_refused():
     rows, _, _, _, levels = made_up(np.random.default_rng(9))
     with pytest.raises(TablebaseError, match="did not record"):
         asked(rows, levels[1:], 2)
+
+
+@pytest.mark.parametrize("children, distinct", [(0, 1), (1, 1), (5_000, 40), (200_000, 3_000), (100_000, 90_000)])
+def test_the_distinct_children_are_those_of_their_definition(children, distinct):
+    """``distinct_in_order`` (a compiled hash table where children repeat, a sort of them all where they do not)
+    against its definition in plain Python: the set of (group, hash) pairs, sorted, and each child's index
+    in it. Children drawn from a pool so that each repeats, or mostly does not; some hashes share their low
+    bits (the table's slot) and some pairs share a hash on two levels."""
+    rng = np.random.default_rng(children)
+    pool = rng.integers(0, 2**64, distinct, dtype=np.uint64)
+    pool[: distinct // 4] &= ~np.uint64(0xFFFF)  # the same slots in the table, whatever its size
+    levels_of = rng.integers(0, 30, distinct)
+    levels_of[: distinct // 8] = 7
+    picked = rng.integers(0, distinct, children)
+    hashes, levels = pool[picked], levels_of[picked]
+    if children:
+        hashes[-1], levels[-1] = hashes[0], levels[0] + 1  # one hash on two levels: two distinct children
+    partitions = 3
+    groups = [int(lv) * partitions + int(h) % partitions for h, lv in zip(hashes.tolist(), levels.tolist())]
+    pairs = sorted(set(zip(groups, hashes.tolist())))
+    place = {pair: i for i, pair in enumerate(pairs)}
+    got_groups, got_hashes, places = distinct_in_order(hashes, levels, partitions)
+    assert got_groups.tolist() == [g for g, _ in pairs] and got_hashes.tolist() == [h for _, h in pairs]
+    assert places.tolist() == [place[pair] for pair in zip(groups, hashes.tolist())]

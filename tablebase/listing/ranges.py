@@ -24,7 +24,7 @@ from tablebase.errors import TablebaseError
 from tablebase.games import KEY_BITS, SumMoves
 from tablebase.lazy import np, pa, pc
 from tablebase.listed import LevelRows
-from tablebase.listing.hashing import owners
+from tablebase.listing.distinct import distinct_in_order
 from tablebase.listing.shares import looked_up, routed
 
 SAMPLES = 64  # texts a share gives of each level: its ranges then hold within a few percent of their part
@@ -100,22 +100,14 @@ def asked(rows: pa.Table, levels: list[int], partitions: int) -> tuple[dict[tupl
     children's hashes there, each once, sorted. The places: for each child (of every side, in order), its
     answer's place once the answers are put end to end in the order of the questions (``assembled``).
 
-    The children are sorted by level, owner and hash once, not picked out of all of them for each question:
-    a level's moves reach dozens of levels, and a cluster's partitions multiply the questions by their number.
+    The distinct children are sorted by level, owner and hash once, not picked out of all of them for each
+    question: a level's moves reach dozens of levels, and a cluster's partitions multiply the questions by
+    their number. A child reached by many moves is sorted once (``distinct.py``).
     """
     pairs = [_children(rows, s) for s in range(_sides(rows))]
     hashes = np.concatenate([h for h, _ in pairs]) if pairs else np.zeros(0, np.uint64)
     lower = np.concatenate([lv for _, lv in pairs]) & KEY_BITS if pairs else np.zeros(0, np.int64)
-    groups = lower * partitions + owners(hashes, partitions)
-    order = np.argsort(hashes)
-    ranked = groups[order]  # a stable sort by group keeps each group's hashes in order: a radix sort in 16 bits
-    order = order[np.argsort(ranked.astype(np.uint16) if ranked.max(initial=0) < 1 << 16 else ranked, kind="stable")]
-    groups, hashes = groups[order], hashes[order]
-    first = np.ones(len(hashes), dtype=np.bool_)
-    first[1:] = (groups[1:] != groups[:-1]) | (hashes[1:] != hashes[:-1])
-    places = np.empty(len(hashes), dtype=np.int64)
-    places[order] = np.cumsum(first) - 1
-    groups, hashes = groups[first], hashes[first]
+    groups, hashes, places = distinct_in_order(hashes, lower, partitions)
     asks = sorted((level, p) for level in levels for p in range(partitions))
     wanted = np.array([level * partitions + p for level, p in asks], dtype=np.int64)
     firsts, ends = np.searchsorted(groups, wanted).tolist(), np.searchsorted(groups, wanted, side="right").tolist()
