@@ -25,11 +25,12 @@ _DISTINCT_MOST = 4
 
 
 @numba.njit(cache=True, nogil=True)
-def _numbered(hashes: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each (hash, group) pair's number among the distinct ones (in the order first met), and where each
-    distinct one is first met. The hashes are already spread evenly (a hash of the notation): their low bits
-    pick the slot, which keeps its pair's hash beside its number, so that another pair's slot is passed at one
-    look."""
+def _numbered(hashes: np.ndarray, levels: np.ndarray, tried: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Each (hash, level) pair's number among the distinct ones (in the order first met), where each distinct
+    one is first met, and True; or, as soon as more than a quarter of the first ``tried`` pairs are distinct,
+    False (the caller sorts them all). The hashes are already spread evenly (a hash of the notation): their
+    low bits pick the slot, which keeps its pair's hash beside its number, so that another pair's slot is
+    passed at one look."""
     n = len(hashes)
     numbers = np.empty(n, dtype=np.int64)
     firsts = np.empty(max(n, 1), dtype=np.int64)
@@ -41,7 +42,9 @@ def _numbered(hashes: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.nd
     mask = size - 1
     found = 0
     for i in range(n):
-        h, g = hashes[i], groups[i]
+        if i == tried and _DISTINCT_MOST * found > tried:
+            return numbers, firsts[:found], False
+        h, lv = hashes[i], levels[i]
         s = np.int64(h & np.uint64(mask))
         while True:
             j = slots[s]
@@ -51,7 +54,7 @@ def _numbered(hashes: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.nd
                 numbers[i] = found
                 found += 1
                 break
-            if held[s] == h and groups[firsts[j]] == g:
+            if held[s] == h and levels[firsts[j]] == lv:
                 numbers[i] = j
                 break
             s = (s + 1) & mask
@@ -66,7 +69,9 @@ def _numbered(hashes: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.nd
                 while slots[s] >= 0:
                     s = (s + 1) & mask
                 slots[s], held[s] = j, k
-    return numbers, firsts[:found]
+    if n <= tried and _DISTINCT_MOST * found > n:
+        return numbers, firsts[:found], False
+    return numbers, firsts[:found], True
 
 
 def distinct_in_order(hashes: np.ndarray, levels: np.ndarray, partitions: int) -> tuple[np.ndarray, np.ndarray,
@@ -78,10 +83,9 @@ def distinct_in_order(hashes: np.ndarray, levels: np.ndarray, partitions: int) -
     more than sorting every child, which the first ``_TRIED`` children tell."""
     hashes = np.ascontiguousarray(hashes, dtype=np.uint64)
     levels = np.ascontiguousarray(levels, dtype=np.int64)
-    tried = min(len(hashes), _TRIED)
-    if tried and _DISTINCT_MOST * len(_numbered(hashes[:tried], levels[:tried])[1]) > tried:
+    numbers, firsts, repeated = _numbered(hashes, levels, _TRIED)
+    if not repeated:
         return _sorted_whole(hashes, levels * partitions + owners(hashes, partitions))
-    numbers, firsts = _numbered(hashes, levels)
     kept_hashes = hashes[firsts]
     kept_groups = levels[firsts] * partitions + owners(kept_hashes, partitions)  # the owner follows from the hash
     order = _by_group_then_hash(kept_hashes, kept_groups)

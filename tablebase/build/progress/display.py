@@ -312,12 +312,14 @@ class Timings:
 
     def line(self) -> str:
         """The build's last line: its seconds and its steps', as its summary has them."""
-        shown = {"index": "probe index"}
-        steps = ", ".join(f"{shown.get(name, name)} {self.seconds(name):.1f}s"
-                          + (f" (numbering {self.seconds('numbering'):.1f}s)"
-                             if name == "listing" and self.spent["numbering"] > 0 else "")
-                          for name in self.STEPS if self.spent[name] > 0 and name != "numbering")
-        return f"built in {self.seconds():.1f}s" + (f" ({steps})" if steps else "")
+        steps = []
+        for name in ("listing", "solving", "index"):  # numbering is said within the listing, its last part
+            if self.spent[name] > 0:
+                step = f"{'probe index' if name == 'index' else name} {self.seconds(name):.1f}s"
+                if name == "listing" and self.spent["numbering"] > 0:
+                    step += f" (numbering {self.seconds('numbering'):.1f}s)"
+                steps.append(step)
+        return f"built in {self.seconds():.1f}s" + (f" ({', '.join(steps)})" if steps else "")
 
 
 class Ticker:
