@@ -18,11 +18,20 @@ The ratios say what costs what: level order against rank order is the price
 of the order; the solver against the level-order loop is the price of the
 figures beside the Grundy value. A build on two cores pays the solver's time
 shared by two, plus writing its files and the steps' waits (bench_levels).
+
+With --together, the rank-order loop and then the solver (with its rows and
+Parquet) also run in two processes at once, each over the whole bar with
+values of its own: what each gets from the machine while the other core works
+as hard, which is what a build's two workers get. ``bound_together`` is the
+solver's and the writing's seconds so run, shared by two, against the
+rank-order loop alone: the least a two-worker build could take against the
+one-core loop on this machine, with no wait and nothing else running.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import sys
 import time
 from math import comb
@@ -124,10 +133,26 @@ def solver(side: int, texts: bool) -> tuple[float, float]:
     return solve_s, write_s
 
 
+def _loop_seconds(side: int) -> float:
+    return reference_grundy(side, side)[1]
+
+
+def together(work, side: int) -> list:
+    """``work(side)`` run in two fresh processes at once: what each returned (its own in-process timing)."""
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        return pool.map(work, [side, side])
+
+
+def _solver_plain(side: int) -> tuple[float, float]:
+    return solver(side, False)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sides", default="13", help="comma-separated sides of square bars (13 unless told)")
     parser.add_argument("--texts", action="store_true", help="the solver spells the position texts too")
+    parser.add_argument("--together", action="store_true",
+                        help="also the loop and the solver in two processes at once")
     args = parser.parse_args()
     for side in [int(s) for s in args.sides.split(",")]:
         ranked, rank_s = reference_grundy(side, side)
@@ -136,12 +161,22 @@ def main() -> None:
         if not (np.array_equal(ranked, by_size) and np.array_equal(ranked, narrow)):
             raise SystemExit(f"{side}x{side}: the level-order loop's values differ from the rank-order loop's")
         solver_s, write_s = solver(side, args.texts)
+        both = {}
+        if args.together:
+            loops = together(_loop_seconds, side)
+            solvers = together(_solver_plain, side)
+            slowest = max(solvers, key=sum)
+            both = {"loop_together_s": max(loops), "loop_together_per_alone": max(loops) / rank_s,
+                    "solver_together_s": slowest[0], "rows_and_parquet_together_s": slowest[1],
+                    "solver_together_per_alone": slowest[0] / solver_s,
+                    "bound_together": sum(slowest) / 2 / rank_s}
         report(f"chomp {side}x{side}", positions=comb(2 * side, side) - 1, loop_rank_order_s=rank_s,
                loop_level_order_s=level_s, loop_level_order_8_bits_s=narrow_s, solver_s=solver_s, texts=args.texts,
                rows_and_parquet_s=write_s,
                level_order_per_rank_order=level_s / rank_s, solver_per_level_order=solver_s / level_s,
                solver_per_level_order_8_bits=solver_s / narrow_s,
-               solver_per_rank_order=solver_s / rank_s)
+               solver_per_rank_order=solver_s / rank_s,
+               bound_alone=(solver_s + write_s) / 2 / rank_s, **both)
 
 
 if __name__ == "__main__":
