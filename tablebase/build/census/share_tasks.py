@@ -103,14 +103,14 @@ def _played_in_batches(builder: Builder, level: int, share: pa.Table, limits: Li
         write(rows, len(reached))
         played(batch.num_rows)
         hashes = children.column("hash").to_numpy()
-        reached.append(children.filter(pa.array(~np.isin(hashes, seen))))
-        seen = np.union1d(seen, hashes)
+        reached.append(children.filter(pa.array(~np.isin(hashes, seen))) if len(seen) else children)
         moves = sum(pc.sum(pc.list_value_length(rows.column(name))).as_py() or 0
                     for name in rows.column_names if name.startswith("moves"))
         del rows, children
         start += batch.num_rows
         if start >= share.num_rows:
             break
+        seen = np.union1d(seen, hashes)  # the last batch's are never looked up: a share's sort saved
         size = max(1, min(SHARE_BATCH_MOVES * batch.num_rows // max(moves, 1), SHARE_BATCH_MOST))
     return pa.concat_tables(reached) if len(reached) > 1 else reached[0]
 
