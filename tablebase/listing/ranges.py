@@ -28,10 +28,17 @@ from tablebase.listing.distinct import distinct_in_order
 from tablebase.listing.shares import looked_up, routed
 
 SAMPLES = 64  # texts a share gives of each level: its ranges then hold within a few percent of their part
+SORTED_MOST = 4_096  # texts of a share sorted to take its sample from
 
 
 def sample(texts: pa.Array, n: int = SAMPLES) -> list[str]:
-    """Up to ``n`` of the texts, evenly spaced in their order."""
+    """Up to ``n`` of the texts, evenly spaced in their order: the order of at most ``SORTED_MOST`` of them,
+    taken evenly spaced as they come. A share's texts come by hash (or as a serial task played them), not
+    by notation, so those are as good as any to place its ranges' bounds, and sorting every text of a level
+    was a share of its numbering (Connect-Four's); the bounds change no key, only how many positions each
+    range holds."""
+    if len(texts) > SORTED_MOST:
+        texts = texts.take(pa.array(np.linspace(0, len(texts) - 1, SORTED_MOST).astype(np.int64)))
     if not len(texts):
         return []
     order = pc.sort_indices(texts).to_numpy()
