@@ -1,6 +1,6 @@
 """A range of a level asks the owners of its children for their keys, then puts each answer in its child's
-place: checked against the keys themselves, on made-up rows of two sides, moves of several parts, extra
-turns, and one to seven partitions."""
+place: checked against the keys themselves, on made-up rows of two sides, moves of several parts or of one
+child each, extra turns, and one to seven partitions."""
 
 import numpy as np
 import pyarrow as pa
@@ -10,7 +10,7 @@ from tablebase.errors import TablebaseError
 from tablebase.games import AGAIN
 from tablebase.listing.distinct import distinct_in_order
 from tablebase.listing.hashing import owners
-from tablebase.listing.ranges import asked, assembled
+from tablebase.listing.ranges import asked, assembled, one_shape
 
 
 def _nested(per_row: list[list[list[int]]], dtype) -> pa.ListArray:
@@ -21,8 +21,16 @@ def _nested(per_row: list[list[list[int]]], dtype) -> pa.ListArray:
     return pa.ListArray.from_arrays(pa.array(np.cumsum([0] + [len(r) for r in per_row]), pa.int32()), inner)
 
 
-def made_up(rng: np.random.Generator, positions: int = 150, children: int = 400, levels: int = 6):
-    """A range's rows (two sides) and the truth: each child's hash, level and key."""
+def _flat(per_row: list[list[list[int]]], dtype) -> pa.ListArray:
+    """Rows of moves of one child each, as a share stores them where positions do not split: list<value>."""
+    return pa.ListArray.from_arrays(pa.array(np.cumsum([0] + [len(r) for r in per_row]), pa.int32()),
+                                    pa.array([v for row in per_row for (v,) in row], dtype))
+
+
+def made_up(rng: np.random.Generator, positions: int = 150, children: int = 400, levels: int = 6,
+            one_part: bool = False):
+    """A range's rows (two sides) and the truth: each child's hash, level and key. ``one_part``: every move
+    leads to one child, stored as itself rather than as a list of parts."""
     hashes = np.unique(rng.integers(0, 2**64 - 1, children, dtype=np.uint64))
     level_of = {int(h): int(rng.integers(0, levels)) for h in hashes}
     key_of = {int(h): int(k) for h, k in zip(hashes, rng.permutation(len(hashes)) * 3 + 11)}
@@ -33,7 +41,7 @@ def made_up(rng: np.random.Generator, positions: int = 150, children: int = 400,
         for _ in range(positions):
             row_parts, row_levels = [], []
             for _ in range(int(rng.integers(0, 6))):
-                picked = [int(h) for h in rng.choice(hashes, int(rng.integers(0, 3)))]  # 0 to 2 parts
+                picked = [int(h) for h in rng.choice(hashes, 1 if one_part else int(rng.integers(0, 3)))]
                 marks = [AGAIN if rng.random() < 0.1 else 0 for _ in picked]
                 row_parts.append(picked)
                 row_levels.append([level_of[h] | m for h, m in zip(picked, marks)])
@@ -43,28 +51,48 @@ def made_up(rng: np.random.Generator, positions: int = 150, children: int = 400,
         columns[f"moves{s}"] = pa.ListArray.from_arrays(
             pa.array(np.cumsum([0] + [len(r) for r in parts]), pa.int32()),
             pa.array(np.arange(sum(len(r) for r in parts)), pa.int64()))
-        columns[f"parts{s}"] = _nested(parts, pa.uint64())
-        columns[f"levels{s}"] = _nested(lv, pa.int64())
+        shaped = _flat if one_part else _nested
+        columns[f"parts{s}"] = shaped(parts, pa.uint64())
+        columns[f"levels{s}"] = shaped(lv, pa.int64())
         truth.append(expected)
     return pa.table(columns), level_of, key_of, truth, sorted(set(level_of.values()))
 
 
+@pytest.mark.parametrize("one_part", [False, True])
 @pytest.mark.parametrize("partitions", [1, 2, 3, 7])
-def test_each_child_is_given_its_own_key(partitions):
-    rows, level_of, key_of, truth, levels = made_up(np.random.default_rng(partitions))
+def test_each_child_is_given_its_own_key(partitions, one_part):
+    rows, level_of, key_of, truth, levels = made_up(np.random.default_rng(partitions), one_part=one_part)
     questions, places = asked(rows, levels, partitions)
     assert sorted(questions) == [(level, p) for level in levels for p in range(partitions)]
     for (level, p), hashes in questions.items():
         assert (hashes[1:] > hashes[:-1]).all()  # each once, in order
         assert all(level_of[int(h)] == level for h in hashes)
         assert (owners(hashes, partitions) == p).all()
-    reached = {int(h) for s in range(2) for h in rows.column(f"parts{s}").combine_chunks().flatten().flatten()
-               .to_numpy()}
+    flat = [rows.column(f"parts{s}").combine_chunks().flatten() for s in range(2)]
+    reached = {int(h) for side in flat for h in (side if one_part else side.flatten()).to_numpy()}
     assert {int(h) for hashes in questions.values() for h in hashes} == reached
     answers = {ask: np.array([key_of[int(h)] for h in hashes], dtype=np.int64) for ask, hashes in questions.items()}
     block, most, parts = assembled(rows, places, answers)
     assert [side.keys.tolist() for side in block.sides] == truth
     assert parts == sum(len(t) for t in truth)
+
+
+def test_rows_of_both_shapes_are_put_in_one():
+    """A level whose files hold a move's one child as a list of one part, and as itself (a build resumed
+    across the change), is read as the latter; rows of moves of several parts are never taken for it."""
+    rows = made_up(np.random.default_rng(5), one_part=True)[0]
+    nested = rows
+    for s in range(2):
+        for name in (f"parts{s}", f"levels{s}"):
+            column = rows.column(name).combine_chunks()
+            one_each = pa.ListArray.from_arrays(pa.array(np.arange(len(column.flatten()) + 1), pa.int32()),
+                                                column.flatten())
+            nested = nested.set_column(nested.column_names.index(name), name,
+                                       pa.ListArray.from_arrays(column.offsets, one_each))
+    assert one_shape([rows, nested.slice(3, 40)]) == [rows, rows.slice(3, 40)]
+    assert one_shape([nested, nested]) == [nested, nested]
+    with pytest.raises(TablebaseError, match="two shapes"):
+        one_shape([rows, made_up(np.random.default_rng(6))[0]])
 
 
 def test_a_child_on_a_level_not_asked_about_is_refused():

@@ -89,8 +89,41 @@ def _children(rows: pa.Table, s: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _each_part(rows: pa.Table, column: str) -> np.ndarray:
-    """A column of moves of parts (list<list<value>>) as one value a part, in order."""
-    return rows.column(column).combine_chunks().flatten().flatten().to_numpy()
+    """A column of moves' children as one value a part, in order: each move's a list of its parts
+    (list<list<value>>), or, where positions do not split, the child itself (list<value>)."""
+    values = rows.column(column).combine_chunks().flatten()
+    return (values.flatten() if pa.types.is_list(values.type) else values).to_numpy()
+
+
+def _part_starts(rows: pa.Table, s: int) -> np.ndarray:
+    """Where each move's parts begin among side ``s``'s parts, and where the last ends."""
+    inner = rows.column(f"parts{s}").combine_chunks().flatten()
+    if not pa.types.is_list(inner.type):  # a child a move
+        return np.arange(len(inner) + 1, dtype=np.int64)
+    starts = inner.offsets.to_numpy().astype(np.int64)
+    return starts - starts[0]
+
+
+def one_shape(pieces: list[pa.Table]) -> list[pa.Table]:
+    """Rows of one level, to be put end to end, in one shape: files written before a share wrote a move's
+    one child as itself held it as a list of one part (a build resumed across that change)."""
+    if len({piece.schema.remove_metadata() for piece in pieces}) <= 1:
+        return pieces
+    return [_one_child_a_move(piece) for piece in pieces]
+
+
+def _one_child_a_move(rows: pa.Table) -> pa.Table:
+    for index, name in enumerate(rows.column_names):
+        column = rows.column(name).combine_chunks()
+        if name.startswith(("parts", "levels")) and pa.types.is_list(column.type.value_type):
+            inner = column.flatten()
+            if (pc.list_value_length(inner).to_numpy() != 1).any():
+                raise TablebaseError("a level's rows were written in two shapes; build the table again into a "
+                                     "fresh folder")
+            offsets = column.offsets.to_numpy()
+            rows = rows.set_column(index, name, pa.ListArray.from_arrays(pa.array(offsets - offsets[0]),
+                                                                         inner.flatten()))
+    return rows
 
 
 def _sides(rows: pa.Table) -> int:
@@ -144,10 +177,8 @@ def assembled(rows: pa.Table, places: np.ndarray,
         child = keys[places[done:done + len(levels)]] | (levels & ~KEY_BITS)
         done += len(levels)
         moves = rows.column(f"moves{s}").combine_chunks()
-        inner = rows.column(f"parts{s}").combine_chunks().flatten()
         offsets = moves.offsets.to_numpy().astype(np.int64)
-        starts = inner.offsets.to_numpy().astype(np.int64)
-        out.sides.append(SumMoves(offsets - offsets[0], moves.flatten().to_numpy(), starts - starts[0],
+        out.sides.append(SumMoves(offsets - offsets[0], moves.flatten().to_numpy(), _part_starts(rows, s),
                                   child, np.zeros(len(child), dtype=np.bool_)))
         most = max(most, int(np.diff(offsets).max(initial=0)))
         parts += len(child)

@@ -191,7 +191,10 @@ def _firsts(counts: np.ndarray) -> np.ndarray:
 
 
 def _rows(game: PlainGame, share: pa.Table, chunk: Chunk, reached: pa.Table, results: bool) -> pa.Table:
-    """A share's rows as stored until its level is assembled (``assemble`` reads them)."""
+    """A share's rows as stored until its level is assembled (``assemble`` reads them). Each move's
+    children (``parts{s}``, their hashes, and ``levels{s}``) are a list of the move's parts where a game's
+    positions split into parts, else the child itself: every move's bytes pass through the work files
+    several times before the listing's level files, and a list of one for each made them twice as large."""
     hashes, levels = reached.column("hash").to_numpy(), reached.column("level").to_numpy()
     columns: dict[str, pa.Array] = {"hash": share.column("hash").combine_chunks(),
                                     "text": share.column("text").combine_chunks()}
@@ -203,13 +206,17 @@ def _rows(game: PlainGame, share: pa.Table, chunk: Chunk, reached: pa.Table, res
         columns["outcome"], columns["score"] = pa.array(outcome), pa.array(score)
     for s, counts in enumerate(chunk.counts):
         offsets = _firsts(counts)
-        per_move = chunk.part_counts[s] if chunk.part_counts[s] is not None else np.ones(len(chunk.moves[s]), np.int64)
-        starts, parts = _firsts(per_move), np.asarray(chunk.parts[s], dtype=np.int64)
+        parts = np.asarray(chunk.parts[s], dtype=np.int64)
         children, marks = parts & KEY_BITS, parts & ~KEY_BITS
-        columns[f"moves{s}"] = _lists(offsets, pa.array(chunk.moves[s], pa.int64()))
-        columns[f"parts{s}"] = _lists(offsets, _lists(starts, pa.array(hashes[children], pa.uint64())))
         # A child's level carries the extra-turn mark (``AGAIN``) its key will carry: a hash has no room for it.
-        columns[f"levels{s}"] = _lists(offsets, _lists(starts, pa.array(levels[children] | marks, pa.int64())))
+        child_hashes = pa.array(hashes[children], pa.uint64())
+        child_levels = pa.array(levels[children] | marks, pa.int64())
+        if chunk.part_counts[s] is not None:  # a move's parts, each a list of its own
+            starts = _firsts(chunk.part_counts[s])
+            child_hashes, child_levels = _lists(starts, child_hashes), _lists(starts, child_levels)
+        columns[f"moves{s}"] = _lists(offsets, pa.array(chunk.moves[s], pa.int64()))
+        columns[f"parts{s}"] = _lists(offsets, child_hashes)
+        columns[f"levels{s}"] = _lists(offsets, child_levels)
     table = pa.table(columns)
     metadata = {MOVES_KEY: encoded_moves(game.name, list(chunk.distinct_moves))}
     if share.num_rows:  # the share's first by notation: perhaps its level's first

@@ -24,6 +24,7 @@ from tablebase.listing.ranges import (
     by_hash,
     in_order,
     keyed,
+    one_shape,
     range_of,
     sample,
     splitters,
@@ -123,7 +124,7 @@ def order_range(root: Location, table: str, level: int, range_: int, ranked: lis
         pieces = read_work(root, table, routed_records(given, level, range_))
     else:
         pieces = _coded_shares(root, table, dict(sorted(given.items())), ranked)
-    rows = in_order(pa.concat_tables(pieces))
+    rows = in_order(pa.concat_tables(one_shape(pieces)))
     del pieces
     files = write_work(rows, root, table, range_name(level, range_))
     start = first + sum(sum(share[:range_]) for share in counts)
