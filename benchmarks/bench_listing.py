@@ -24,9 +24,14 @@ positions). For each, every position is found first (not timed), then:
 5. the build command, in a child process with a local cluster of
    ``--workers`` (its memory sampled).
 
-Each is timed. ``bound_ratio`` is 3 and 4 together against 1: the least any
+Each is timed, ``--repeat`` times in turn (each figure the median of its
+runs: on this shared machine one run of a 20-second command moves by a
+tenth or more). ``bound_ratio`` is 3 and 4 together against 1: the least any
 build on that many cores could take, before it sends, numbers, solves or
-writes anything; ``ratio`` is 5 against 1, the target's. Printed beside
+writes anything; ``ratio`` is 5 against 1; ``per_least``, 5 against 3 and 4
+together, is the target's (at most 1.3), and ``cpu_shared_per_least`` the
+command's CPU shared by its workers with no wait at all, against the same:
+what the steps spend, whatever their order. Printed beside
 them: the CPU time of the loop and of the command (its own, its
 scheduler's and its workers', added up; on a shared machine the fairer
 comparison), the command's peak memory, the largest worker's, and that
@@ -46,6 +51,8 @@ import importlib.util
 import json
 import multiprocessing
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -174,6 +181,7 @@ def main() -> None:
     parser.add_argument("--only", choices=sorted(GAMES))
     parser.add_argument("--board", default="5x4", help="Connect-Four's rows x columns (4x5: 3,945,711 positions)")
     parser.add_argument("--pins", type=int, default=40, help="Kayles' pins in all (44: 451,501 positions)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each measure, in turn (medians reported)")
     args = parser.parse_args()
     rows, _, cols = args.board.partition("x")
     if not (rows.isdigit() and cols.isdigit()):
@@ -187,25 +195,35 @@ def main() -> None:
                 continue
             game = load(path, cls, params)
             positions = every_position(game)
-            loop, loop_cpu = moves_loop(game, positions)
-            least = least_build(game, positions)
-            shared = least_build_shared(game, positions, args.workers)
-            del positions
-            dask = cluster_start(args.workers)
             _, idle, _ = build(path, cls, tiny, folder / "tiny", args.workers)
-            command, memory, summary = build(path, cls, params, folder / "out", args.workers)
+            runs = []
+            for r in range(max(args.repeat, 1)):
+                loop, loop_cpu = moves_loop(game, positions)
+                least = least_build(game, positions)
+                shared = least_build_shared(game, positions, args.workers)
+                dask = cluster_start(args.workers)
+                command, memory, summary = build(path, cls, params, folder / f"{key}-{r}", args.workers)
+                shutil.rmtree(folder / f"{key}-{r}")
+                runs.append((loop, loop_cpu, least, shared, dask, command, memory.cpu_seconds, summary))
+            del positions
+            loop, loop_cpu, least, shared, dask, command, cpu = (statistics.median(run[i] for run in runs)
+                                                                 for i in range(7))
+            summary = {name: statistics.median(run[7][name] for run in runs)
+                       for name in ("positions", "listing_seconds", "numbering_seconds", "solving_seconds")}
             n, listing, numbering = summary["positions"], summary["listing_seconds"], summary["numbering_seconds"]
             # A local cluster's workers are the command's children or grandchildren (forked from its fork server).
             worker = max((peak for depth, peak in memory.by_depth.items() if depth >= 2), default=0)
             base = max((peak for depth, peak in idle.by_depth.items() if depth >= 2), default=0)
-            report(key, load=round(os.getloadavg()[0], 1), positions=n, moves_loop_s=round(loop, 2),
-                   command_s=round(command, 2),
+            report(key, load=round(os.getloadavg()[0], 1), runs=len(runs), positions=int(n),
+                   moves_loop_s=round(loop, 2), command_s=round(command, 2),
                    ratio=round(command / loop, 2), least_build_s=round(least, 2), least_shared_s=round(shared, 2),
                    cluster_start_s=round(dask, 2), bound_ratio=round((dask + shared) / loop, 2),
+                   per_least=round(command / (shared + dask), 2),
+                   cpu_shared_per_least=round(cpu / args.workers / (shared + dask), 2),
                    expanding_s=round(listing - numbering, 2), numbering_s=round(numbering, 2),
                    solving_s=summary["solving_seconds"], expanding_per_loop=round((listing - numbering) / loop, 2),
                    moves_loop_cpu_s=round(loop_cpu, 2),
-                   command_cpu_s=round(memory.cpu_seconds, 2), cpu_ratio=round(memory.cpu_seconds / loop_cpu, 2),
+                   command_cpu_s=round(cpu, 2), cpu_ratio=round(cpu / loop_cpu, 2),
                    command_mib=round(memory.by_depth.get(1, 0) / 2**20),
                    worker_mib=round(worker / 2**20), idle_worker_mib=round(base / 2**20),
                    worker_bytes_per_share_position=round((worker - base) * args.workers / n))
