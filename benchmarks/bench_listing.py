@@ -19,19 +19,26 @@ positions). For each, every position is found first (not timed), then:
    child numbered through a dict, as a graph of positions needs;
 3. the same shared by ``--workers`` processes forked with the positions:
    what this machine's cores give when nothing travels between them;
-4. a local Dask cluster of ``--workers`` processes started and closed:
+4. the same again, of positions that travel between workers as notation,
+   as a build on several workers sends them to their owners (never
+   pickled: docs/security.md): each position read from its text rather
+   than spelt, and each child a batch reaches spelt to travel;
+5. a local Dask cluster of ``--workers`` processes started and closed:
    Dask's own start;
-5. the build command, in a child process with a local cluster of
+6. the build command, in a child process with a local cluster of
    ``--workers`` (its memory sampled).
 
 Each is timed, ``--repeat`` times in turn (each figure the median of its
 runs: on this shared machine one run of a 20-second command moves by a
-tenth or more). ``bound_ratio`` is 3 and 4 together against 1: the least any
+tenth or more). ``bound_ratio`` is 3 and 5 together against 1: the least any
 build on that many cores could take, before it sends, numbers, solves or
-writes anything; ``ratio`` is 5 against 1; ``per_least``, 5 against 3 and 4
-together, is the target's (at most 1.3), and ``cpu_shared_per_least`` the
-command's CPU shared by its workers with no wait at all, against the same:
-what the steps spend, whatever their order. Printed beside
+writes anything; ``ratio`` is 6 against 1; ``per_least``, 6 against 3 and 5
+together, is the target's (at most 1.3); ``travelling_per_least``, 4 and 5
+against 3 and 5, is the least that figure can be for a build whose
+positions travel as notation, before it numbers, solves or writes
+anything; and ``cpu_shared_per_least`` the command's CPU shared by its
+workers with no wait at all, against 3 and 5: what the steps spend,
+whatever their order. Printed beside
 them: the CPU time of the loop and of the command (its own, its
 scheduler's and its workers', added up; on a shared machine the fairer
 comparison), the command's peak memory, the largest worker's, and that
@@ -152,12 +159,46 @@ def least_build(game, positions: list) -> float:
     return time.perf_counter() - began
 
 
-def least_build_shared(game, positions: list, workers: int) -> float:
-    """``least_build`` shared by ``workers`` processes forked with the positions, each taking every
-    ``workers``-th: what this machine's cores give when nothing is sent between them. Its wall time."""
+def least_travelling(game, texts: list[str]) -> float:
+    """``least_build`` of positions that travel between workers as notation (docs/security.md: never
+    pickled), as a build on several workers must send them to their owners: each position read from its
+    text (``texts``, spelt before the clock starts) rather than spelt, and each child a batch reaches spelt
+    once, to travel. Nothing is sent, numbered by notation, solved or written. Its wall time."""
+    scored = isinstance(game, ScoredGame)
+    began = time.perf_counter()
+    for start in range(0, len(texts), 20_000):
+        children: dict = {}
+        moves: dict = {}
+        edges = array("q")
+        levels = array("q")
+        for text in texts[start:start + 20_000]:
+            p = game.read(text)
+            n = 0
+            for move, child in game.moves(p):
+                m = moves.get(move)
+                if m is None:
+                    m = moves[move] = len(moves)
+                c = children.get(child)
+                if c is None:
+                    c = children[child] = len(children)
+                    levels.append(game.level(child))
+                edges.append(c)
+                n += 1
+            if not n and scored:
+                game.result(p)
+        spelt = [game.format(child) for child in children]
+        del spelt
+    return time.perf_counter() - began
+
+
+def forked(least, game, workers: int, *columns: list) -> float:
+    """A least (``least_build``, ``least_travelling``) shared by ``workers`` processes forked with the
+    positions, each taking every ``workers``-th: what this machine's cores give when nothing is sent
+    between them. Its wall time."""
     context = multiprocessing.get_context("fork")
     began = time.perf_counter()
-    shares = [context.Process(target=least_build, args=(game, positions[i::workers])) for i in range(workers)]
+    shares = [context.Process(target=least, args=(game, *(c[i::workers] for c in columns)))
+              for i in range(workers)]
     for share in shares:
         share.start()
     for share in shares:
@@ -196,19 +237,21 @@ def main() -> None:
             game = load(path, cls, params)
             positions = every_position(game)
             _, idle, _ = build(path, cls, tiny, folder / "tiny", args.workers)
+            texts = [game.format(p) for p in positions]
             runs = []
             for r in range(max(args.repeat, 1)):
                 loop, loop_cpu = moves_loop(game, positions)
                 least = least_build(game, positions)
-                shared = least_build_shared(game, positions, args.workers)
+                shared = forked(least_build, game, args.workers, positions)
+                travelling = forked(least_travelling, game, args.workers, texts)
                 dask = cluster_start(args.workers)
                 command, memory, summary = build(path, cls, params, folder / f"{key}-{r}", args.workers)
                 shutil.rmtree(folder / f"{key}-{r}")
-                runs.append((loop, loop_cpu, least, shared, dask, command, memory.cpu_seconds, summary))
-            del positions
-            loop, loop_cpu, least, shared, dask, command, cpu = (statistics.median(run[i] for run in runs)
-                                                                 for i in range(7))
-            summary = {name: statistics.median(run[7][name] for run in runs)
+                runs.append((loop, loop_cpu, least, shared, travelling, dask, command, memory.cpu_seconds, summary))
+            del positions, texts
+            loop, loop_cpu, least, shared, travelling, dask, command, cpu = (
+                statistics.median(run[i] for run in runs) for i in range(8))
+            summary = {name: statistics.median(run[8][name] for run in runs)
                        for name in ("positions", "listing_seconds", "numbering_seconds", "solving_seconds")}
             n, listing, numbering = summary["positions"], summary["listing_seconds"], summary["numbering_seconds"]
             # A local cluster's workers are the command's children or grandchildren (forked from its fork server).
@@ -219,6 +262,8 @@ def main() -> None:
                    ratio=round(command / loop, 2), least_build_s=round(least, 2), least_shared_s=round(shared, 2),
                    cluster_start_s=round(dask, 2), bound_ratio=round((dask + shared) / loop, 2),
                    per_least=round(command / (shared + dask), 2),
+                   least_travelling_shared_s=round(travelling, 2),
+                   travelling_per_least=round((travelling + dask) / (shared + dask), 2),
                    cpu_shared_per_least=round(cpu / args.workers / (shared + dask), 2),
                    expanding_s=round(listing - numbering, 2), numbering_s=round(numbering, 2),
                    solving_s=summary["solving_seconds"], expanding_per_loop=round((listing - numbering) / loop, 2),
