@@ -127,12 +127,18 @@ def moves_loop(game, positions: list) -> tuple[float, float]:
     return time.perf_counter() - began, time.process_time() - cpu
 
 
-def least_build(game, positions: list) -> float:
+def least_build(game, positions: list, travelling: bool = False) -> float:
     """The least a build does in one process, batch by batch: the game's own code that every build calls
     (``moves()`` of each position, ``result()`` of each without moves if the game scores them, ``level()``
     and ``format()`` of each once) and each move and child numbered once, as a graph of positions needs.
-    Its wall time."""
+    Its wall time.
+
+    ``travelling``: the positions travel between workers as notation (docs/security.md: never pickled), as
+    a build on several workers must send them to their owners: ``positions`` are their texts (spelt before
+    the clock starts), each read as it is played, and each child a batch reaches is spelt once, to travel,
+    rather than each position. Nothing is sent, numbered by notation, solved or written either way."""
     scored = isinstance(game, ScoredGame)
+    read = game.read
     began = time.perf_counter()
     for start in range(0, len(positions), 20_000):
         batch = positions[start:start + 20_000]
@@ -141,6 +147,8 @@ def least_build(game, positions: list) -> float:
         edges = array("q")
         levels = array("q")
         for p in batch:
+            if travelling:
+                p = read(p)
             n = 0
             for move, child in game.moves(p):
                 m = moves.get(move)
@@ -154,50 +162,18 @@ def least_build(game, positions: list) -> float:
                 n += 1
             if not n and scored:
                 game.result(p)
-        texts = [game.format(p) for p in batch]
+        texts = [game.format(p) for p in (children if travelling else batch)]
         del texts
     return time.perf_counter() - began
 
 
-def least_travelling(game, texts: list[str]) -> float:
-    """``least_build`` of positions that travel between workers as notation (docs/security.md: never
-    pickled), as a build on several workers must send them to their owners: each position read from its
-    text (``texts``, spelt before the clock starts) rather than spelt, and each child a batch reaches spelt
-    once, to travel. Nothing is sent, numbered by notation, solved or written. Its wall time."""
-    scored = isinstance(game, ScoredGame)
-    began = time.perf_counter()
-    for start in range(0, len(texts), 20_000):
-        children: dict = {}
-        moves: dict = {}
-        edges = array("q")
-        levels = array("q")
-        for text in texts[start:start + 20_000]:
-            p = game.read(text)
-            n = 0
-            for move, child in game.moves(p):
-                m = moves.get(move)
-                if m is None:
-                    m = moves[move] = len(moves)
-                c = children.get(child)
-                if c is None:
-                    c = children[child] = len(children)
-                    levels.append(game.level(child))
-                edges.append(c)
-                n += 1
-            if not n and scored:
-                game.result(p)
-        spelt = [game.format(child) for child in children]
-        del spelt
-    return time.perf_counter() - began
-
-
-def forked(least, game, workers: int, *columns: list) -> float:
-    """A least (``least_build``, ``least_travelling``) shared by ``workers`` processes forked with the
-    positions, each taking every ``workers``-th: what this machine's cores give when nothing is sent
-    between them. Its wall time."""
+def forked(game, positions: list, workers: int, travelling: bool = False) -> float:
+    """``least_build`` shared by ``workers`` processes forked with the positions (or their texts), each
+    taking every ``workers``-th: what this machine's cores give when nothing is sent between them. Its wall
+    time."""
     context = multiprocessing.get_context("fork")
     began = time.perf_counter()
-    shares = [context.Process(target=least, args=(game, *(c[i::workers] for c in columns)))
+    shares = [context.Process(target=least_build, args=(game, positions[i::workers], travelling))
               for i in range(workers)]
     for share in shares:
         share.start()
@@ -242,8 +218,8 @@ def main() -> None:
             for r in range(max(args.repeat, 1)):
                 loop, loop_cpu = moves_loop(game, positions)
                 least = least_build(game, positions)
-                shared = forked(least_build, game, args.workers, positions)
-                travelling = forked(least_travelling, game, args.workers, texts)
+                shared = forked(game, positions, args.workers)
+                travelling = forked(game, texts, args.workers, travelling=True)
                 dask = cluster_start(args.workers)
                 command, memory, summary = build(path, cls, params, folder / f"{key}-{r}", args.workers)
                 shutil.rmtree(folder / f"{key}-{r}")
