@@ -155,7 +155,7 @@ def test_a_listing_work_file_gives_back_its_rows_columns_and_metadata_and_names_
     schema's metadata without the size the file carries for the step that sizes rows unread, which is the rows'
     own. A file whose bytes are not its record's is refused, naming it, and a damaged one too."""
     from tablebase.errors import StoreError
-    from tablebase.store.work import read_work, work_metadata, work_problem, write_work
+    from tablebase.store.work import read_work, read_work_described, work_problem, write_work
 
     rows = pa.table({"hash": pa.array([3, 1, 2], pa.uint64()), "moves0": [[1, 2], [], [7]]})
     rows = rows.replace_schema_metadata({b"tablebase.moves": b"m"})
@@ -167,7 +167,8 @@ def test_a_listing_work_file_gives_back_its_rows_columns_and_metadata_and_names_
     back = read_work(tmp_path, "t", records)[0]
     assert back.equals(rows) and back.schema.metadata == {b"tablebase.moves": b"m"}
     assert read_work(tmp_path, "t", records, ["hash"])[0].column_names == ["hash"]
-    assert work_metadata(tmp_path, "t", name, records[name]) == ({b"tablebase.moves": b"m"}, rows.nbytes)
+    (hashes, metadata, held), = read_work_described(tmp_path, "t", records, ["hash"])
+    assert hashes.column_names == ["hash"] and metadata == {b"tablebase.moves": b"m"} and held == rows.nbytes
     assert work_problem(tmp_path, "t", name, records[name]) is None
     path.write_bytes(path.read_bytes()[:-20])
     for changed in (records, {name: {**records[name], "bytes": path.stat().st_size}}):

@@ -123,15 +123,20 @@ def read_work(root: Place, table: str, records: Records, columns: list[str] | No
     return [rows.select(schema.names) for rows in tables]
 
 
-def work_metadata(root: Place, table: str, name: str, record: dict[str, Any]) -> tuple[dict[bytes, bytes],
-                                                                                                    int]:
-    """A work file's schema metadata and its rows' bytes in Arrow, its rows unread (its bytes checked)."""
-    data = _checked(root, table, name, record)
-    metadata = _opened(data, name).schema.metadata or {}
-    try:
-        return _without_bytes(metadata), int(metadata[_BYTES_KEY])
-    except (KeyError, ValueError):
-        raise StoreError(f"work file {name} of {table} does not say its rows' size") from None
+def read_work_described(root: Place, table: str, records: Records,
+                        columns: list[str] | None = None) -> list[tuple[pa.Table, dict[bytes, bytes], int]]:
+    """``read_work`` of these files, each with its schema metadata and its rows' bytes in Arrow (all its
+    columns', whichever are read): each file read and checked once."""
+    described = []
+    for name, record in records.items():
+        data = _checked(root, table, name, record)
+        metadata = _opened(data, name).schema.metadata or {}
+        try:
+            held = int(metadata[_BYTES_KEY])
+        except (KeyError, ValueError):
+            raise StoreError(f"work file {name} of {table} does not say its rows' size") from None
+        described.append((_read_one(data, columns, name), _without_bytes(metadata), held))
+    return described
 
 
 def work_problem(root: Place, table: str, name: str, record: dict[str, Any]) -> str | None:

@@ -38,11 +38,11 @@ from tablebase.store.work import (
     places_name,
     range_name,
     read_work,
+    read_work_described,
     recorded,
     routed_name,
     routed_records,
     share_records,
-    work_metadata,
     write_work,
 )
 
@@ -62,17 +62,18 @@ LEVELS_AT_ONCE = 2  # levels ordered at once (each waits for the level this many
 def survey(root: Location, table: str, level: int, partition: int, shares: Records) -> dict[str, Any]:
     """Dask task: a sample of a share's texts of a level (``shares``: its files' records), the moves its rows
     number, its first text by notation, if it has any, and its rows' bytes."""
-    texts = [t.column("text") for t in read_work(root, table, shares, ["text"])]
+    described = read_work_described(root, table, shares, ["text"])
+    texts = [rows.column("text") for rows, _, _ in described]
     moves: set = set()
     firsts = []
     held = 0  # the rows' bytes in Arrow
-    for name, record in shares.items():
-        metadata, rows_bytes = work_metadata(root, table, name, record)
+    for _, metadata, rows_bytes in described:
         held += rows_bytes
         moves.update(share_moves(metadata))
         first = share_first(metadata)
         if first is not None:  # a round of a level may find nothing new in a share
             firsts.append(first)
+    del described
     picked = sample(pa.chunked_array(texts, pa.string()).combine_chunks()) if texts else []
     del texts
     return {"sample": picked, "moves": list(moves), "first": min(firsts, default=None), "bytes": held, "rss": rss()}
