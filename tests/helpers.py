@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -19,14 +20,44 @@ import pytest
 from tablebase.store import Manifest, write_parquet
 
 
-def tablebase(*args: str, timeout: float = 300, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "tablebase", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-    )
+def tablebase(*args: object, timeout: float = 300, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``tablebase ARGS`` in a child process, as a user runs it. One that runs past ``timeout`` fails its test
+    with what it was doing: every thread's stack (faulthandler, on SIGABRT) and, where it used a cluster, the
+    tasks the scheduler had waiting and what each worker was running."""
+    argv = [sys.executable, "-m", "tablebase", *map(str, args)]
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env={**(os.environ if env is None else env), "PYTHONFAULTHANDLER": "1"})
+    try:
+        out, err = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        cluster = cluster_state(str(args[args.index("--scheduler") + 1])) if "--scheduler" in args else ""
+        child.send_signal(signal.SIGABRT)
+        try:
+            out, err = child.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            out, err = child.communicate()
+        pytest.fail(f"{' '.join(argv)} still ran after {timeout} s\n-- its stderr, ending with its threads:\n"
+                    f"{err[-30000:]}\n-- the cluster:\n{cluster}", pytrace=False)
+    return subprocess.CompletedProcess(argv, child.returncode, out, err)
+
+
+def cluster_state(address: str) -> str:
+    """What a cluster is doing: its workers' states, the tasks each processes, and the stacks of those running."""
+    from distributed import Client
+
+    try:
+        with Client(address, timeout=10) as client:
+            workers = {a: w.get("status") for a, w in client.scheduler_info()["workers"].items()}
+            return "\n".join([f"workers: {workers}", f"processing: {client.processing()}",
+                              f"call stacks: {json.dumps(client.call_stack(), indent=1, default=str)[-20000:]}",
+                              f"unrunnable: {client.run_on_scheduler(_unrunnable)}"])
+    except Exception as e:  # the cluster itself gone: said, so the failure says the more
+        return f"(its state could not be read: {type(e).__name__}: {e})"
+
+
+def _unrunnable(dask_scheduler=None) -> list[str]:
+    return [str(t.key) for t in dask_scheduler.unrunnable]
 
 
 # Runs the command in a child and writes the child's own peak resident memory (KiB) to the file named first. Not
