@@ -54,7 +54,7 @@ RANGE_COPIES = 5
 RANGE_SHARE = 0.2
 # and at most this many bytes of rows in Arrow whatever the limit, so that what a worker holds to number
 # a level does not grow with the level (nor with a large limit): a few tasks more for a large level
-RANGE_BYTES = 16 * 2**20
+RANGE_BYTES = 64 * 2**20
 LEVELS_AT_ONCE = 2  # levels ordered at once (each waits for the level this many above it)
 
 
