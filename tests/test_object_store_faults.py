@@ -138,12 +138,12 @@ def test_the_store_away_past_a_shorter_budget_stops_the_build_in_one_line_and_it
 
 
 def test_a_slow_store_is_waited_for_through_timeouts_and_retries_that_back_off(s3, in_folder, monkeypatch):
-    """Every fifth answer of the store held back past the request timeout: each such request times out and is
-    sent again, and the build is the folder's. A reader's request that keeps timing out is tried again with
-    growing pauses between the tries, until it is answered."""
+    """Every fifth of the store's first hundred answers to the build held back past the request timeout: each
+    such request times out and is sent again, and the build is the folder's. A reader's request that keeps
+    timing out is tried again with growing pauses between the tries, until it is answered."""
     proxy = Proxy(s3.server.port)
     try:
-        proxy.delay, proxy.every = 2.5, 5
+        proxy.delay, proxy.every, proxy.delayed = 2.5, 5, 100
         slow = ["--storage-option", f"endpoint_url={proxy.endpoint}", "--storage-option", "request_timeout=1"]
         done = tablebase("build", *CHOMP, "--out", s3.url, "--quiet", *slow, timeout=900)
         assert done.returncode == 0, done.stderr
@@ -159,7 +159,7 @@ def test_a_slow_store_is_waited_for_through_timeouts_and_retries_that_back_off(s
             time.sleep(seconds)
 
         monkeypatch.setattr(bucket, "time", SimpleNamespace(time=time.time, monotonic=time.monotonic, sleep=pause))
-        proxy.every, proxy.delay = None, 0.0
+        proxy.every, proxy.delayed, proxy.delay = None, None, 0.0
         with api.open(s3.url, storage_options={"endpoint_url": proxy.endpoint, "request_timeout": 1}) as tb:
             assert tb.tables()[0]["table"] == "chomp_10x10"  # the store has answered this reader once
             proxy.delay, proxy.delayed, proxy.answers, proxy.asked = 4.0, 12, 0, []
