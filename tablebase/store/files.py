@@ -227,16 +227,18 @@ def write_table(table: pa.Table, path: Path, durable: bool = True, sort_key: str
 
 
 def parquet_bytes(table: pa.Table, sort_key: str | None = None, level: int | None = None,
-                  statistics: list[str] | None = None, group: int = ROW_GROUP) -> pa.Buffer:
-    """A table's Parquet file, in memory, as ``write_table`` writes it."""
+                  statistics: list[str] | None = None, group: int = ROW_GROUP, codec: str = "zstd") -> pa.Buffer:
+    """A table's Parquet file, in memory, as ``write_table`` writes it (``codec``: as ``parquet_options``)."""
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, row_group_size=group, **parquet_options(table.schema, sort_key, level, statistics))
+    pq.write_table(table, sink, row_group_size=group,
+                   **parquet_options(table.schema, sort_key, level, statistics, codec))
     return sink.getvalue()
 
 
 def parquet_options(schema: pa.Schema, sort_key: str | None, level: int | None,
-                     statistics: list[str] | None) -> dict[str, Any]:
-    """The writer's options for a table of this schema (``write_table`` says why each)."""
+                     statistics: list[str] | None, codec: str = "zstd") -> dict[str, Any]:
+    """The writer's options for a table of this schema (``write_table`` says why each). ``codec``: zstd, at
+    ``level``, or "lz4" for a file read back soon and removed (``level`` then unused)."""
     encodings = {}
     for field in schema:
         if field.name == sort_key:
@@ -248,7 +250,8 @@ def parquet_options(schema: pa.Schema, sort_key: str | None, level: int | None,
     # Nested columns (a listing's moves) keep the writer's defaults.
     dictionary = [f.name for f in schema if f.name not in encodings and not pa.types.is_nested(f.type)]
     levels = {f.name: level or (TEXT_LEVEL if pa.types.is_string(f.type) else NUMBER_LEVEL) for f in schema}
-    return {"compression": "zstd", "compression_level": levels, "use_dictionary": dictionary,
+    return {"compression": codec, "compression_level": levels if codec == "zstd" else None,
+            "use_dictionary": dictionary,
             "column_encoding": encodings, "write_statistics": statistics or ([sort_key] if sort_key else False),
             "store_schema": False}
 

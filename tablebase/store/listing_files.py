@@ -20,6 +20,9 @@ LISTING_GROUP = 4_096  # rows of a listing's level file read at once: a task rea
 # rows of consecutive small levels of a listing in one file at most: a game of a few positions a level would
 # otherwise write, sync and read back a file for each of hundreds of thousands of levels
 LISTING_SPAN = 65_536
+# Each file is read back once or twice and then removed: written fast rather than small (docs/scale.md,
+# "Numbering").
+LISTING_CODEC = "lz4"
 Record = Mapping[str, Any]
 
 
@@ -31,8 +34,7 @@ def listing_name(level: int) -> str:
 def write_listing_level(rows: pa.Table, root: Place, table: str, level: int) -> dict:
     """Write one level of a listing (its rows in key order) whole; its record (with ``file``)."""
     name = listing_name(level)
-    # Read back once or twice and then deleted: written fast rather than small.
-    data = parquet_bytes(rows, level=1, group=LISTING_GROUP)
+    data = parquet_bytes(rows, group=LISTING_GROUP, codec=LISTING_CODEC)
     return {"file": name, **put_file(root, table, name, data, rows.num_rows, durable=False)}
 
 
@@ -45,7 +47,8 @@ def write_listing_blocks(blocks: Iterable[pa.Table], root: Place, table: str, le
         writer = None
         for rows in blocks:
             if writer is None:
-                writer = pq.ParquetWriter(path, rows.schema, **parquet_options(rows.schema, None, 1, None))
+                writer = pq.ParquetWriter(path, rows.schema,
+                                            **parquet_options(rows.schema, None, None, None, LISTING_CODEC))
             if rows.num_rows:
                 writer.write_table(rows, row_group_size=LISTING_GROUP)
         if writer is None:
@@ -62,7 +65,7 @@ def write_listing_span(levels: dict[int, pa.Table], root: Place, table: str) -> 
     rows = pa.concat_tables([t.append_column("level", pa.array(np.full(t.num_rows, level, dtype=np.int32)))
                              for level, t in sorted(levels.items())])
     name = listing_name(first)
-    data = parquet_bytes(rows, level=1, group=LISTING_SPAN)
+    data = parquet_bytes(rows, group=LISTING_SPAN, codec=LISTING_CODEC)
     return {"file": name, **put_file(root, table, name, data, rows.num_rows, durable=False),
             "levels": [first, max(levels)]}
 
