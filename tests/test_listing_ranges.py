@@ -1,16 +1,23 @@
 """A range of a level asks the owners of its children for their keys, then puts each answer in its child's
 place: checked against the keys themselves, on made-up rows of two sides, moves of several parts or of one
-child each, extra turns, and one to seven partitions."""
+child each, extra turns, and one to seven partitions. And a share's survey, as the search hands it over, is
+the one read back from its files."""
+
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pytest
 
+from tablebase.build.census.numbering_tasks import survey
+from tablebase.builders import builder_of
 from tablebase.errors import TablebaseError
-from tablebase.games import AGAIN
+from tablebase.games import AGAIN, find_game
 from tablebase.listing.distinct import distinct_in_order
 from tablebase.listing.hashing import owners
-from tablebase.listing.ranges import asked, assembled, one_shape
+from tablebase.listing.ranges import SAMPLES, asked, assembled, merged, one_shape, surveyed
+from tablebase.listing.shares import expand, travelling
+from tablebase.store.work import share_name, write_work
 
 
 def _nested(per_row: list[list[list[int]]], dtype) -> pa.ListArray:
@@ -123,3 +130,27 @@ def test_the_distinct_children_are_those_of_their_definition(children, distinct)
     got_groups, got_hashes, places = distinct_in_order(hashes, levels, partitions)
     assert got_groups.tolist() == [g for g, _ in pairs] and got_hashes.tolist() == [h for _, h in pairs]
     assert places.tolist() == [place[pair] for pair in zip(groups, hashes.tolist())]
+
+
+def test_a_share_surveyed_as_it_is_played_is_surveyed_as_its_files_read_back(tmp_path):
+    """What the search hands the numbering of a share it played (``surveyed`` of the rows it held as it wrote
+    them, a batch at a time) is what a task reads back from the share's files (``numbering_tasks.survey``):
+    the same sample, moves, first text and bytes."""
+    cls, _ = find_game(str(Path(__file__).parent / "plugins" / "kayles_rows.py") + ":KaylesRows")
+    game = cls(pins=12, every=1)
+    rules, level = builder_of(game).plain_rules(), 12
+    positions = [p for p in game.start_positions() if sum(p) == level]
+    share = travelling(game, positions, np.full(len(positions), level), None).drop_columns(["level"])
+    files, metadata, held = {}, [], 0
+    for batch, start in enumerate(range(0, share.num_rows, 17)):
+        rows, _ = expand(game, rules, level, share.slice(start, 17), None)
+        files.update(write_work(rows, tmp_path, "t", share_name(level, 0, 0, batch)))
+        metadata.append(rows.schema.metadata)
+        held += rows.nbytes
+    assert len(files) > 3
+    handed = merged([surveyed([share.column("text")], metadata, held)])
+    read = survey(tmp_path, "t", level, 0, files)
+    assert handed["sample"] == read["sample"] and len(handed["sample"]) == SAMPLES
+    assert sorted(handed["moves"]) == sorted(read["moves"]) and handed["moves"]
+    assert handed["first"] == read["first"] == min(game.format(p) for p in positions)
+    assert handed["bytes"] == read["bytes"] > 0

@@ -25,7 +25,7 @@ from tablebase.games import KEY_BITS, SumMoves
 from tablebase.lazy import np, pa, pc
 from tablebase.listed import LevelRows
 from tablebase.listing.distinct import distinct_in_order
-from tablebase.listing.shares import looked_up, routed
+from tablebase.listing.shares import looked_up, routed, share_first, share_moves
 
 SAMPLES = 64  # texts a share gives of each level: its ranges then hold within a few percent of their part
 SORTED_MOST = 4_096  # texts of a share sorted to take its sample from
@@ -44,6 +44,31 @@ def sample(texts: pa.Array, n: int = SAMPLES) -> list[str]:
     order = pc.sort_indices(texts).to_numpy()
     picks = np.unique(np.linspace(0, len(order) - 1, min(n, len(order))).astype(np.int64))
     return texts.take(pa.array(order[picks])).to_pylist()
+
+
+def surveyed(texts: list[pa.Array], metadata: list[dict[bytes, bytes]], held: int) -> dict:
+    """What numbering a level needs of a share's rows of it (their texts, the metadata of the files that hold
+    them, their bytes in Arrow): a sample of the texts, the moves the rows number, the first text by notation
+    (None if there are no rows), and the bytes."""
+    moves: set = set()
+    firsts = []
+    for described in metadata:
+        moves.update(share_moves(described))
+        first = share_first(described)
+        if first is not None:  # a round of a level may find nothing new in a share
+            firsts.append(first)
+    picked = sample(pa.chunked_array(texts, pa.string()).combine_chunks()) if texts else []
+    return {"sample": picked, "moves": list(moves), "first": min(firsts, default=None), "bytes": held}
+
+
+def merged(surveys: list[dict]) -> dict:
+    """The surveys of parts of a share's rows of a level (its rounds, say) as one."""
+    moves: set = set()
+    for part in surveys:
+        moves.update(part["moves"])
+    firsts = [part["first"] for part in surveys if part["first"] is not None]
+    return {"sample": [text for part in surveys for text in part["sample"]], "moves": list(moves),
+            "first": min(firsts, default=None), "bytes": sum(part["bytes"] for part in surveys)}
 
 
 def splitters(samples: list[str], ranges: int) -> list[str]:

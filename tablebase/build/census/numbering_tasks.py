@@ -24,12 +24,13 @@ from tablebase.listing.ranges import (
     by_hash,
     in_order,
     keyed,
+    merged,
     one_shape,
     range_of,
-    sample,
     splitters,
+    surveyed,
 )
-from tablebase.listing.shares import coded, reads_back, share_first, share_moves, split_by
+from tablebase.listing.shares import coded, reads_back, split_by
 from tablebase.store import write_listing_blocks, write_listing_level
 from tablebase.store.location import Location
 from tablebase.store.work import (
@@ -60,23 +61,14 @@ LEVELS_AT_ONCE = 2  # levels ordered at once (each waits for the level this many
 
 # -- the tasks ---------------------------------------------------------------------------
 def survey(root: Location, table: str, level: int, partition: int, shares: Records) -> dict[str, Any]:
-    """Dask task: a sample of a share's texts of a level (``shares``: its files' records), the moves its rows
-    number, its first text by notation, if it has any, and its rows' bytes."""
+    """Dask task: ``surveyed`` of a share's rows of a level (``shares``: its files' records), read from its
+    files, and the worker's memory. The search hands the driver this of the shares it played, unread; this
+    task surveys the others (a resumed search's, a serial task's)."""
     described = read_work_described(root, table, shares, ["text"])
-    texts = [rows.column("text") for rows, _, _ in described]
-    moves: set = set()
-    firsts = []
-    held = 0  # the rows' bytes in Arrow
-    for _, metadata, rows_bytes in described:
-        held += rows_bytes
-        moves.update(share_moves(metadata))
-        first = share_first(metadata)
-        if first is not None:  # a round of a level may find nothing new in a share
-            firsts.append(first)
+    survey_ = surveyed([rows.column("text") for rows, _, _ in described], [metadata for _, metadata, _ in described],
+                       sum(held for _, _, held in described))
     del described
-    picked = sample(pa.chunked_array(texts, pa.string()).combine_chunks()) if texts else []
-    del texts
-    return {"sample": picked, "moves": list(moves), "first": min(firsts, default=None), "bytes": held, "rss": rss()}
+    return {**survey_, "rss": rss()}
 
 
 def _coded_shares(root: Location, table: str, shares: Records, ranked: list) -> list[pa.Table]:
@@ -178,11 +170,13 @@ class RangeNumbering:
 
     The steps, level by level from the top:
 
-    1. ``survey``: each share of each level gives a sample of its texts, the
-       moves it recorded and its first position by notation; the driver
-       ranks the moves (there are few: the game's kinds of moves), names where
-       each level's ranges split, and reads back each level's first position.
-       A level of up to ``RANGE_ROWS`` positions is one range.
+    1. The survey: each share of each level gives a sample of its texts, the
+       moves it recorded, its first position by notation and its bytes (the
+       search handed this over as it played the share; a share it played in
+       an earlier run, or a serial task's, is read back by a ``survey`` task);
+       the driver ranks the moves (there are few: the game's kinds of moves),
+       names where each level's ranges split, and reads back each level's
+       first position. A level of up to ``RANGE_ROWS`` positions is one range.
     2. ``route``: each share's rows, their moves as codes, split by range and
        written, a file for each range (a level in one range skips it: its
        range reads the shares).
@@ -251,14 +245,14 @@ class RangeNumbering:
 
     def _surveyed(self, levels: list[int]) -> tuple[list, dict[int, list[str]]]:
         """The game's moves in order and where each level's ranges split, from the shares' surveys."""
-        surveys = {level: [self._submit(survey, self.root, self.table, level, p, share_records(self.work, level, p),
-                                        name=f"survey-{level}-{p}", on=p)
-                           for p in range(self.partitions)] for level in levels}
+        surveys = {level: [self._surveyed_share(level, p) for p in range(self.partitions)] for level in levels}
         moves: set = set()
         cuts = {}
         game = self.search.builder.game
         for level in sorted(surveys):  # from the bottom, as a listing in one process reads them back
-            done = self.search._results(surveys[level], f"numbering level {level}")
+            asked_ = [s for s in surveys[level] if not isinstance(s, dict)]
+            answers = iter(self.search._results(asked_, f"numbering level {level}"))
+            done = [s if isinstance(s, dict) else next(answers) for s in surveys[level]]
             reads_back(game, [s["first"] for s in done if s["first"] is not None], self.search.limits.seconds)
             for survey_ in done:
                 moves.update(survey_["moves"])
@@ -266,6 +260,16 @@ class RangeNumbering:
             cuts[level] = splitters([text for s in done for text in s["sample"]],
                                     ranges(self.found[level], held, self.range_bytes, self.partitions))
         return sorted_moves(game, moves), cuts
+
+    def _surveyed_share(self, level: int, partition: int) -> Any:
+        """A share's survey of a level: as the search's steps handed it over, if they wrote every file of the
+        share, else a task's that reads them."""
+        shares = share_records(self.work, level, partition)
+        parts = self.search.surveys.get((level, partition), [])
+        if set(shares) <= {name for _, names in parts for name in names}:
+            return merged([part for part, _ in parts])
+        return self._submit(survey, self.root, self.table, level, partition, shares,
+                            name=f"survey-{level}-{partition}", on=partition)
 
     def _order(self, level: int, ranked: list, cuts: list[str], first: int, above: Any) -> list:
         """A level's ranges ordered: its shares routed to them, or read by its one range."""

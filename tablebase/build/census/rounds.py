@@ -64,6 +64,8 @@ class ShareSearch:
         self.chains = 0
         self.serials = 0
         self.whole: dict[str, Any] | None = None
+        #: by (level, partition), what numbering asks of the rows this run's steps wrote, with the files' names
+        self.surveys: dict[tuple[int, int], list[tuple[dict[str, Any], list[str]]]] = {}
         self.partitions = partitions or len(self.workers)  # a new search's; a resumed one keeps its own
 
     # -- the state the manifest keeps ----------------------------------------------
@@ -250,6 +252,9 @@ class ShareSearch:
                 del work[name]
         work.update(recorded(reached))
         work.update(recorded(counted))
+        for p, count in enumerate(counted):
+            if count["survey"]:
+                self.surveys.setdefault((level, p), []).append((count["survey"], list(count["files"])))
         state["waiting"] = [w for w in state["waiting"] if (w[0], w[1]) != (level, round_)]
         waiting = {(w[0], w[1]): w[2] for w in state["waiting"]}
         reaches = set(state.setdefault("reaches", {}).get(str(level), []))

@@ -20,6 +20,7 @@ from tablebase.builders import Builder
 from tablebase.lazy import np, pa, pc, psutil
 from tablebase.listing import Limits, limits_set
 from tablebase.listing.hashing import owners
+from tablebase.listing.ranges import surveyed
 from tablebase.listing.shares import expand, fresh, routed
 from tablebase.store.location import Location
 from tablebase.store.work import Records, inbox_name, inbox_records, read_work, recorded, share_name, write_work
@@ -77,14 +78,21 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: Location, tab
     share = fresh(builder.game, inbox, np.concatenate(before) if before else np.zeros(0, np.uint64))
     del arrived, inbox
     files: Records = {}
+    metadata: list[dict[bytes, bytes]] = []
+    held = 0
 
     def write(rows: pa.Table, batch: int) -> None:
+        nonlocal held
         files.update(write_work(rows, root, table, share_name(level, partition, round_, batch), durable=True))
+        metadata.append(rows.schema.metadata or {})
+        held += rows.nbytes
 
     with Report(run, share.num_rows, every, report="listing", level=level) as told:
         reached = _played_in_batches(builder, level, share, limits, write, told.add)
+    # What numbering the level will ask of these rows, said now that they are held: no task reads them for it.
+    survey = surveyed([share.column("text")], metadata, held)
     return {"pieces": routed(reached, partitions), "found": share.num_rows, "rss": rss(), "skipped": False,
-            "files": files}
+            "files": files, "survey": survey}
 
 
 def _played_in_batches(builder: Builder, level: int, share: pa.Table, limits: Limits,
@@ -125,7 +133,7 @@ def item(result: Any, *path: Any) -> Any:
 
 def counted(result: dict[str, Any]) -> dict[str, Any]:
     """Dask task, run where ``result`` is: what the driver counts of a step, and the records of its files."""
-    return {key: result.get(key, False) for key in ("found", "rss", "skipped", "files")}
+    return {key: result.get(key, False) for key in ("found", "rss", "skipped", "files", "survey")}
 
 
 def receive(root: Location, table: str, partition: int, level: int, round_: int,
