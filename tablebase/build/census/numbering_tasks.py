@@ -56,7 +56,9 @@ RANGE_SHARE = 0.2
 # and at most this many bytes of rows in Arrow whatever the limit, so that what a worker holds to number
 # a level does not grow with the level (nor with a large limit): a few tasks more for a large level
 RANGE_BYTES = 64 * 2**20
-LEVELS_AT_ONCE = 2  # levels ordered at once (each waits for the level this many above it)
+# Levels ordered at once at least (each waits for the level this many above it), and more while they hold
+# no more than this many ranges' bytes together: a game of many small levels orders them side by side.
+LEVELS_AT_ONCE = 2
 
 
 # -- the tasks ---------------------------------------------------------------------------
@@ -197,8 +199,8 @@ class RangeNumbering:
     results, but for the rows routed to a range, which are files like the
     shares they come from. A task holds one file of its share or its range of
     one level, and a level is ordered once the level ``LEVELS_AT_ONCE`` above it
-    is written, so that the levels pass through the workers' memory a few at a
-    time.
+    is written (small levels, more at once: ``_waits_for``), so that the levels
+    pass through the workers' memory a few at a time.
     """
 
     def __init__(self, search: Any) -> None:
@@ -219,7 +221,7 @@ class RangeNumbering:
     def numbered(self) -> tuple[list[str], list[dict[str, Any]]]:
         """Every level written as the listing's level file: the move names and each level's record."""
         levels = sorted(self.found, reverse=True)  # from the top: a level's children are below it
-        ranked, cuts = self._surveyed(levels)
+        ranked, cuts, held = self._surveyed(levels)
         firsts, first = {}, 0
         for level in sorted(self.found):
             firsts[level], first = first, first + self.found[level]
@@ -228,9 +230,11 @@ class RangeNumbering:
         answers: dict[int, dict] = {}
         writing: dict[int, Any] = {}
         for i, level in enumerate(levels):
-            # A level is ordered once the level LEVELS_AT_ONCE above it is written: so many levels in the
-            # workers' memory at a time, one a worker, rather than one level at a time for all of them.
-            above = written[levels[i - LEVELS_AT_ONCE]][0] if i >= LEVELS_AT_ONCE else None
+            # A level is ordered once the level LEVELS_AT_ONCE above it is written (or one further up, where
+            # those between are small): so many levels in the workers' memory at a time, one a worker, rather
+            # than one level at a time for all of them.
+            waits = self._waits_for(levels, i, held)
+            above = written[levels[waits]][0] if waits >= 0 else None
             ordered[level] = self._order(level, ranked, cuts[level], firsts[level], above)
             written[level] = [self._item(f, f"w{level}-{r}", "files") for r, f in enumerate(ordered[level])]
             answers[level] = self._answers(level, ordered)
@@ -243,11 +247,12 @@ class RangeNumbering:
     def _item(self, future: Any, name: str, *path: Any) -> Any:
         return self.client.submit(item, future, *path, key=f"item-{name}-{self.table}-{self.run}", pure=False)
 
-    def _surveyed(self, levels: list[int]) -> tuple[list, dict[int, list[str]]]:
-        """The game's moves in order and where each level's ranges split, from the shares' surveys."""
+    def _surveyed(self, levels: list[int]) -> tuple[list, dict[int, list[str]], dict[int, int]]:
+        """The game's moves in order, where each level's ranges split, and each level's rows' bytes in Arrow,
+        from the shares' surveys."""
         surveys = {level: [self._surveyed_share(level, p) for p in range(self.partitions)] for level in levels}
         moves: set = set()
-        cuts = {}
+        cuts, held = {}, {}
         game = self.search.builder.game
         for level in sorted(surveys):  # from the bottom, as a listing in one process reads them back
             asked_ = [s for s in surveys[level] if not isinstance(s, dict)]
@@ -256,10 +261,21 @@ class RangeNumbering:
             reads_back(game, [s["first"] for s in done if s["first"] is not None], self.search.limits.seconds)
             for survey_ in done:
                 moves.update(survey_["moves"])
-            held = sum(s["bytes"] for s in done)
+            held[level] = sum(s["bytes"] for s in done)
             cuts[level] = splitters([text for s in done for text in s["sample"]],
-                                    ranges(self.found[level], held, self.range_bytes, self.partitions))
-        return sorted_moves(game, moves), cuts
+                                    ranges(self.found[level], held[level], self.range_bytes, self.partitions))
+        return sorted_moves(game, moves), cuts, held
+
+    def _waits_for(self, levels: list[int], i: int, held: dict[int, int]) -> int:
+        """The index among ``levels`` (from the top) of the level the ``i``-th waits for, written, before it is
+        ordered; -1: none. The ``LEVELS_AT_ONCE`` - 1 levels above it are ordered beside it, and so are the
+        levels above those while all of them hold at most ``LEVELS_AT_ONCE`` ranges' bytes together."""
+        waits = i - LEVELS_AT_ONCE
+        together = sum(held[level] for level in levels[max(waits + 1, 0):i + 1])
+        while waits >= 0 and together + held[levels[waits]] <= LEVELS_AT_ONCE * self.range_bytes:
+            together += held[levels[waits]]
+            waits -= 1
+        return waits
 
     def _surveyed_share(self, level: int, partition: int) -> Any:
         """A share's survey of a level: as the search's steps handed it over, if they wrote every file of the
