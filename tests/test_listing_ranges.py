@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from tablebase.build.census.numbering_tasks import survey
+from tablebase.build.census.numbering_tasks import LEVELS_AT_ONCE, survey, waited_for
 from tablebase.builders import builder_of
 from tablebase.errors import TablebaseError
 from tablebase.games import AGAIN, find_game
@@ -154,3 +154,18 @@ def test_a_share_surveyed_as_it_is_played_is_surveyed_as_its_files_read_back(tmp
     assert sorted(handed["moves"]) == sorted(read["moves"]) and handed["moves"]
     assert handed["first"] == read["first"] == min(game.format(p) for p in positions)
     assert handed["bytes"] == read["bytes"] > 0
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_level_is_ordered_beside_as_many_levels_above_it_as_its_budget_holds(seed):
+    """``waited_for`` against its definition, by brute force: a level waits for the nearest level above it
+    (at least ``LEVELS_AT_ONCE`` up) that, ordered beside it, would take it and the levels in between past
+    the budget; none if there is no such level. Big levels keep the rule of two at a time."""
+    rng = np.random.default_rng(seed)
+    held = rng.choice([1, 5, 40, 90], size=int(rng.integers(1, 30))).tolist()
+    budget = 100
+    for i in range(len(held)):
+        over = [k for k in range(i - LEVELS_AT_ONCE + 1) if sum(held[k:i + 1]) > budget]
+        assert waited_for(held, i, budget) == max(over, default=-1)
+    assert [waited_for([90] * 6, i, budget) for i in range(6)] == [-1, -1, 0, 1, 2, 3]
+    assert [waited_for([1] * 6, i, budget) for i in range(6)] == [-1] * 6

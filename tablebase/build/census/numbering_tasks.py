@@ -199,7 +199,7 @@ class RangeNumbering:
     results, but for the rows routed to a range, which are files like the
     shares they come from. A task holds one file of its share or its range of
     one level, and a level is ordered once the level ``LEVELS_AT_ONCE`` above it
-    is written (small levels, more at once: ``_waits_for``), so that the levels
+    is written (small levels, more at once: ``waited_for``), so that the levels
     pass through the workers' memory a few at a time.
     """
 
@@ -233,7 +233,7 @@ class RangeNumbering:
             # A level is ordered once the level LEVELS_AT_ONCE above it is written (or one further up, where
             # those between are small): so many levels in the workers' memory at a time, one a worker, rather
             # than one level at a time for all of them.
-            waits = self._waits_for(levels, i, held)
+            waits = waited_for([held[lv] for lv in levels], i, LEVELS_AT_ONCE * self.range_bytes)
             above = written[levels[waits]][0] if waits >= 0 else None
             ordered[level] = self._order(level, ranked, cuts[level], firsts[level], above)
             written[level] = [self._item(f, f"w{level}-{r}", "files") for r, f in enumerate(ordered[level])]
@@ -265,17 +265,6 @@ class RangeNumbering:
             cuts[level] = splitters([text for s in done for text in s["sample"]],
                                     ranges(self.found[level], held[level], self.range_bytes, self.partitions))
         return sorted_moves(game, moves), cuts, held
-
-    def _waits_for(self, levels: list[int], i: int, held: dict[int, int]) -> int:
-        """The index among ``levels`` (from the top) of the level the ``i``-th waits for, written, before it is
-        ordered; -1: none. The ``LEVELS_AT_ONCE`` - 1 levels above it are ordered beside it, and so are the
-        levels above those while all of them hold at most ``LEVELS_AT_ONCE`` ranges' bytes together."""
-        waits = i - LEVELS_AT_ONCE
-        together = sum(held[level] for level in levels[max(waits + 1, 0):i + 1])
-        while waits >= 0 and together + held[levels[waits]] <= LEVELS_AT_ONCE * self.range_bytes:
-            together += held[levels[waits]]
-            waits -= 1
-        return waits
 
     def _surveyed_share(self, level: int, partition: int) -> Any:
         """A share's survey of a level: as the search's steps handed it over, if they wrote every file of the
@@ -330,6 +319,18 @@ class RangeNumbering:
             return blocks[0]
         return self._submit(write_level, self.root, self.table, level, ranges_, blocks, name=f"level-{level}",
                             on=level)
+
+
+def waited_for(held: list[int], i: int, budget: float) -> int:
+    """Of levels from the top holding ``held`` bytes each, the index of the level the ``i``-th waits for,
+    written, before it is ordered; -1: none. The ``LEVELS_AT_ONCE`` - 1 levels above it are ordered beside
+    it, and so are the levels above those while all of them hold at most ``budget`` bytes together."""
+    waits = i - LEVELS_AT_ONCE
+    together = sum(held[max(waits + 1, 0):i + 1])
+    while waits >= 0 and together + held[waits] <= budget:
+        together += held[waits]
+        waits -= 1
+    return max(waits, -1)
 
 
 def ranges(positions: int, held: int, room: float | None, partitions: int) -> int:
