@@ -1,7 +1,7 @@
 """A range of a level asks the owners of its children for their keys, then puts each answer in its child's
 place: checked against the keys themselves, on made-up rows of two sides, moves of several parts or of one
 child each, extra turns, and one to seven partitions. And a share's survey, as the search hands it over, is
-the one read back from its files."""
+the one read back from its files; and a level waits, before it is ordered, for the level its definition names."""
 
 from pathlib import Path
 
