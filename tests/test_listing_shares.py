@@ -88,3 +88,30 @@ def test_a_build_killed_while_listing_resumes_to_the_same_files(tmp_path):
     assert "listing resumed" in result.stderr
     assert "with what it held before" in result.stderr  # the listing's leavings in the workers, planned for
     assert file_hashes(out / table) == file_hashes(tmp_path / "undisturbed" / table)
+
+
+def every_set_of_rows(pins: int) -> set[tuple[int, ...]]:
+    """Every multiset of rows of at most ``pins`` pins in all, largest first."""
+    out = {()}
+    for row in range(1, pins + 1):
+        out |= {tuple(sorted(rows + (row,) * k, reverse=True)) for rows in out
+                for k in range(1, (pins - sum(rows)) // row + 1)}
+    return out
+
+
+def test_a_game_starting_from_every_position_has_its_start_shared_by_the_workers(tmp_path):
+    """More start positions than one table of them: each worker takes the levels that are its share, side by
+    side, rather than one worker all of them (listing/shares.py, ``starting``); the files are those of a build
+    on one worker, which takes them all itself."""
+    two = tablebase("build", "--game", GAME, "--pins", 30, "--every", 1, "--out", tmp_path / "two", "--workers", 2,
+                    timeout=900)
+    assert two.returncode == 0, two.stderr
+    assert "taken by the 2 shares side by side" in two.stderr
+    table = json.loads(two.stdout.splitlines()[-1])["table"]
+    build(tmp_path / "one", 30, "--every", 1, "--workers", 1)
+    assert file_hashes(tmp_path / "two" / table) == file_hashes(tmp_path / "one" / table)
+    positions = every_set_of_rows(30)
+    rows = rows_of(tmp_path / "two", table)
+    assert len(rows) == len(positions) == 28_629  # the partitions of 0 to 30 (OEIS A000070)
+    assert [r["position"] for r in rows] == [spelt(p) for p in sorted(positions, key=lambda p: (sum(p), spelt(p)))]
+    assert {r["position"]: r["grundy"] for r in rows} == {spelt(p): grundy(p) for p in positions}

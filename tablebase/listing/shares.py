@@ -76,15 +76,19 @@ def split_by(rows: pa.Table, which: np.ndarray, parts: int) -> list[pa.Table]:
     return [rows.take(pa.array(order[a:b])) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
-def starting(game: PlainGame, seconds: float | None, limit: int | None,
-             batch: int = START_BATCH, rules: PlainRules | None = None) -> Iterator[pa.Table]:
+def starting(game: PlainGame, seconds: float | None, limit: int | None, batch: int = START_BATCH,
+             rules: PlainRules | None = None, share: tuple[int, int] = (0, 1)) -> Iterator[pa.Table]:
     """The start positions as they travel (``travelling``), in tables of up to ``batch``, each once in its
     table: a game may start from millions, which no one process need hold at once. A position given in two
     tables travels twice, and its owner keeps it once (``fresh``), as it does a position reached twice: to
     tell it here, this process would hold the hash of every position before it, and look each table up
     among them. The game's code is watched while it gives a table, not while the caller writes it. ``rules``:
-    where reduced, each start position is taken to its representative."""
-    given, total = None, 0
+    where reduced, each start position is taken to its representative. ``share``: (part, parts), only the
+    positions whose level is ``part`` modulo ``parts``, as one of ``parts`` processes that share the start
+    (each is given every start position, and only a position's level tells them apart whatever order
+    each is given them in)."""
+    part, parts = share
+    given, total, seen = None, 0, False
     while True:
         found: dict[Any, int] = {}
         with watched(game, "start_positions", seconds) as watch:
@@ -92,9 +96,13 @@ def starting(game: PlainGame, seconds: float | None, limit: int | None,
                 if given is None:
                     given = iter(game.start_positions() if rules is None else rules.start_positions(game))
                 for p in given:
+                    seen = True
                     if p not in found:
                         watch.at = p
-                        found[p] = level_of(game, p)
+                        level = level_of(game, p)
+                        if level % parts != part:
+                            continue
+                        found[p] = level
                         if len(found) == batch:
                             break
             except Exception as e:
@@ -106,7 +114,7 @@ def starting(game: PlainGame, seconds: float | None, limit: int | None,
             yield travelling(game, list(found), np.fromiter(found.values(), dtype=np.int64, count=len(found)), seconds)
         if len(found) < batch:
             break
-    if not total:
+    if not seen:
         raise TablebaseError(f"{game.name}: start_positions() gave no position")
 
 

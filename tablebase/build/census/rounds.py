@@ -19,7 +19,7 @@ from distributed import Client
 
 from tablebase.build.census.numbering_tasks import RangeNumbering
 from tablebase.build.census.share_tasks import counted, expand_share, item, receive
-from tablebase.build.census.small_levels import SERIAL_LEVEL, play_serially
+from tablebase.build.census.small_levels import SERIAL_LEVEL, play_serially, start_share
 from tablebase.build.cluster.failures import disk_full, records_of
 from tablebase.build.progress.census_lines import ListingStatus
 from tablebase.build.progress.display import Ticker, Timings
@@ -27,6 +27,7 @@ from tablebase.build.progress.worker_events import listening
 from tablebase.builders import Builder
 from tablebase.listing import current_limits
 from tablebase.listing.game_limits import too_many
+from tablebase.listing.shares import START_BATCH
 from tablebase.store import Manifest, remove_listing
 from tablebase.store.location import Location
 from tablebase.store.placed import flush
@@ -166,8 +167,26 @@ class ShareSearch:
         result, = self._results([task], "listing the start positions" if begin else "listing small levels")
         if "listing" in result:
             return result["listing"]
+        if result.get("shared"):
+            self._start_in_shares()
+            return None
         self._record_serial(result)
         return None
+
+    def _start_in_shares(self) -> None:
+        """The start positions written to the inboxes by a task a partition, side by side, each taking the levels
+        that are its partition modulo the partitions (``small_levels.start_share``): for a game that starts
+        from many positions, from every position perhaps, rather than by one task while the others wait."""
+        partitions = self.state["partitions"]
+        self.say(f"the start positions, more than {START_BATCH:,}, taken by the {partitions} shares side by side")
+        tasks = [self.client.submit(start_share, *self.game_args, self.root, self.table, partitions, self.limits, part,
+                                    symmetry=self.manifest.symmetry,
+                                    key=f"start-{self.table}-{self.run}-{self.serials}-{part}", pure=False)
+                 for part in range(partitions)]
+        results = self._results(tasks, "listing the start positions")
+        self._record_serial({"played": {}, "read": [], "waiting": [w for r in results for w in r["waiting"]],
+                             "files": {name: record for r in results for name, record in r["files"].items()},
+                             "rss": max(r["rss"] for r in results)})
 
     def _record_serial(self, result: dict[str, Any]) -> None:
         """A serial task's levels recorded and saved, as their steps in shares would have been."""

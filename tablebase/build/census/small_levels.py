@@ -10,6 +10,7 @@ it did as the steps in shares would have, read only by their records
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from tablebase.build.census.share_tasks import START, TRAVELLING, rss
@@ -20,7 +21,7 @@ from tablebase.listing import Limits, limits_set
 from tablebase.listing.game_limits import too_many
 from tablebase.listing.levels import Listing, level_table
 from tablebase.listing.serial import SerialPlay, numbered
-from tablebase.listing.shares import FIRST_KEY, routed, starting
+from tablebase.listing.shares import FIRST_KEY, START_BATCH, routed, starting
 from tablebase.store import write_listing_level, write_listing_span
 from tablebase.store.listing_files import LISTING_GROUP, LISTING_SPAN
 from tablebase.store.location import Location
@@ -48,8 +49,10 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: Location, ta
     the shares are never used (a game of one position a level is listed by one task).
 
     ``inboxes``: the records of what waits in the inboxes (round 0), by level; ``found``: the positions the
-    search found before; ``begin``: take the start positions first. Returns the listing's record if the
-    task played every level (``listing``), else what the search records of it: each level played, with the
+    search found before; ``begin``: take the start positions first, unless the game gives more than a
+    table of them (``START_BATCH``) and there are several partitions: then it returns ``shared``, and
+    the partitions take a share of them each (``start_share``), in parallel. Returns the listing's record
+    if the task played every level (``listing``), else what the search records of it: each level played, with the
     positions it found and the levels its children are on (``played``), the inboxes' records it read
     (``read``), what it left waiting, by level and round (``waiting``), the records of the files it wrote
     (``files``), and the process's memory (``rss``). ``every``: how often the driver speaks; the positions
@@ -63,8 +66,11 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: Location, ta
     files: Records = {}
     with limits_set(limits), Report(run, 1, every, report="listing", level=-1) as told:
         if begin:
-            _started(play, starting(game, limits.seconds, limit, rules=play.rules), root, table, partitions, waiting,
-                     files)
+            batches = starting(game, limits.seconds, limit, rules=play.rules)
+            first = next(batches)
+            if partitions > 1 and first.num_rows == START_BATCH:
+                return {"shared": True, "rss": rss()}  # more start positions than a table: the shares' to take
+            _started(play, itertools.chain([first], batches), root, table, partitions, waiting, files)
         read: Records = {}
         while play.bytes < SERIAL_BYTES:
             levels = set(play.waiting) | set(waiting)
@@ -85,28 +91,54 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: Location, ta
     return _left(play, root, table, partitions, files, waiting, read)
 
 
+def start_share(run: str, ref: str, params: dict[str, Any], root: Location, table: str, partitions: int,
+                limits: Limits, part: int, symmetry: bool = False) -> dict[str, Any]:
+    """Dask task: one of ``partitions`` shares of the start positions written to their owners' inboxes: those
+    whose level is ``part`` modulo ``partitions`` (``shares.starting``). Where a game starts from every
+    position, the start is the game's code of every position once more, and a task a partition does it
+    side by side. Returns what the search records, as ``play_serially`` does (no level played)."""
+    builder = builder_of_run(run, ref, params, symmetry)
+    play = SerialPlay(builder.game, builder.plain_rules(), limits.seconds)
+    waiting: dict[int, Records] = {}
+    files: Records = {}
+    source = f"{START}-{part:04d}-"
+    with limits_set(limits):
+        _started(play, starting(builder.game, limits.seconds, limits.positions_for(plain=True), rules=play.rules,
+                                share=(part, partitions)), root, table, partitions, waiting, files, source)
+        _held_to_inboxes(play, root, table, partitions, waiting, files, source)
+    return _left(play, root, table, partitions, files, waiting, {})
+
+
 def _started(play: SerialPlay, batches: Any, root: Location, table: str, partitions: int,
-             waiting: dict[int, Records], files: Records) -> None:
+             waiting: dict[int, Records], files: Records, source: str = f"{START}-") -> None:
     """The start positions, kept to be played here; beyond ``SERIAL_HELD`` of them, every one is written to its
-    owner's inbox as it comes (``waiting``: their records, by level, are read when their level is played)."""
+    owner's inbox as it comes (``waiting``: their records, by level, are read when their level is played;
+    ``source``: the inbox files' names begin so)."""
     held = 0
     for b, batch in enumerate(batches):
         if held + batch.num_rows <= SERIAL_HELD:
             play.add(batch)
             held += batch.num_rows
             continue
-        for level, tables in sorted(play.waiting.items()):  # what was held goes first
-            written = _to_inboxes(pa.concat_tables(tables), root, table, partitions, level, 0, f"{START}-held")
-            waiting.setdefault(level, {}).update(written)
-            files.update(written)
-        play.waiting.clear()
+        _held_to_inboxes(play, root, table, partitions, waiting, files, source)  # what was held goes first
         held = SERIAL_HELD + 1
         levels = batch.column("level").to_numpy()
         for level in np.unique(levels).tolist():
             written = _to_inboxes(batch.filter(pa.array(levels == level)), root, table, partitions, level, 0,
-                                  f"{START}{b:06d}")
+                                  f"{source}{b:06d}")
             waiting.setdefault(level, {}).update(written)
             files.update(written)
+
+
+def _held_to_inboxes(play: SerialPlay, root: Location, table: str, partitions: int, waiting: dict[int, Records],
+                     files: Records, source: str) -> None:
+    """The start positions held to be played here written to their owners' inboxes instead, a file a level and
+    owner."""
+    for level, tables in sorted(play.waiting.items()):
+        written = _to_inboxes(pa.concat_tables(tables), root, table, partitions, level, 0, f"{source}held")
+        waiting.setdefault(level, {}).update(written)
+        files.update(written)
+    play.waiting.clear()
 
 
 def _to_inboxes(positions: pa.Table, root: Location, table: str, partitions: int, level: int, round_: int,
