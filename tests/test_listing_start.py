@@ -48,8 +48,8 @@ def test_the_limit_counts_the_positions_given_and_no_position_is_refused():
 def test_shared_start_positions_are_each_taken_by_the_share_of_their_level():
     game = GivenThrice(heap=9)
     alone = {text for t in starting(game, None, None, batch=4) for text in t.column("text").to_pylist()}
-    shares = [[text for t in starting(game, None, None, batch=4, share=(part, 3)) for text in t.column("text").to_pylist()]
-              for part in range(3)]
+    shares = [[text for t in starting(game, None, None, batch=4, share=(part, 3))
+               for text in t.column("text").to_pylist()] for part in range(3)]
     for part, texts in enumerate(shares):
         assert texts and all(game.level(game.read(text)) % 3 == part for text in texts)
     taken = [set(texts) for texts in shares]  # a position given in two tables travels twice, as alone

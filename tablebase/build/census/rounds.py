@@ -27,7 +27,6 @@ from tablebase.build.progress.worker_events import listening
 from tablebase.builders import Builder
 from tablebase.listing import current_limits
 from tablebase.listing.game_limits import too_many
-from tablebase.listing.shares import START_BATCH
 from tablebase.store import Manifest, remove_listing
 from tablebase.store.location import Location
 from tablebase.store.placed import flush
@@ -144,7 +143,10 @@ class ShareSearch:
         self.manifest.listing = {"search": {"partitions": partitions, "waiting": [], "found": {}, "peak": 0},
                                  "work": {}}
         self.say(f"listing positions from the start positions in {partitions} shares on the workers")
-        self.whole = self._serial(begin=True)
+        if partitions > 1:
+            self._start_in_shares()  # then small levels at the top are played by one task, as any small levels
+        else:
+            self.whole = self._serial(begin=True)
 
     def _waiting_at(self, level: int) -> int:
         """The positions waiting at a level's first round, copies counted."""
@@ -167,23 +169,22 @@ class ShareSearch:
         result, = self._results([task], "listing the start positions" if begin else "listing small levels")
         if "listing" in result:
             return result["listing"]
-        if result.get("shared"):
-            self._start_in_shares()
-            return None
         self._record_serial(result)
         return None
 
     def _start_in_shares(self) -> None:
         """The start positions written to the inboxes by a task a partition, side by side, each taking the levels
-        that are its partition modulo the partitions (``small_levels.start_share``): for a game that starts
-        from many positions, from every position perhaps, rather than by one task while the others wait."""
+        that are its partition modulo the partitions (``small_levels.start_share``): a game may start from many
+        positions, from every position perhaps, and one task would take them while the others wait."""
         partitions = self.state["partitions"]
-        self.say(f"the start positions, more than {START_BATCH:,}, taken by the {partitions} shares side by side")
         tasks = [self.client.submit(start_share, *self.game_args, self.root, self.table, partitions, self.limits, part,
                                     symmetry=self.manifest.symmetry,
                                     key=f"start-{self.table}-{self.run}-{self.serials}-{part}", pure=False)
                  for part in range(partitions)]
         results = self._results(tasks, "listing the start positions")
+        given = sum(n for r in results for _, _, n in r["waiting"])
+        if self.limit is not None and given > self.limit:
+            raise too_many(self.builder.game.name, self.limit)
         self._record_serial({"played": {}, "read": [], "waiting": [w for r in results for w in r["waiting"]],
                              "files": {name: record for r in results for name, record in r["files"].items()},
                              "rss": max(r["rss"] for r in results)})

@@ -10,7 +10,6 @@ it did as the steps in shares would have, read only by their records
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 from tablebase.build.census.share_tasks import START, TRAVELLING, rss
@@ -21,7 +20,7 @@ from tablebase.listing import Limits, limits_set
 from tablebase.listing.game_limits import too_many
 from tablebase.listing.levels import Listing, level_table
 from tablebase.listing.serial import SerialPlay, numbered
-from tablebase.listing.shares import FIRST_KEY, START_BATCH, routed, starting
+from tablebase.listing.shares import FIRST_KEY, routed, starting
 from tablebase.store import write_listing_level, write_listing_span
 from tablebase.store.listing_files import LISTING_GROUP, LISTING_SPAN
 from tablebase.store.location import Location
@@ -49,10 +48,10 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: Location, ta
     the shares are never used (a game of one position a level is listed by one task).
 
     ``inboxes``: the records of what waits in the inboxes (round 0), by level; ``found``: the positions the
-    search found before; ``begin``: take the start positions first, unless the game gives more than a
-    table of them (``START_BATCH``) and there are several partitions: then it returns ``shared``, and
-    the partitions take a share of them each (``start_share``), in parallel. Returns the listing's record
-    if the task played every level (``listing``), else what the search records of it: each level played, with the
+    search found before; ``begin``: take the start positions first (on several partitions, the partitions
+    take them, side by side: ``start_share``). Returns the listing's record if the task played every
+    level, from the start positions and nothing found before (``listing``), else what the search records
+    of it: each level played, with the
     positions it found and the levels its children are on (``played``), the inboxes' records it read
     (``read``), what it left waiting, by level and round (``waiting``), the records of the files it wrote
     (``files``), and the process's memory (``rss``). ``every``: how often the driver speaks; the positions
@@ -66,11 +65,8 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: Location, ta
     files: Records = {}
     with limits_set(limits), Report(run, 1, every, report="listing", level=-1) as told:
         if begin:
-            batches = starting(game, limits.seconds, limit, rules=play.rules)
-            first = next(batches)
-            if partitions > 1 and first.num_rows == START_BATCH:
-                return {"shared": True, "rss": rss()}  # more start positions than a table: the shares' to take
-            _started(play, itertools.chain([first], batches), root, table, partitions, waiting, files)
+            _started(play, starting(game, limits.seconds, limit, rules=play.rules), root, table, partitions, waiting,
+                     files)
         read: Records = {}
         while play.bytes < SERIAL_BYTES:
             levels = set(play.waiting) | set(waiting)
@@ -86,7 +82,7 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: Location, ta
                 raise too_many(game.name, limit)
             if play.kept is not None:
                 break
-    if begin and not play.waiting and not waiting:
+    if (begin or not found) and not play.waiting and not waiting:
         return {"listing": _listed(game, play, root, table, limits.seconds), "rss": rss()}
     return _left(play, root, table, partitions, files, waiting, read)
 
