@@ -2,8 +2,7 @@
 
 Every task of a build names its game by reference and options (``ref``,
 ``params``), which travel cheaply; the game itself is made once per worker
-process and build run (``run``), and kept for the run's later tasks; Arrow's
-allocator is chosen then too (``cluster/allocator.py``). A worker
+process and build run (``run``), and kept for the run's later tasks. A worker
 works for one build at a time, so a new run replaces the last.
 """
 
@@ -12,7 +11,6 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from tablebase.build.cluster import allocator
 from tablebase.build.jobs import spec_for
 from tablebase.builders import Builder
 
@@ -29,6 +27,5 @@ def builder_of_run(run: str, ref: str, params: dict[str, Any], symmetry: bool = 
         builder = _games.get(named)
         if builder is None:
             _games.clear()
-            allocator.arrow_from_jemalloc()
             builder = _games[named] = spec_for(ref, params, symmetry=symmetry).builder
         return builder

@@ -1,8 +1,8 @@
 """A worker's allocator keeps the memory its tasks free, for the next task to reuse.
 
 The C library's malloc is set as glibc would set itself at most (``keep_freed_memory``);
-Arrow allocates from jemalloc (``arrow_from_jemalloc``) and is made to hand back what it
-freed once a task is done (``hand_back_arrow_memory``). Where the C library is not
+Arrow's allocator, which keeps what it freed too, is made to hand it back
+once a task is done (``hand_back_arrow_memory``). Where the C library is not
 glibc, nothing changes.
 """
 
@@ -35,22 +35,6 @@ def keep_freed_memory() -> bool:
     except (OSError, AttributeError):
         return False  # not glibc
     return bool(mallopt(_M_MMAP_THRESHOLD, FROM_MALLOC)) and bool(mallopt(_M_TRIM_THRESHOLD, KEPT))
-
-
-def arrow_from_jemalloc() -> bool:
-    """Have Arrow allocate this process's tables from jemalloc, where pyarrow has it; whether it does.
-
-    A worker hands Arrow's freed memory back after each task (``hand_back_arrow_memory``), so
-    every task allocates its tables from fresh pages, which pyarrow's default pool on Linux,
-    mimalloc, gives out at a higher cost than jemalloc (docs/scale.md, "Arrow's allocator").
-    Memory already allocated stays with the pool that gave it, so the pool can change at any time.
-    """
-    try:
-        pool = pa.jemalloc_memory_pool()
-    except NotImplementedError:  # a pyarrow built without it
-        return False
-    pa.set_memory_pool(pool)
-    return True
 
 
 def hand_back_arrow_memory() -> None:
