@@ -44,18 +44,19 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: Location, ta
     level whose moves keep it (its next round is the shares'), or once it holds ``SERIAL_BYTES`` of rows
     played (the manifest then records how far it got); it leaves each level's rows in its owners' share
     files and what still waits in its owners' inboxes. A search that plays every level here, from the
-    start positions, is a whole listing: the task numbers it and writes the listing's level files, and
-    the shares are never used (a game of one position a level is listed by one task).
+    start positions (its own, or the start's inboxes with nothing found before), is a whole listing: the
+    task numbers it and writes the listing's level files, and the shares are never used (a game of one
+    position a level is listed by one task).
 
     ``inboxes``: the records of what waits in the inboxes (round 0), by level; ``found``: the positions the
     search found before; ``begin``: take the start positions first (on several partitions, the partitions
     take them, side by side: ``start_share``). Returns the listing's record if the task played every
     level, from the start positions and nothing found before (``listing``), else what the search records
-    of it: each level played, with the
-    positions it found and the levels its children are on (``played``), the inboxes' records it read
-    (``read``), what it left waiting, by level and round (``waiting``), the records of the files it wrote
-    (``files``), and the process's memory (``rss``). ``every``: how often the driver speaks; the positions
-    played are told to it a few times as often. ``symmetry``: the table keeps one position of each orbit.
+    of it: each level played, with the positions it found and the levels its children are on (``played``),
+    the inboxes' records it read (``read``), what it left waiting, by level and round (``waiting``), the
+    records of the files it wrote (``files``), and the process's memory (``rss``). ``every``: how often the
+    driver speaks; the positions played are told to it a few times as often. ``symmetry``: the table keeps
+    one position of each orbit.
     """
     builder = builder_of_run(run, ref, params, symmetry)
     game = builder.game
