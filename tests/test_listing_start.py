@@ -55,3 +55,11 @@ def test_shared_start_positions_are_each_taken_by_the_share_of_their_level():
     taken = [set(texts) for texts in shares]  # a position given in two tables travels twice, as alone
     assert set().union(*taken) == alone and sum(map(len, taken)) == len(alone)  # each in one share only
     assert sorted(alone, key=int) == [str(n) for n in range(10)]
+
+
+def test_each_share_counts_every_start_position_given_as_one_alone():
+    """A share keeps only its levels' positions but counts, and is timed on, all that the game gives: else a
+    share that keeps none of an endless start would wait for it for ever (tests/test_bounded_games.py)."""
+    for part in range(3):
+        with pytest.raises(TablebaseError):
+            list(starting(GivenThrice(heap=9), None, 12, batch=4, share=(part, 3)))

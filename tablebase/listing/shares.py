@@ -88,7 +88,7 @@ def starting(game: PlainGame, seconds: float | None, limit: int | None, batch: i
     (each is given every start position, and only a position's level tells them apart whatever order
     each is given them in)."""
     part, parts = share
-    given, total, seen = None, 0, False
+    given, total = None, 0
     while True:
         found: dict[Any, int] = {}
         with watched(game, "start_positions", seconds) as watch:
@@ -96,25 +96,22 @@ def starting(game: PlainGame, seconds: float | None, limit: int | None, batch: i
                 if given is None:
                     given = iter(game.start_positions() if rules is None else rules.start_positions(game))
                 for p in given:
-                    seen = True
                     if p not in found:
                         watch.at = p
-                        level = level_of(game, p)
-                        if level % parts != part:
-                            continue
-                        found[p] = level
+                        found[p] = level_of(game, p)
                         if len(found) == batch:
                             break
             except Exception as e:
                 raise game_failed(game, e) from None
-        total += len(found)
+        total += len(found)  # each share counts, and is timed on, every position given, as one alone
         if limit is not None and total > limit:
             raise too_many(game.name, limit)
-        if found:
-            yield travelling(game, list(found), np.fromiter(found.values(), dtype=np.int64, count=len(found)), seconds)
+        mine = found if parts == 1 else {p: level for p, level in found.items() if level % parts == part}
+        if mine:
+            yield travelling(game, list(mine), np.fromiter(mine.values(), dtype=np.int64, count=len(mine)), seconds)
         if len(found) < batch:
             break
-    if not seen:
+    if not total:
         raise TablebaseError(f"{game.name}: start_positions() gave no position")
 
 
