@@ -26,7 +26,15 @@ positions). For each, every position is found first (not timed), then:
 5. a local Dask cluster of ``--workers`` processes started and closed:
    Dask's own start;
 6. the build command, in a child process with a local cluster of
-   ``--workers`` (its memory sampled).
+   ``--workers`` (its memory sampled);
+7. the rest of the least a whole table takes: 4 again with each share
+   spelling its share of the game's start positions first (they travel to
+   their owners too: Kayles' fixture starts from every position); the
+   table itself from the listed graph in one process (``least_table``:
+   Grundy values of an impartial game solved a level at a time, keys by
+   level and notation, rows written as Parquet), counted as shared by the
+   workers with no wait; and a command's own start (Python and the
+   libraries a build imports, in a process of its own).
 
 Each is timed, ``--repeat`` times in turn (each figure the median of its
 runs: on this shared machine one run of a 20-second command moves by a
@@ -36,7 +44,10 @@ writes anything; ``ratio`` is 6 against 1; ``per_least``, 6 against 3 and 5
 together, is the target's (at most 1.3); ``travelling_per_least``, 4 and 5
 against 3 and 5, is the least that figure can be for a build whose
 positions travel as notation, before it numbers, solves or writes
-anything; and ``cpu_shared_per_least`` the command's CPU shared by its
+anything; ``table_bound_per_least``, 7 and 5 against 3 and 5, the least a
+command that lists, numbers, solves and writes a table could take against
+the target's least: a target under it is out of reach whatever the engine;
+and ``cpu_shared_per_least`` the command's CPU shared by its
 workers with no wait at all, against 3 and 5: what the steps spend,
 whatever their order. Printed beside
 them: the CPU time of the loop and of the command (its own, its
@@ -72,7 +83,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from common import PeakMemory, report  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 
-from tablebase.games import ScoredGame  # noqa: E402
+from tablebase.games import ImpartialGame, ScoredGame  # noqa: E402
+from tablebase.lazy import np, pa, pc, pq  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # name -> (game file, class, its options as the command takes them, as the class takes them, a tiny table's options)
@@ -167,18 +179,71 @@ def least_build(game, positions: list, travelling: bool = False) -> float:
     return time.perf_counter() - began
 
 
-def forked(game, positions: list, workers: int, travelling: bool = False) -> float:
+def forked(game, positions: list, workers: int, travelling: bool = False, starts: list | None = None) -> float:
     """``least_build`` shared by ``workers`` processes forked with the positions (or their texts), each
     taking every ``workers``-th: what this machine's cores give when nothing is sent between them. Its wall
-    time."""
+    time. ``starts``: the game's start positions, each process spelling every ``workers``-th of them first,
+    as they must be spelt to travel to their owners before any is played."""
     context = multiprocessing.get_context("fork")
     began = time.perf_counter()
-    shares = [context.Process(target=least_build, args=(game, positions[i::workers], travelling))
+    shares = [context.Process(target=_least_share, args=(game, positions[i::workers], travelling,
+                                                         starts[i::workers] if starts else []))
               for i in range(workers)]
     for share in shares:
         share.start()
     for share in shares:
         share.join()
+    return time.perf_counter() - began
+
+
+def _least_share(game, positions: list, travelling: bool, starts: list) -> None:
+    texts = [game.format(p) for p in starts]
+    del texts
+    least_build(game, positions, travelling)
+
+
+def moves_graph(game, positions: list) -> tuple[np.ndarray, np.ndarray]:
+    """Each move as (its position's index, its child's index) into ``positions``, in the order played."""
+    index = {p: i for i, p in enumerate(positions)}
+    parents, children = array("q"), array("q")
+    for i, p in enumerate(positions):
+        for _, child in game.moves(p):
+            parents.append(i)
+            children.append(index[child])
+    return np.frombuffer(parents, dtype=np.int64), np.frombuffer(children, dtype=np.int64)
+
+
+def least_table(texts: list[str], levels: np.ndarray, parents: np.ndarray, children: np.ndarray,
+                folder: Path, impartial: bool) -> float:
+    """The least a build does, in one process, from a listed graph to a table on disk: each position's Grundy
+    value (``impartial``: the mex of its children's, a level at a time from the bottom, vectorised over the
+    graph of ``moves_graph`` of positions given by level, so that a level's moves are one slice), positions
+    numbered by level and notation (the keys every build gives), and each row (key, notation, Grundy value)
+    written as Parquet in key order. A build writes more (outcome, remoteness, best move, the probe index):
+    this is less than any does. Its wall time."""
+    began = time.perf_counter()
+    grundy = np.zeros(len(texts), dtype=np.int64)
+    if impartial and len(parents):
+        cuts = np.flatnonzero(np.diff(levels[parents])) + 1
+        for a, b in zip([0, *cuts.tolist()], [*cuts.tolist(), len(parents)]):
+            firsts = np.flatnonzero(np.diff(parents[a:b], prepend=-1))
+            seen = np.bitwise_or.reduceat(np.uint64(1) << grundy[children[a:b]].astype(np.uint64), firsts)
+            free = ~seen & (seen + np.uint64(1))  # the least bit not set: the mex
+            grundy[parents[a:b][firsts]] = np.log2(free.astype(np.float64)).astype(np.int64)
+        if grundy.max(initial=0) >= 63:
+            sys.exit("bench_listing: a Grundy value too large for the least table's bits")
+    listed = pa.table({"level": pa.array(levels), "text": pa.array(texts)})
+    order = pc.sort_indices(listed, [("level", "ascending"), ("text", "ascending")])
+    pq.write_table(pa.table({"key": pa.array(np.arange(len(texts))), "position": listed.column("text").take(order),
+                             "grundy": pa.array(grundy[order.to_numpy()].astype(np.uint8))}), folder / "least.parquet")
+    return time.perf_counter() - began
+
+
+def imports() -> float:
+    """A command's own start: Python, and the libraries a build on a Dask cluster that writes Parquet needs,
+    imported in a process of its own. Its wall time."""
+    began = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import distributed, pyarrow.parquet, numpy"], check=True)
     return time.perf_counter() - began
 
 
@@ -214,20 +279,30 @@ def main() -> None:
             positions = every_position(game)
             _, idle, _ = build(path, cls, tiny, folder / "tiny", args.workers)
             texts = [game.format(p) for p in positions]
+            starts = list(dict.fromkeys(game.start_positions()))
+            by_level = sorted(positions, key=game.level)
+            levels = np.array([game.level(p) for p in by_level], dtype=np.int64)
+            parents, children = moves_graph(game, by_level)
+            by_level = [game.format(p) for p in by_level]
             runs = []
             for r in range(max(args.repeat, 1)):
                 loop, loop_cpu = moves_loop(game, positions)
                 least = least_build(game, positions)
                 shared = forked(game, positions, args.workers)
                 travelling = forked(game, texts, args.workers, travelling=True)
+                with_start = forked(game, texts, args.workers, travelling=True, starts=starts)
+                table = least_table(by_level, levels, parents, children, folder, isinstance(game, ImpartialGame))
+                started = imports()
                 dask = cluster_start(args.workers)
                 command, memory, summary = build(path, cls, params, folder / f"{key}-{r}", args.workers)
                 shutil.rmtree(folder / f"{key}-{r}")
-                runs.append((loop, loop_cpu, least, shared, travelling, dask, command, memory.cpu_seconds, summary))
-            del positions, texts
-            loop, loop_cpu, least, shared, travelling, dask, command, cpu = (
-                statistics.median(run[i] for run in runs) for i in range(8))
-            summary = {name: statistics.median(run[8][name] for run in runs)
+                runs.append((loop, loop_cpu, least, shared, travelling, dask, command, memory.cpu_seconds, with_start,
+                             table, started, summary))
+            del positions, texts, parents, children, by_level
+            loop, loop_cpu, least, shared, travelling, dask, command, cpu, with_start, table, started = (
+                statistics.median(run[i] for run in runs) for i in range(11))
+            bound = with_start + table / args.workers + dask + started
+            summary = {name: statistics.median(run[-1][name] for run in runs)
                        for name in ("positions", "listing_seconds", "numbering_seconds", "solving_seconds")}
             n, listing, numbering = summary["positions"], summary["listing_seconds"], summary["numbering_seconds"]
             # A local cluster's workers are the command's children or grandchildren (forked from its fork server).
@@ -240,6 +315,9 @@ def main() -> None:
                    per_least=round(command / (shared + dask), 2),
                    least_travelling_shared_s=round(travelling, 2),
                    travelling_per_least=round((travelling + dask) / (shared + dask), 2),
+                   least_travelling_start_shared_s=round(with_start, 2), least_table_s=round(table, 2),
+                   imports_s=round(started, 2), table_bound_s=round(bound, 2),
+                   table_bound_per_least=round(bound / (shared + dask), 2),
                    cpu_shared_per_least=round(cpu / args.workers / (shared + dask), 2),
                    expanding_s=round(listing - numbering, 2), numbering_s=round(numbering, 2),
                    solving_s=summary["solving_seconds"], expanding_per_loop=round((listing - numbering) / loop, 2),
