@@ -69,6 +69,9 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: Location, ta
             _started(play, starting(game, limits.seconds, limit, rules=play.rules), root, table, partitions, waiting,
                      files)
         read: Records = {}
+        # What this task leaves in the inboxes is named by the level it begins at: another serial task of the
+        # search, begun lower, leaves its own beside it (each level's first round is played once).
+        source = f"{SERIAL}-{max(set(play.waiting) | set(waiting), default=-1):06d}"
         while play.bytes < SERIAL_BYTES:
             levels = set(play.waiting) | set(waiting)
             if not levels:
@@ -85,7 +88,7 @@ def play_serially(run: str, ref: str, params: dict[str, Any], root: Location, ta
                 break
     if (begin or not found) and not play.waiting and not waiting:
         return {"listing": _listed(game, play, root, table, limits.seconds), "rss": rss()}
-    return _left(play, root, table, partitions, files, waiting, read)
+    return _left(play, root, table, partitions, files, waiting, read, source)
 
 
 def start_share(run: str, ref: str, params: dict[str, Any], root: Location, table: str, partitions: int,
@@ -103,7 +106,7 @@ def start_share(run: str, ref: str, params: dict[str, Any], root: Location, tabl
         _started(play, starting(builder.game, limits.seconds, limits.positions_for(plain=True), rules=play.rules,
                                 share=(part, partitions)), root, table, partitions, waiting, files, source)
         _held_to_inboxes(play, root, table, partitions, waiting, files, source)
-    return _left(play, root, table, partitions, files, waiting, {})
+    return _left(play, root, table, partitions, files, waiting, {}, f"{SERIAL}-{source}")
 
 
 def _started(play: SerialPlay, batches: Any, root: Location, table: str, partitions: int,
@@ -149,9 +152,10 @@ def _to_inboxes(positions: pa.Table, root: Location, table: str, partitions: int
 
 
 def _left(play: SerialPlay, root: Location, table: str, partitions: int, files: Records, waiting: dict[int, Records],
-          read: Records) -> dict[str, Any]:
+          read: Records, source: str) -> dict[str, Any]:
     """What the search records of a serial task that did not play every level: the levels played, their rows in
-    their owners' share files; the positions still waiting, in their owners' inboxes."""
+    their owners' share files; the positions still waiting, in their owners' inboxes (files named after
+    ``source``)."""
     left: dict[tuple[int, int], int] = {}
     written: Records = {}
     for level, rows in play.played.items():
@@ -162,7 +166,7 @@ def _left(play: SerialPlay, root: Location, table: str, partitions: int, files: 
                                           share_name(level, owner, 0)))
     for level, tables in play.waiting.items():
         round_ = 1 if level == play.kept else 0
-        inbox = _to_inboxes(pa.concat_tables(tables), root, table, partitions, level, round_, SERIAL)
+        inbox = _to_inboxes(pa.concat_tables(tables), root, table, partitions, level, round_, source)
         written.update(inbox)
         left[level, round_] = sum(r["rows"] for r in inbox.values())
     # What the task wrote to the inboxes for a level it did not play waits there too: kept, and counted.
