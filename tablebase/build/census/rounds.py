@@ -218,13 +218,18 @@ class ShareSearch:
         """The next waiting step and the levels below it (their first rounds), submitted at once, each
         waiting inside the scheduler for the step above: no round trip through this process between levels.
         A step whose moves kept their level needs another round of it first: the steps below it then do
-        nothing (``expand_share`` sees it), and the next chain starts there."""
+        nothing (``expand_share`` sees it), and the next chain starts there. So does a level that turns out
+        small once the steps above it have sent their children (``SERIAL_LEVEL``, counted as this process
+        counts it): one task then plays it and the small levels below it, as it plays small levels at the top
+        (Kayles' levels of few pins each cost a round of tasks a level, where one task plays them all at once)."""
         level, round_ = self._next()
         self.chains += 1  # a step skipped in one chain is submitted again in the next: new task names
         steps = [(level, round_), *((lv, 0) for lv in range(level - 1, max(level - CHAIN, -1), -1))]
+        known = {lv: self._waiting_at(lv) for lv, _ in steps}
         submitted, above, prior = [], None, []
         for lv, r in steps:
-            receiving, counts = self._step(lv, r, above, prior)
+            small = None if above is None else (known[lv], SERIAL_LEVEL, [x for receiving in prior for x in receiving])
+            receiving, counts = self._step(lv, r, above, prior, small)
             submitted.append((lv, r, receiving, counts))
             above = (lv, receiving)
             prior.append(receiving)
@@ -237,16 +242,18 @@ class ShareSearch:
             if any(lv in x["levels"] for x in reached):
                 break  # another round of this level first: the steps below it did nothing
 
-    def _step(self, level: int, round_: int, above: tuple[int, list] | None, prior: list[list]) -> tuple[list, list]:
+    def _step(self, level: int, round_: int, above: tuple[int, list] | None, prior: list[list],
+              small: tuple[int, int, list] | None = None) -> tuple[list, list]:
         """Play one round of one level in every share (once the step ``above`` is received), and route the
         children to their owners. Each share reads what reached it: the files the manifest records, and those
-        the ``prior`` steps of this chain wrote to its inbox (their results)."""
+        the ``prior`` steps of this chain wrote to its inbox (their results). ``small``: what every share
+        counts to tell whether the level is small enough for one task (``expand_share``)."""
         partitions = self.state["partitions"]
         tag = f"{self.table}-{level}-{round_}-{self.run}-{self.chains}"
         expanding = [self.client.submit(expand_share, *self.game_args, self.root, self.table, level, p, round_,
                                         partitions, self.limits, inbox_records(self.work, level, p, round_),
                                         share_records(self.work, level, p, before=round_), above,
-                                        [receiving[p] for receiving in prior], self.every,
+                                        [receiving[p] for receiving in prior], self.every, small,
                                         symmetry=self.manifest.symmetry, key=f"expand-{tag}-{p}", **self._on(p))
                      for p in range(partitions)]
         return self._sent(expanding, level, round_)

@@ -47,7 +47,7 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: Location, tab
                  round_: int, partitions: int, limits: Limits, inbox: Records, seen: Records,
                  above: tuple[int, list[dict[str, Any]]] | None = None,
                  prior: list[dict[str, Any]] = (), every: float = float("inf"),
-                 symmetry: bool = False) -> dict[str, Any]:
+                 small: tuple[int, int, list[dict[str, Any]]] | None = None, symmetry: bool = False) -> dict[str, Any]:
     """Dask task: one partition's share of one round of a level, played; its rows written; its children
     split by owner (``pieces``), how many positions it found, the process's memory, its files' records.
 
@@ -58,12 +58,20 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: Location, tab
     which must be received first. If its moves kept their level (or it did nothing), that level needs
     another round before this one: this step does nothing (``skipped``) and is submitted again later.
     ``every``: how often the driver speaks; the positions played are told to it a few times as often.
+    ``small``: (the positions the manifest had waiting at this level's first round when the chain was
+    submitted, the most one task plays by itself, what every partition's ``receive`` of the chain's steps
+    before this one wrote): a level found to hold no more is skipped too, and played by one task. Every share
+    counts the same, so all skip or none.
     ``symmetry``: the table keeps one position of each orbit.
     """
     if above is not None:
         above_level, received = above
         if any(r["skipped"] or above_level in r["levels"] for r in received):
-            return {"pieces": [None] * partitions, "found": 0, "rss": rss(), "skipped": True, "files": {}}
+            return _skipped(partitions)
+    if small is not None:
+        known, most, received = small
+        if known + sum(r["levels"].get(level, 0) for r in received) <= most:
+            return _skipped(partitions)
     builder = builder_of_run(run, ref, params, symmetry)
     given = {**inbox, **inbox_records(recorded(prior), level, partition, round_)}
     arrived = read_work(root, table, dict(sorted(given.items())), schema=TRAVELLING)
@@ -93,6 +101,11 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: Location, tab
     survey = surveyed([share.column("text")], metadata, held)
     return {"pieces": routed(reached, partitions), "found": share.num_rows, "rss": rss(), "skipped": False,
             "files": files, "survey": survey}
+
+
+def _skipped(partitions: int) -> dict[str, Any]:
+    """What a step that did nothing returns: its pieces None, so that the steps after it do nothing either."""
+    return {"pieces": [None] * partitions, "found": 0, "rss": rss(), "skipped": True, "files": {}}
 
 
 def _played_in_batches(builder: Builder, level: int, share: pa.Table, limits: Limits,
