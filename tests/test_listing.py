@@ -57,6 +57,12 @@ def same_listing(a, b) -> None:
 
 def listed_in_shares(client: Client, builder, source, root: Path, partitions: int | None = None) -> Listing:
     """The game listed by the workers in shares into ``root``, read back from its level files."""
+    return searched_in_shares(client, builder, source, root, partitions)[0]
+
+
+def searched_in_shares(client: Client, builder, source, root: Path,
+                       partitions: int | None = None) -> tuple[Listing, ShareSearch]:
+    """``listed_in_shares``, and the search that listed it (its chains of steps and serial tasks counted)."""
     manifest = fresh_manifest(TableSpec(builder.game, source, "t", False), 0)
     table_dir(root, "t").mkdir(parents=True)
     search = ShareSearch(client, root, manifest, builder, source.ref, "test-run", lambda text: None, partitions)
@@ -70,7 +76,7 @@ def listed_in_shares(client: Client, builder, source, root: Path, partitions: in
     for level, size in enumerate(record["sizes"]):
         if size:
             listing.levels[level] = level_rows(runs[level] if level in runs else read_listing_level(root, "t", level))
-    return listing
+    return listing, search
 
 
 @pytest.mark.parametrize("ref, params", GAMES)
@@ -106,6 +112,27 @@ def test_a_listing_in_shares_is_the_listing_in_one_process(scheduler, tmp_path, 
     if serial == 0:  # a serial task leaves a level that a move keeps (a pass, an extra turn) to the shares
         assert any(batches) == (partitions > 1 and max(here.sizes) > 6)
     assert there.mean_moves == here.mean_moves
+
+
+@pytest.mark.parametrize("ref, params, serial, chains, serials", [
+    ("cram.py:Cram", {"rows": 3, "cols": 4}, 0, 1, 0),
+    (f"{PLUGINS / 'kayles_rows.py'}:KaylesRows", {"pins": 30, "every": 1}, rounds.SERIAL_LEVEL, 1, 1),
+], ids=["empty levels", "small levels"])
+def test_a_chain_of_steps_ends_at_a_small_level_not_at_an_empty_one(scheduler, tmp_path, monkeypatch, ref, params,
+                                                                    serial, chains, serials):
+    """The search's chains of steps and its serial tasks, on two partitions. Cram: every move fills two cells,
+    so every other level holds nothing, and with no level small enough for one task the whole search is one
+    chain from the top (an empty level does not end it). Kayles, every set of rows of at most 30 pins a start
+    position: the top level holds 5,604 positions, so a chain plays the levels from the top in shares until
+    one is found small once the levels above have sent it their children; the levels shrink to the bottom,
+    so one serial task then plays every level left. Either way, the listing in one process."""
+    monkeypatch.setattr(rounds, "SERIAL_LEVEL", serial)
+    cls, source = find_game(ref if ref.startswith("/") else f"{EXAMPLES / ref}")
+    builder = builder_of(cls(**params))
+    with Client(scheduler) as client:
+        listing, search = searched_in_shares(client, builder, source, tmp_path, 2)
+    same_listing(builder.list_positions(), listing)
+    assert (search.chains, search.serials) == (chains, serials)
 
 
 def test_a_keyed_game_is_listed_as_far_as_its_moves_reach():

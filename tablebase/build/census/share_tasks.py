@@ -60,8 +60,9 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: Location, tab
     ``every``: how often the driver speaks; the positions played are told to it a few times as often.
     ``small``: (the positions the manifest had waiting at this level's first round when the chain was
     submitted, the most one task plays by itself, what every partition's ``receive`` of the chain's steps
-    before this one wrote): a level found to hold no more is skipped too, and played by one task. Every share
-    counts the same, so all skip or none.
+    before this one wrote): a level found to hold no more, and something, is skipped too, and played by one
+    task (a level that holds nothing, as every other level of a game whose moves take two cells, does not end
+    the chain). Every share counts the same, so all skip or none.
     ``symmetry``: the table keeps one position of each orbit.
     """
     if above is not None:
@@ -70,7 +71,7 @@ def expand_share(run: str, ref: str, params: dict[str, Any], root: Location, tab
             return _skipped(partitions)
     if small is not None:
         known, most, received = small
-        if known + sum(r["levels"].get(level, 0) for r in received) <= most:
+        if 0 < known + sum(r["levels"].get(level, 0) for r in received) <= most:  # an empty level goes on
             return _skipped(partitions)
     builder = builder_of_run(run, ref, params, symmetry)
     given = {**inbox, **inbox_records(recorded(prior), level, partition, round_)}
