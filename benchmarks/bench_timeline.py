@@ -7,8 +7,9 @@ The games are ``bench_listing.py``'s. A local cluster of ``--workers``
 processes is started first (not timed), and the build command runs against
 it (``--scheduler``) while the cluster records every task it runs. Each task
 belongs to a phase by its name: the start (the start positions, and small
-levels played by one task), the search (the shares' levels played and their
-children sent), the numbering and the solving. For each phase: its span
+levels at the top played by one task), the search (the shares' levels
+played and their children sent, and small levels below played by one
+task), the numbering and the solving. For each phase: its span
 (from its first task's start to its last task's end, on any worker), the
 seconds the workers ran its tasks (``busy``), and ``use``, busy against the
 span times the workers: the share of the workers' time the phase kept them
@@ -35,8 +36,9 @@ from bench_listing import GAMES, options  # noqa: E402
 from common import report  # noqa: E402
 from distributed import Client, LocalCluster, get_task_stream  # noqa: E402
 
-# A task's phase, by the first word of its name (the build's task keys).
-PHASES = {"start": "start", "serial": "start",
+# A task's phase, by the first word of its name (the build's task keys). A serial task (small levels played
+# one after another by one task) is the start's before the search's first step, else the search's.
+PHASES = {"start": "start", "serial": "serial",
           "expand": "search", "pick": "search", "count": "search", "receive": "search",
           "survey": "numbering", "route": "numbering", "range": "numbering", "answer": "numbering",
           "assemble": "numbering", "level": "numbering", "item": "numbering",
@@ -66,16 +68,17 @@ def one_build(name: str, workers: int) -> dict[str, float]:
             sys.exit(done.stderr)
     finally:
         shutil.rmtree(out, ignore_errors=True)
+    computed = [(phase_of(task["key"]), part) for task in tasks for part in task["startstops"]
+                if part["action"] == "compute"]
+    searching = min((part["start"] for phase, part in computed if phase == "search"), default=float("inf"))
     spans: dict[str, list[float]] = {}
     busy: dict[str, float] = {}
-    for task in tasks:
-        phase = phase_of(task["key"])
-        for part in task["startstops"]:
-            if part["action"] != "compute":
-                continue
-            span = spans.setdefault(phase, [part["start"], part["stop"]])
-            span[0], span[1] = min(span[0], part["start"]), max(span[1], part["stop"])
-            busy[phase] = busy.get(phase, 0.0) + part["stop"] - part["start"]
+    for phase, part in computed:
+        if phase == "serial":
+            phase = "start" if part["start"] < searching else "search"
+        span = spans.setdefault(phase, [part["start"], part["stop"]])
+        span[0], span[1] = min(span[0], part["start"]), max(span[1], part["stop"])
+        busy[phase] = busy.get(phase, 0.0) + part["stop"] - part["start"]
     figures = {"command_s": ended - began}
     covered = 0.0
     for phase in [*ORDER, "other"]:
