@@ -197,8 +197,8 @@ def forked(game, positions: list, workers: int, travelling: bool = False, starts
 
 
 def _least_share(game, positions: list, travelling: bool, starts: list) -> None:
-    texts = [game.format(p) for p in starts]
-    del texts
+    for p in starts:
+        game.format(p)
     least_build(game, positions, travelling)
 
 
@@ -280,10 +280,11 @@ def main() -> None:
             _, idle, _ = build(path, cls, tiny, folder / "tiny", args.workers)
             texts = [game.format(p) for p in positions]
             starts = list(dict.fromkeys(game.start_positions()))
-            by_level = sorted(positions, key=game.level)
+            by_level = sorted(positions, key=game.level)  # the least table's graph: a level's moves run on
             levels = np.array([game.level(p) for p in by_level], dtype=np.int64)
             parents, children = moves_graph(game, by_level)
-            by_level = [game.format(p) for p in by_level]
+            texts_by_level = [game.format(p) for p in by_level]
+            del by_level
             runs = []
             for r in range(max(args.repeat, 1)):
                 loop, loop_cpu = moves_loop(game, positions)
@@ -291,14 +292,14 @@ def main() -> None:
                 shared = forked(game, positions, args.workers)
                 travelling = forked(game, texts, args.workers, travelling=True)
                 with_start = forked(game, texts, args.workers, travelling=True, starts=starts)
-                table = least_table(by_level, levels, parents, children, folder, isinstance(game, ImpartialGame))
+                table = least_table(texts_by_level, levels, parents, children, folder, isinstance(game, ImpartialGame))
                 started = imports()
                 dask = cluster_start(args.workers)
                 command, memory, summary = build(path, cls, params, folder / f"{key}-{r}", args.workers)
                 shutil.rmtree(folder / f"{key}-{r}")
                 runs.append((loop, loop_cpu, least, shared, travelling, dask, command, memory.cpu_seconds, with_start,
                              table, started, summary))
-            del positions, texts, parents, children, by_level
+            del positions, texts, parents, children, texts_by_level
             loop, loop_cpu, least, shared, travelling, dask, command, cpu, with_start, table, started = (
                 statistics.median(run[i] for run in runs) for i in range(11))
             bound = with_start + table / args.workers + dask + started
