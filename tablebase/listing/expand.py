@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablebase.games import Again, PlainGame
+from tablebase.games.base import MAX_LEVEL
 from tablebase.lazy import np, pa
 from tablebase.listed import level_of
 from tablebase.listing.checked import finished, game_failed, spelt
@@ -109,8 +110,41 @@ def _expand_one_part(game, rules, positions, watch: Watch, found, levels, move_i
     """``expand_chunk`` for one side whose moves lead to one position each: once per move, no more than it must.
 
     A move is numbered as it is met: kept until the end, every move's own object (a tuple, say) would
-    make the batch's memory grow with its moves rather than with the moves it has distinct.
+    make the batch's memory grow with its moves rather than with the moves it has distinct. A game
+    without extra turns is played by a loop that asks nothing of a child met before.
     """
+    if rules.again:
+        _expand_with_extra_turns(game, rules, positions, watch, found, levels, move_ids, counts, moves, parts,
+                                 results)
+        return
+    get, count, part, move = found.get, counts.append, parts.append, moves.append
+    move_id, level = move_ids.get, game.level
+    moves_of, result_of = rules.sides[0], rules.result_of
+    for j, p in enumerate(positions):
+        watch.at = p
+        before = len(parts)
+        for m, child in moves_of(p):
+            i = move_id(m)
+            if i is None:
+                i = move_ids[m] = len(move_ids)
+            move(i)
+            c = get(child)
+            if c is None:
+                if child.__class__ is Again:
+                    rules.extra_turn(game, child)  # refused: this kind has no extra turns
+                c = found[child] = len(found)
+                at = level(child)
+                levels.append(at if at.__class__ is int and 0 <= at <= MAX_LEVEL else level_of(game, child))
+            part(c)
+        n = len(parts) - before
+        count(n)
+        if not n and result_of is not None:
+            results[j] = finished(game, result_of, p)
+
+
+def _expand_with_extra_turns(game, rules, positions, watch: Watch, found, levels, move_ids, counts, moves, parts,
+                             results) -> None:
+    """``_expand_one_part`` of a game whose moves may give ``Again(child)``: the child's number marked."""
     get, count, part, move = found.get, counts.append, parts.append, moves.append
     move_id = move_ids.get
     moves_of, result_of = rules.sides[0], rules.result_of
