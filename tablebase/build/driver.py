@@ -17,7 +17,7 @@ from typing import Any
 from distributed import Client, Future, as_completed
 
 from tablebase.build.census.entry import list_on_cluster, listed_from_store
-from tablebase.build.cluster import shared_values
+from tablebase.build.cluster import allocator, shared_values
 from tablebase.build.cluster.failures import (
     LOST,
     RecordsLost,
@@ -146,6 +146,7 @@ class TableBuild:
     def prepare(self, partition_rows: int | None) -> None:
         """The steps before solving: resume, list, plan."""
         send_at_once(self.client)
+        allocator.keep_freed_memory_on(self.client)
         self.resume(partition_rows)
         self.list_positions()
         self.plan()

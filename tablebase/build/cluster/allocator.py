@@ -2,13 +2,14 @@
 
 The C library's malloc is set as glibc would set itself at most (``keep_freed_memory``);
 Arrow's allocator, which keeps what it freed too, is made to hand it back
-once a task is done (``hand_back_arrow_memory``). Where the C library is not
-glibc, nothing changes.
+once a task is done and the worker holds a share of its limit
+(``hand_back_arrow_memory``). Where the C library is not glibc, nothing changes.
 """
 
 from __future__ import annotations
 
 import ctypes
+from typing import Any
 
 from tablebase.lazy import pa, psutil
 
@@ -37,13 +38,42 @@ def keep_freed_memory() -> bool:
     return bool(mallopt(_M_MMAP_THRESHOLD, FROM_MALLOC)) and bool(mallopt(_M_TRIM_THRESHOLD, KEPT))
 
 
-def hand_back_arrow_memory() -> None:
-    """Return the memory Arrow's allocator freed but kept for reuse (a level read back, a table written).
+# What Arrow freed is kept for the next task while the worker holds less than this share of its memory limit:
+# small enough that a task's planned peak, were nothing kept taken again, stays clear of Dask's pause at 80%.
+KEEP_UNDER = 0.1
 
-    Without it a worker holds, after each task, the most its Arrow tables ever
-    held, and a worker over its limit is restarted by its nanny.
+
+def hand_back_arrow_memory() -> None:
+    """Return the memory Arrow's allocator freed but kept for reuse (a level read back, a table written), once
+    this process holds ``KEEP_UNDER`` of its worker's memory limit or more (always outside a worker with a
+    limit).
+
+    Without it a worker holds, after each task, the most its Arrow tables ever held, and a worker over its
+    limit is restarted by its nanny. Below that share the next task takes the kept memory again, where
+    memory handed back to the system costs a page fault a page when it is taken again (docs/scale.md).
     """
-    pa.default_memory_pool().release_unused()
+    limit = _worker_limit()
+    if limit is None or psutil.Process().memory_info().rss >= KEEP_UNDER * limit:
+        pa.default_memory_pool().release_unused()
+
+
+def _worker_limit() -> int | None:
+    """The memory limit of the Dask worker this runs in; None outside a worker or for one without a limit."""
+    try:
+        from distributed import get_worker
+
+        return get_worker().memory_manager.memory_limit or None
+    except (ImportError, ValueError, AttributeError):
+        return None
+
+
+def keep_freed_memory_on(client: Any) -> None:
+    """``keep_freed_memory`` on every worker of the cluster, as a build begins: its listing allocates and
+    frees as much as its solve (a worker its nanny restarts later sets it at its first solve)."""
+    try:
+        client.run(keep_freed_memory, on_error="ignore")
+    except Exception:  # noqa: BLE001 - a speed-up, never a reason to stop a build
+        pass
 
 
 def hand_back_freed_memory() -> None:
@@ -52,7 +82,7 @@ def hand_back_freed_memory() -> None:
     For a worker Dask paused for memory: a paused worker runs no task, so what
     its allocator keeps for the next task would otherwise keep it paused for ever.
     """
-    hand_back_arrow_memory()
+    pa.default_memory_pool().release_unused()
     try:
         ctypes.CDLL(None).malloc_trim(0)
     except (OSError, AttributeError):
