@@ -4,7 +4,8 @@
     python benchmarks/bench_timeline.py --only kayles --repeat 3
 
 The games are ``bench_listing.py``'s. A local cluster of ``--workers``
-processes is started first (not timed), and the build command runs against
+processes, as the build starts its own (``dask_client``: workers forked with
+the build's modules imported, Dask's profiler off), is started first (not timed), and the build command runs against
 it (``--scheduler``) while the cluster records every task it runs. Each task
 belongs to a phase by its name: the start (the start positions, and small
 levels at the top played by one task), the search (the shares' levels
@@ -34,7 +35,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_listing import GAMES, options  # noqa: E402
 from common import report  # noqa: E402
-from distributed import Client, LocalCluster, get_task_stream  # noqa: E402
+from distributed import get_task_stream  # noqa: E402
+
+from tablebase.build.cluster.start import dask_client  # noqa: E402
 
 # A task's phase, by the first word of its name (the build's task keys). A serial task (small levels played
 # one after another by one task) is the start's before the search's first step, else the search's.
@@ -56,11 +59,10 @@ def one_build(name: str, workers: int) -> dict[str, float]:
     path, cls, params, _ = GAMES[name]
     out = Path(tempfile.mkdtemp(prefix="timeline-"))
     try:
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True) as cluster, \
-                Client(cluster) as client, get_task_stream(client=client) as stream:
+        with dask_client(workers=workers) as client, get_task_stream(client=client) as stream:
             began = time.time()
             done = subprocess.run([sys.executable, "-m", "tablebase", "build", "--game", f"{path}:{cls}",
-                                   *options(params), "--out", str(out), "--scheduler", cluster.scheduler_address,
+                                   *options(params), "--out", str(out), "--scheduler", client.scheduler.address,
                                    "--quiet", "--position-seconds", "600"], capture_output=True, text=True)
             ended = time.time()
             tasks = stream.data
