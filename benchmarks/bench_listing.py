@@ -32,9 +32,10 @@ positions). For each, every position is found first (not timed), then:
    their owners too: Kayles' fixture starts from every position); the
    table itself from the listed graph in one process (``least_table``:
    Grundy values of an impartial game solved a level at a time, keys by
-   level and notation, rows written as Parquet), counted as shared by the
-   workers with no wait; and a command's own start (Python and the
-   libraries a build imports, in a process of its own).
+   level and notation, rows written as Parquet) and the game's
+   ``start_positions()`` run through once (the shares were handed theirs),
+   both counted as shared by the workers with no wait; and a command's own
+   start (Python and the libraries a build imports, in a process of its own).
 
 Each is timed, ``--repeat`` times in turn (each figure the median of its
 runs: on this shared machine one run of a 20-second command moves by a
@@ -202,6 +203,15 @@ def _least_share(game, positions: list, travelling: bool, starts: list) -> None:
     least_build(game, positions, travelling)
 
 
+def start_enumeration(game) -> float:
+    """The game's ``start_positions()`` run through once, as any build must: the shares of the least above
+    are handed their start positions ready-made. Its wall time."""
+    began = time.perf_counter()
+    for _ in game.start_positions():
+        pass
+    return time.perf_counter() - began
+
+
 def moves_graph(game, positions: list) -> tuple[np.ndarray, np.ndarray]:
     """Each move as (its position's index, its child's index) into ``positions``, in the order played."""
     index = {p: i for i, p in enumerate(positions)}
@@ -293,16 +303,17 @@ def main() -> None:
                 travelling = forked(game, texts, args.workers, travelling=True)
                 with_start = forked(game, texts, args.workers, travelling=True, starts=starts)
                 table = least_table(texts_by_level, levels, parents, children, folder, isinstance(game, ImpartialGame))
+                enumerated = start_enumeration(game)
                 started = imports()
                 dask = cluster_start(args.workers)
                 command, memory, summary = build(path, cls, params, folder / f"{key}-{r}", args.workers)
                 shutil.rmtree(folder / f"{key}-{r}")
                 runs.append((loop, loop_cpu, least, shared, travelling, dask, command, memory.cpu_seconds, with_start,
-                             table, started, summary))
+                             table, started, enumerated, summary))
             del positions, texts, parents, children, texts_by_level
-            loop, loop_cpu, least, shared, travelling, dask, command, cpu, with_start, table, started = (
-                statistics.median(run[i] for run in runs) for i in range(11))
-            bound = with_start + table / args.workers + dask + started
+            loop, loop_cpu, least, shared, travelling, dask, command, cpu, with_start, table, started, enumerated = (
+                statistics.median(run[i] for run in runs) for i in range(12))
+            bound = with_start + (table + enumerated) / args.workers + dask + started
             summary = {name: statistics.median(run[-1][name] for run in runs)
                        for name in ("positions", "listing_seconds", "numbering_seconds", "solving_seconds")}
             n, listing, numbering = summary["positions"], summary["listing_seconds"], summary["numbering_seconds"]
@@ -317,7 +328,7 @@ def main() -> None:
                    least_travelling_shared_s=round(travelling, 2),
                    travelling_per_least=round((travelling + dask) / (shared + dask), 2),
                    least_travelling_start_shared_s=round(with_start, 2), least_table_s=round(table, 2),
-                   imports_s=round(started, 2), table_bound_s=round(bound, 2),
+                   imports_s=round(started, 2), start_enumeration_s=round(enumerated, 2), table_bound_s=round(bound, 2),
                    table_bound_per_least=round(bound / (shared + dask), 2),
                    cpu_shared_per_least=round(cpu / args.workers / (shared + dask), 2),
                    expanding_s=round(listing - numbering, 2), numbering_s=round(numbering, 2),
