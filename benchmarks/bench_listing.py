@@ -53,7 +53,9 @@ workers with no wait at all, against 3 and 5: what the steps spend,
 whatever their order. Printed beside
 them: the CPU time of the loop and of the command (its own, its
 scheduler's and its workers', added up; on a shared machine the fairer
-comparison), the command's peak memory, the largest worker's, and that
+comparison), the kernel's share of the command's processes' and the pages
+the kernel gave them (``command_minor_faults``: each cleared, and on this
+host's virtual machine slow to give), the command's peak memory, the largest worker's, and that
 worker's growth per position of its share: its peak less the peak of a
 worker building a tiny table of the same game (what a worker holds before
 any position). The command's own summary splits its time: the listing's
@@ -309,10 +311,10 @@ def main() -> None:
                 command, memory, summary = build(path, cls, params, folder / f"{key}-{r}", args.workers)
                 shutil.rmtree(folder / f"{key}-{r}")
                 runs.append((loop, loop_cpu, least, shared, travelling, dask, command, memory.cpu_seconds, with_start,
-                             table, started, enumerated, summary))
+                             table, started, enumerated, memory.system_seconds, memory.minor_faults, summary))
             del positions, texts, parents, children, texts_by_level
-            loop, loop_cpu, least, shared, travelling, dask, command, cpu, with_start, table, started, enumerated = (
-                statistics.median(run[i] for run in runs) for i in range(12))
+            (loop, loop_cpu, least, shared, travelling, dask, command, cpu, with_start, table, started, enumerated,
+             system, faults) = (statistics.median(run[i] for run in runs) for i in range(14))
             bound = with_start + (table + enumerated) / args.workers + dask + started
             summary = {name: statistics.median(run[-1][name] for run in runs)
                        for name in ("positions", "listing_seconds", "numbering_seconds", "solving_seconds")}
@@ -335,6 +337,7 @@ def main() -> None:
                    solving_s=summary["solving_seconds"], expanding_per_loop=round((listing - numbering) / loop, 2),
                    moves_loop_cpu_s=round(loop_cpu, 2),
                    command_cpu_s=round(cpu, 2), cpu_ratio=round(cpu / loop_cpu, 2),
+                   command_system_s=round(system, 2), command_minor_faults=int(faults),
                    command_mib=round(memory.by_depth.get(1, 0) / 2**20),
                    worker_mib=round(worker / 2**20), idle_worker_mib=round(base / 2**20),
                    worker_bytes_per_share_position=round((worker - base) * args.workers / n))

@@ -29,6 +29,16 @@ def _rss_shmem(pid: int) -> int:
     return 0
 
 
+def _minor_faults(pid: int) -> int:
+    """The page faults a process took that read nothing from disk (Linux; elsewhere 0): each a page the
+    kernel gave it, cleared."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rpartition(")")[2].split()[7])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _shared_files_bytes() -> int:
     """Memory taken by the builds' shared values (build/cluster/shared_values.py)."""
     total = 0
@@ -46,7 +56,8 @@ def _shared_files_bytes() -> int:
 
 class PeakMemory:
     """Samples the resident memory of this process and all its children (Dask workers included),
-    and their CPU time (``cpu_seconds``: the last sample of each process, added up).
+    and their CPU time (``cpu_seconds``: the last sample of each process, added up; ``system_seconds``, the
+    kernel's share of it, and ``minor_faults``, the pages the kernel gave them, of its children alone).
 
     Pages that workers share (the values they map from /dev/shm) count once in
     the total, not once per worker: each process counts its resident memory less
@@ -64,6 +75,8 @@ class PeakMemory:
         #: ran, 2: that command's children, such as a local cluster's workers)
         self.by_depth: dict[int, int] = {}
         self._cpu: dict[int, float] = {}
+        self._system: dict[int, float] = {}
+        self._faults: dict[int, int] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -83,6 +96,9 @@ class PeakMemory:
                         self.by_depth[depth[p.pid]] = max(self.by_depth.get(depth[p.pid], 0), rss)
                     t = p.cpu_times()
                     self._cpu[p.pid] = t.user + t.system
+                    if p.pid != me.pid:
+                        self._system[p.pid] = t.system
+                        self._faults[p.pid] = _minor_faults(p.pid)
                 except psutil.Error:
                     pass
             self.peak = max(self.peak, total)
@@ -101,6 +117,14 @@ class PeakMemory:
     @property
     def cpu_seconds(self) -> float:
         return sum(self._cpu.values()) - self._before
+
+    @property
+    def system_seconds(self) -> float:
+        return sum(self._system.values())
+
+    @property
+    def minor_faults(self) -> int:
+        return sum(self._faults.values())
 
     @property
     def mib(self) -> float:
