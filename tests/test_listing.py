@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from distributed import Client
+from distributed import Client, get_task_stream
 
 from tablebase.build.census import numbering_tasks, rounds, share_tasks
 from tablebase.build.census.rounds import ShareSearch
@@ -125,14 +125,16 @@ def test_a_chain_of_steps_ends_at_a_small_level_not_at_an_empty_one(scheduler, t
     chain from the top (an empty level does not end it). Kayles, every set of rows of at most 30 pins a start
     position: the top level holds 5,604 positions, so a chain plays the levels from the top in shares until
     one is found small once the levels above have sent it their children; the levels shrink to the bottom,
-    so one serial task then plays every level left. Either way, the listing in one process."""
+    so one serial task then plays every level left. Either way, the listing in one process; and no task
+    surveys a share for the numbering, since the steps and the serial task said what it asks of their rows."""
     monkeypatch.setattr(rounds, "SERIAL_LEVEL", serial)
     cls, source = find_game(ref if ref.startswith("/") else f"{EXAMPLES / ref}")
     builder = builder_of(cls(**params))
-    with Client(scheduler) as client:
+    with Client(scheduler) as client, get_task_stream(client=client) as stream:
         listing, search = searched_in_shares(client, builder, source, tmp_path, 2)
     same_listing(builder.list_positions(), listing)
     assert (search.chains, search.serials) == (chains, serials)
+    assert not [task["key"] for task in stream.data if str(task["key"]).startswith("survey-")]
 
 
 def test_a_keyed_game_is_listed_as_far_as_its_moves_reach():

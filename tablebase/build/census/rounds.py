@@ -205,6 +205,8 @@ class ShareSearch:
             reaches[str(level)] = sorted(set(reaches.get(str(level), [])) | set(p["reaches"]))
             state["found"][str(level)] = state["found"].get(str(level), 0) + p["found"]
         state["peak"] = max(state["peak"], result["rss"])
+        for level, owner, survey, names in result.get("surveys", []):
+            self.surveys.setdefault((level, owner), []).append((survey, names))
         if played:
             self.status.found(sum(state["found"].values()), {*played, -1},  # -1: the serial task's report
                               f"listing positions: levels {max(played)} to {min(played)} found in one task")

@@ -19,6 +19,7 @@ from tablebase.lazy import np, pa, pc
 from tablebase.listing import Limits, limits_set
 from tablebase.listing.game_limits import too_many
 from tablebase.listing.levels import Listing, level_table
+from tablebase.listing.ranges import surveyed
 from tablebase.listing.serial import SerialPlay, numbered
 from tablebase.listing.shares import FIRST_KEY, routed, starting
 from tablebase.store import write_listing_level, write_listing_span
@@ -154,16 +155,18 @@ def _to_inboxes(positions: pa.Table, root: Location, table: str, partitions: int
 def _left(play: SerialPlay, root: Location, table: str, partitions: int, files: Records, waiting: dict[int, Records],
           read: Records, source: str) -> dict[str, Any]:
     """What the search records of a serial task that did not play every level: the levels played, their rows in
-    their owners' share files; the positions still waiting, in their owners' inboxes (files named after
-    ``source``)."""
+    their owners' share files, with what numbering asks of each (``surveys``: level, owner, survey, the file's
+    name); the positions still waiting, in their owners' inboxes (files named after ``source``)."""
     left: dict[tuple[int, int], int] = {}
     written: Records = {}
+    surveys = []  # what numbering asks of each share file written, said now that its rows are held
     for level, rows in play.played.items():
         for owner, piece in enumerate(routed(rows, partitions)):
             if piece.num_rows:
                 metadata = {**(rows.schema.metadata or {}), FIRST_KEY: pc.min(piece.column("text")).as_py().encode()}
-                written.update(write_work(piece.replace_schema_metadata(metadata), root, table,
-                                          share_name(level, owner, 0)))
+                share = write_work(piece.replace_schema_metadata(metadata), root, table, share_name(level, owner, 0))
+                written.update(share)
+                surveys.append([level, owner, surveyed([piece.column("text")], [metadata], piece.nbytes), list(share)])
     for level, tables in play.waiting.items():
         round_ = 1 if level == play.kept else 0
         inbox = _to_inboxes(pa.concat_tables(tables), root, table, partitions, level, round_, source)
@@ -179,7 +182,7 @@ def _left(play: SerialPlay, root: Location, table: str, partitions: int, files: 
     return {"played": {level: {"found": play.played[level].num_rows, "reaches": play.reaches[level]}
                        for level in play.played},
             "read": sorted(read), "waiting": [[level, r, n] for (level, r), n in sorted(left.items())],
-            "files": written, "rss": rss()}
+            "files": written, "surveys": surveys, "rss": rss()}
 
 
 def _listed(game: Any, play: SerialPlay, root: Location, table: str, seconds: float | None) -> dict[str, Any]:
