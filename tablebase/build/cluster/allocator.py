@@ -39,7 +39,7 @@ def keep_freed_memory() -> bool:
 
 
 # What Arrow freed is kept for the next task while the worker holds less than this share of its memory limit:
-# small enough that a task's planned peak, were nothing kept taken again, stays clear of Dask's pause at 80%.
+# a small share, and a worker Dask pauses for memory is made to hand back everything it keeps (lost_workers.py).
 KEEP_UNDER = 0.1
 
 
