@@ -53,10 +53,11 @@ workers with no wait at all, against 3 and 5: what the steps spend,
 whatever their order. Printed beside
 them: the CPU time of the loop and of the command (its own, its
 scheduler's and its workers', added up; on a shared machine the fairer
-comparison), the kernel's share of the command's processes' and the pages
-the kernel gave them (``command_minor_faults``: each cleared, and on this
-host's virtual machine slow to give), the command's peak memory, the largest worker's, and that
-worker's growth per position of its share: its peak less the peak of a
+comparison), the kernel's share of it (``command_system_s``) and the pages
+the kernel gave the command's processes (``command_minor_faults``: each
+cleared, and on this host's virtual machine slow to give:
+``bench_fresh_pages.py``), the command's peak memory, the largest worker's,
+and that worker's growth per position of its share: its peak less the peak of a
 worker building a tiny table of the same game (what a worker holds before
 any position). The command's own summary splits its time: the listing's
 search (``expanding_s``: every position's moves played and its children

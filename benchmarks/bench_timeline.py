@@ -4,10 +4,11 @@
     python benchmarks/bench_timeline.py --only kayles --repeat 3
 
 The games are ``bench_listing.py``'s. A local cluster of ``--workers``
-processes, as the build starts its own (``dask_client``: workers forked with
-the build's modules imported, Dask's profiler off), is started first (not timed), and the build command runs against
-it (``--scheduler``) while the cluster records every task it runs. Each task
-belongs to a phase by its name: the start (the start positions, and small
+processes, as the build starts its own (``dask_client``: workers forked
+with the build's modules imported, Dask's profiler off), is started first
+(not timed), and the build command runs against it (``--scheduler``) while
+the cluster records every task it runs. Each task belongs to a phase by its
+name: the start (the start positions, and small
 levels at the top played by one task), the search (the shares' levels
 played and their children sent, and small levels below played by one
 task), the numbering and the solving. For each phase: its span

@@ -109,6 +109,6 @@ def _arrow_kept(limit: int) -> int:
 def test_a_worker_keeps_arrow_s_freed_memory_while_it_holds_little_of_its_limit():
     with dask_client(workers=1) as client:
         roomy = client.submit(_arrow_kept, 64 * 2**30, pure=False).result()
-        tight = client.submit(_arrow_kept, 2**28, pure=False).result()  # 256 MiB: it holds more than a quarter
+        tight = client.submit(_arrow_kept, 2**28, pure=False).result()  # 256 MiB: it holds more than a tenth
     assert roomy > 2**27 * 0.9, roomy
     assert tight < 2**27 * 0.5, tight
