@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -11,11 +12,12 @@ from pathlib import Path
 
 import pytest
 from distributed import Client
-from helpers import file_hashes, tablebase
+from helpers import assert_clean_error, file_hashes, tablebase
 
 pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
 
 DASK = str(Path(sys.executable).with_name("dask"))
+GARBLED_HANDSHAKE = Path(__file__).parent / "schedulers" / "garbled_handshake.py"
 
 
 def free_port() -> int:
@@ -76,6 +78,70 @@ def test_a_real_cluster_builds_the_same_files_as_a_local_cluster(tmp_path, clust
     assert local.returncode == 0, local.stderr
     for table in ("chomp_4x4", "wythoff_n30"):
         assert file_hashes(tmp_path / "local" / table) == file_hashes(tmp_path / "remote" / table)
+
+
+def wait_for_port(address: str, timeout: float = 60) -> None:
+    """Until something accepts a TCP connection at address (without speaking Dask to it)."""
+    host, port = address.removeprefix("tcp://").rsplit(":", 1)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection((host, int(port)), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+@pytest.fixture
+def garbling_scheduler():
+    """start(garbled) -> the address of a real scheduler, with a worker, whose first ``garbled`` replies to a
+    client's handshake hold two messages where Dask's client takes one (every reply if ``garbled`` is -1)."""
+    procs = []
+
+    def start(garbled: int) -> str:
+        address = f"tcp://127.0.0.1:{free_port()}"
+        procs.append(subprocess.Popen(
+            [DASK, "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1], "--no-dashboard",
+             "--preload", str(GARBLED_HANDSHAKE)],
+            env={**os.environ, "GARBLED_HANDSHAKES": str(garbled)},
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        procs.append(subprocess.Popen([DASK, "worker", address, "--nthreads", "1", "--no-dashboard"],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_for_port(address)
+        return address
+
+    try:
+        yield start
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            p.wait(timeout=30)
+
+
+def test_a_handshake_that_keeps_failing_is_said_in_one_line(tmp_path, garbling_scheduler):
+    address = garbling_scheduler(-1)
+    result = tablebase("build", "nim", "--heaps", 2, "--max-heap", 4, "--out", tmp_path / "db",
+                       "--scheduler", address, "--quiet")
+    assert_clean_error(result, f"cannot reach the Dask scheduler at {address}", "handshake failed")
+    assert not [path for path in (tmp_path / "db").rglob("*") if path.is_file()]
+
+
+def test_a_handshake_that_fails_twice_is_tried_again_and_builds(tmp_path, garbling_scheduler):
+    result = tablebase("build", "nim", "--heaps", 2, "--max-heap", 4, "--out", tmp_path / "db",
+                       "--scheduler", garbling_scheduler(2), "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["positions"] == 6 * 5 // 2  # two heaps of 0 to 4 in any order
+
+
+def test_an_address_where_no_scheduler_listens_is_said_in_one_line(tmp_path):
+    address = f"tcp://127.0.0.1:{free_port()}"
+    result = tablebase("build", "nim", "--heaps", 2, "--max-heap", 4, "--out", tmp_path / "db",
+                       "--scheduler", address, "--quiet")
+    assert_clean_error(result, f"cannot reach the Dask scheduler at {address}")
+    assert not [path for path in (tmp_path / "db").rglob("*") if path.is_file()]
 
 
 def test_the_compose_files_store_and_the_tests_server_refuse_a_write_over_another_version():

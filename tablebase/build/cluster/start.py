@@ -25,6 +25,7 @@ from tablebase.build.cluster.memory_plan import Workers, local_worker_limit, val
 from tablebase.errors import TablebaseError
 
 WAIT_FOR_WORKERS = 60.0  # seconds a build waits for a scheduler's first worker (containers start together)
+HANDSHAKE_TRIES = 3  # a client's start that fails inside Dask's handshake is tried again, so many times in all
 LOOPBACK = "127.0.0.1:0"  # where a local cluster's HTTP servers listen: this machine only, on a free port
 
 
@@ -77,10 +78,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, shared
 
 def _remote_client(scheduler: str) -> Iterator[Client]:
     """A client of a running scheduler that has at least one worker, or a one-line error."""
-    try:
-        client = Client(scheduler, timeout="10s")
-    except (OSError, TimeoutError) as e:
-        raise TablebaseError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+    client = _connect(scheduler)
     # The client's reconnecting, and failing to, is logged with tracebacks: the
     # build says in one line what happened instead.
     quiet = logging.getLogger("distributed.client")
@@ -96,6 +94,39 @@ def _remote_client(scheduler: str) -> Iterator[Client]:
             yield client
     finally:
         quiet.setLevel(level)
+
+
+class _ClosedIfFailed(Client):
+    """A client that closes itself when its start fails, while its event loop still runs.
+
+    Else the failed client is closed when Python collects it, at the latest as the command exits,
+    and waits for a loop that has stopped until Dask's timeout (20 s) runs out.
+    """
+
+    def start(self, **kwargs: Any) -> None:
+        try:
+            super().start(**kwargs)
+        except Exception:
+            self.close()
+            raise
+
+
+def _connect(scheduler: str) -> Client:
+    """A started client of ``scheduler``, or a one-line error.
+
+    A refused or timed-out connection is said at once. Any other failure is of Dask's handshake
+    itself (its client asserts that the scheduler's first reply is one message, which a busy scheduler's
+    has been seen to fail): it is tried again, and said in one line if it keeps failing.
+    """
+    for _ in range(HANDSHAKE_TRIES):
+        try:
+            return _ClosedIfFailed(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as e:
+            raise TablebaseError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+        except Exception as e:  # noqa: BLE001 - whatever Dask's client start raised, said in one line below
+            failure = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+    raise TablebaseError(f"cannot reach the Dask scheduler at {scheduler}: Dask's handshake failed "
+                         f"{HANDSHAKE_TRIES} times ({failure})")
 
 
 def _local_settings(shared_bytes: int, small: bool, dashboard: bool) -> dict[str, Any]:
