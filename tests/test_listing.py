@@ -85,13 +85,15 @@ def searched_in_shares(client: Client, builder, source, root: Path,
 def test_a_listing_in_shares_is_the_listing_in_one_process(scheduler, tmp_path, monkeypatch, ref, params, partitions,
                                                           serial):
     """Positions found by the workers in shares, against the whole exploration in one process; in three
-    shares, every level of more than one position numbered in more than one range of notation, and each
-    share played a few positions at a time (a file of rows for each batch). ``serial``: the most positions of
-    a level played one after another with the levels around it by one task: here every level (the games are
-    small), the listing numbered there; levels of 4 positions or fewer, the others in shares; none."""
+    shares, each share played a few positions at a time (a file of rows for each batch). ``serial``: the most
+    positions of a level played one after another with the levels around it by one task: here every level
+    (the games are small), the listing numbered there; levels of 4 positions or fewer, the others in shares;
+    none. A listing in shares is small, so one task numbers it, but in three shares with no serial task:
+    there every level of more than one position is numbered in more than one range of notation."""
     monkeypatch.setattr(rounds, "SERIAL_LEVEL", serial)
-    if partitions > 1:
+    if partitions > 1 and serial == 0:
         monkeypatch.setattr(numbering_tasks, "RANGE_ROWS", 1)
+        monkeypatch.setattr(numbering_tasks, "WHOLE_BYTES", 0)
     cls, source = find_game(f"{EXAMPLES / ref}")
     game = cls(**params)
     builder = builder_of(game)
@@ -100,7 +102,7 @@ def test_a_listing_in_shares_is_the_listing_in_one_process(scheduler, tmp_path, 
     def batches_of(first: int, moves: int) -> None:  # on the workers, which play the shares
         share_tasks.SHARE_BATCH_FIRST, share_tasks.SHARE_BATCH_MOVES = first, moves
 
-    with Client(scheduler) as client:
+    with Client(scheduler) as client, get_task_stream(client=client) as stream:
         if partitions > 1:
             client.run(batches_of, 2, 7)
         try:
@@ -108,6 +110,10 @@ def test_a_listing_in_shares_is_the_listing_in_one_process(scheduler, tmp_path, 
         finally:
             client.run(batches_of, share_tasks.SHARE_BATCH_FIRST, share_tasks.SHARE_BATCH_MOVES)
     same_listing(here, there)
+    steps = {str(task["key"]).split("-")[0] for task in stream.data}
+    if serial != rounds.SERIAL_LEVEL:  # numbered by one task (the listing is small), or in ranges where told to
+        assert ("numbering" in steps, "range" in steps) == ((False, True) if partitions > 1 and serial == 0
+                                                            else (True, False)), steps
     batches = [p.stem.split("-")[4:] for p in (tmp_path / "t").rglob("share-*.arrow")]
     if serial == 0:  # a serial task leaves a level that a move keeps (a pass, an extra turn) to the shares
         assert any(batches) == (partitions > 1 and max(here.sizes) > 6)

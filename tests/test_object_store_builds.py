@@ -273,6 +273,7 @@ def test_a_plain_game_listed_in_shares_is_built_on_the_store_as_in_a_folder(s3, 
 
     monkeypatch.setattr(rounds, "SERIAL_LEVEL", 0)
     monkeypatch.setattr(numbering_tasks, "RANGE_ROWS", 1)
+    monkeypatch.setattr(numbering_tasks, "WHOLE_BYTES", 0)
     spec = spec_for(str(Path(__file__).resolve().parent.parent / "examples" / "cram.py") + ":Cram",
                     {"rows": 3, "cols": 5})
     seen: set[str] = set()

@@ -56,6 +56,10 @@ RANGE_SHARE = 0.2
 # and at most this many bytes of rows in Arrow whatever the limit, so that what a worker holds to number
 # a level does not grow with the level (nor with a large limit): a few tasks more for a large level
 RANGE_BYTES = 64 * 2**20
+# A listing of at most this many bytes of rows in Arrow is numbered by one task, a level at a time: its
+# levels' ranges are few and small, and the tasks and files between the steps took longer than the steps
+# (docs/scale.md, "Numbering").
+WHOLE_BYTES = 512 * 2**20
 # Levels ordered at once at least (each waits for the level this many above it), and more while they hold
 # no more than this many ranges' bytes together: a game of many small levels orders them side by side.
 LEVELS_AT_ONCE = 2
@@ -156,6 +160,41 @@ def assemble_range(root: Location, table: str, level: int, range_: int, answers:
     return {**done, "files": write_work(level_table(block), root, table, block_name(level, range_))}
 
 
+def number_whole(root: Location, table: str, ranked: list, shares: dict[int, Records], firsts: dict[int, int],
+                 reaches: dict[int, list[int]]) -> list[dict[str, Any]]:
+    """Dask task: a small listing numbered whole (``shares``: each level's shares' records; ``firsts``: each
+    level's first key), each level's file written; their records, as ``assemble_range`` gives them.
+
+    The steps ``RangeNumbering`` spreads over tasks, in one process, a level at a time from the bottom (a
+    level's children are below it, or in it): what is held of the levels below is their keys. The next
+    level's shares are read, and each level's file written, on threads beside it (Arrow's reading,
+    encoding and hashing let go of the interpreter's lock)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def read(level: int) -> list[pa.Table]:
+        return _coded_shares(root, table, dict(sorted(shares[level].items())), ranked)
+
+    def write(block: Any, most: int, parts: int, level: int) -> dict[str, Any]:
+        return {**write_listing_level(level_table(block), root, table, level), "max_moves": most, "parts": parts}
+
+    levels, keys = sorted(shares), {}
+    with ThreadPoolExecutor(2) as threads:
+        writing, reading = [], threads.submit(read, levels[0]) if levels else None
+        for i, level in enumerate(levels):
+            pieces = reading.result()
+            if i + 1 < len(levels):
+                reading = threads.submit(read, levels[i + 1])
+            rows = in_order(pa.concat_tables(one_shape(pieces)))
+            del pieces
+            (keys[level],), (questions, places) = keyed(rows, firsts[level], 1), asked(rows, reaches.get(level, []), 1)
+            answers = {(lower, 0): answered(keys[lower], [hashes])[0] for (lower, _), hashes in questions.items()}
+            writing.append(threads.submit(write, *assembled(rows, places, answers), level=level))
+            del rows, questions, places, answers
+        written = [w.result() for w in writing]
+    peak = rss()
+    return [{**record, "rss": peak} for record in written]
+
+
 def write_level(root: Location, table: str, level: int, ranges: int, blocks: list[dict[str, Any]]) -> dict[str, Any]:
     """Dask task: a level's listing file from its blocks (their records in the ``blocks`` results), in order;
     its record, the most moves, the parts."""
@@ -201,6 +240,9 @@ class RangeNumbering:
     one level, and a level is ordered once the level ``LEVELS_AT_ONCE`` above it
     is written (small levels, more at once: ``waited_for``), so that the levels
     pass through the workers' memory a few at a time.
+
+    A small listing (``whole``) skips the steps after the survey: one task,
+    ``number_whole``, numbers it a level at a time.
     """
 
     def __init__(self, search: Any) -> None:
@@ -211,8 +253,8 @@ class RangeNumbering:
         self.partitions = state["partitions"]
         self.found = {int(level): n for level, n in state["found"].items() if n}
         self.reaches = {int(level): sorted(set(r)) for level, r in state.get("reaches", {}).items()}
-        limit = least_limit(self.client.scheduler_info()["workers"])
-        self.range_bytes = min(RANGE_SHARE * limit / RANGE_COPIES, RANGE_BYTES) if limit else RANGE_BYTES
+        self.limit = least_limit(self.client.scheduler_info()["workers"])
+        self.range_bytes = min(RANGE_SHARE * self.limit / RANGE_COPIES, RANGE_BYTES) if self.limit else RANGE_BYTES
 
     def _submit(self, fn, *args, name: str, on: int | None = None) -> Any:
         where = self.search._on(on) if on is not None else {"pure": False}
@@ -222,9 +264,15 @@ class RangeNumbering:
         """Every level written as the listing's level file: the move names and each level's record."""
         levels = sorted(self.found, reverse=True)  # from the top: a level's children are below it
         ranked, cuts, held = self._surveyed(levels)
+        game = self.search.builder.game
         firsts, first = {}, 0
         for level in sorted(self.found):
             firsts[level], first = first, first + self.found[level]
+        if whole(held, self.limit):
+            shares = {level: share_records(self.work, level) for level in levels}
+            one = self._submit(number_whole, self.root, self.table, ranked, shares, firsts, self.reaches,
+                               name="numbering", on=0)
+            return named_moves(game, ranked), self.search._results([one], "numbering the positions")[0]
         ordered: dict[int, list] = {}
         written: dict[int, list] = {}  # each range's, once it is written: small, to wait for
         answers: dict[int, dict] = {}
@@ -242,7 +290,7 @@ class RangeNumbering:
                 if done not in writing and all(lv in answers for lv in self.reaches.get(done, [])):
                     writing[done] = self._assemble(done, written[done], answers)
         records = self.search._results(list(writing.values()), "numbering the positions")
-        return named_moves(self.search.builder.game, ranked), records
+        return named_moves(game, ranked), records
 
     def _item(self, future: Any, name: str, *path: Any) -> Any:
         return self.client.submit(item, future, *path, key=f"item-{name}-{self.table}-{self.run}", pure=False)
@@ -319,6 +367,14 @@ class RangeNumbering:
             return blocks[0]
         return self._submit(write_level, self.root, self.table, level, ranges_, blocks, name=f"level-{level}",
                             on=level)
+
+
+def whole(held: dict[int, int], limit: int | None) -> bool:
+    """Whether a listing whose levels hold ``held`` bytes of rows in Arrow is numbered by one task
+    (``number_whole``): it holds at most ``WHOLE_BYTES`` in all, and a level's copies as it is numbered,
+    with the next level read beside it, take at most ``RANGE_SHARE`` of the least worker's ``limit``."""
+    largest = max(held.values(), default=0)
+    return sum(held.values()) <= WHOLE_BYTES and (not limit or (RANGE_COPIES + 1) * largest <= RANGE_SHARE * limit)
 
 
 def waited_for(held: list[int], i: int, budget: float) -> int:
