@@ -20,17 +20,20 @@ from tablebase.listing.hashing import owners
 # many times more pairs than distinct ones.
 _FIRST_SLOTS = 1 << 12
 _MOST_FIRST_SLOTS = 1 << 16
-_TRIED = 1 << 16  # children tried first: if more than a quarter are distinct, every child is sorted instead
-_DISTINCT_MOST = 4
+_DISTINCT_MOST = 4  # once more than a quarter of all children are distinct, every child is sorted instead,
+_TRIED = 1 << 16  # and so at once if more than three quarters of the first so many are
 
 
 @numba.njit(cache=True, nogil=True)
-def _numbered(hashes: np.ndarray, levels: np.ndarray, tried: int) -> tuple[np.ndarray, np.ndarray, bool]:
+def _numbered(hashes: np.ndarray, levels: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """Each (hash, level) pair's number among the distinct ones (in the order first met), where each distinct
-    one is first met, and True; or, as soon as more than a quarter of the first ``tried`` pairs are distinct,
-    False (the caller sorts them all). The hashes are already spread evenly (a hash of the notation): their
-    low bits pick the slot, which keeps its pair's hash beside its number, so that another pair's slot is
-    passed at one look."""
+    one is first met, and True; or, as soon as more than a quarter of all the pairs are found distinct (or
+    more than three quarters of the first ``_TRIED``), False (the caller sorts them all). The hashes are
+    already spread evenly (a hash of the notation): their low bits pick the slot, which keeps its pair's
+    hash and level beside its number, so that another pair's slot is passed at one look.
+
+    How many repeat is known only at the end: a level's first positions by notation share few children (the
+    first 65,536 children of Kayles' largest level are a third distinct, all 2.5 million a forty-fifth)."""
     n = len(hashes)
     numbers = np.empty(n, dtype=np.int64)
     firsts = np.empty(max(n, 1), dtype=np.int64)
@@ -39,22 +42,25 @@ def _numbered(hashes: np.ndarray, levels: np.ndarray, tried: int) -> tuple[np.nd
         size *= 2
     slots = np.full(size, -1, dtype=np.int64)  # a distinct pair's number, or -1
     held = np.zeros(size, dtype=np.uint64)  # its hash
+    held_level = np.zeros(size, dtype=np.int64)  # and its level
     mask = size - 1
     found = 0
     for i in range(n):
-        if i == tried and _DISTINCT_MOST * found > tried:
+        if i == _TRIED and 4 * found > 3 * _TRIED:
             return numbers, firsts[:found], False
         h, lv = hashes[i], levels[i]
         s = np.int64(h & np.uint64(mask))
         while True:
             j = slots[s]
             if j < 0:
-                slots[s], held[s] = found, h
+                if _DISTINCT_MOST * found >= n:
+                    return numbers, firsts[:found], False
+                slots[s], held[s], held_level[s] = found, h, lv
                 firsts[found] = i
                 numbers[i] = found
                 found += 1
                 break
-            if held[s] == h and levels[firsts[j]] == lv:
+            if held[s] == h and held_level[s] == lv:
                 numbers[i] = j
                 break
             s = (s + 1) & mask
@@ -63,14 +69,13 @@ def _numbered(hashes: np.ndarray, levels: np.ndarray, tried: int) -> tuple[np.nd
             mask = size - 1
             slots = np.full(size, -1, dtype=np.int64)
             held = np.zeros(size, dtype=np.uint64)
+            held_level = np.zeros(size, dtype=np.int64)
             for j in range(found):
                 k = hashes[firsts[j]]
                 s = np.int64(k & np.uint64(mask))
                 while slots[s] >= 0:
                     s = (s + 1) & mask
-                slots[s], held[s] = j, k
-    if n <= tried and _DISTINCT_MOST * found > n:
-        return numbers, firsts[:found], False
+                slots[s], held[s], held_level[s] = j, k, levels[firsts[j]]
     return numbers, firsts[:found], True
 
 
@@ -80,10 +85,10 @@ def distinct_in_order(hashes: np.ndarray, levels: np.ndarray, partitions: int) -
     partitions + owner``), then hash: their groups, their hashes, and each child's place among them.
 
     Where most children are distinct (a game of few moves a position), the table's looks all over memory cost
-    more than sorting every child, which the first ``_TRIED`` children tell."""
+    more than sorting every child: the table gives up once a quarter of them are found distinct."""
     hashes = np.ascontiguousarray(hashes, dtype=np.uint64)
     levels = np.ascontiguousarray(levels, dtype=np.int64)
-    numbers, firsts, repeated = _numbered(hashes, levels, _TRIED)
+    numbers, firsts, repeated = _numbered(hashes, levels)
     if not repeated:
         return _sorted_whole(hashes, levels * partitions + owners(hashes, partitions))
     kept_hashes = hashes[firsts]
