@@ -45,7 +45,7 @@ from tablebase.build.cluster.start import dask_client  # noqa: E402
 PHASES = {"start": "start", "serial": "serial",
           "expand": "search", "pick": "search", "count": "search", "receive": "search",
           "survey": "numbering", "route": "numbering", "range": "numbering", "answer": "numbering",
-          "assemble": "numbering", "level": "numbering", "item": "numbering",
+          "assemble": "numbering", "level": "numbering", "item": "numbering", "numbering": "numbering",
           "warm": "solving", "solve": "solving", "index": "solving"}
 ORDER = ["start", "search", "numbering", "solving"]
 
