@@ -188,8 +188,11 @@ def number_whole(root: Location, table: str, ranked: list, shares: dict[int, Rec
             del pieces
             (keys[level],), (questions, places) = keyed(rows, firsts[level], 1), asked(rows, reaches.get(level, []), 1)
             answers = {(lower, 0): answered(keys[lower], [hashes])[0] for (lower, _), hashes in questions.items()}
-            writing.append(threads.submit(write, *assembled(rows, places, answers), level=level))
-            del rows, questions, places, answers
+            block = assembled(rows, places, answers)
+            if writing:  # one level's file written at a time: the blocks waiting are one level's
+                writing[-1].result()
+            writing.append(threads.submit(write, *block, level=level))
+            del rows, questions, places, answers, block
         written = [w.result() for w in writing]
     peak = rss()
     return [{**record, "rss": peak} for record in written]
