@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,18 +27,40 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for_workers(address: str, n: int, timeout: float = 60) -> None:
-    """Until the scheduler at address answers and has n workers."""
+def retried(attempt: Callable[[], None], timeout: float, pause: float) -> None:
+    """``attempt()`` again, ``pause`` seconds apart, until it raises no OSError or ``timeout`` seconds passed."""
     deadline = time.monotonic() + timeout
     while True:
         try:
-            with Client(address, timeout="5s") as client:
-                client.wait_for_workers(n, timeout=max(1, deadline - time.monotonic()))
-            return
+            return attempt()
         except OSError:
             if time.monotonic() > deadline:
                 raise
-            time.sleep(0.5)
+            time.sleep(pause)
+
+
+def wait_for_workers(address: str, n: int, timeout: float = 60) -> None:
+    """Until the scheduler at address answers and has n workers."""
+    deadline = time.monotonic() + timeout
+
+    def attempt() -> None:
+        with Client(address, timeout="5s") as client:
+            client.wait_for_workers(n, timeout=max(1, deadline - time.monotonic()))
+
+    retried(attempt, timeout, 0.5)
+
+
+def wait_for_port(address: str, timeout: float = 60) -> None:
+    """Until something accepts a TCP connection at address (without speaking Dask to it)."""
+    host, port = address.removeprefix("tcp://").rsplit(":", 1)
+    retried(lambda: socket.create_connection((host, int(port)), timeout=1).close(), timeout, 0.2)
+
+
+def stop(procs: list[subprocess.Popen]) -> None:
+    for p in reversed(procs):
+        p.terminate()
+    for p in procs:
+        p.wait(timeout=30)
 
 
 @pytest.fixture
@@ -57,10 +80,7 @@ def cluster():
         wait_for_workers(address, 2)
         yield address
     finally:
-        for p in reversed(procs):
-            p.terminate()
-        for p in procs:
-            p.wait(timeout=30)
+        stop(procs)
 
 
 def test_a_real_cluster_builds_the_same_files_as_a_local_cluster(tmp_path, cluster):
@@ -78,20 +98,6 @@ def test_a_real_cluster_builds_the_same_files_as_a_local_cluster(tmp_path, clust
     assert local.returncode == 0, local.stderr
     for table in ("chomp_4x4", "wythoff_n30"):
         assert file_hashes(tmp_path / "local" / table) == file_hashes(tmp_path / "remote" / table)
-
-
-def wait_for_port(address: str, timeout: float = 60) -> None:
-    """Until something accepts a TCP connection at address (without speaking Dask to it)."""
-    host, port = address.removeprefix("tcp://").rsplit(":", 1)
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            socket.create_connection((host, int(port)), timeout=1).close()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
 
 
 @pytest.fixture
@@ -115,10 +121,7 @@ def garbling_scheduler():
     try:
         yield start
     finally:
-        for p in reversed(procs):
-            p.terminate()
-        for p in procs:
-            p.wait(timeout=30)
+        stop(procs)
 
 
 def test_a_handshake_that_keeps_failing_is_said_in_one_line(tmp_path, garbling_scheduler):
@@ -207,10 +210,7 @@ def test_the_compose_files_commands_build_on_its_object_store(tmp_path, s3_serve
                               cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True, timeout=900)
         assert done.returncode == 0, done.stderr
     finally:
-        for p in reversed(procs):
-            p.terminate()
-        for p in procs:
-            p.wait(timeout=30)
+        stop(procs)
     job = re.search(r"--job (\S+)", services["build"]["command"]).group(1)
     here = tablebase("build", "--job", Path(__file__).resolve().parent.parent / job, "--out", tmp_path / "local",
                      "--quiet")
