@@ -58,7 +58,7 @@ RANGE_SHARE = 0.2
 RANGE_BYTES = 64 * 2**20
 # A listing of at most this many bytes of rows in Arrow is numbered by one task, a level at a time: its
 # levels' ranges are few and small, and the tasks and files between the steps took longer than the steps
-# (docs/scale.md, "Numbering").
+# (docs/scale.md, "A small listing, numbered by one task").
 WHOLE_BYTES = 512 * 2**20
 # Levels ordered at once at least (each waits for the level this many above it), and more while they hold
 # no more than this many ranges' bytes together: a game of many small levels orders them side by side.
