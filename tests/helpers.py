@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
@@ -134,19 +135,30 @@ def parquet_sha(rows: pa.Table, path: Path) -> str:
 def killed_while_listing(out: Path, table: str, *args: object, levels: int = 3) -> None:
     """``tablebase build ARGS --out OUT`` killed (SIGKILL) once its manifest records ``levels`` levels of the
     listing found and other steps still waiting: a build stopped while the workers list its positions."""
+    def listing() -> bool:
+        try:
+            search = json.loads((out / table / "_manifest.json").read_text()).get("listing", {}).get("search")
+        except (OSError, ValueError):
+            search = None
+        return bool(search and len(search["found"]) >= levels and search["waiting"])
+
+    _killed_once(out, args, listing, "the listing")
+
+
+def killed_while_numbering(out: Path, table: str, *args: object) -> None:
+    """``tablebase build ARGS --out OUT`` killed (SIGKILL) once the first of its listing's level files is
+    written: a build stopped while it numbers the positions its search found."""
+    _killed_once(out, args, lambda: any((out / table / "_listing").glob("level-*.parquet")), "the numbering")
+
+
+def _killed_once(out: Path, args: tuple, ready: Callable[[], bool], what: str) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "tablebase", "build", *map(str, args), "--out", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 600
     try:
-        while True:
-            assert proc.poll() is None and time.monotonic() < deadline, "the listing ended before it could be killed"
-            try:
-                search = json.loads((out / table / "_manifest.json").read_text()).get("listing", {}).get("search")
-            except (OSError, ValueError):
-                search = None
-            if search and len(search["found"]) >= levels and search["waiting"]:
-                break
-            time.sleep(0.02)
+        while not ready():
+            assert proc.poll() is None and time.monotonic() < deadline, f"{what} ended before it could be killed"
+            time.sleep(0.005)
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import rows_of
-from helpers import file_hashes, killed_while_listing, tablebase
+from helpers import file_hashes, killed_while_listing, killed_while_numbering, tablebase
 
 pytestmark = pytest.mark.slow  # the command or other processes: see conftest.py
 
@@ -79,15 +79,35 @@ def test_two_workers_build_the_files_of_one_and_the_oracles_table(tmp_path):
     assert verified.returncode == 0 and "792 rows verified, no problems" in verified.stdout, verified.stderr
 
 
-def test_a_build_killed_while_listing_resumes_to_the_same_files(tmp_path):
-    table = build(tmp_path / "undisturbed", 40, "--workers", 2)["table"]
+@pytest.fixture(scope="module")
+def undisturbed(tmp_path_factory) -> tuple[Path, str]:
+    """Kayles of a row of 40 pins built on two workers undisturbed: its folder and its table's name."""
+    out = tmp_path_factory.mktemp("undisturbed")
+    return out, build(out, 40, "--workers", 2)["table"]
+
+
+def test_a_build_killed_while_listing_resumes_to_the_same_files(tmp_path, undisturbed):
+    folder, table = undisturbed
     out = tmp_path / "killed"
     killed_while_listing(out, table, "--game", GAME, "--pins", 40, "--workers", 2, levels=5)
     result = tablebase("build", "--game", GAME, "--pins", 40, "--out", out, "--workers", 2, timeout=900)
     assert result.returncode == 0, result.stderr
     assert "listing resumed" in result.stderr
     assert "with what it held before" in result.stderr  # the listing's leavings in the workers, planned for
-    assert file_hashes(out / table) == file_hashes(tmp_path / "undisturbed" / table)
+    assert file_hashes(out / table) == file_hashes(folder / table)
+
+
+def test_a_build_killed_while_numbering_resumes_to_the_same_files(tmp_path, undisturbed):
+    """Killed once the search is done and the numbering has written a level's file (the listing is small, so
+    one task numbers it, a level at a time): the search is not played again, and the numbering is."""
+    folder, table = undisturbed
+    out = tmp_path / "killed"
+    killed_while_numbering(out, table, "--game", GAME, "--pins", 40, "--workers", 2)
+    result = tablebase("build", "--game", GAME, "--pins", 40, "--out", out, "--workers", 2, timeout=900)
+    assert result.returncode == 0, result.stderr
+    assert "positions found before, 0 steps waiting" in result.stderr
+    assert f"numbering {len(reachable(40)):,} positions" in result.stderr
+    assert file_hashes(out / table) == file_hashes(folder / table)
 
 
 def every_set_of_rows(pins: int) -> set[tuple[int, ...]]:
