@@ -32,8 +32,9 @@ def _numbered(hashes: np.ndarray, levels: np.ndarray) -> tuple[np.ndarray, np.nd
     already spread evenly (a hash of the notation): their low bits pick the slot, which keeps its pair's
     hash and level beside its number, so that another pair's slot is passed at one look.
 
-    How many repeat is known only at the end: a level's first positions by notation share few children (the
-    first 65,536 children of Kayles' largest level are a third distinct, all 2.5 million a forty-fifth)."""
+    How many repeat is known only at the end: a level's first positions by notation share few children, so
+    the first children of a level may be mostly distinct where all of them are not (docs/scale.md, "The
+    distinct children")."""
     n = len(hashes)
     numbers = np.empty(n, dtype=np.int64)
     firsts = np.empty(max(n, 1), dtype=np.int64)
