@@ -10,10 +10,12 @@ numbers again to the same files.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from tablebase.build.census.share_tasks import item, rss
 from tablebase.build.cluster.start import least_limit
+from tablebase.build.write_behind import WriteBehind
 from tablebase.lazy import np, pa
 from tablebase.listing.levels import level_table
 from tablebase.listing.numbering import named_moves, sorted_moves
@@ -167,33 +169,34 @@ def number_whole(root: Location, table: str, ranked: list, shares: dict[int, Rec
 
     The steps ``RangeNumbering`` spreads over tasks, in one process, a level at a time from the bottom (a
     level's children are below it, or in it): what is held of the levels below is their keys. The next
-    level's shares are read, and each level's file written, on threads beside it (Arrow's reading,
-    encoding and hashing let go of the interpreter's lock)."""
+    level's shares are read on a thread beside it, and each level's file written by a ``WriteBehind``, one
+    at a time (Arrow's reading, encoding and hashing let go of the interpreter's lock)."""
     from concurrent.futures import ThreadPoolExecutor
 
     def read(level: int) -> list[pa.Table]:
         return _coded_shares(root, table, dict(sorted(shares[level].items())), ranked)
 
-    def write(block: Any, most: int, parts: int, level: int) -> dict[str, Any]:
-        return {**write_listing_level(level_table(block), root, table, level), "max_moves": most, "parts": parts}
+    def write(block: Any, most: int, parts: int, level: int) -> list[dict[str, Any]]:
+        return [{**write_listing_level(level_table(block), root, table, level), "max_moves": most, "parts": parts}]
 
-    levels, keys = sorted(shares), {}
-    with ThreadPoolExecutor(2) as threads:
-        writing, reading = [], threads.submit(read, levels[0]) if levels else None
-        for i, level in enumerate(levels):
-            pieces = reading.result()
-            if i + 1 < len(levels):
-                reading = threads.submit(read, levels[i + 1])
-            rows = in_order(pa.concat_tables(one_shape(pieces)))
-            del pieces
-            (keys[level],), (questions, places) = keyed(rows, firsts[level], 1), asked(rows, reaches.get(level, []), 1)
-            answers = {(lower, 0): answered(keys[lower], [hashes])[0] for (lower, _), hashes in questions.items()}
-            block = assembled(rows, places, answers)
-            if writing:  # one level's file written at a time: the blocks waiting are one level's
-                writing[-1].result()
-            writing.append(threads.submit(write, *block, level=level))
-            del rows, questions, places, answers, block
-        written = [w.result() for w in writing]
+    levels, keys, writer = sorted(shares), {}, WriteBehind()
+    try:
+        with ThreadPoolExecutor(1) as thread:
+            reading = thread.submit(read, levels[0]) if levels else None
+            for i, level in enumerate(levels):
+                pieces = reading.result()
+                if i + 1 < len(levels):
+                    reading = thread.submit(read, levels[i + 1])
+                rows = in_order(pa.concat_tables(one_shape(pieces)))
+                del pieces
+                (keys[level],) = keyed(rows, firsts[level], 1)
+                questions, places = asked(rows, reaches.get(level, []), 1)
+                answers = {(lower, 0): answered(keys[lower], [hashes])[0] for (lower, _), hashes in questions.items()}
+                writer.put(partial(write, *assembled(rows, places, answers), level))
+                del rows, questions, places, answers
+        written = writer.drained()
+    finally:
+        writer.close()
     peak = rss()
     return [{**record, "rss": peak} for record in written]
 
